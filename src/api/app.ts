@@ -1,0 +1,67 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { NetworkRegistry } from "../engine/network/registry.js";
+import type { Store } from "../store/types.js";
+import { installErrorHandling, ErrorBody } from "./errors.js";
+import { requireApiKey, zoneApiKey } from "./auth.js";
+import { echoRoutes } from "./v2/echo.js";
+
+export interface AppDeps {
+  store: Store;
+  networks: NetworkRegistry;
+  logger?: boolean;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+/** Zone sets of up to 7,000 detailed polygons are large; cap bodies well above that. */
+const BODY_LIMIT = 64 * 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate("deps", deps);
+  installErrorHandling(app);
+  app.addSchema(ErrorBody);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Streetflow",
+        version: "0.1.0",
+        description:
+          "Zone and analysis interface under /api/v2 (key in query `key` or header `x-stl-key`); " +
+          "road-segment counts under /counts/v1 (header `x-service-key`).",
+      },
+      components: {
+        securitySchemes: {
+          queryKey: { type: "apiKey", in: "query", name: "key" },
+          stlKey: { type: "apiKey", in: "header", name: "x-stl-key" },
+          serviceKey: { type: "apiKey", in: "header", name: "x-service-key" },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+
+  await app.register(
+    async (v2) => {
+      v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
+      await v2.register(echoRoutes);
+    },
+    { prefix: "/api/v2" },
+  );
+  return app;
+}

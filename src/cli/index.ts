@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+import { Command, Option } from "commander";
+import { configFromEnv } from "../config.js";
+import { DomainError } from "../domain/errors.js";
+import { accountCommands } from "./accounts.js";
+import { serveCommand } from "./serve.js";
+
+const program = new Command("streetflow")
+  .description("Streetflow: self-hosted traffic analytics")
+  .addOption(
+    new Option("--data-dir <dir>", "data directory (env STREETFLOW_DATA_DIR)").default(
+      configFromEnv().dataDir,
+    ),
+  )
+  .showHelpAfterError();
+
+serveCommand(program);
+accountCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  // Expected failures read as one line; anything else keeps its stack for the operator.
+  if (err instanceof DomainError) console.error(`error: ${err.message}`);
+  else console.error(err);
+  process.exit(1);
+});

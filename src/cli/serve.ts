@@ -1,0 +1,29 @@
+import type { Command } from "commander";
+import { buildApp } from "../api/app.js";
+import { ensureDemoData } from "../bootstrap.js";
+import { configFromEnv } from "../config.js";
+import { openRuntime } from "../runtime.js";
+import { dataDirOf } from "./runtime.js";
+
+export function serveCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("start the HTTP server (API, jobs and web application)")
+    .option("--port <port>", "port to listen on (env PORT)", String(configFromEnv().port))
+    .option("--host <host>", "address to bind (env HOST)", configFromEnv().host)
+    .option("--no-demo", "do not create demo data in an empty store")
+    .action(async (opts: { port: string; host: string; demo: boolean }) => {
+      const rt = openRuntime(dataDirOf(program));
+      if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
+      const app = await buildApp({ store: rt.store, networks: rt.networks, logger: true });
+      const close = async () => {
+        await app.close();
+        rt.store.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", close);
+      process.once("SIGTERM", close);
+      await app.listen({ port: Number(opts.port), host: opts.host });
+      console.log(`Streetflow listening on http://localhost:${opts.port} (docs at /docs)`);
+    });
+}

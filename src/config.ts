@@ -1,0 +1,18 @@
+import { resolve } from "node:path";
+
+export interface Config {
+  dataDir: string;
+  port: number;
+  host: string;
+}
+
+/** Settings from the environment; CLI flags override them. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    dataDir: resolve(env.STREETFLOW_DATA_DIR ?? "./var"),
+    port: Number(env.PORT ?? 8080),
+    host: env.HOST ?? "0.0.0.0",
+  };
+}
+
+export const databaseFile = (dataDir: string) => resolve(dataDir, "streetflow.db");

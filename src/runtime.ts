@@ -1,0 +1,16 @@
+import { databaseFile } from "./config.js";
+import { NetworkRegistry } from "./engine/network/registry.js";
+import { SqliteStore } from "./store/sqlite/sqlite-store.js";
+import type { Store } from "./store/types.js";
+
+/** What every command and the server share: the store and the networks read from it. */
+export interface Runtime {
+  dataDir: string;
+  store: Store;
+  networks: NetworkRegistry;
+}
+
+export function openRuntime(dataDir: string): Runtime {
+  const store = new SqliteStore(databaseFile(dataDir));
+  return { dataDir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+}

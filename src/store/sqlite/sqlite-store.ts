@@ -1,0 +1,375 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { conflict } from "../../domain/errors.js";
+import type { LonLat, Segment } from "../../engine/network/types.js";
+import type {
+  AccountRepo,
+  ApiKeyRecord,
+  NetworkImportInfo,
+  NetworkRepo,
+  Organization,
+  Store,
+  StoredZoneSet,
+  TripStatsRepo,
+  YearMonth,
+  ZoneSetRepo,
+  ZoneSetSummary,
+} from "../types.js";
+import { migrate } from "./migrations.js";
+
+const now = () => new Date().toISOString();
+const key = (s: string) => s.trim().toLowerCase();
+
+/** The embedded default store: one SQLite file, migrated on open. */
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  readonly accounts: AccountRepo;
+  readonly network: NetworkRepo;
+  readonly zoneSets: ZoneSetRepo;
+  readonly tripStats: TripStatsRepo;
+
+  /** `file` ":memory:" gives a private in-memory database (tests). */
+  constructor(file: string) {
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("foreign_keys = ON");
+    this.db.pragma("busy_timeout = 5000");
+    migrate(this.db);
+    this.accounts = new SqliteAccounts(this.db);
+    this.network = new SqliteNetwork(this.db);
+    this.zoneSets = new SqliteZoneSets(this.db);
+    this.tripStats = new SqliteTripStats(this.db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+interface OrgRow {
+  id: string;
+  name: string;
+  created_at: string;
+}
+const toOrg = (r: OrgRow): Organization => ({ id: r.id, name: r.name, createdAt: r.created_at });
+
+interface KeyRow {
+  id: string;
+  org_id: string;
+  prefix: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  orgId: r.org_id,
+  prefix: r.prefix,
+  label: r.label,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+class SqliteAccounts implements AccountRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  isEmpty(): boolean {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM organizations").get() as { n: number }).n === 0;
+  }
+
+  createOrganization(name: string): Organization {
+    const org: Organization = { id: crypto.randomUUID(), name: name.trim(), createdAt: now() };
+    try {
+      this.db
+        .prepare("INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)")
+        .run(org.id, org.name, key(name), org.createdAt);
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw conflict("organization_exists", `organization "${name}" already exists`);
+      throw e;
+    }
+    return org;
+  }
+
+  findOrganization(idOrName: string): Organization | null {
+    const row = this.db
+      .prepare("SELECT id, name, created_at FROM organizations WHERE id = ? OR name_key = ?")
+      .get(idOrName, key(idOrName)) as OrgRow | undefined;
+    return row ? toOrg(row) : null;
+  }
+
+  listOrganizations(): Organization[] {
+    const rows = this.db.prepare("SELECT id, name, created_at FROM organizations ORDER BY created_at").all();
+    return (rows as OrgRow[]).map(toOrg);
+  }
+
+  addUser(email: string, orgId: string): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare("INSERT OR IGNORE INTO users (email_key, email, created_at) VALUES (?, ?, ?)")
+        .run(key(email), email.trim(), now());
+      this.db
+        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id) VALUES (?, ?)")
+        .run(key(email), orgId);
+    })();
+  }
+
+  isMember(email: string, orgId: string): boolean {
+    return (
+      this.db
+        .prepare("SELECT 1 FROM memberships WHERE email_key = ? AND org_id = ?")
+        .get(key(email), orgId) !== undefined
+    );
+  }
+
+  insertKey(record: ApiKeyRecord, keyHash: string): void {
+    this.db
+      .prepare(
+        "INSERT INTO api_keys (id, org_id, prefix, key_hash, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(record.id, record.orgId, record.prefix, keyHash, record.label, record.createdAt, record.revokedAt);
+  }
+
+  findKeyByHash(keyHash: string): ApiKeyRecord | null {
+    const row = this.db
+      .prepare(
+        "SELECT id, org_id, prefix, label, created_at, revoked_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+      )
+      .get(keyHash) as KeyRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
+  listKeys(orgId: string): ApiKeyRecord[] {
+    const rows = this.db
+      .prepare(
+        "SELECT id, org_id, prefix, label, created_at, revoked_at FROM api_keys WHERE org_id = ? ORDER BY created_at",
+      )
+      .all(orgId);
+    return (rows as KeyRow[]).map(toKey);
+  }
+
+  revokeKey(idOrPrefix: string): ApiKeyRecord | null {
+    const row = this.db
+      .prepare(
+        "SELECT id, org_id, prefix, label, created_at, revoked_at FROM api_keys WHERE id = ? OR prefix = ?",
+      )
+      .get(idOrPrefix, idOrPrefix) as KeyRow | undefined;
+    if (!row) return null;
+    this.db
+      .prepare("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+      .run(now(), row.id);
+    return toKey({ ...row, revoked_at: row.revoked_at ?? now() });
+  }
+}
+
+interface SegmentRow {
+  id: number;
+  way_id: number;
+  piece: number;
+  road_class: Segment["roadClass"];
+  highway: string;
+  road_type: Segment["roadType"];
+  oneway: number;
+  speed_kph: number;
+  name: string | null;
+  length_m: number;
+  from_node: number;
+  to_node: number;
+  access: number;
+  coords: Buffer;
+}
+
+/** Coordinates as packed little-endian float64 pairs: compact and fast to load. */
+function packCoords(coords: LonLat[]): Buffer {
+  const arr = new Float64Array(coords.length * 2);
+  coords.forEach(([x, y], i) => {
+    arr[2 * i] = x;
+    arr[2 * i + 1] = y;
+  });
+  return Buffer.from(arr.buffer);
+}
+
+function unpackCoords(buf: Buffer): LonLat[] {
+  const arr = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+  const out: LonLat[] = new Array(arr.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = [arr[2 * i], arr[2 * i + 1]];
+  return out;
+}
+
+class SqliteNetwork implements NetworkRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void {
+    const insert = this.db.prepare(
+      `INSERT INTO segments (country, id, way_id, piece, road_class, highway, road_type, oneway, speed_kph, name,
+        length_m, from_node, to_node, access, coords) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM segments WHERE country = ?").run(info.country);
+      let count = 0;
+      for (const s of segments) {
+        insert.run(
+          info.country,
+          s.id,
+          s.wayId,
+          s.index,
+          s.roadClass,
+          s.highway,
+          s.roadType,
+          s.oneway ? 1 : 0,
+          s.speedKph,
+          s.name,
+          s.lengthM,
+          s.fromNode,
+          s.toNode,
+          s.access,
+          packCoords(s.coords),
+        );
+        count++;
+      }
+      this.db
+        .prepare(
+          `INSERT INTO network_imports (country, source, segment_count, imported_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (country) DO UPDATE SET source = excluded.source, segment_count = excluded.segment_count,
+           imported_at = excluded.imported_at`,
+        )
+        .run(info.country, info.source, count, info.importedAt);
+    })();
+  }
+
+  loadSegments(country: string): Segment[] {
+    const rows = this.db
+      .prepare("SELECT * FROM segments WHERE country = ? ORDER BY id")
+      .all(country) as SegmentRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      wayId: r.way_id,
+      index: r.piece,
+      roadClass: r.road_class,
+      highway: r.highway,
+      roadType: r.road_type,
+      oneway: r.oneway === 1,
+      speedKph: r.speed_kph,
+      name: r.name,
+      lengthM: r.length_m,
+      fromNode: r.from_node,
+      toNode: r.to_node,
+      access: r.access,
+      coords: unpackCoords(r.coords),
+    }));
+  }
+
+  countries(): NetworkImportInfo[] {
+    const rows = this.db
+      .prepare("SELECT country, source, segment_count, imported_at FROM network_imports ORDER BY country")
+      .all() as { country: string; source: string; segment_count: number; imported_at: string }[];
+    return rows.map((r) => ({
+      country: r.country,
+      source: r.source,
+      segmentCount: r.segment_count,
+      importedAt: r.imported_at,
+    }));
+  }
+}
+
+interface ZoneSetRow {
+  uuid: string;
+  org_id: string;
+  name: string;
+  geom_type: "polygon" | "line";
+  with_calibration: number;
+  zone_count: number;
+  created_at: string;
+  features?: string;
+}
+
+const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
+  uuid: r.uuid,
+  orgId: r.org_id,
+  name: r.name,
+  geomType: r.geom_type,
+  withCalibration: r.with_calibration === 1,
+  zoneCount: r.zone_count,
+  createdAt: r.created_at,
+});
+
+class SqliteZoneSets implements ZoneSetRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  create(z: StoredZoneSet): void {
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO zone_sets (uuid, org_id, name, name_key, geom_type, with_calibration, zone_count, created_at, features)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          z.uuid,
+          z.orgId,
+          z.name,
+          key(z.name),
+          z.geomType,
+          z.withCalibration ? 1 : 0,
+          z.zoneCount,
+          z.createdAt,
+          JSON.stringify(z.featureCollection),
+        );
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw conflict("zone_set_name_taken", `a zone set named "${z.name}" already exists`, "zone_set_name");
+      throw e;
+    }
+  }
+
+  createMany(zoneSets: StoredZoneSet[]): void {
+    this.db.transaction(() => zoneSets.forEach((z) => this.create(z)))();
+  }
+
+  get(orgId: string, nameOrUuid: string): StoredZoneSet | null {
+    const row = this.db
+      .prepare(
+        "SELECT * FROM zone_sets WHERE org_id = ? AND (uuid = ? OR name_key = ?) ORDER BY uuid = ? DESC",
+      )
+      .get(orgId, nameOrUuid, key(nameOrUuid), nameOrUuid) as ZoneSetRow | undefined;
+    return row ? { ...toSummary(row), featureCollection: JSON.parse(row.features!) } : null;
+  }
+
+  list(orgId: string): ZoneSetSummary[] {
+    const rows = this.db
+      .prepare(
+        `SELECT uuid, org_id, name, geom_type, with_calibration, zone_count, created_at FROM zone_sets
+         WHERE org_id = ? ORDER BY created_at, name`,
+      )
+      .all(orgId) as ZoneSetRow[];
+    return rows.map(toSummary);
+  }
+
+  delete(orgId: string, nameOrUuid: string): boolean {
+    const found = this.get(orgId, nameOrUuid);
+    if (!found) return false;
+    this.db.prepare("DELETE FROM zone_sets WHERE uuid = ?").run(found.uuid);
+    return true;
+  }
+}
+
+class SqliteTripStats implements TripStatsRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
+    if (vehicleClasses.length === 0) return [];
+    const marks = vehicleClasses.map(() => "?").join(",");
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT substr(day, 1, 7) AS ym FROM trip_day_counts
+         WHERE country = ? AND vehicle_class IN (${marks}) AND trips > 0 ORDER BY ym`,
+      )
+      .all(country, ...vehicleClasses) as { ym: string }[];
+    return rows.map((r) => ({ year: Number(r.ym.slice(0, 4)), month: Number(r.ym.slice(5, 7)) }));
+  }
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return e instanceof Error && "code" in e && String(e.code).startsWith("SQLITE_CONSTRAINT");
+}

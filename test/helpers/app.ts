@@ -1,0 +1,33 @@
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/api/app.js";
+import { issueApiKey } from "../../src/domain/accounts.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+export interface TestOrg {
+  orgId: string;
+  key: string;
+  email: string;
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  store: SqliteStore;
+  networks: NetworkRegistry;
+  orgA: TestOrg;
+  orgB: TestOrg;
+}
+
+export function makeOrg(store: SqliteStore, name: string): TestOrg {
+  const org = store.accounts.createOrganization(name);
+  const email = `planner@${name.toLowerCase().replace(/\W+/g, "")}.example`;
+  store.accounts.addUser(email, org.id);
+  return { orgId: org.id, key: issueApiKey(store, org.id).key, email };
+}
+
+/** An app over a private in-memory store with two organizations, each with a user and a key. */
+export async function makeTestApp(store = new SqliteStore(":memory:")): Promise<TestContext> {
+  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const app = await buildApp({ store, networks });
+  return { app, store, networks, orgA: makeOrg(store, "Org A"), orgB: makeOrg(store, "Org B") };
+}
