@@ -1,3 +1,4 @@
+import type { AccessMode } from "../network/network.js";
 import type { LonLat } from "../network/types.js";
 
 /** Vehicle classes a trace may carry; they map onto the travel modes of the data-period endpoints. */
@@ -63,4 +64,11 @@ export interface MatchedTrip {
   /** Optional traveller and trip attributes (known for simulated data, unknown for real traces). */
   purpose?: TripPurpose;
   incomeBand?: number;
+}
+
+/** Which part of the network a vehicle class may use (for matching and routing). */
+export function accessModeOf(vehicleClass: VehicleClass): AccessMode {
+  if (vehicleClass === "bicycle") return "bike";
+  if (vehicleClass === "pedestrian") return "foot";
+  return "car";
 }
