@@ -6,6 +6,7 @@ import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
+import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 
 export interface AppDeps {
@@ -60,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v2) => {
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
+      await v2.register(dateRangeRoutes);
     },
     { prefix: "/api/v2" },
   );

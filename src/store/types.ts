@@ -101,7 +101,17 @@ export interface YearMonth {
 }
 
 /** Per-day trip tallies maintained by ingest; data periods and sample sizes read them. */
+export interface DayCount {
+  day: string;
+  vehicleClass: string;
+  source: string;
+  trips: number;
+  devices: number;
+}
+
 export interface TripStatsRepo {
+  /** Adds to the tallies of each (day, vehicle class, source). */
+  addDayCounts(country: string, rows: DayCount[]): void;
   /** Months having at least one stored trip of the given vehicle classes in the country. */
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
 }

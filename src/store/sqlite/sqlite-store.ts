@@ -6,6 +6,7 @@ import type { LonLat, Segment } from "../../engine/network/types.js";
 import type {
   AccountRepo,
   ApiKeyRecord,
+  DayCount,
   NetworkImportInfo,
   NetworkRepo,
   Organization,
@@ -356,6 +357,17 @@ class SqliteZoneSets implements ZoneSetRepo {
 
 class SqliteTripStats implements TripStatsRepo {
   constructor(private readonly db: Database.Database) {}
+
+  addDayCounts(country: string, rows: DayCount[]): void {
+    const upsert = this.db.prepare(
+      `INSERT INTO trip_day_counts (country, day, vehicle_class, source, trips, devices) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (country, day, vehicle_class, source)
+       DO UPDATE SET trips = trips + excluded.trips, devices = devices + excluded.devices`,
+    );
+    this.db.transaction(() => {
+      for (const r of rows) upsert.run(country, r.day, r.vehicleClass, r.source, r.trips, r.devices);
+    })();
+  }
 
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
     if (vehicleClasses.length === 0) return [];
