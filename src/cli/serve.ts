@@ -24,6 +24,8 @@ export function serveCommand(program: Command): void {
       process.once("SIGINT", close);
       process.once("SIGTERM", close);
       await app.listen({ port: Number(opts.port), host: opts.host });
-      console.log(`Streetflow listening on http://localhost:${opts.port} (docs at /docs)`);
+      const address = app.server.address();
+      const port = typeof address === "object" && address ? address.port : opts.port;
+      console.log(`Streetflow listening on http://localhost:${port} (API docs at /docs)`);
     });
 }

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
+
+export interface RunningServer {
+  baseUrl: string;
+  dataDir: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Runs `streetflow ARGS` to completion in a data directory; resolves with its output. */
+export function runCli(
+  dataDir: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+      env: { ...process.env, STREETFLOW_DATA_DIR: dataDir },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/**
+ * Starts `streetflow serve` as a real process on a free port with a fresh data
+ * directory and waits for it to listen (first start creates the demo data).
+ */
+export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<RunningServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "streetflow-e2e-"));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "serve", "--port", "0", ...extraArgs],
+    {
+      env: { ...process.env, STREETFLOW_DATA_DIR: dir, HOST: "127.0.0.1" },
+    },
+  );
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const m = /listening on (http:\/\/localhost:\d+)/.exec(out);
+      if (m) resolve(m[1].replace("localhost", "127.0.0.1"));
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+  return {
+    baseUrl,
+    dataDir: dir,
+    output: () => out,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export function demoKey(dataDir: string): string {
+  return readFileSync(join(dataDir, "demo-api-key.txt"), "utf8").trim();
+}
