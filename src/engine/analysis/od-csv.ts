@@ -1,0 +1,63 @@
+import type { ZoneDef } from "../zones/compile.js";
+import { toCsv, type CsvValue } from "./csv.js";
+import type { OdRow } from "./od-aggregate.js";
+
+/** Columns of od_all / od_pers / od_comm, in the vendor interface's order. */
+export const OD_COLUMNS = [
+  "device_type",
+  "origin_zone_id",
+  "origin_zone_name",
+  "origin_zone_is_pass_through",
+  "origin_zone_direction",
+  "destination_zone_id",
+  "destination_zone_name",
+  "destination_zone_is_pass_through",
+  "destination_zone_direction",
+  "day_type",
+  "day_part",
+  "o_d_traffic",
+  "origin_zone_traffic",
+  "destination_zone_traffic",
+  "avg_trip_duration",
+] as const;
+
+export interface OdLabels {
+  /** Device-type name of each aggregation group, e.g. "All Vehicles". */
+  groups: string[];
+  origins: ZoneDef[];
+  destinations: ZoneDef[];
+  /** e.g. "0: Average Day (M-Su)" */
+  dayTypes: string[];
+  /** e.g. "2: Peak AM (6am-10am)" */
+  dayParts: string[];
+}
+
+const yesNo = (b: boolean) => (b ? "yes" : "no");
+const directionOf = (z: ZoneDef): CsvValue => (z.direction === null ? "N/A" : z.direction);
+
+export function odCsv(rows: OdRow[], labels: OdLabels): string {
+  return toCsv(
+    OD_COLUMNS,
+    rows.map((r) => {
+      const o = labels.origins[r.origin];
+      const d = labels.destinations[r.destination];
+      return [
+        labels.groups[r.group],
+        o.id,
+        o.name,
+        yesNo(o.isPass),
+        directionOf(o),
+        d.id,
+        d.name,
+        yesNo(d.isPass),
+        directionOf(d),
+        labels.dayTypes[r.dayType],
+        labels.dayParts[r.dayPart],
+        r.odTraffic,
+        r.originTraffic,
+        r.destinationTraffic,
+        r.avgDurationMin,
+      ];
+    }),
+  );
+}
