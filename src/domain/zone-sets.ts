@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store, StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "../store/types.js";
 import { assertMember } from "./accounts.js";
-import { ValidationError, badRequest, type Issue } from "./errors.js";
+import { ValidationError, badRequest, notFound, type Issue } from "./errors.js";
 import { checkGeometry, type ZoneKind } from "./zone-geometry.js";
 import { zonesFromOsmIds, type FieldReport } from "./zone-osm.js";
 import {
@@ -267,4 +267,16 @@ export function createZoneSet(body: unknown, ctx: ZoneSetContext): StoredZoneSet
 /** The zones of a stored set with their normalised properties: what analyses read. */
 export function zonesOf(set: StoredZoneSet): Zone[] {
   return set.featureCollection.features as Zone[];
+}
+
+/** The organization's zone set by name (case-insensitive) or uuid; 404 naming `field` otherwise. */
+export function requireZoneSet(
+  store: Store,
+  orgId: string,
+  nameOrUuid: string,
+  field = "name_or_uuid",
+): StoredZoneSet {
+  const set = store.zoneSets.get(orgId, nameOrUuid);
+  if (!set) throw notFound("zone_set_not_found", `no zone set "${nameOrUuid}" in this organization`, field);
+  return set;
 }

@@ -504,6 +504,13 @@ describe("validateZoneSetRequest: the set", () => {
     assert.equal(validate(request(many.slice(1))).featureCollection.features.length, MAX_ZONES_PER_SET);
   });
 
+  it("reports at most 100 problems and counts the rest", () => {
+    const faulty = Array.from({ length: 150 }, (_, i) => polygonZone({ name: `z${i}`, id: 0 }));
+    const issues = issuesOf(() => validate(request(faulty)));
+    assert.equal(issues.length, 101);
+    assert.deepEqual(issues[100], { field: "zones", message: "and 50 more problems" });
+  });
+
   it("requires a login e-mail of the key's organization", () => {
     assert.deepEqual(
       issuesOf(() => validate({ zones: [polygonZone()] })).map((i) => i.field),
@@ -645,6 +652,10 @@ describe("validateZoneSetRequest: osm_ids", () => {
     });
     assert.equal(unnamed.properties.name, "way 200");
     assert.deepEqual([ring1.properties.name, ring2.properties.name], ["Ring", "Ring (400)"]);
+  });
+
+  it("drops repeated ids", () => {
+    assert.equal(osm([100, "100", 100]).featureCollection.features.length, 1);
   });
 
   it("lists every unknown id", () => {

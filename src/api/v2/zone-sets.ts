@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { notFound } from "../../domain/errors.js";
-import { createZoneSet } from "../../domain/zone-sets.js";
+import { createZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 
@@ -39,9 +38,6 @@ const summaryOf = (z: Omit<StoredZoneSet, "featureCollection">) => ({
   zone_count: z.zoneCount,
   created_at: z.createdAt,
 });
-
-const zoneSetMissing = (nameOrUuid: string) =>
-  notFound("zone_set_not_found", `no zone set "${nameOrUuid}" in this organization`, "name_or_uuid");
 
 export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, networks } = app.deps;
@@ -93,8 +89,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const set = store.zoneSets.get(request.apiKey.orgId, request.params.name_or_uuid);
-      if (!set) throw zoneSetMissing(request.params.name_or_uuid);
+      const set = requireZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
       const { features } = set.featureCollection;
       return { type: "FeatureCollection", ...summaryOf(set), features };
     },
@@ -114,8 +109,8 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { orgId } = request.apiKey;
-      const set = store.zoneSets.get(orgId, request.params.name_or_uuid);
-      if (!set || !store.zoneSets.delete(orgId, set.uuid)) throw zoneSetMissing(request.params.name_or_uuid);
+      const set = requireZoneSet(store, orgId, request.params.name_or_uuid);
+      store.zoneSets.delete(orgId, set.uuid);
       return { status: "success" as const, name: set.name, uuid: set.uuid };
     },
   );
