@@ -8,6 +8,7 @@ import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
+import { zoneSetRoutes } from "./v2/zone-sets.js";
 
 export interface AppDeps {
   store: Store;
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
       await v2.register(dateRangeRoutes);
+      await v2.register(zoneSetRoutes);
     },
     { prefix: "/api/v2" },
   );

@@ -19,6 +19,19 @@ export class NetworkRegistry {
     return this.cache.get(code)!;
   }
 
+  /**
+   * The pieces (in way order) of an OSM way in the first of `countries` whose
+   * network holds it, or null. Ways are looked up by id only, so a border way
+   * imported with two countries resolves to the first listed.
+   */
+  findWay(wayId: number, countries: readonly string[]): { country: string; segments: Segment[] } | null {
+    for (const country of countries) {
+      const segments = this.get(country)?.segmentsOfWay(wayId) ?? [];
+      if (segments.length > 0) return { country: country.toLowerCase(), segments };
+    }
+    return null;
+  }
+
   invalidate(country: string): void {
     this.cache.delete(country.toLowerCase());
   }

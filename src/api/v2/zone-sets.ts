@@ -1,0 +1,117 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { createZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
+import type { StoredZoneSet } from "../../store/types.js";
+import { KeyQuery, SuccessCreated } from "../schemas.js";
+
+/**
+ * The known members are typed; `zones` and `osm_ids` stay loose so the domain
+ * validator can name the exact zone and property of every problem.
+ */
+const ZoneSetBody = Type.Object({
+  zones: Type.Optional(
+    Type.Unknown({ description: "GeoJSON FeatureCollection of zones (or an array of Features)" }),
+  ),
+  osm_ids: Type.Optional(Type.Unknown({ description: "OSM way ids; each becomes one line zone" })),
+  zone_set_name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  insight_login_email: Type.String({ minLength: 1, maxLength: 254 }),
+  with_calibration: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  geom_type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+const ZoneSetSummary = Type.Object({
+  name: Type.String(),
+  uuid: Type.String(),
+  geom_type: Type.String(),
+  with_calibration: Type.Boolean(),
+  zone_count: Type.Integer(),
+  created_at: Type.String(),
+});
+
+const ZoneSetParams = Type.Object({ name_or_uuid: Type.String({ minLength: 1, maxLength: 200 }) });
+
+const summaryOf = (z: Omit<StoredZoneSet, "featureCollection">) => ({
+  name: z.name,
+  uuid: z.uuid,
+  geom_type: z.geomType,
+  with_calibration: z.withCalibration,
+  zone_count: z.zoneCount,
+  created_at: z.createdAt,
+});
+
+export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, networks } = app.deps;
+
+  app.post(
+    "/zone_sets",
+    {
+      schema: {
+        summary: "Create a zone set from GeoJSON zones or OSM way ids",
+        tags: ["zone sets"],
+        querystring: KeyQuery,
+        body: ZoneSetBody,
+        response: { 201: SuccessCreated },
+      },
+    },
+    async (request, reply) => {
+      const created = createZoneSet(request.body, { store, networks, orgId: request.apiKey.orgId });
+      return reply.status(201).send({ name: created.name, status: "success" as const, uuid: created.uuid });
+    },
+  );
+
+  app.get(
+    "/zone_sets",
+    {
+      schema: {
+        summary: "List the organization's zone sets",
+        tags: ["zone sets"],
+        querystring: KeyQuery,
+        response: {
+          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetSummary) }),
+        },
+      },
+    },
+    async (request) => ({
+      status: "success" as const,
+      zone_sets: store.zoneSets.list(request.apiKey.orgId).map(summaryOf),
+    }),
+  );
+
+  app.get(
+    "/zone_sets/:name_or_uuid",
+    {
+      schema: {
+        summary:
+          "A zone set as a GeoJSON FeatureCollection (name, uuid, geom_type, with_calibration as members)",
+        tags: ["zone sets"],
+        querystring: KeyQuery,
+        params: ZoneSetParams,
+      },
+    },
+    async (request) => {
+      const set = requireZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
+      const { features } = set.featureCollection;
+      return { type: "FeatureCollection", ...summaryOf(set), features };
+    },
+  );
+
+  // TODO(analyses): answer 409 when an analysis still references the set.
+  app.delete(
+    "/zone_sets/:name_or_uuid",
+    {
+      schema: {
+        summary: "Delete a zone set",
+        tags: ["zone sets"],
+        querystring: KeyQuery,
+        params: ZoneSetParams,
+        response: { 200: SuccessCreated },
+      },
+    },
+    async (request) => {
+      const { orgId } = request.apiKey;
+      const set = requireZoneSet(store, orgId, request.params.name_or_uuid);
+      store.zoneSets.delete(orgId, set.uuid);
+      return { status: "success" as const, name: set.name, uuid: set.uuid };
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import type { Command } from "commander";
+import shp from "shpjs";
+import { assertMember, requireOrganization } from "../domain/accounts.js";
+import { badRequest } from "../domain/errors.js";
+import { MAX_ZONES_PER_SET, toStoredZoneSet, validateZoneSetRequest } from "../domain/zone-sets.js";
+import { planZoneUpload } from "../domain/zone-split.js";
+import type { Runtime } from "../runtime.js";
+import type { StoredZoneSet } from "../store/types.js";
+import { withRuntime } from "./runtime.js";
+
+export interface ZoneUploadOptions {
+  file: string;
+  name: string;
+  /** Organization name or id. */
+  org: string;
+  email: string;
+  maxZones?: number;
+  withCalibration?: boolean;
+}
+
+/** The file's features: GeoJSON (.geojson/.json) or a zipped shapefile (.zip, every layer). */
+export async function readZoneFile(file: string): Promise<unknown[]> {
+  const ext = extname(file).toLowerCase();
+  if (ext === ".zip") {
+    const parsed = await shp(await readFile(file));
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((layer) => layer.features);
+  }
+  if (ext !== ".geojson" && ext !== ".json")
+    throw badRequest("unsupported_file", `${file}: expected a .geojson, .json or zipped shapefile (.zip)`);
+  const json: unknown = JSON.parse(await readFile(file, "utf8"));
+  if (Array.isArray(json)) return json;
+  const features = (json as { features?: unknown } | null)?.features;
+  if (!Array.isArray(features))
+    throw badRequest("unsupported_file", `${file}: not a GeoJSON FeatureCollection`);
+  return features;
+}
+
+/**
+ * Validates a whole file like POST /zone_sets, then stores it as one set or,
+ * above `maxZones`, as geohash-grouped sets NAME_1, NAME_2, … in one transaction.
+ */
+export async function uploadZoneFile(
+  rt: Pick<Runtime, "store" | "networks">,
+  opts: ZoneUploadOptions,
+): Promise<StoredZoneSet[]> {
+  const org = requireOrganization(rt.store, opts.org);
+  assertMember(rt.store, opts.email, org.id, "email");
+  const features = await readZoneFile(opts.file);
+  const body = {
+    zones: features,
+    zone_set_name: opts.name,
+    insight_login_email: opts.email,
+    with_calibration: opts.withCalibration ?? false,
+  };
+  const whole = validateZoneSetRequest(body, { ...rt, orgId: org.id, maxZones: Infinity });
+  const now = new Date();
+  const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
+    toStoredZoneSet(org.id, s, now),
+  );
+  rt.store.zoneSets.createMany(sets);
+  return sets;
+}
+
+export function zoneCommands(program: Command): void {
+  const zones = program.command("zones").description("zone sets");
+  zones
+    .command("upload <file>")
+    .description("create zone sets from GeoJSON or a zipped shapefile, split by geohash when large")
+    .requiredOption("--name <name>", "zone set name (parts are named NAME_1, NAME_2, …)")
+    .requiredOption("--org <org>", "organization name or id")
+    .requiredOption("--email <email>", "login e-mail of a user of the organization")
+    .option("--max-zones <n>", `zones per set, at most ${MAX_ZONES_PER_SET}`, String(MAX_ZONES_PER_SET))
+    .option("--with-calibration", "allow calibration properties on pass-through zones", false)
+    .action(
+      (
+        file: string,
+        opts: { name: string; org: string; email: string; maxZones: string; withCalibration: boolean },
+      ) =>
+        withRuntime(program, async (rt) => {
+          const sets = await uploadZoneFile(rt, { ...opts, file, maxZones: Number(opts.maxZones) });
+          for (const s of sets) console.log(`${s.name}  ${s.uuid}  ${s.zoneCount} zones`);
+        }),
+    );
+  zones
+    .command("list")
+    .requiredOption("--org <org>", "organization name or id")
+    .action((opts: { org: string }) =>
+      withRuntime(program, ({ store }) => {
+        const org = requireOrganization(store, opts.org);
+        for (const s of store.zoneSets.list(org.id))
+          console.log(`${s.uuid}  ${s.name}  ${s.geomType}  ${s.zoneCount} zones  ${s.createdAt}`);
+      }),
+    );
+}
