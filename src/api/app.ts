@@ -7,6 +7,7 @@ import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
 import { echoRoutes } from "./v2/echo.js";
+import { osmIdRoutes } from "./v2/osm-ids.js";
 
 export interface AppDeps {
   store: Store;
@@ -60,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v2) => {
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
+      await v2.register(osmIdRoutes);
     },
     { prefix: "/api/v2" },
   );
