@@ -1,5 +1,8 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
@@ -62,6 +65,16 @@ describe("readOsmSegments on a hand-built OSM XML file", () => {
     assert.ok(Math.abs(motorway.speedKph - 80.4672) < 1e-9);
     assert.equal(motorway.access, ACCESS_CAR);
     assert.equal(segments.find((s) => s.wayId === 600)!.access, ACCESS_FOOT);
+  });
+});
+
+describe("readOsmSegments on files it cannot read", () => {
+  it("names the problem with a domain error code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "osm-"));
+    const broken = join(dir, "broken.osm");
+    writeFileSync(broken, "<osm><way id='1'><nd ref='1'/>");
+    await assert.rejects(readOsmSegments(broken), { code: "invalid_osm_file" });
+    await assert.rejects(readOsmSegments(join(dir, "roads.csv")), { code: "unsupported_osm_file" });
   });
 });
 

@@ -1,4 +1,5 @@
-import { openOsmReader } from "./osm-reader.js";
+import { badRequest } from "../../domain/errors.js";
+import { openOsmReader, type OsmReader } from "./osm-reader.js";
 import { isRoutableWay } from "./osm-tags.js";
 import { NodeTable, splitWays, withoutRepeatedRefs, type RoutableWay } from "./split-ways.js";
 import type { Segment } from "./types.js";
@@ -18,9 +19,31 @@ export async function readOsmSegments(file: string, opts: OsmReadOptions = {}): 
   const log = opts.onProgress ?? (() => {});
   const reader = await openOsmReader(file);
   const nodes = new NodeTable();
-  const ways: RoutableWay[] = [];
 
   log(`pass 1/2: reading routable ways of ${file}`);
+  const ways = await unreadableAsBadFile(file, collectRoutableWays(reader, nodes, log));
+  log(`pass 1/2 done: ${ways.length} routable ways using ${nodes.size} nodes`);
+
+  nodes.allocateCoordinates();
+  log("pass 2/2: reading node coordinates");
+  await unreadableAsBadFile(
+    file,
+    reader.readNodes((id, lon, lat) => nodes.locate(id, lon, lat)),
+  );
+  log(`pass 2/2 done: located ${nodes.locatedCount} of ${nodes.size} nodes`);
+
+  const segments = splitWays(ways, nodes);
+  log(`split ${ways.length} ways into ${segments.length} segments`);
+  return segments;
+}
+
+/** Pass 1: keeps routable ways and counts each node's uses. */
+async function collectRoutableWays(
+  reader: OsmReader,
+  nodes: NodeTable,
+  log: (line: string) => void,
+): Promise<RoutableWay[]> {
+  const ways: RoutableWay[] = [];
   await reader.readWays((way) => {
     if (!isRoutableWay(way.tags)) return;
     const refs = withoutRepeatedRefs(way.refs);
@@ -29,14 +52,14 @@ export async function readOsmSegments(file: string, opts: OsmReadOptions = {}): 
     ways.push({ id: way.id, refs, tags: way.tags });
     if (ways.length % PROGRESS_EVERY_WAYS === 0) log(`  ${ways.length} routable ways...`);
   });
-  log(`pass 1/2 done: ${ways.length} routable ways using ${nodes.size} nodes`);
+  return ways;
+}
 
-  nodes.allocateCoordinates();
-  log("pass 2/2: reading node coordinates");
-  await reader.readNodes((id, lon, lat) => nodes.locate(id, lon, lat));
-  log(`pass 2/2 done: located ${nodes.locatedCount} of ${nodes.size} nodes`);
-
-  const segments = splitWays(ways, nodes);
-  log(`split ${ways.length} ways into ${segments.length} segments`);
-  return segments;
+/** Parser failures (truncated PBF, malformed XML) are the operator's file problem: one clear line, no stack. */
+async function unreadableAsBadFile<T>(file: string, pass: Promise<T>): Promise<T> {
+  try {
+    return await pass;
+  } catch (err) {
+    throw badRequest("invalid_osm_file", `cannot read OSM file "${file}": ${(err as Error).message}`);
+  }
 }
