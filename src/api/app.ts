@@ -9,6 +9,7 @@ import { requireApiKey, zoneApiKey } from "./auth.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
+import { osmIdRoutes } from "./v2/osm-ids.js";
 
 export interface AppDeps {
   store: Store;
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(echoRoutes);
       await v2.register(dateRangeRoutes);
       await v2.register(zoneSetRoutes);
+      await v2.register(osmIdRoutes);
     },
     { prefix: "/api/v2" },
   );

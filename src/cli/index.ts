@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { configFromEnv } from "../config.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
+import { networkCommands } from "./network.js";
 import { serveCommand } from "./serve.js";
 import { zoneCommands } from "./zones.js";
 
@@ -18,6 +19,7 @@ const program = new Command("streetflow")
 serveCommand(program);
 accountCommands(program);
 zoneCommands(program);
+networkCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.

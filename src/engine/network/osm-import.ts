@@ -1,10 +1,65 @@
+import { badRequest } from "../../domain/errors.js";
+import { openOsmReader, type OsmReader } from "./osm-reader.js";
+import { isRoutableWay } from "./osm-tags.js";
+import { NodeTable, splitWays, withoutRepeatedRefs, type RoutableWay } from "./split-ways.js";
 import type { Segment } from "./types.js";
 
 export interface OsmReadOptions {
   onProgress?: (line: string) => void;
 }
 
-/** Placeholder until the OSM reader lands (issue 2, network import). */
-export async function readOsmSegments(_file: string, _opts: OsmReadOptions = {}): Promise<Segment[]> {
-  throw new Error("OSM import not implemented yet");
+const PROGRESS_EVERY_WAYS = 100_000;
+
+/**
+ * Reads the routable road network of an OSM file (.osm.pbf, .osm, .osm.gz) as
+ * segments sorted by id. Two passes keep memory to what routable ways need:
+ * ways and node use counts first, then the coordinates of those nodes only.
+ */
+export async function readOsmSegments(file: string, opts: OsmReadOptions = {}): Promise<Segment[]> {
+  const log = opts.onProgress ?? (() => {});
+  const reader = await openOsmReader(file);
+  const nodes = new NodeTable();
+
+  log(`pass 1/2: reading routable ways of ${file}`);
+  const ways = await unreadableAsBadFile(file, collectRoutableWays(reader, nodes, log));
+  log(`pass 1/2 done: ${ways.length} routable ways using ${nodes.size} nodes`);
+
+  nodes.allocateCoordinates();
+  log("pass 2/2: reading node coordinates");
+  await unreadableAsBadFile(
+    file,
+    reader.readNodes((id, lon, lat) => nodes.locate(id, lon, lat)),
+  );
+  log(`pass 2/2 done: located ${nodes.locatedCount} of ${nodes.size} nodes`);
+
+  const segments = splitWays(ways, nodes);
+  log(`split ${ways.length} ways into ${segments.length} segments`);
+  return segments;
+}
+
+/** Pass 1: keeps routable ways and counts each node's uses. */
+async function collectRoutableWays(
+  reader: OsmReader,
+  nodes: NodeTable,
+  log: (line: string) => void,
+): Promise<RoutableWay[]> {
+  const ways: RoutableWay[] = [];
+  await reader.readWays((way) => {
+    if (!isRoutableWay(way.tags)) return;
+    const refs = withoutRepeatedRefs(way.refs);
+    if (refs.length < 2) return;
+    for (const ref of refs) nodes.use(ref);
+    ways.push({ id: way.id, refs, tags: way.tags });
+    if (ways.length % PROGRESS_EVERY_WAYS === 0) log(`  ${ways.length} routable ways...`);
+  });
+  return ways;
+}
+
+/** Parser failures (truncated PBF, malformed XML) are the operator's file problem: one clear line, no stack. */
+async function unreadableAsBadFile<T>(file: string, pass: Promise<T>): Promise<T> {
+  try {
+    return await pass;
+  } catch (err) {
+    throw badRequest("invalid_osm_file", `cannot read OSM file "${file}": ${(err as Error).message}`);
+  }
 }

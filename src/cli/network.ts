@@ -1,0 +1,37 @@
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { badRequest, notFound } from "../domain/errors.js";
+import { importNetwork } from "../services/network-import.js";
+import { withRuntime } from "./runtime.js";
+
+const COUNTRY_CODE = /^[a-z]{2,3}$/i;
+
+export function networkCommands(program: Command): void {
+  program
+    .command("import-osm <file>")
+    .description("import the road network of an OSM file (.osm.pbf, .osm, .osm.gz), replacing the country's")
+    .requiredOption("--country <code>", "country code the network is stored under, e.g. mc or de")
+    .action((file: string, opts: { country: string }) =>
+      withRuntime(program, async (rt) => {
+        if (!COUNTRY_CODE.test(opts.country))
+          throw badRequest("invalid_country", `country code "${opts.country}" must be 2 or 3 letters`);
+        if (!existsSync(file)) throw notFound("file_not_found", `no file "${file}"`);
+        const started = performance.now();
+        await importNetwork(rt, file, opts.country, (line) => console.log(line));
+        console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      }),
+    );
+
+  program
+    .command("networks")
+    .description("list the imported road networks")
+    .action(() =>
+      withRuntime(program, ({ store }) => {
+        const countries = store.network.countries();
+        if (countries.length === 0)
+          console.log("no road network imported yet (streetflow import-osm FILE --country CODE)");
+        for (const c of countries)
+          console.log(`${c.country}  ${c.segmentCount} segments  from ${c.source}  imported ${c.importedAt}`);
+      }),
+    );
+}

@@ -1,0 +1,43 @@
+import { open } from "node:fs/promises";
+import { badRequest } from "../../domain/errors.js";
+import type { Tags } from "./osm-tags.js";
+import { PbfReader } from "./osm-pbf.js";
+import { XmlReader } from "./osm-xml.js";
+
+export interface OsmWay {
+  id: number;
+  refs: number[];
+  tags: Tags;
+}
+
+/**
+ * One OSM file read in two streaming passes: ways first (to learn which nodes
+ * matter), then node coordinates.
+ */
+export interface OsmReader {
+  readWays(onWay: (way: OsmWay) => void): Promise<void>;
+  readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void>;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/** PBF by extension; `.osm`, `.xml` and their `.gz` as XML (gzip recognised by its magic bytes). */
+export async function openOsmReader(file: string): Promise<OsmReader> {
+  const lower = file.toLowerCase();
+  if (lower.endsWith(".pbf")) return new PbfReader(file);
+  if (/\.(osm|xml)(\.gz)?$/.test(lower)) return new XmlReader(file, await isGzip(file));
+  throw badRequest(
+    "unsupported_osm_file",
+    `unknown OSM file type "${file}": expected .osm.pbf, .osm or .osm.gz`,
+  );
+}
+
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === GZIP_MAGIC[0] && buffer[1] === GZIP_MAGIC[1];
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { SaxesParser } from "saxes";
+import type { OsmReader, OsmWay } from "./osm-reader.js";
+
+/** Streams OSM XML (optionally gzip-compressed) through a SAX parser. */
+export class XmlReader implements OsmReader {
+  constructor(
+    private readonly file: string,
+    private readonly gzip: boolean,
+  ) {}
+
+  async readWays(onWay: (way: OsmWay) => void): Promise<void> {
+    let way: OsmWay | null = null;
+    await this.parse((parser) => {
+      parser.on("opentag", (tag) => {
+        const a = tag.attributes;
+        if (tag.name === "way") way = { id: Number(a.id), refs: [], tags: {} };
+        else if (way === null) return;
+        else if (tag.name === "nd") way.refs.push(Number(a.ref));
+        else if (tag.name === "tag") way.tags[a.k] = a.v;
+      });
+      parser.on("closetag", (tag) => {
+        if (tag.name === "way" && way) {
+          onWay(way);
+          way = null;
+        }
+      });
+    });
+  }
+
+  async readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void> {
+    await this.parse((parser) => {
+      parser.on("opentag", (tag) => {
+        if (tag.name !== "node") return;
+        const a = tag.attributes;
+        onNode(Number(a.id), Number(a.lon), Number(a.lat));
+      });
+    });
+  }
+
+  private async parse(listen: (parser: SaxesParser<{ xmlns: false }>) => void): Promise<void> {
+    const parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
+    listen(parser);
+    for await (const chunk of this.open()) parser.write(chunk as string);
+    parser.close();
+  }
+
+  private open(): Readable {
+    const file = createReadStream(this.file);
+    if (!this.gzip) return file.setEncoding("utf8");
+    const gunzip = createGunzip();
+    file.on("error", (err) => gunzip.destroy(err));
+    return file.pipe(gunzip).setEncoding("utf8");
+  }
+}
