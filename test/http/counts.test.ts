@@ -5,6 +5,7 @@ import { buildApp } from "../../src/api/app.js";
 import { metricsFromAggregates, type MetricsQuery } from "../../src/engine/counts/metrics.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { SegmentStatCell } from "../../src/store/types.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
 import { at } from "../helpers/network.js";
 import { colSeg, FOOTWAY, gridNetwork, MOTORWAY, rowSeg } from "../helpers/counts.js";
@@ -357,6 +358,278 @@ describe("counts interface /counts/v1", () => {
       const res = await post("geometry", { ...body(near), country: "xx" });
       assert.equal(res.statusCode, 404);
       assert.equal(res.json().error.code, "unknown_country");
+    });
+  });
+
+  describe("POST /metrics, paging and metering", () => {
+    const A = rowSeg(200, 1);
+    const B = colSeg(200, 1);
+    const C = rowSeg(0, 0);
+    const cell = (c: Partial<SegmentStatCell> & Pick<SegmentStatCell, "segmentId" | "month" | "trips">) => ({
+      dayOfWeek: 1,
+      hour: 8,
+      direction: "with" as const,
+      vehicleClass: "personal",
+      source: "lbs",
+      speedSumKph: 0,
+      speedCount: 0,
+      speedHistogram: [],
+      purposes: {},
+      incomes: {},
+      ...c,
+    });
+    before(() => {
+      const speeds = (n: number, kph: number) => {
+        const speedHistogram: number[] = [];
+        speedHistogram[kph / 5] = n;
+        return { speedSumKph: n * kph, speedCount: n, speedHistogram };
+      };
+      store.segmentStats.add("mc", [
+        cell({
+          segmentId: A,
+          month: "2025-01",
+          trips: 62,
+          ...speeds(62, 40),
+          purposes: { hbw: 40, hbo: 22 },
+        }),
+        cell({ segmentId: A, month: "2025-01", trips: 0, incomes: { "1": 31, "2": 31 } }),
+        cell({
+          segmentId: A,
+          month: "2025-01",
+          dayOfWeek: 6,
+          hour: 17,
+          direction: "against",
+          source: "telematics",
+          trips: 31,
+          ...speeds(31, 60),
+        }),
+        cell({ segmentId: A, month: "2025-01", dayOfWeek: 3, vehicleClass: "heavy_commercial", trips: 31 }),
+        cell({ segmentId: B, month: "2025-02", dayOfWeek: 2, hour: 12, trips: 56, ...speeds(56, 30) }),
+        cell({ segmentId: B, month: "2025-03", dayOfWeek: 2, hour: 12, trips: 31 }),
+        cell({ segmentId: B, month: "2025-03", dayOfWeek: 2, hour: 12, vehicleClass: "bicycle", trips: 10 }),
+      ]);
+      // Another country's aggregates never leak in: C has data only there.
+      store.segmentStats.add("zz", [cell({ segmentId: C, month: "2025-01", trips: 99 })]);
+    });
+
+    const metrics = (over: object = {}, key = orgA.key) =>
+      post(
+        "metrics",
+        {
+          geometry: { segment_ids: [B, A, C] },
+          country: "mc",
+          mode: "vehicle",
+          fields: ["segment_id", "year_month", "trips_volume", "trips_sample_count"],
+          day_part: "all",
+          day_type: "all",
+          direction: "bidirectional",
+          date: { year: 2025 },
+          data_version: 1,
+          ...over,
+        },
+        key,
+      );
+
+    it("answers one row per segment and month with data, in selection order, paged", async () => {
+      const res = await metrics({ data_version: 3 });
+      assert.equal(res.statusCode, 200, res.body);
+      const first = res.json();
+      assert.deepEqual(first.columns, ["segment_id", "year_month", "trips_volume", "trips_sample_count"]);
+      // B: 56 trips over February's 28 days, 31 over March's 31; A: 62 + 31 + 31 over January's 31.
+      assert.deepEqual(first.data, [
+        [B, "2025-02-01", 2, 56],
+        [B, "2025-03-01", 1, 31],
+      ]);
+      assert.equal(first.data_version, 3);
+      assert.equal(first.query_rows, 2);
+      assert.equal(first.status, "done");
+      assert.deepEqual(first.paging, {
+        next_url: `/counts/v1/metrics/paging/${first.request_id}?page=2`,
+        request_id: first.request_id,
+        page: 2,
+        page_size: 2,
+        total_rows: 3,
+        total_pages: 2,
+      });
+      const second = await get(first.paging.next_url);
+      assert.equal(second.statusCode, 200);
+      assert.deepEqual(second.json(), {
+        columns: first.columns,
+        data: [[A, "2025-01-01", 4, 124]],
+        data_version: 3,
+        paging: null,
+        query_rows: 1,
+        request_id: first.request_id,
+        status: "done",
+      });
+      const again = await get(`/counts/v1/metrics/paging/${first.request_id}?page=1`);
+      assert.deepEqual(again.json().data, first.data);
+    });
+
+    it("applies day type, day part, direction, source and month; computes every metric", async () => {
+      const res = await metrics({
+        geometry: { segment_ids: [A] },
+        fields: [
+          "trips_volume",
+          "avg_speed",
+          "free_flow_speed",
+          "vmt",
+          "trip_purpose",
+          "income",
+          "road_class",
+          "segment_length",
+        ],
+        date: { year: 2025, month: 1 },
+        day_type: "weekday",
+        day_part: 2,
+        direction: "with",
+        source: "lbs_plus",
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      // 62 personal + 31 truck trips over January 2025's 23 weekdays; speeds all 40 km/h (bin 40-45).
+      assert.deepEqual(res.json().data, [
+        [4, 24.9, 27.5, 0.25, { hbo: 0.355, hbw: 0.645 }, { "1": 0.5, "2": 0.5 }, "primary", 0.0621],
+      ]);
+    });
+
+    it("filters by source, direction, day type and part, and the mode's vehicle classes", async () => {
+      const fields = ["segment_id", "trips_volume", "avg_speed"];
+      const saturdays = await metrics({
+        fields,
+        geometry: { segment_ids: [A] },
+        source: "agps",
+        direction: "against",
+        day_type: "Saturday",
+        day_part: "4",
+      });
+      // 31 trips over January 2025's four Saturdays; 60 km/h.
+      assert.deepEqual(saturdays.json().data, [[A, 8, 37.3]]);
+      const trucks = await metrics({ fields, mode: "truck" });
+      assert.deepEqual(trucks.json().data, [[A, 1, null]]);
+      const midDay = await metrics({ fields, geometry: { segment_ids: [A] }, day_part: 3 });
+      assert.deepEqual(midDay.json().data, []);
+      assert.equal(midDay.json().query_rows, 0);
+      assert.equal(midDay.json().paging, null);
+      const bikes = await metrics({ fields: ["segment_id", "trips_sample_count"], mode: "bike" });
+      assert.deepEqual(bikes.json().data, [[B, 10]]);
+    });
+
+    it("rejects bad metrics parameters with a 400 naming the field", async () => {
+      const cases: [object, string, RegExp?][] = [
+        [{ fields: [] }, "fields"],
+        [{ fields: ["segment_id", "colour"] }, "fields", /"colour".*segment_id, year_month, trips_volume/],
+        [{ fields: ["segment_id", "segment_id"] }, "fields"],
+        [{ day_part: 9 }, "day_part", /0 All Day.*5 Late PM/],
+        [{ day_part: "evening" }, "day_part"],
+        [{ day_type: "holiday" }, "day_type"],
+        [{ direction: "north" }, "direction"],
+        [{ date: { year: 2025, month: 13 } }, "date.month"],
+        [{ date: { month: 1 } }, "date.year"],
+        [{ source: "gps" }, "source"],
+        [{ data_version: "1" }, "data_version"],
+        [{ fields: undefined }, "fields"],
+      ];
+      for (const [over, field, message] of cases) {
+        const res = await metrics(over);
+        assert.equal(res.statusCode, 400, JSON.stringify(over));
+        assert.equal(res.json().error.field, field, res.body);
+        if (message) assert.match(res.json().error.message, message);
+      }
+    });
+
+    it("meters metrics calls per key (segments × fields), not paging or other endpoints", async () => {
+      const org = makeOrg(store, "Metered");
+      await metrics({}, org.key); // 3 segments × 4 fields, paged
+      const paged = await metrics({}, org.key);
+      await get(paged.json().paging.next_url, org.key);
+      await metrics({ geometry: { segment_ids: [A] }, fields: ["segment_id"] }, org.key); // 1 × 1
+      await post("geometry", body({ segment_ids: [A, B] }), org.key);
+      const res = await get("/counts/v1/usage", org.key);
+      assert.equal(res.statusCode, 200);
+      const [keyRecord] = store.accounts.listKeys(org.orgId);
+      assert.deepEqual(res.json(), {
+        period: { start: "2026-03-01T00:00:00.000Z", end: "2026-04-01T00:00:00.000Z" },
+        keys: [
+          {
+            key_id: keyRecord.id,
+            prefix: keyRecord.prefix,
+            label: null,
+            calls: 3,
+            segments: 7,
+            fields: 9,
+            units: 25,
+            quota_units: null,
+          },
+        ],
+        status: "done",
+      });
+      const february = await get("/counts/v1/usage?month=2026-02", org.key);
+      assert.equal(february.json().keys[0].calls, 0);
+    });
+
+    it("refuses a call over the key's quota with 429 before computing anything", async () => {
+      const org = makeOrg(store, "Quota");
+      const [keyRecord] = store.accounts.listKeys(org.orgId);
+      assert.equal(store.usage.setQuota(keyRecord.id, 10), keyRecord.id);
+      const calls = providerCalls.length;
+      const over = await metrics({}, org.key); // 12 units
+      assert.equal(over.statusCode, 429);
+      assert.equal(over.json().error.code, "quota_exceeded");
+      assert.equal(providerCalls.length, calls);
+      const two = { geometry: { segment_ids: [A, B] } };
+      assert.equal((await metrics(two, org.key)).statusCode, 200); // 8 units
+      assert.equal(
+        (await metrics({ ...two, fields: ["segment_id", "road_class"] }, org.key)).statusCode,
+        429,
+      ); // 8 + 4
+      assert.equal((await metrics({ ...two, fields: ["segment_id"] }, org.key)).statusCode, 200); // 10
+      const exhausted = await metrics({ geometry: { segment_ids: [A] }, fields: ["segment_id"] }, org.key);
+      assert.equal(exhausted.statusCode, 429);
+      assert.equal(providerCalls.length, calls + 2);
+      const usage = await get("/counts/v1/usage", org.key);
+      assert.equal(usage.json().keys[0].units, 10);
+      assert.equal(usage.json().keys[0].quota_units, 10);
+    });
+
+    it("paging ids are private to the organization, kind-specific and expire after 24 h", async () => {
+      const first = (await metrics()).json();
+      const url = first.paging.next_url;
+      assert.equal((await get(url)).statusCode, 200);
+      assert.equal((await get(url, orgB.key)).statusCode, 404);
+      const unknown = await get(`/counts/v1/metrics/paging/${crypto.randomUUID()}?page=2`);
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().error.code, "unknown_request_id");
+      assert.equal((await get(`/counts/v1/geometry/paging/${first.request_id}?page=2`)).statusCode, 404);
+      assert.equal((await get(`/counts/v1/metrics/paging/${first.request_id}?page=3`)).statusCode, 400);
+      assert.equal((await get(`/counts/v1/metrics/paging/${first.request_id}?page=x`)).statusCode, 400);
+      assert.equal((await get(`/counts/v1/metrics/paging/${first.request_id}`)).statusCode, 200);
+      const saved = clock.now;
+      clock.now = new Date(saved.getTime() + 24 * 3_600_000 + 1);
+      try {
+        assert.equal((await get(url)).statusCode, 404);
+      } finally {
+        clock.now = saved;
+      }
+    });
+
+    it("geometry paging walks every selected segment exactly once", async () => {
+      const res = await post(
+        "geometry",
+        body({ radius: { point: point(200, 200), buffer: 250, unit: "m" } }),
+      );
+      const first = res.json();
+      assert.equal(first.data.length, 5);
+      assert.equal(first.paging.page_size, 5);
+      const rows = await allPages(first, "geometry");
+      const ids = rows.map((r) => r[0] as number);
+      assert.equal(first.paging.total_rows, ids.length);
+      assert.equal(new Set(ids).size, ids.length);
+      const count = await post(
+        "segmentcount",
+        body({ radius: { point: point(200, 200), buffer: 250, unit: "m" } }),
+      );
+      assert.equal(count.json().segment_count, ids.length);
+      assert.ok(ids.length > 20);
     });
   });
 });
