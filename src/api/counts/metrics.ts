@@ -1,6 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { assertWithinQuota, chargeMetricsCall, monthPeriod, unitsOf } from "../../domain/counts/metering.js";
+import {
+  assertWithinQuota,
+  chargeMetricsCall,
+  monthPeriod,
+  unitsOf,
+  usageReport,
+} from "../../domain/counts/metering.js";
 import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
 import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
 import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
@@ -125,24 +131,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     },
     async (request) => {
       const period = monthPeriod(config.now(), request.query.month);
-      return { period, keys: usageOfOrg(request.apiKey.orgId, period), status: "done" as const };
+      return { period, keys: usageReport(store, request.apiKey.orgId, period), status: "done" as const };
     },
   );
-
-  function usageOfOrg(orgId: string, period: { start: string; end: string }) {
-    const totals = new Map(store.usage.totals(orgId, period.start, period.end).map((t) => [t.keyId, t]));
-    return store.accounts.listKeys(orgId).map((k) => {
-      const t = totals.get(k.id);
-      return {
-        key_id: k.id,
-        prefix: k.prefix,
-        label: k.label,
-        calls: t?.calls ?? 0,
-        segments: t?.segments ?? 0,
-        fields: t?.fields ?? 0,
-        units: t?.units ?? 0,
-        quota_units: store.usage.quotaOf(k.id),
-      };
-    });
-  }
 };
