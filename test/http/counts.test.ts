@@ -528,6 +528,7 @@ describe("counts interface /counts/v1", () => {
         [{ source: "gps" }, "source"],
         [{ data_version: "1" }, "data_version"],
         [{ fields: undefined }, "fields"],
+        [{ colour: "red" }, "colour"],
       ];
       for (const [over, field, message] of cases) {
         const res = await metrics(over);
@@ -535,6 +536,19 @@ describe("counts interface /counts/v1", () => {
         assert.equal(res.json().error.field, field, res.body);
         if (message) assert.match(res.json().error.message, message);
       }
+    });
+
+    it("segment count accepts the metrics body unchanged and counts segments with or without data", async () => {
+      const res = await post("segmentcount", {
+        geometry: { segment_ids: [B, A, C] },
+        country: "mc",
+        mode: "vehicle",
+        fields: ["segment_id"],
+        date: { year: 2025 },
+        data_version: 1,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().segment_count, 3);
     });
 
     it("meters metrics calls per key (segments × fields), not paging or other endpoints", async () => {

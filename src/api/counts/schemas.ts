@@ -64,7 +64,11 @@ const selectionProperties = {
   roadway_classification: Type.Optional(RoadwayClassification),
 };
 
-export const SelectionBody = Type.Object(selectionProperties, { additionalProperties: false });
+/**
+ * Geometry and segment count: other top-level members are ignored, so a client
+ * may send the same body it will send to /metrics (the count comes first).
+ */
+export const SelectionBody = Type.Object(selectionProperties);
 
 export const MetricsBody = Type.Object(
   {
