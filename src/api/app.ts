@@ -6,6 +6,8 @@ import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
+import type { CountsConfig } from "./counts/config.js";
+import { countsRoutes } from "./counts/index.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
@@ -15,6 +17,8 @@ export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
   logger?: boolean;
+  /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
+  counts?: Partial<CountsConfig>;
 }
 
 declare module "fastify" {
@@ -69,5 +73,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: "/api/v2" },
   );
+  await app.register(countsRoutes, { prefix: "/counts/v1" });
   return app;
 }

@@ -6,6 +6,7 @@ import { accountCommands } from "./accounts.js";
 import { networkCommands } from "./network.js";
 import { serveCommand } from "./serve.js";
 import { zoneCommands } from "./zones.js";
+import { usageCommands } from "./usage.js";
 
 const program = new Command("streetflow")
   .description("Streetflow: self-hosted traffic analytics")
@@ -20,6 +21,7 @@ serveCommand(program);
 accountCommands(program);
 zoneCommands(program);
 networkCommands(program);
+usageCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.

@@ -10,6 +10,9 @@ export interface Store {
   readonly network: NetworkRepo;
   readonly zoneSets: ZoneSetRepo;
   readonly tripStats: TripStatsRepo;
+  readonly segmentStats: SegmentStatsRepo;
+  readonly countsResults: CountsResultRepo;
+  readonly usage: UsageRepo;
   close(): void;
 }
 
@@ -114,4 +117,118 @@ export interface TripStatsRepo {
   addDayCounts(country: string, rows: DayCount[]): void;
   /** Months having at least one stored trip of the given vehicle classes in the country. */
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
+}
+
+/** Width of a speed histogram bin (km/h); the last bin is open-ended. */
+export const SPEED_BIN_KPH = 5;
+export const SPEED_BINS = 40;
+
+/**
+ * One cell of the per-segment aggregates the trip pipeline maintains: trips
+ * over one segment in one month, on one day of week, in one hour, one
+ * direction, one vehicle class and one source. Cells are additive.
+ */
+export interface SegmentStatCell {
+  segmentId: number;
+  /** YYYY-MM */
+  month: string;
+  /** ISO day of week: 1 = Monday … 7 = Sunday. */
+  dayOfWeek: number;
+  /** Hour of day the trip entered the segment, 0..23. */
+  hour: number;
+  /** Along the segment's stored geometry (`with`) or against it. */
+  direction: "with" | "against";
+  vehicleClass: string;
+  source: string;
+  /** Observed (sample) trips, before expansion. */
+  trips: number;
+  /** Sum and count of observed traversal speeds (km/h). */
+  speedSumKph: number;
+  speedCount: number;
+  /** Counts per SPEED_BIN_KPH bin, SPEED_BINS long (shorter arrays mean zeros). */
+  speedHistogram: number[];
+  /** Trips by purpose (hbw, hbo, …) and by income band, where known. */
+  purposes: Record<string, number>;
+  incomes: Record<string, number>;
+}
+
+export interface SegmentStatsQuery {
+  country: string;
+  segmentIds: number[];
+  /** YYYY-MM */
+  months: string[];
+  daysOfWeek: readonly number[];
+  hours: readonly number[];
+  directions: readonly ("with" | "against")[];
+  vehicleClasses: readonly string[];
+  sources: readonly string[];
+}
+
+/** Cells matching a query summed per segment × month. */
+export type SegmentMonthStats = Omit<
+  SegmentStatCell,
+  "dayOfWeek" | "hour" | "direction" | "vehicleClass" | "source"
+>;
+
+export interface SegmentStatsRepo {
+  /** Adds the cells to what is stored (cells with equal keys sum up). */
+  add(country: string, cells: SegmentStatCell[]): void;
+  /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
+  query(q: SegmentStatsQuery): SegmentMonthStats[];
+}
+
+/** A counts result kept so later pages can be fetched. */
+export interface StoredCountsResult {
+  requestId: string;
+  orgId: string;
+  kind: "geometry" | "metrics";
+  columns: string[];
+  /** Fields the response repeats on every page (e.g. data_version). */
+  extra: Record<string, unknown>;
+  pageSize: number;
+  totalRows: number;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface CountsResultRepo {
+  /** Stores the result header and its rows split into pages; drops expired results. */
+  save(result: StoredCountsResult, pages: unknown[][][], now: string): void;
+  /** Null when unknown, of another organization, of another kind or expired at `now`. */
+  get(
+    orgId: string,
+    kind: StoredCountsResult["kind"],
+    requestId: string,
+    now: string,
+  ): StoredCountsResult | null;
+  page(requestId: string, page: number): unknown[][] | null;
+}
+
+/** One charged counts call. */
+export interface UsageRecord {
+  keyId: string;
+  orgId: string;
+  at: string;
+  segments: number;
+  fields: number;
+  units: number;
+}
+
+export interface UsageTotals {
+  keyId: string;
+  calls: number;
+  segments: number;
+  fields: number;
+  units: number;
+}
+
+export interface UsageRepo {
+  record(usage: UsageRecord): void;
+  /** Totals per key of the organization for calls at or after `from` and before `to` (ISO). */
+  totals(orgId: string, from: string, to: string): UsageTotals[];
+  /** Units a key used in [from, to). */
+  unitsOfKey(keyId: string, from: string, to: string): number;
+  /** Sets a key's monthly unit quota (null = unlimited); returns the key id, or null for an unknown key. */
+  setQuota(keyIdOrPrefix: string, units: number | null): string | null;
+  quotaOf(keyId: string): number | null;
 }

@@ -78,6 +78,55 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (country, day, vehicle_class, source)
   );
   `,
+  `
+  CREATE TABLE segment_stats (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    day_of_week INTEGER NOT NULL,
+    hour INTEGER NOT NULL,
+    direction TEXT NOT NULL,
+    vehicle_class TEXT NOT NULL,
+    source TEXT NOT NULL,
+    trips INTEGER NOT NULL,
+    speed_sum_kph REAL NOT NULL,
+    speed_count INTEGER NOT NULL,
+    speed_histogram TEXT NOT NULL,
+    purposes TEXT NOT NULL,
+    incomes TEXT NOT NULL,
+    PRIMARY KEY (country, segment_id, month, day_of_week, hour, direction, vehicle_class, source)
+  ) WITHOUT ROWID;
+  CREATE TABLE counts_results (
+    request_id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    columns TEXT NOT NULL,
+    extra TEXT NOT NULL,
+    page_size INTEGER NOT NULL,
+    total_rows INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX counts_results_expiry ON counts_results (expires_at);
+  CREATE TABLE counts_result_pages (
+    request_id TEXT NOT NULL REFERENCES counts_results(request_id) ON DELETE CASCADE,
+    page INTEGER NOT NULL,
+    rows TEXT NOT NULL,
+    PRIMARY KEY (request_id, page)
+  );
+  CREATE TABLE counts_usage (
+    id INTEGER PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    org_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    segments INTEGER NOT NULL,
+    fields INTEGER NOT NULL,
+    units INTEGER NOT NULL
+  );
+  CREATE INDEX counts_usage_key ON counts_usage (key_id, at);
+  CREATE INDEX counts_usage_org ON counts_usage (org_id, at);
+  ALTER TABLE api_keys ADD COLUMN counts_quota_units INTEGER;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

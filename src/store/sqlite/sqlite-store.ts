@@ -5,6 +5,9 @@ import { conflict } from "../../domain/errors.js";
 import type { LonLat, Segment } from "../../engine/network/types.js";
 import type {
   AccountRepo,
+  CountsResultRepo,
+  SegmentStatsRepo,
+  UsageRepo,
   ApiKeyRecord,
   DayCount,
   NetworkImportInfo,
@@ -17,6 +20,7 @@ import type {
   ZoneSetRepo,
   ZoneSetSummary,
 } from "../types.js";
+import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { migrate } from "./migrations.js";
 
 const now = () => new Date().toISOString();
@@ -29,6 +33,9 @@ export class SqliteStore implements Store {
   readonly network: NetworkRepo;
   readonly zoneSets: ZoneSetRepo;
   readonly tripStats: TripStatsRepo;
+  readonly segmentStats: SegmentStatsRepo;
+  readonly countsResults: CountsResultRepo;
+  readonly usage: UsageRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(file: string) {
@@ -42,6 +49,9 @@ export class SqliteStore implements Store {
     this.network = new SqliteNetwork(this.db);
     this.zoneSets = new SqliteZoneSets(this.db);
     this.tripStats = new SqliteTripStats(this.db);
+    this.segmentStats = new SqliteSegmentStats(this.db);
+    this.countsResults = new SqliteCountsResults(this.db);
+    this.usage = new SqliteUsage(this.db);
   }
 
   close(): void {

@@ -1,0 +1,137 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import {
+  assertWithinQuota,
+  chargeMetricsCall,
+  monthPeriod,
+  unitsOf,
+  usageReport,
+} from "../../domain/counts/metering.js";
+import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
+import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
+import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
+import { metricsFromAggregates, type MetricsQuery } from "../../engine/counts/metrics.js";
+import type { CountsConfig } from "./config.js";
+import { pagingBody, requestedPage } from "./paging.js";
+import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
+
+function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): MetricsQuery {
+  const { startHour, endHour } = filters.dayPart;
+  return {
+    country: selection.country,
+    segments: selection.segments,
+    fields: filters.fields,
+    months: filters.months,
+    daysOfWeek: filters.daysOfWeek,
+    hours: Array.from({ length: endHour - startHour + 1 }, (_, i) => startHour + i),
+    direction: filters.direction,
+    vehicleClasses: selection.mode.vehicleClasses,
+    sources: filters.sources,
+  };
+}
+
+/** Metrics (the one charged call), its later pages, and the caller's usage. */
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
+  const { store, networks } = app.deps;
+  const provider = config.metricsProvider ?? metricsFromAggregates(store.segmentStats);
+  const metricsBody = (page: ResultPage) => ({
+    columns: page.columns,
+    data: page.data,
+    data_version: page.extra.data_version as number,
+    paging: pagingBody(app.prefix, "metrics", page.next),
+    query_rows: page.data.length,
+    request_id: page.requestId,
+    status: "done" as const,
+  });
+
+  app.post(
+    "/metrics",
+    {
+      schema: {
+        summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        body: MetricsBody,
+        response: { 200: MetricsResponse },
+      },
+    },
+    async (request) => {
+      const filters = parseMetricsFilters(request.body);
+      const key = request.apiKey;
+      // An exhausted key is refused before selecting; the exact cost is checked before computing.
+      assertWithinQuota(store, key, 0, config.now());
+      const selection = resolveSelection(networks, request.body);
+      const segments = selection.segments.length;
+      assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
+      const rows = [...provider(metricsQuery(selection, filters))];
+      const now = config.now();
+      chargeMetricsCall(store, key, segments, filters.fields.length, now);
+      const page = firstPage(store, {
+        orgId: key.orgId,
+        kind: "metrics",
+        columns: filters.fields,
+        extra: { data_version: filters.dataVersion },
+        rows,
+        pageSize: config.metricsPageSize,
+        ttlMs: config.resultTtlMs,
+        now,
+      });
+      return metricsBody(page);
+    },
+  );
+
+  app.get(
+    "/metrics/paging/:request_id",
+    {
+      schema: {
+        summary: "A later page of a metrics answer (not charged again)",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        params: RequestIdParams,
+        querystring: PageQuery,
+        response: { 200: MetricsResponse },
+      },
+    },
+    async (request) => {
+      const number = requestedPage(request.query.page);
+      const id = request.params.request_id;
+      return metricsBody(laterPage(store, request.apiKey.orgId, "metrics", id, number, config.now()));
+    },
+  );
+
+  app.get(
+    "/usage",
+    {
+      schema: {
+        summary: "Charged metrics usage of the organization's keys in a calendar month (UTC)",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        querystring: Type.Object({
+          month: Type.Optional(Type.String({ pattern: "^\\d{4}-(0[1-9]|1[0-2])$", description: "YYYY-MM" })),
+        }),
+        response: {
+          200: Type.Object({
+            period: Type.Object({ start: Type.String(), end: Type.String() }),
+            keys: Type.Array(
+              Type.Object({
+                key_id: Type.String(),
+                prefix: Type.String(),
+                label: Type.Union([Type.String(), Type.Null()]),
+                calls: Type.Integer(),
+                segments: Type.Integer(),
+                fields: Type.Integer(),
+                units: Type.Integer(),
+                quota_units: Type.Union([Type.Integer(), Type.Null()]),
+              }),
+            ),
+            status: Type.Literal("done"),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const period = monthPeriod(config.now(), request.query.month);
+      return { period, keys: usageReport(store, request.apiKey.orgId, period), status: "done" as const };
+    },
+  );
+};

@@ -1,0 +1,127 @@
+import { Type } from "typebox";
+
+const Point = Type.Object(
+  {
+    type: Type.String({ description: "point (any case)" }),
+    coordinates: Type.Array(Type.Number(), {
+      minItems: 2,
+      maxItems: 3,
+      description: "[longitude, latitude]",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Shapes only; semantics (exactly one selector, ranges, units) are checked in src/domain/counts. */
+export const GeometrySelector = Type.Object(
+  {
+    nearest: Type.Optional(
+      Type.Object(
+        { point: Point, number_segments: Type.Integer({ description: "1 to 1,000" }) },
+        { additionalProperties: false },
+      ),
+    ),
+    radius: Type.Optional(
+      Type.Object(
+        {
+          point: Point,
+          geom_mode: Type.Optional(Type.String({ description: "within | intersects (default)" })),
+          buffer: Type.Optional(Type.Number()),
+          unit: Type.Optional(Type.String({ description: "mile (mi, miles) | km | m (meters) | ft" })),
+          distance: Type.Optional(Type.Number({ description: "alternative to buffer" })),
+          distance_unit: Type.Optional(Type.String({ description: "alternative to unit" })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    polygon: Type.Optional(
+      Type.Object(
+        {
+          type: Type.String({ description: "Polygon | MultiPolygon" }),
+          coordinates: Type.Array(Type.Unknown()),
+          geom_mode: Type.Optional(Type.String({ description: "within | intersects (default)" })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    segment_ids: Type.Optional(Type.Array(Type.Integer())),
+  },
+  { additionalProperties: false, description: "exactly one of nearest, radius, polygon, segment_ids" },
+);
+
+export const RoadwayClassification = Type.Object(
+  {
+    include: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
+    exclude: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const selectionProperties = {
+  geometry: GeometrySelector,
+  country: Type.String({ minLength: 2, maxLength: 8, description: "lowercase country code" }),
+  mode: Type.String({ description: "vehicle | truck | bike | ped" }),
+  roadway_classification: Type.Optional(RoadwayClassification),
+};
+
+/**
+ * Geometry and segment count: other top-level members are ignored, so a client
+ * may send the same body it will send to /metrics (the count comes first).
+ */
+export const SelectionBody = Type.Object(selectionProperties);
+
+export const MetricsBody = Type.Object(
+  {
+    ...selectionProperties,
+    fields: Type.Array(Type.String()),
+    day_part: Type.Union([Type.String(), Type.Integer()], { description: "all or a day-part index 0..5" }),
+    day_type: Type.String({ description: "all | weekday | weekend | monday … sunday" }),
+    direction: Type.String({ description: "bidirectional | with | against" }),
+    date: Type.Object(
+      { year: Type.Integer(), month: Type.Optional(Type.Integer()) },
+      { additionalProperties: false },
+    ),
+    data_version: Type.Integer(),
+    source: Type.Optional(Type.String({ description: "lbs_plus | agps; both when absent" })),
+  },
+  { additionalProperties: false },
+);
+
+export const Paging = Type.Union([
+  Type.Null(),
+  Type.Object({
+    next_url: Type.String(),
+    request_id: Type.String(),
+    page: Type.Integer({ description: "the page next_url fetches" }),
+    page_size: Type.Integer(),
+    total_rows: Type.Integer(),
+    total_pages: Type.Integer(),
+  }),
+]);
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(
+    Type.String({ pattern: "^[1-9][0-9]{0,8}$", description: "page number; 2 when absent" }),
+  ),
+});
+
+export const RequestIdParams = Type.Object({ request_id: Type.String({ maxLength: 64 }) });
+
+export const GeometryResponse = Type.Object({
+  columns: Type.Array(Type.String()),
+  data: Type.Array(Type.Array(Type.Unknown())),
+  paging: Paging,
+  query_rows: Type.Integer(),
+  request_id: Type.String(),
+  status: Type.Literal("done"),
+});
+
+export const MetricsResponse = Type.Object({
+  columns: Type.Array(Type.String()),
+  data: Type.Array(Type.Array(Type.Unknown())),
+  data_version: Type.Integer(),
+  paging: Paging,
+  query_rows: Type.Integer(),
+  request_id: Type.String(),
+  status: Type.Literal("done"),
+});

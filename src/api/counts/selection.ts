@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { resolveSelection } from "../../domain/counts/resolve.js";
+import { firstPage, laterPage } from "../../domain/counts/results.js";
+import type { CountsConfig } from "./config.js";
+import { pagingBody, requestedPage } from "./paging.js";
+import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
+
+const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
+
+/** Geometry lookup, its later pages, and the segment count. */
+export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (
+  app,
+  { config },
+) => {
+  const { store, networks } = app.deps;
+  const prefix = app.prefix;
+
+  app.post(
+    "/geometry",
+    {
+      schema: {
+        summary: "Segment ids and line geometry of the selected segments",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        body: SelectionBody,
+        response: { 200: GeometryResponse },
+      },
+    },
+    async (request) => {
+      const { segments } = resolveSelection(networks, request.body);
+      const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
+      const page = firstPage(store, {
+        orgId: request.apiKey.orgId,
+        kind: "geometry",
+        columns: GEOMETRY_COLUMNS,
+        rows,
+        pageSize: config.geometryPageSize,
+        ttlMs: config.resultTtlMs,
+        now: config.now(),
+      });
+      return {
+        columns: page.columns,
+        data: page.data,
+        paging: pagingBody(prefix, "geometry", page.next),
+        query_rows: page.data.length,
+        request_id: page.requestId,
+        status: "done" as const,
+      };
+    },
+  );
+
+  app.get(
+    "/geometry/paging/:request_id",
+    {
+      schema: {
+        summary: "A later page of a geometry answer",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        params: RequestIdParams,
+        querystring: PageQuery,
+        response: { 200: GeometryResponse },
+      },
+    },
+    async (request) => {
+      const { request_id: id } = request.params;
+      const number = requestedPage(request.query.page);
+      const page = laterPage(store, request.apiKey.orgId, "geometry", id, number, config.now());
+      return {
+        columns: page.columns,
+        data: page.data,
+        paging: pagingBody(prefix, "geometry", page.next),
+        query_rows: page.data.length,
+        request_id: page.requestId,
+        status: "done" as const,
+      };
+    },
+  );
+
+  app.post(
+    "/segmentcount",
+    {
+      schema: {
+        summary: "The most segments a metrics call with this selection can return",
+        tags: ["counts"],
+        security: [{ serviceKey: [] }],
+        body: SelectionBody,
+        response: {
+          200: Type.Object({
+            request_id: Type.String(),
+            segment_count: Type.Integer(),
+            status: Type.Literal("done"),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { segments } = resolveSelection(networks, request.body);
+      return { request_id: crypto.randomUUID(), segment_count: segments.length, status: "done" as const };
+    },
+  );
+};

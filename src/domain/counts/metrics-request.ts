@@ -1,0 +1,145 @@
+import type { TraceSource } from "../../engine/trips/types.js";
+import type { YearMonth } from "../../store/types.js";
+import { badRequest } from "../errors.js";
+
+/** Columns a metrics call may ask for. */
+export const METRIC_FIELDS = [
+  "segment_id",
+  "year_month",
+  "trips_volume",
+  "trips_sample_count",
+  "vmt",
+  "avg_speed",
+  "free_flow_speed",
+  "trip_purpose",
+  "income",
+  "road_class",
+  "segment_length",
+] as const;
+export type MetricField = (typeof METRIC_FIELDS)[number];
+
+export interface DayPart {
+  index: number;
+  name: string;
+  /** Inclusive hours of the day (local time of the data). */
+  startHour: number;
+  endHour: number;
+}
+
+/** Day parts by index, the same defaults as the zone-analysis interface. */
+export const DAY_PARTS: readonly DayPart[] = [
+  { index: 0, name: "All Day", startHour: 0, endHour: 23 },
+  { index: 1, name: "Early AM", startHour: 0, endHour: 5 },
+  { index: 2, name: "Peak AM", startHour: 6, endHour: 9 },
+  { index: 3, name: "Mid-Day", startHour: 10, endHour: 14 },
+  { index: 4, name: "Peak PM", startHour: 15, endHour: 18 },
+  { index: 5, name: "Late PM", startHour: 19, endHour: 23 },
+];
+
+/** Day types and their days of week (ISO: 1 = Monday … 7 = Sunday). */
+export const DAY_TYPES: Record<string, readonly number[]> = {
+  all: [1, 2, 3, 4, 5, 6, 7],
+  weekday: [1, 2, 3, 4, 5],
+  weekend: [6, 7],
+  monday: [1],
+  tuesday: [2],
+  wednesday: [3],
+  thursday: [4],
+  friday: [5],
+  saturday: [6],
+  sunday: [7],
+};
+
+export const DIRECTIONS = ["bidirectional", "with", "against"] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+/** Vendor source names → our trace sources: location-based devices and telematics. */
+export const METRIC_SOURCES: Record<string, TraceSource> = { lbs_plus: "lbs", agps: "telematics" };
+
+export interface MetricsRequestInput {
+  fields: string[];
+  day_part: string | number;
+  day_type: string;
+  direction: string;
+  date: { year: number; month?: number };
+  data_version: number;
+  source?: string;
+}
+
+export interface MetricsFilters {
+  fields: MetricField[];
+  dayPart: DayPart;
+  dayType: string;
+  daysOfWeek: readonly number[];
+  direction: Direction;
+  months: YearMonth[];
+  sources: TraceSource[];
+  dataVersion: number;
+}
+
+/** Validates the metrics-only parameters; every failure is a 400 naming its field. */
+export function parseMetricsFilters(input: MetricsRequestInput): MetricsFilters {
+  const dayType = oneOf(input.day_type, Object.keys(DAY_TYPES), "day_type");
+  return {
+    fields: parseFields(input.fields),
+    dayPart: parseDayPart(input.day_part),
+    dayType,
+    daysOfWeek: DAY_TYPES[dayType],
+    direction: oneOf(input.direction, DIRECTIONS, "direction"),
+    months: parseDate(input.date),
+    sources: input.source === undefined ? ["lbs", "telematics"] : [parseSource(input.source)],
+    dataVersion: input.data_version,
+  };
+}
+
+function parseFields(fields: string[]): MetricField[] {
+  if (fields.length === 0)
+    throw badRequest("invalid_fields", "fields must name at least one column", "fields");
+  const unknown = fields.filter((f) => !(METRIC_FIELDS as readonly string[]).includes(f));
+  if (unknown.length > 0)
+    throw badRequest(
+      "unknown_field",
+      `unknown field ${unknown.map((f) => `"${f}"`).join(", ")}; valid fields: ${METRIC_FIELDS.join(", ")}`,
+      "fields",
+    );
+  const repeated = fields.filter((f, i) => fields.indexOf(f) !== i);
+  if (repeated.length > 0)
+    throw badRequest("duplicate_field", `fields repeat ${[...new Set(repeated)].join(", ")}`, "fields");
+  return fields as MetricField[];
+}
+
+function parseDayPart(value: string | number): DayPart {
+  const text = String(value).trim().toLowerCase();
+  if (text === "all") return DAY_PARTS[0];
+  const index = /^\d+$/.test(text) ? Number(text) : NaN;
+  const part = DAY_PARTS[index];
+  if (!part)
+    throw badRequest(
+      "invalid_day_part",
+      `day_part must be "all" or an index: ${DAY_PARTS.map((p) => `${p.index} ${p.name}`).join(", ")}`,
+      "day_part",
+    );
+  return part;
+}
+
+function oneOf<T extends string>(value: string, valid: readonly T[], field: string): T {
+  const v = value.trim().toLowerCase();
+  if ((valid as readonly string[]).includes(v)) return v as T;
+  throw badRequest(`invalid_${field}`, `${field} "${value}" is not one of: ${valid.join(", ")}`, field);
+}
+
+function parseSource(value: string): TraceSource {
+  const name = oneOf(value, Object.keys(METRIC_SOURCES), "source");
+  return METRIC_SOURCES[name];
+}
+
+/** `{year}` is the twelve months of the year; `{year, month}` one month. */
+function parseDate(date: { year: number; month?: number }): YearMonth[] {
+  if (!Number.isInteger(date.year) || date.year < 1970 || date.year > 2100)
+    throw badRequest("invalid_date", "date.year must be a year from 1970 to 2100", "date.year");
+  if (date.month === undefined)
+    return Array.from({ length: 12 }, (_, i) => ({ year: date.year, month: i + 1 }));
+  if (!Number.isInteger(date.month) || date.month < 1 || date.month > 12)
+    throw badRequest("invalid_date", "date.month must be 1 to 12", "date.month");
+  return [{ year: date.year, month: date.month }];
+}

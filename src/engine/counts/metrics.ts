@@ -1,0 +1,150 @@
+import type { Direction, MetricField } from "../../domain/counts/metrics-request.js";
+import { expansionFactor } from "../../domain/expansion.js";
+import {
+  SPEED_BIN_KPH,
+  type SegmentMonthStats,
+  type SegmentStatsRepo,
+  type YearMonth,
+} from "../../store/types.js";
+import type { Segment } from "../network/types.js";
+
+/** What a metrics computation is asked: the selected segments (in answer order) and resolved filters. */
+export interface MetricsQuery {
+  country: string;
+  segments: Segment[];
+  /** Requested columns, in request order; every row has one value per field. */
+  fields: MetricField[];
+  months: YearMonth[];
+  /** ISO days of week (1 = Monday) and hours (0..23) the day type and day part cover. */
+  daysOfWeek: readonly number[];
+  hours: readonly number[];
+  direction: Direction;
+  vehicleClasses: readonly string[];
+  sources: readonly string[];
+}
+
+export type MetricValue = number | string | Record<string, number> | null;
+/** One segment × month with data; values in the order of `MetricsQuery.fields`. */
+export type MetricsRow = MetricValue[];
+
+/**
+ * The plug-in point of the metrics endpoint. Rows: one per selected segment
+ * and month that has data, segments in selection order, months ascending;
+ * segments without data in the period produce none.
+ */
+export type MetricsProvider = (query: MetricsQuery) => Iterable<MetricsRow>;
+
+const METRES_PER_MILE = 1609.344;
+const KPH_PER_MPH = 1.609344;
+/** Free-flow speed is read as this percentile of observed speeds. */
+const FREE_FLOW_PERCENTILE = 0.85;
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+const pad = (n: number) => String(n).padStart(2, "0");
+export const monthKey = (m: YearMonth) => `${m.year}-${pad(m.month)}`;
+
+/** Calendar days of the month falling on the given ISO days of week. */
+export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): number {
+  const days = new Date(Date.UTC(m.year, m.month, 0)).getUTCDate();
+  let n = 0;
+  for (let d = 1; d <= days; d++) {
+    const iso = ((new Date(Date.UTC(m.year, m.month - 1, d)).getUTCDay() + 6) % 7) + 1;
+    if (daysOfWeek.includes(iso)) n++;
+  }
+  return n;
+}
+
+/** The provider over the per-segment aggregates that the trip pipeline fills. */
+export function metricsFromAggregates(stats: SegmentStatsRepo): MetricsProvider {
+  return (query) => {
+    const aggregates = stats.query({
+      country: query.country,
+      segmentIds: query.segments.map((s) => s.id),
+      months: query.months.map(monthKey),
+      daysOfWeek: query.daysOfWeek,
+      hours: query.hours,
+      directions: query.direction === "bidirectional" ? ["with", "against"] : [query.direction],
+      vehicleClasses: query.vehicleClasses,
+      sources: query.sources,
+    });
+    const bySegment = new Map<number, SegmentMonthStats[]>();
+    for (const a of aggregates) {
+      const list = bySegment.get(a.segmentId);
+      if (list) list.push(a);
+      else bySegment.set(a.segmentId, [a]);
+    }
+    const factor = expansionFactor({ country: query.country });
+    const rows: MetricsRow[] = [];
+    for (const segment of query.segments)
+      for (const stat of bySegment.get(segment.id) ?? [])
+        rows.push(query.fields.map((f) => metricValue(f, segment, stat, query, factor)));
+    return rows;
+  };
+}
+
+function metricValue(
+  field: MetricField,
+  segment: Segment,
+  stat: SegmentMonthStats,
+  query: MetricsQuery,
+  factor: number,
+): MetricValue {
+  switch (field) {
+    case "segment_id":
+      return segment.id;
+    case "year_month":
+      return `${stat.month}-01`;
+    case "road_class":
+      return segment.roadClass;
+    case "segment_length":
+      return round(segment.lengthM / METRES_PER_MILE, 4);
+    case "trips_sample_count":
+      return stat.trips;
+    case "trips_volume":
+      return Math.round(dailyVolume(stat, query, factor));
+    case "vmt":
+      return round((dailyVolume(stat, query, factor) * segment.lengthM) / METRES_PER_MILE, 2);
+    case "avg_speed":
+      return stat.speedCount > 0 ? round(stat.speedSumKph / stat.speedCount / KPH_PER_MPH, 1) : null;
+    case "free_flow_speed": {
+      const kph = histogramPercentile(stat.speedHistogram, FREE_FLOW_PERCENTILE);
+      return kph === null ? null : round(kph / KPH_PER_MPH, 1);
+    }
+    case "trip_purpose":
+      return shares(stat.purposes);
+    case "income":
+      return shares(stat.incomes);
+  }
+}
+
+/** Average trips per day of the requested day type in that month, expanded. */
+function dailyVolume(stat: SegmentMonthStats, query: MetricsQuery, factor: number): number {
+  const [year, month] = stat.month.split("-").map(Number);
+  const days = daysOfTypeInMonth({ year, month }, query.daysOfWeek);
+  return days > 0 ? (stat.trips * factor) / days : 0;
+}
+
+/** Percentile of a binned distribution, interpolated linearly inside the bin (km/h). */
+export function histogramPercentile(histogram: number[], p: number): number | null {
+  const total = histogram.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const target = p * total;
+  let below = 0;
+  for (let i = 0; i < histogram.length; i++) {
+    const n = histogram[i] ?? 0;
+    if (n > 0 && below + n >= target) return (i + (target - below) / n) * SPEED_BIN_KPH;
+    below += n;
+  }
+  return histogram.length * SPEED_BIN_KPH;
+}
+
+/** Shares of trips per category (3 decimals); null when nothing is known. */
+function shares(counts: Record<string, number>): Record<string, number> | null {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  return Object.fromEntries(
+    Object.keys(counts)
+      .sort()
+      .map((k) => [k, round(counts[k] / total, 3)]),
+  );
+}
