@@ -75,11 +75,12 @@ describe("analysis request grammar", () => {
       parts.map((p) => p.label),
       ["0: All Day (12am-12am)", "1: Peak AM (6am-10am)", "2: Late (10pm-12am)"],
     );
-    parseDayParts("Night|2205,X|0624,Y|609,Z|0a09", issues);
-    assert.equal(issues.length, 4);
-    assert.match(issues[0].message, /end hour is before the start hour/);
-    assert.match(issues[1].message, /hours are 00 to 23/);
-    assert.match(issues[2].message, /two two-digit hours/);
+    const bad: Issue[] = [];
+    parseDayParts("Night|2205,X|0624,Y|609,Z|0a09", bad);
+    assert.equal(bad.length, 4);
+    assert.match(bad[0].message, /end hour is before the start hour/);
+    assert.match(bad[1].message, /hours are 00 to 23/);
+    assert.match(bad[2].message, /two two-digit hours/);
   });
 
   it("parses contiguous bins with an open last bin", () => {
