@@ -6,6 +6,7 @@ import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
+import { analysisRoutes } from "./v2/analyses.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
       await v2.register(dateRangeRoutes);
+      await v2.register(analysisRoutes);
     },
     { prefix: "/api/v2" },
   );
