@@ -135,7 +135,8 @@ export class JobRunner {
         queue.fail(job.id, workerId, outcome.message);
       });
     }
-    this.o.log(`analysis ${analysis.name} (${uuid}) ${outcome.type === "lost" ? "cancelled" : outcome.type}`);
+    const ending = { result: "finished", error: "failed", lost: "stopped: cancelled" }[outcome.type];
+    this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
   }
 
   /** Runs the worker to its exit and reports how it ended. */
