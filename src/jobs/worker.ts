@@ -26,6 +26,9 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promis
     const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };
     const onProgress = (progress: number) => post({ type: "progress", progress });
     const results = await computeAnalysis(input.spec, { store, networks, onProgress });
+    const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
+    if (!results || notCsv)
+      throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);
     post({ type: "result", results });
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });

@@ -42,6 +42,16 @@ describe("job runner", () => {
     return { store, clock, analysis, runner };
   }
 
+  it("leaves no job behind when creating an analysis clashes on its name", () => {
+    const { store, analysis } = setup("clash");
+    const twin = { ...analysis.spec, uuid: crypto.randomUUID(), name: "CLASH" };
+    assert.throws(() => createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
+    assert.equal(store.jobs.claim("w", 1000)!.id, analysis.jobId);
+    assert.equal(store.jobs.claim("w", 1000), null);
+    assert.equal(store.analyses.getByUuid(twin.uuid), null);
+    store.close();
+  });
+
   it("resumes a job whose runner crashed once its lease expires", async () => {
     const { store, clock, analysis, runner } = setup("resumed");
     store.jobs.claim("crashed-runner", 1000);
