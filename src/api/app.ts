@@ -8,6 +8,7 @@ import { installErrorHandling, ErrorBody } from "./errors.js";
 import { requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
+import { analysisRoutes } from "./v2/analyses.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(dateRangeRoutes);
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
+      await v2.register(analysisRoutes);
     },
     { prefix: "/api/v2" },
   );

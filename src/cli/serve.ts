@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { configFromEnv } from "../config.js";
+import { configFromEnv, databaseFile } from "../config.js";
+import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
 
@@ -12,11 +13,22 @@ export function serveCommand(program: Command): void {
     .option("--port <port>", "port to listen on (env PORT)", String(configFromEnv().port))
     .option("--host <host>", "address to bind (env HOST)", configFromEnv().host)
     .option("--no-demo", "do not create demo data in an empty store")
-    .action(async (opts: { port: string; host: string; demo: boolean }) => {
+    .option("--no-jobs", "serve the API only; another process runs the analysis jobs")
+    .action(async (opts: { port: string; host: string; demo: boolean; jobs: boolean }) => {
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({ store: rt.store, networks: rt.networks, logger: true });
+      // One process runs API and jobs by default; jobs run in worker threads, off the request path.
+      const runner = opts.jobs
+        ? new JobRunner({
+            store: rt.store,
+            queue: rt.store.jobs,
+            dbFile: databaseFile(rt.dataDir),
+            log: (line) => app.log.info(line),
+          }).start()
+        : null;
       const close = async () => {
+        await runner?.stop();
         await app.close();
         rt.store.close();
         process.exit(0);

@@ -1,4 +1,6 @@
+import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Segment } from "../engine/network/types.js";
+import type { JobQueue } from "../jobs/queue.js";
 
 /**
  * Storage behind the service. The SQLite implementation is the default; any
@@ -13,6 +15,11 @@ export interface Store {
   readonly segmentStats: SegmentStatsRepo;
   readonly countsResults: CountsResultRepo;
   readonly usage: UsageRepo;
+  readonly analyses: AnalysisRepo;
+  /** The durable job queue kept in the same database (so creating an analysis and its job is one transaction). */
+  readonly jobs: JobQueue;
+  /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
+  transaction<T>(fn: () => T): T;
   close(): void;
 }
 
@@ -117,6 +124,57 @@ export interface TripStatsRepo {
   addDayCounts(country: string, rows: DayCount[]): void;
   /** Months having at least one stored trip of the given vehicle classes in the country. */
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
+  /** Per-day totals over the given vehicle classes and all sources, days `from..to` inclusive (YYYY-MM-DD). */
+  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[];
+}
+
+export interface DayTotal {
+  day: string;
+  trips: number;
+  devices: number;
+}
+
+/** Lifecycle of an analysis; the API shows queued and running both as `Processing`. */
+export type AnalysisState = "queued" | "running" | "done" | "failed" | "cancelled" | "deleted";
+
+export interface StoredAnalysis {
+  uuid: string;
+  orgId: string;
+  name: string;
+  spec: AnalysisSpec;
+  state: AnalysisState;
+  failureReason: string | null;
+  /** Names of the metrics stored for download (empty until done). */
+  metrics: string[];
+  /** 0..1 while running. */
+  progress: number;
+  jobId: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface AnalysisRepo {
+  /** Throws DomainError 409 when a live analysis of the organization has the name (case-insensitive). */
+  create(analysis: { spec: AnalysisSpec; jobId: string | null }): StoredAnalysis;
+  /** By uuid, or by name (a live analysis first, else the latest deleted one of that name). */
+  get(orgId: string, nameOrUuid: string): StoredAnalysis | null;
+  /** For the job runner, which works across organizations. */
+  getByUuid(uuid: string): StoredAnalysis | null;
+  list(orgId: string): StoredAnalysis[];
+  /** The transitions below are conditional: false when the analysis is not in a state that allows them. */
+  markRunning(uuid: string): boolean;
+  setProgress(uuid: string, progress: number): void;
+  /** running → done, storing each metric's CSV (replacing any of an earlier attempt). */
+  complete(uuid: string, results: Record<string, string>): boolean;
+  /** queued|running → failed. */
+  fail(uuid: string, reason: string): boolean;
+  /** queued|running → cancelled. */
+  cancel(uuid: string): boolean;
+  /** done|failed|cancelled → deleted: results dropped, the name freed for reuse. */
+  markDeleted(uuid: string): boolean;
+  /** A stored metric's CSV, or null. */
+  result(uuid: string, metric: string): string | null;
 }
 
 /** Width of a speed histogram bin (km/h); the last bin is open-ended. */

@@ -127,6 +127,46 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX counts_usage_org ON counts_usage (org_id, at);
   ALTER TABLE api_keys ADD COLUMN counts_quota_units INTEGER;
   `,
+  `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    failure_reason TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX jobs_claimable ON jobs (state, seq);
+  CREATE TABLE analyses (
+    uuid TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id),
+    name TEXT NOT NULL,
+    name_lookup TEXT NOT NULL,
+    name_key TEXT,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL,
+    failure_reason TEXT,
+    metrics TEXT NOT NULL DEFAULT '[]',
+    progress REAL NOT NULL DEFAULT 0,
+    job_id TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    UNIQUE (org_id, name_key)
+  );
+  CREATE INDEX analyses_by_name ON analyses (org_id, name_lookup);
+  CREATE TABLE analysis_results (
+    analysis_uuid TEXT NOT NULL REFERENCES analyses(uuid),
+    metric TEXT NOT NULL,
+    csv TEXT NOT NULL,
+    PRIMARY KEY (analysis_uuid, metric)
+  );
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

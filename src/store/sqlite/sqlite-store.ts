@@ -3,13 +3,16 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { conflict } from "../../domain/errors.js";
 import type { LonLat, Segment } from "../../engine/network/types.js";
+import type { JobQueue } from "../../jobs/queue.js";
 import type {
   AccountRepo,
   CountsResultRepo,
   SegmentStatsRepo,
   UsageRepo,
+  AnalysisRepo,
   ApiKeyRecord,
   DayCount,
+  DayTotal,
   NetworkImportInfo,
   NetworkRepo,
   Organization,
@@ -21,7 +24,16 @@ import type {
   ZoneSetSummary,
 } from "../types.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
+import { SqliteAnalyses } from "./analyses.js";
+import { SqliteJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
+
+export interface SqliteStoreOptions {
+  /** A read-only connection to an existing, migrated file (job worker threads). */
+  readonly?: boolean;
+  /** Epoch-ms clock of the job queue's leases; tests inject one. */
+  clock?: () => number;
+}
 
 const now = () => new Date().toISOString();
 const key = (s: string) => s.trim().toLowerCase();
@@ -36,15 +48,24 @@ export class SqliteStore implements Store {
   readonly segmentStats: SegmentStatsRepo;
   readonly countsResults: CountsResultRepo;
   readonly usage: UsageRepo;
+  readonly analyses: AnalysisRepo;
+  readonly jobs: JobQueue;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
-  constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
+  constructor(
+    readonly file: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    if (options.readonly) {
+      this.db = new Database(file, { readonly: true, fileMustExist: true });
+    } else {
+      if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+      this.db = new Database(file);
+      this.db.pragma("journal_mode = WAL");
+    }
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("busy_timeout = 5000");
-    migrate(this.db);
+    if (!options.readonly) migrate(this.db);
     this.accounts = new SqliteAccounts(this.db);
     this.network = new SqliteNetwork(this.db);
     this.zoneSets = new SqliteZoneSets(this.db);
@@ -52,6 +73,12 @@ export class SqliteStore implements Store {
     this.segmentStats = new SqliteSegmentStats(this.db);
     this.countsResults = new SqliteCountsResults(this.db);
     this.usage = new SqliteUsage(this.db);
+    this.analyses = new SqliteAnalyses(this.db);
+    this.jobs = new SqliteJobQueue(this.db, options.clock);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
   }
 
   close(): void {
@@ -389,6 +416,17 @@ class SqliteTripStats implements TripStatsRepo {
       )
       .all(country, ...vehicleClasses) as { ym: string }[];
     return rows.map((r) => ({ year: Number(r.ym.slice(0, 4)), month: Number(r.ym.slice(5, 7)) }));
+  }
+
+  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[] {
+    if (vehicleClasses.length === 0) return [];
+    const marks = vehicleClasses.map(() => "?").join(",");
+    return this.db
+      .prepare(
+        `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
+         WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+      )
+      .all(country, ...vehicleClasses, from, to) as DayTotal[];
   }
 }
 

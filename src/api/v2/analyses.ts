@@ -1,0 +1,252 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import { Type } from "typebox";
+import { assertMember } from "../../domain/accounts.js";
+import {
+  PUBLIC_STATUS,
+  cancelAnalysis,
+  createAnalysis,
+  deleteAnalysis,
+  metricCsv,
+  requireAnalysis,
+  statusEntry,
+} from "../../domain/analyses/lifecycle.js";
+import { validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import type { StoredAnalysis } from "../../store/types.js";
+import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
+
+const field = (description: string) => Type.Optional(Type.Unknown({ description }));
+
+/**
+ * The envelope only: the domain validator checks every field and reports all
+ * problems at once (a schema would stop at the first).
+ */
+const AnalysisBody = Type.Object(
+  {
+    insight_login_email: Type.String({ maxLength: 254, description: "login of the key's organization" }),
+    analysis_name: field(
+      "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
+    ),
+    analysis_type: field("OD_Analysis"),
+    travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
+    output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
+    oz_sets: field("origin zone sets: [{name} | {uuid}]"),
+    dz_sets: field("destination zone sets: [{name} | {uuid}]"),
+    date_ranges: field("[{start_date, end_date}] MM/DD/YYYY within the supported data periods"),
+    day_types: field("comma-separated <name>|<start><end>, weekdays 1 (Monday) to 7"),
+    day_parts: field("comma-separated <name>|<HH><HH>, end hour inclusive"),
+    traveler_attributes: field("boolean"),
+    trip_attributes: field("boolean"),
+    country: field("country code of the zones' road network; inferred from the zones when omitted"),
+  },
+  { additionalProperties: true },
+);
+
+const StatusEntry = Type.Object({
+  name: Type.String(),
+  uuid: Type.String(),
+  status: Type.String({ description: "Processing, Data Available, Failed, Cancelled or Deleted" }),
+  metrics: Type.Array(Type.String()),
+  failure_reason: Type.Optional(Type.String()),
+});
+const NotFoundEntry = Type.Object({
+  name: Type.Optional(Type.String()),
+  uuid: Type.Optional(Type.String()),
+  status: Type.Literal("Not Found"),
+  error: Type.String(),
+});
+const StatusQuery = Type.Object({
+  analyses: Type.Array(
+    Type.Object({ name: Type.Optional(Type.String()), uuid: Type.Optional(Type.String()) }),
+    { minItems: 1, maxItems: 1000 },
+  ),
+});
+const LifecycleResponse = Type.Object({
+  name: Type.String(),
+  uuid: Type.String(),
+  status: Type.Literal("success"),
+  analysis_status: Type.String(),
+});
+const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
+const Csv = Type.String({ description: "CSV with a header row" });
+
+const lifecycleResponse = (a: StoredAnalysis) => ({
+  name: a.name,
+  uuid: a.uuid,
+  status: "success" as const,
+  analysis_status: PUBLIC_STATUS[a.state],
+});
+
+function sendCsv(reply: FastifyReply, a: StoredAnalysis, metric: string, csv: string) {
+  const file = `${a.name}_${metric}`.replace(/[^\w.-]+/g, "_");
+  return reply
+    .type("text/csv; charset=utf-8")
+    .header("content-disposition", `attachment; filename="${file}.csv"`)
+    .send(csv);
+}
+
+export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, networks } = app.deps;
+
+  app.post(
+    "/analyses",
+    {
+      schema: {
+        summary: "Create an analysis; it is queued and computed in the background",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        body: AnalysisBody,
+        response: { 200: SuccessCreated },
+      },
+    },
+    async (request) => {
+      const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
+      const created = createAnalysis(store, spec);
+      return { name: created.name, status: "success" as const, uuid: created.uuid };
+    },
+  );
+
+  app.post(
+    "/analyses/status",
+    {
+      schema: {
+        summary: "Status and downloadable metrics of analyses, by name or uuid",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        body: StatusQuery,
+        response: {
+          200: Type.Object({
+            analyses: Type.Array(Type.Union([StatusEntry, NotFoundEntry])),
+            status: Type.Literal("success"),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const orgId = request.apiKey.orgId;
+      const analyses = request.body.analyses.map((ref) => {
+        const wanted = ref.uuid ?? ref.name;
+        const found = wanted === undefined ? null : store.analyses.get(orgId, wanted);
+        if (found) return statusEntry(found);
+        const error =
+          wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
+        return { ...ref, status: "Not Found" as const, error };
+      });
+      return { analyses, status: "success" as const };
+    },
+  );
+
+  app.get(
+    "/analyses",
+    {
+      schema: {
+        summary: "The organization's analyses, newest first (deleted ones left out)",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        response: {
+          200: Type.Object({
+            analyses: Type.Array(
+              Type.Object({
+                ...StatusEntry.properties,
+                progress: Type.Number({ description: "0..1" }),
+                analysis_type: Type.String(),
+                travel_mode_type: Type.String(),
+                created_at: Type.String(),
+                started_at: Type.Union([Type.String(), Type.Null()]),
+                finished_at: Type.Union([Type.String(), Type.Null()]),
+              }),
+            ),
+            status: Type.Literal("success"),
+          }),
+        },
+      },
+    },
+    async (request) => ({
+      analyses: store.analyses
+        .list(request.apiKey.orgId)
+        .filter((a) => a.state !== "deleted")
+        .map((a) => ({
+          ...statusEntry(a),
+          progress: a.progress,
+          analysis_type: a.spec.analysisType,
+          travel_mode_type: a.spec.travelMode,
+          created_at: a.createdAt,
+          started_at: a.startedAt,
+          finished_at: a.finishedAt,
+        })),
+      status: "success" as const,
+    }),
+  );
+
+  app.post(
+    "/analyses/cancel/:uuid",
+    {
+      schema: {
+        summary: "Cancel a Processing analysis",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: UuidParams,
+        body: LoginEmailBody,
+        response: { 200: LifecycleResponse },
+      },
+    },
+    async (request) => {
+      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      return lifecycleResponse(cancelAnalysis(store, request.apiKey.orgId, request.params.uuid));
+    },
+  );
+
+  app.delete(
+    "/analyses/:uuid",
+    {
+      schema: {
+        summary: "Delete a finished analysis and its results; its name can be used again",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: UuidParams,
+        body: LoginEmailBody,
+        response: { 200: LifecycleResponse },
+      },
+    },
+    async (request) => {
+      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      return lifecycleResponse(deleteAnalysis(store, request.apiKey.orgId, request.params.uuid));
+    },
+  );
+
+  app.get(
+    "/analyses/download/name/:analysis_name/:metric",
+    {
+      schema: {
+        summary: "A metric of a completed analysis as CSV, by analysis name",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: Type.Object({ analysis_name: Type.String(), metric: Type.String() }),
+        produces: ["text/csv"],
+        response: { 200: Csv },
+      },
+    },
+    async (request, reply) => {
+      const a = requireAnalysis(store, request.apiKey.orgId, request.params.analysis_name, "analysis_name");
+      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+    },
+  );
+
+  app.get(
+    "/analyses/download/uuid/:uuid/:metric",
+    {
+      schema: {
+        summary: "A metric of a completed analysis as CSV, by analysis uuid",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: Type.Object({ uuid: Type.String(), metric: Type.String() }),
+        produces: ["text/csv"],
+        response: { 200: Csv },
+      },
+    },
+    async (request, reply) => {
+      const a = requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid");
+      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+    },
+  );
+};

@@ -1,0 +1,106 @@
+import type { AnalysisState, Store, StoredAnalysis } from "../../store/types.js";
+import { conflict, notFound } from "../errors.js";
+import type { AnalysisSpec } from "./spec.js";
+
+/** Job kind and payload of an analysis run. */
+export const ANALYSIS_JOB = "analysis";
+export interface AnalysisJobPayload {
+  analysisUuid: string;
+}
+
+/** The status strings of the interface; queued and running are both `Processing`. */
+export const PUBLIC_STATUS: Record<AnalysisState, string> = {
+  queued: "Processing",
+  running: "Processing",
+  done: "Data Available",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  deleted: "Deleted",
+};
+
+export interface StatusEntry {
+  name: string;
+  uuid: string;
+  status: string;
+  metrics: string[];
+  failure_reason?: string;
+}
+
+export function statusEntry(a: StoredAnalysis): StatusEntry {
+  const entry: StatusEntry = {
+    name: a.name,
+    uuid: a.uuid,
+    status: PUBLIC_STATUS[a.state],
+    metrics: a.metrics,
+  };
+  if (a.state === "failed") entry.failure_reason = a.failureReason ?? "the analysis failed";
+  return entry;
+}
+
+/**
+ * Stores the analysis and enqueues its job in one transaction, so a name clash
+ * (409) leaves no job behind and a stored analysis always has its job.
+ */
+export function createAnalysis(store: Store, spec: AnalysisSpec): StoredAnalysis {
+  return store.transaction(() => {
+    const payload: AnalysisJobPayload = { analysisUuid: spec.uuid };
+    const job = store.jobs.enqueue(ANALYSIS_JOB, payload);
+    return store.analyses.create({ spec, jobId: job.id });
+  });
+}
+
+export function requireAnalysis(
+  store: Store,
+  orgId: string,
+  nameOrUuid: string,
+  field?: string,
+): StoredAnalysis {
+  const found = store.analyses.get(orgId, nameOrUuid);
+  if (!found) throw notFound("unknown_analysis", `no analysis "${nameOrUuid}" in this organization`, field);
+  return found;
+}
+
+/** Pending or running → Cancelled; the runner sees the cancelled job and stops its worker. */
+export function cancelAnalysis(store: Store, orgId: string, uuid: string): StoredAnalysis {
+  const a = requireAnalysis(store, orgId, uuid, "uuid");
+  store.transaction(() => {
+    if (!store.analyses.cancel(a.uuid))
+      throw conflict(
+        "analysis_finished",
+        `analysis "${a.name}" is ${PUBLIC_STATUS[a.state]}; only a Processing analysis can be cancelled`,
+      );
+    if (a.jobId) store.jobs.cancel(a.jobId);
+  });
+  return store.analyses.getByUuid(a.uuid)!;
+}
+
+/** Finished (Data Available, Failed, Cancelled) → Deleted: results dropped, the name free for a new analysis. */
+export function deleteAnalysis(store: Store, orgId: string, uuid: string): StoredAnalysis {
+  const a = requireAnalysis(store, orgId, uuid, "uuid");
+  if (a.state === "deleted") throw conflict("analysis_deleted", `analysis "${a.name}" is already deleted`);
+  if (!store.analyses.markDeleted(a.uuid))
+    throw conflict("analysis_processing", `analysis "${a.name}" is still Processing; cancel it first`);
+  return store.analyses.getByUuid(a.uuid)!;
+}
+
+/** A metric's CSV of a completed analysis; 409 while it is not (yet) available, 404 for an unknown metric. */
+export function metricCsv(store: Store, a: StoredAnalysis, metric: string): string {
+  if (a.state === "deleted") throw notFound("analysis_deleted", `analysis "${a.name}" was deleted`);
+  if (a.state !== "done") {
+    const why =
+      a.state === "failed"
+        ? `it failed: ${a.failureReason}`
+        : a.state === "cancelled"
+          ? "it was cancelled"
+          : "it is still Processing; poll /analyses/status until it is Data Available";
+    throw conflict("analysis_not_available", `analysis "${a.name}" has no data: ${why}`);
+  }
+  const csv = a.metrics.includes(metric) ? store.analyses.result(a.uuid, metric) : null;
+  if (csv === null)
+    throw notFound(
+      "unknown_metric",
+      `analysis "${a.name}" has no metric "${metric}"; available: ${a.metrics.join(", ")}`,
+      "metric",
+    );
+  return csv;
+}

@@ -1,0 +1,414 @@
+import type { VehicleClass } from "../../engine/trips/types.js";
+import type { Store, StoredZoneSet } from "../../store/types.js";
+import { assertMember } from "../accounts.js";
+import { dataPeriods, parseUsDate, type DateRange } from "../date-ranges.js";
+import { ValidationError, type Issue } from "../errors.js";
+import { findTravelMode, TRAVEL_MODES } from "../travel-modes.js";
+import {
+  DEFAULT_DAY_PARTS,
+  DEFAULT_DAY_TYPES,
+  parseBins,
+  parseDayParts,
+  parseDayTypes,
+  parsePercentiles,
+  type Bin,
+  type DayPart,
+  type DayType,
+} from "./grammar.js";
+
+/** Analysis types this service runs, by canonical spelling. */
+export const ANALYSIS_TYPES = ["OD_Analysis"] as const;
+export const OUTPUT_TYPES = ["index", "volume"] as const;
+export const UNITS = ["miles", "km"] as const;
+export const MAX_NAME_LENGTH = 50;
+
+/** Bins used when a request names none (speed in mph or km/h, minutes, miles or km, ratio). */
+export const DEFAULT_BINS = {
+  trip_speed_bins: "0-10,10-20,20-30,30-40,40-50,50-60,60-70,70-80,80+",
+  trip_duration_bins: "0-10,10-20,20-30,30-40,40-50,50-60,60-90,90-120,120+",
+  trip_length_bins: "0-1,1-2,2-5,5-10,10-20,20-50,50-100,100+",
+  trip_circuity_bins: "1-1.2,1.2-1.4,1.4-1.6,1.6-1.8,1.8-2,2+",
+};
+export const DEFAULT_SPEED_PERCENTILES = "5,15,50,85,95";
+
+/** Request fields published clients send that are type-checked, then ignored (see docs/analyses.md). */
+export const IGNORED_FIELDS = [
+  "travel_mode_data",
+  "is_ui_enabled",
+  "enable_visualization",
+  "enable_completion_email",
+] as const;
+
+const KNOWN_FIELDS = new Set<string>([
+  "insight_login_email",
+  "analysis_name",
+  "analysis_type",
+  "travel_mode_type",
+  "output_type",
+  "oz_sets",
+  "dz_sets",
+  "date_ranges",
+  "day_types",
+  "day_parts",
+  "traveler_attributes",
+  "trip_attributes",
+  "country",
+  "description",
+  "tags",
+  "unit_of_measurement",
+  ...Object.keys(DEFAULT_BINS),
+  "enable_speed_percentile",
+  "speed_percentile_bins",
+  ...IGNORED_FIELDS,
+]);
+
+export interface ZoneSetRef {
+  uuid: string;
+  name: string;
+}
+
+/** A requested period with ISO days for querying trips. */
+export interface SpecDateRange extends DateRange {
+  startDay: string;
+  endDay: string;
+}
+
+/** The normalised, self-contained description of an analysis; stored as JSON and handed to the compute. */
+export interface AnalysisSpec {
+  uuid: string;
+  orgId: string;
+  name: string;
+  loginEmail: string;
+  analysisType: (typeof ANALYSIS_TYPES)[number];
+  travelMode: string;
+  vehicleClasses: VehicleClass[];
+  /** Country code of the road network the zones lie on. */
+  country: string;
+  outputType: (typeof OUTPUT_TYPES)[number];
+  /** Zone sets snapshotted by uuid at creation. */
+  originSets: ZoneSetRef[];
+  destinationSets: ZoneSetRef[];
+  dateRanges: SpecDateRange[];
+  dayTypes: DayType[];
+  dayParts: DayPart[];
+  travelerAttributes: boolean;
+  tripAttributes: boolean;
+  unit: (typeof UNITS)[number];
+  bins: { speed: Bin[]; duration: Bin[]; length: Bin[]; circuity: Bin[] };
+  /** Null unless enable_speed_percentile. */
+  speedPercentiles: number[] | null;
+  description: string | null;
+  tags: string[];
+}
+
+/** What validation reads: the store and the loaded road networks. */
+export interface AnalysisRequestContext {
+  store: Store;
+  networks: {
+    get(country: string): { searchBox(w: number, s: number, e: number, n: number): number[] } | null;
+  };
+  orgId: string;
+}
+
+type Body = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Body => typeof v === "object" && v !== null && !Array.isArray(v);
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Reads an optional field of an expected JS type; a wrong type becomes an issue and reads as absent. */
+function optional(body: Body, field: string, type: "string" | "boolean", issues: Issue[]): unknown {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === type) return v;
+  issues.push({ field, message: `must be a ${type}` });
+  return undefined;
+}
+
+const optionalString = (body: Body, field: string, issues: Issue[]): string | null =>
+  (optional(body, field, "string", issues) as string | undefined) ?? null;
+const optionalBoolean = (body: Body, field: string, issues: Issue[]): boolean =>
+  (optional(body, field, "boolean", issues) as boolean | undefined) ?? false;
+
+/** Case-insensitive pick from a fixed list; the canonical spelling is returned. */
+function oneOf<T extends string>(
+  value: string | null,
+  allowed: readonly T[],
+  fallback: T | null,
+  field: string,
+  issues: Issue[],
+): T | null {
+  if (value === null) {
+    if (fallback === null) issues.push({ field, message: `is required; one of ${allowed.join(", ")}` });
+    return fallback;
+  }
+  const found = allowed.find((a) => a.toLowerCase() === value.trim().toLowerCase());
+  if (!found)
+    issues.push({ field, message: `"${value}" is not supported; supported: ${allowed.join(", ")}` });
+  return found ?? null;
+}
+
+function analysisName(body: Body, uuid: string, issues: Issue[]): string {
+  const given = optionalString(body, "analysis_name", issues);
+  if (given === null) return `analysis_${uuid.replace(/-/g, "").slice(0, 12)}`;
+  const name = given.trim();
+  if (name === "") issues.push({ field: "analysis_name", message: "must not be blank" });
+  if (name.length > MAX_NAME_LENGTH)
+    issues.push({ field: "analysis_name", message: `must be at most ${MAX_NAME_LENGTH} characters` });
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    issues.push({ field: "analysis_name", message: "must not contain control characters" });
+  return name;
+}
+
+/** `[{name}|{uuid}|{zone_set_name}, …]` → the stored sets, duplicates dropped. */
+function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues: Issue[]): StoredZoneSet[] {
+  const refs = body[field];
+  if (!Array.isArray(refs) || refs.length === 0) {
+    issues.push({ field, message: "must be a non-empty array of {name} or {uuid} objects" });
+    return [];
+  }
+  const found = new Map<string, StoredZoneSet>();
+  refs.forEach((ref, i) => {
+    const where = `${field}[${i}]`;
+    const keys = isObject(ref) ? Object.keys(ref) : [];
+    const key = keys.length === 1 ? keys[0] : undefined;
+    const value = key && ["name", "uuid", "zone_set_name"].includes(key) ? (ref as Body)[key] : undefined;
+    if (typeof value !== "string" || value.trim() === "")
+      return issues.push({
+        field: where,
+        message: "must be {name: <zone set name>} or {uuid: <zone set uuid>}",
+      });
+    const set = ctx.store.zoneSets.get(ctx.orgId, value.trim());
+    if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
+    found.set(set.uuid, set);
+  });
+  return [...found.values()];
+}
+
+type Bbox = [number, number, number, number];
+
+function extendBbox(box: Bbox, coords: unknown): void {
+  if (!Array.isArray(coords)) return;
+  if (typeof coords[0] === "number" && typeof coords[1] === "number") {
+    box[0] = Math.min(box[0], coords[0]);
+    box[1] = Math.min(box[1], coords[1]);
+    box[2] = Math.max(box[2], coords[0]);
+    box[3] = Math.max(box[3], coords[1]);
+  } else coords.forEach((c) => extendBbox(box, c));
+}
+
+function bboxOfSets(sets: StoredZoneSet[]): Bbox | null {
+  const box: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const s of sets) for (const f of s.featureCollection.features) extendBbox(box, f.geometry.coordinates);
+  return box[0] <= box[2] ? box : null;
+}
+
+/**
+ * The request carries no country: it is the given optional `country`, or the
+ * one imported network that has road segments within the zones' bounding box.
+ */
+function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequestContext, issues: Issue[]) {
+  const imported = ctx.store.network.countries().map((c) => c.country);
+  const given = optionalString(body, "country", issues);
+  if (given !== null) {
+    const code = given.trim().toLowerCase();
+    if (!imported.includes(code))
+      issues.push({
+        field: "country",
+        message: `no road network for "${given}"; imported: ${imported.join(", ")}`,
+      });
+    return imported.includes(code) ? code : null;
+  }
+  const box = bboxOfSets(sets);
+  if (!box) return null;
+  const matching = imported.filter((c) => (ctx.networks.get(c)?.searchBox(...box).length ?? 0) > 0);
+  if (matching.length === 1) return matching[0];
+  issues.push({
+    field: "oz_sets",
+    message:
+      matching.length === 0
+        ? "the zones lie outside every imported road network"
+        : `the zones touch the road networks of ${matching.join(", ")}; give "country" to choose one`,
+  });
+  return null;
+}
+
+function dateRanges(body: Body, supported: DateRange[] | null, issues: Issue[]): SpecDateRange[] {
+  const given = body.date_ranges;
+  if (!Array.isArray(given) || given.length === 0) {
+    issues.push({ field: "date_ranges", message: "must be a non-empty array of {start_date, end_date}" });
+    return [];
+  }
+  const bounds = (supported ?? []).map((r) => [
+    isoDay(parseUsDate(r.start_date)!),
+    isoDay(parseUsDate(r.end_date)!),
+  ]);
+  const out: SpecDateRange[] = [];
+  given.forEach((r, i) => {
+    const where = `date_ranges[${i}]`;
+    const start = isObject(r) && typeof r.start_date === "string" ? parseUsDate(r.start_date) : null;
+    const end = isObject(r) && typeof r.end_date === "string" ? parseUsDate(r.end_date) : null;
+    if (!start || !end)
+      return issues.push({
+        field: where,
+        message: "start_date and end_date must be real dates written MM/DD/YYYY",
+      });
+    const range = { start_date: r.start_date as string, end_date: r.end_date as string };
+    const [startDay, endDay] = [isoDay(start), isoDay(end)];
+    if (endDay < startDay) return issues.push({ field: where, message: "end_date is before start_date" });
+    const overlapped = out.find((o) => startDay <= o.endDay && o.startDay <= endDay);
+    if (overlapped)
+      return issues.push({
+        field: where,
+        message: `overlaps ${overlapped.start_date}-${overlapped.end_date}`,
+      });
+    if (supported && !bounds.some(([s, e]) => s <= startDay && endDay <= e))
+      return issues.push({
+        field: where,
+        message:
+          `${range.start_date}-${range.end_date} is not within the supported data periods` +
+          (supported.length
+            ? ` (${supported.map((p) => `${p.start_date}-${p.end_date}`).join(", ")})`
+            : " (none)"),
+      });
+    out.push({ ...range, startDay, endDay });
+  });
+  return out;
+}
+
+/** Calibration zones (pass-through zones with calibration_type) allow volume output. */
+const hasCalibration = (sets: StoredZoneSet[]) =>
+  sets.some((s) =>
+    s.featureCollection.features.some(
+      (f) => f.properties.is_pass === 1 && typeof f.properties.calibration_type === "string",
+    ),
+  );
+
+function tags(body: Body, issues: Issue[]): string[] {
+  const v = body.tags;
+  if (v === undefined || v === null) return [];
+  const list = typeof v === "string" ? v.split(",") : Array.isArray(v) ? v : null;
+  if (!list || list.some((t) => typeof t !== "string")) {
+    issues.push({ field: "tags", message: "must be an array of strings or a comma-separated string" });
+    return [];
+  }
+  return [...new Set((list as string[]).map((t) => t.trim()).filter(Boolean))];
+}
+
+function bins(body: Body, issues: Issue[]): AnalysisSpec["bins"] {
+  const read = (field: keyof typeof DEFAULT_BINS) =>
+    parseBins(optionalString(body, field, issues) ?? DEFAULT_BINS[field], field, issues);
+  return {
+    speed: read("trip_speed_bins"),
+    duration: read("trip_duration_bins"),
+    length: read("trip_length_bins"),
+    circuity: read("trip_circuity_bins"),
+  };
+}
+
+function checkIgnoredFields(body: Body, issues: Issue[]): void {
+  for (const field of ["is_ui_enabled", "enable_visualization", "enable_completion_email"])
+    optionalBoolean(body, field, issues);
+  const data = body.travel_mode_data;
+  if (data !== undefined && data !== null && typeof data !== "string" && !isObject(data))
+    issues.push({ field: "travel_mode_data", message: "must be a string or an object" });
+}
+
+/**
+ * Validates a POST /analyses body against the organization's data and returns
+ * the normalised spec. Membership failures throw 403 at once; every other
+ * problem is collected into one ValidationError (400). Name uniqueness is the
+ * store's job, checked when the analysis is inserted.
+ */
+export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestContext): AnalysisSpec {
+  if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
+  if (typeof body.insight_login_email !== "string")
+    throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
+  assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
+
+  const issues: Issue[] = [];
+  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
+  if (unknown.length) issues.push({ field: unknown[0], message: `unknown field(s): ${unknown.join(", ")}` });
+
+  const uuid = crypto.randomUUID();
+  const name = analysisName(body, uuid, issues);
+  const analysisType = oneOf(
+    optionalString(body, "analysis_type", issues),
+    ANALYSIS_TYPES,
+    null,
+    "analysis_type",
+    issues,
+  );
+  const modeName = optionalString(body, "travel_mode_type", issues);
+  const mode = modeName === null ? null : findTravelMode(modeName);
+  if (!mode)
+    issues.push({
+      field: "travel_mode_type",
+      message: `${modeName === null ? "is required" : `"${modeName}" is not a travel mode`}; one of ${Object.keys(TRAVEL_MODES).join(", ")}`,
+    });
+
+  const origins = zoneSets(body, "oz_sets", ctx, issues);
+  const destinations = zoneSets(body, "dz_sets", ctx, issues);
+  const allSets = [...origins, ...destinations];
+  const country = allSets.length ? analysisCountry(body, allSets, ctx, issues) : null;
+  const supported =
+    country && mode
+      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
+      : null;
+  const ranges = dateRanges(body, supported, issues);
+
+  const outputType = oneOf(
+    optionalString(body, "output_type", issues),
+    OUTPUT_TYPES,
+    "index",
+    "output_type",
+    issues,
+  );
+  if (outputType === "volume" && allSets.length && !hasCalibration(allSets))
+    issues.push({
+      field: "output_type",
+      message:
+        "volume output needs calibration: none of the referenced zone sets has a pass-through zone with calibration_type",
+    });
+
+  const dayTypes = parseDayTypes(optionalString(body, "day_types", issues) ?? DEFAULT_DAY_TYPES, issues);
+  const dayParts = parseDayParts(optionalString(body, "day_parts", issues) ?? DEFAULT_DAY_PARTS, issues);
+  const unit = oneOf(
+    optionalString(body, "unit_of_measurement", issues),
+    UNITS,
+    "miles",
+    "unit_of_measurement",
+    issues,
+  );
+  const percentilesOn = optionalBoolean(body, "enable_speed_percentile", issues);
+  const percentileText = optionalString(body, "speed_percentile_bins", issues) ?? DEFAULT_SPEED_PERCENTILES;
+  const percentiles = parsePercentiles(percentileText, "speed_percentile_bins", issues);
+  const spec: AnalysisSpec = {
+    uuid,
+    orgId: ctx.orgId,
+    name,
+    loginEmail: body.insight_login_email.trim(),
+    analysisType: analysisType!,
+    travelMode: mode?.name ?? "",
+    vehicleClasses: [...(mode?.vehicleClasses ?? [])],
+    country: country ?? "",
+    outputType: outputType!,
+    originSets: origins.map((s) => ({ uuid: s.uuid, name: s.name })),
+    destinationSets: destinations.map((s) => ({ uuid: s.uuid, name: s.name })),
+    dateRanges: ranges,
+    dayTypes,
+    dayParts,
+    travelerAttributes: optionalBoolean(body, "traveler_attributes", issues),
+    tripAttributes: optionalBoolean(body, "trip_attributes", issues),
+    unit: unit!,
+    bins: bins(body, issues),
+    speedPercentiles: percentilesOn ? percentiles : null,
+    description: optionalString(body, "description", issues),
+    tags: tags(body, issues),
+  };
+  checkIgnoredFields(body, issues);
+  if (spec.description !== null && spec.description.length > 2000)
+    issues.push({ field: "description", message: "must be at most 2000 characters" });
+  if (issues.length) throw new ValidationError(issues);
+  return spec;
+}

@@ -1,0 +1,72 @@
+import type { AnalysisSpec } from "../domain/analyses/spec.js";
+import type { Network } from "../engine/network/network.js";
+import type { Store } from "../store/types.js";
+import { toCsv } from "./csv.js";
+
+/** What a compute function may use. It runs in a worker thread over a read-only store. */
+export interface ComputeContext {
+  store: Store;
+  networks: { get(country: string): Network | null };
+  /** Fraction done, 0..1; shown as the analysis' progress. */
+  onProgress(fraction: number): void;
+}
+
+/** Metric name → CSV text (header row first). The keys become the analysis' downloadable metrics. */
+export type MetricCsvs = Record<string, string>;
+
+/**
+ * The contract every analysis computation implements. It must be
+ * deterministic for a spec and data, must not write to the store (the runner
+ * stores the results), and throws an Error whose message a user can act on
+ * when the analysis cannot be computed (it becomes the failure reason).
+ */
+export type ComputeAnalysis = (spec: AnalysisSpec, ctx: ComputeContext) => Promise<MetricCsvs> | MetricCsvs;
+
+/** ISO weekday of a YYYY-MM-DD day: 1 = Monday … 7 = Sunday. */
+export function isoWeekday(day: string): number {
+  return ((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
+}
+
+export const SAMPLE_SIZE_HEADER = [
+  "data_period",
+  "day_type",
+  "mode_of_travel",
+  "days_with_data",
+  "approximate_device_count",
+  "approximate_trip_count",
+];
+
+/**
+ * Sample size from the stored per-day tallies: for each requested period and
+ * day type, the days with trips of the travel mode, the trips on them, and the
+ * largest daily device count (devices are tallied per day, so distinct devices
+ * over a period are not known; the daily peak is a lower bound).
+ */
+export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
+  const rows: (string | number)[][] = [];
+  for (const range of spec.dateRanges) {
+    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
+    for (const dayType of spec.dayTypes) {
+      const matching = days.filter((d) => {
+        const weekday = isoWeekday(d.day);
+        return d.trips > 0 && weekday >= dayType.start && weekday <= dayType.end;
+      });
+      rows.push([
+        `${range.start_date} - ${range.end_date}`,
+        dayType.label,
+        spec.travelMode,
+        matching.length,
+        Math.max(0, ...matching.map((d) => d.devices)),
+        matching.reduce((sum, d) => sum + d.trips, 0),
+      ]);
+    }
+  }
+  return toCsv(SAMPLE_SIZE_HEADER, rows);
+}
+
+/** This slice computes `sample_size`; the OD metrics (od_all, zone_od_all, …) are added by the trip engine. */
+export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
+  const sampleSize = sampleSizeCsv(spec, ctx.store);
+  ctx.onProgress(1);
+  return { sample_size: sampleSize };
+};

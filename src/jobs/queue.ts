@@ -1,0 +1,36 @@
+/**
+ * A durable job queue. Jobs are claimed under a lease that the worker renews
+ * (heartbeat); a job whose lease runs out — its process crashed or hung — is
+ * claimed again by the next worker. The SQLite implementation lives in
+ * src/store/sqlite; a Redis/BullMQ one can replace it behind this interface.
+ */
+export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
+
+export interface Job {
+  id: string;
+  kind: string;
+  payload: unknown;
+  state: JobState;
+  /** How many times the job was claimed; above 1 it was picked up again after an interruption. */
+  attempts: number;
+  leaseOwner: string | null;
+  /** Epoch ms. */
+  leaseExpiresAt: number | null;
+  failureReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface JobQueue {
+  enqueue(kind: string, payload: unknown): Job;
+  /** Atomically takes the oldest queued job, or a running one whose lease expired; null when none. */
+  claim(workerId: string, leaseMs: number): Job | null;
+  /** Renews the lease; false when the job is no longer this worker's to run (cancelled, reclaimed, finished). */
+  heartbeat(jobId: string, workerId: string, leaseMs: number): boolean;
+  /** Each of these is false when the job is no longer running under `workerId`. */
+  complete(jobId: string, workerId: string): boolean;
+  fail(jobId: string, workerId: string, reason: string): boolean;
+  /** Cancels a queued or running job; false when it had already finished. */
+  cancel(jobId: string): boolean;
+  get(jobId: string): Job | null;
+}

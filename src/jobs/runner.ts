@@ -1,0 +1,170 @@
+import { Worker } from "node:worker_threads";
+import type { Store } from "../store/types.js";
+import { ANALYSIS_JOB, type AnalysisJobPayload } from "../domain/analyses/lifecycle.js";
+import type { Job, JobQueue } from "./queue.js";
+import type { WorkerInput, WorkerMessage } from "./worker.js";
+
+export interface RunnerOptions {
+  /** The main thread's store: the runner alone writes statuses and results. */
+  store: Store;
+  queue: JobQueue;
+  /** The SQLite file workers open read-only. */
+  dbFile: string;
+  workerId?: string;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  /** A job claimed more often than this was interrupted repeatedly and is failed. */
+  maxAttempts?: number;
+  /** Module exporting `computeAnalysis`; defaults to ./compute. Tests inject their own. */
+  computeModule?: string;
+  log?: (line: string) => void;
+}
+
+/** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
+type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "error" }> | { type: "lost" };
+
+// Under tsx (tests, `npm run streetflow`) modules are .ts files and workers need tsx registered too.
+const RUNNING_TS = import.meta.url.endsWith(".ts");
+const sibling = (name: string) => new URL(`./${name}${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url);
+
+/**
+ * Starts the worker thread. From dist it is plain worker.js; under tsx the
+ * `--import tsx` flag does not reach worker threads on Node 20, so a small
+ * script registers tsx's loader in the thread before importing worker.ts.
+ */
+function startWorker(input: WorkerInput): Worker {
+  if (!RUNNING_TS) return new Worker(sibling("worker"), { workerData: input });
+  const tsxApi = import.meta.resolve("tsx/esm/api");
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(sibling("worker").href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: input });
+}
+
+/**
+ * Polls the queue and runs analysis jobs one at a time, each in a worker
+ * thread so a long computation never blocks the HTTP server. It renews the
+ * job's lease while the worker runs; a failed renewal means the job was
+ * cancelled (or taken over), and the worker is terminated.
+ */
+export class JobRunner {
+  private readonly o: Required<Omit<RunnerOptions, "log">> & { log: (line: string) => void };
+  private timer: NodeJS.Timeout | null = null;
+  private current: { worker: Worker; done: Promise<void> } | null = null;
+  private stopping = false;
+
+  constructor(options: RunnerOptions) {
+    const leaseMs = options.leaseMs ?? 60_000;
+    this.o = {
+      workerId: `runner-${crypto.randomUUID()}`,
+      heartbeatMs: Math.max(10, Math.floor(leaseMs / 3)),
+      pollMs: 1000,
+      maxAttempts: 3,
+      computeModule: sibling("compute").href,
+      log: () => {},
+      ...options,
+      leaseMs,
+    };
+  }
+
+  start(): this {
+    this.stopping = false;
+    this.schedule(0);
+    return this;
+  }
+
+  /** Stops polling and terminates a running worker; its job's lease expires and a later start resumes it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.current) {
+      await this.current.worker.terminate();
+      await this.current.done;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping) return;
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    let ran = false;
+    try {
+      const job = this.o.queue.claim(this.o.workerId, this.o.leaseMs);
+      if (job) {
+        ran = true;
+        await this.runJob(job);
+      }
+    } catch (e) {
+      this.o.log(`job runner: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    // Look again at once after a job: more may be waiting.
+    this.schedule(ran ? 0 : this.o.pollMs);
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const { store, queue, workerId } = this.o;
+    const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
+    const analysis = job.kind === ANALYSIS_JOB ? store.analyses.getByUuid(uuid) : null;
+    if (!analysis || !["queued", "running"].includes(analysis.state)) {
+      queue.complete(job.id, workerId); // nothing (left) to do: unknown kind, or cancelled meanwhile
+      return;
+    }
+    if (job.attempts > this.o.maxAttempts) {
+      const reason = `the analysis was interrupted ${job.attempts - 1} times while running; create it again`;
+      store.analyses.fail(uuid, reason);
+      queue.fail(job.id, workerId, reason);
+      return;
+    }
+    store.analyses.markRunning(uuid);
+    this.o.log(`analysis ${analysis.name} (${uuid}) started, attempt ${job.attempts}`);
+    const outcome = await this.runWorker(job, {
+      dbFile: this.o.dbFile,
+      spec: analysis.spec,
+      computeModule: this.o.computeModule,
+    });
+    if (this.stopping && outcome.type !== "result") return; // shutting down: the lease expires, a later run resumes
+    if (outcome.type === "result") {
+      store.transaction(() => {
+        if (store.analyses.complete(uuid, outcome.results)) queue.complete(job.id, workerId);
+      });
+    } else if (outcome.type === "error") {
+      store.transaction(() => {
+        store.analyses.fail(uuid, outcome.message);
+        queue.fail(job.id, workerId, outcome.message);
+      });
+    }
+    const ending = { result: "finished", error: "failed", lost: "stopped: cancelled" }[outcome.type];
+    this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
+  }
+
+  /** Runs the worker to its exit and reports how it ended. */
+  private runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
+    const { store, queue, workerId, leaseMs, heartbeatMs } = this.o;
+    const worker = startWorker(input);
+    let settle: (v: WorkerOutcome) => void = () => {};
+    const outcome = new Promise<WorkerOutcome>((resolve) => (settle = resolve));
+    // The first word wins: a result posted before a crash still counts, a cancel beats the exit it causes.
+    let finished: WorkerOutcome | null = null;
+    const finish = (v: WorkerOutcome) => (finished ??= v);
+
+    const heartbeat = setInterval(() => {
+      if (!queue.heartbeat(job.id, workerId, leaseMs)) {
+        finish({ type: "lost" });
+        void worker.terminate();
+      }
+    }, heartbeatMs);
+    worker.on("message", (m: WorkerMessage) => {
+      if (m.type === "progress") store.analyses.setProgress(input.spec.uuid, m.progress);
+      else finish(m);
+    });
+    worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));
+    worker.on("exit", (code) => {
+      clearInterval(heartbeat);
+      settle(finish({ type: "error", message: `the computation stopped unexpectedly (exit code ${code})` }));
+    });
+    this.current = { worker, done: outcome.then(() => undefined) };
+    return outcome.finally(() => (this.current = null));
+  }
+}

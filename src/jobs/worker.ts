@@ -1,0 +1,43 @@
+import { parentPort, workerData } from "node:worker_threads";
+import type { AnalysisSpec } from "../domain/analyses/spec.js";
+import { NetworkRegistry } from "../engine/network/registry.js";
+import { SqliteStore } from "../store/sqlite/sqlite-store.js";
+import type { ComputeAnalysis } from "./compute.js";
+
+/** What the runner hands a worker thread. */
+export interface WorkerInput {
+  dbFile: string;
+  spec: AnalysisSpec;
+  /** URL of a module exporting `computeAnalysis: ComputeAnalysis`. */
+  computeModule: string;
+}
+
+/** Messages a worker posts to the runner. */
+export type WorkerMessage =
+  | { type: "progress"; progress: number }
+  | { type: "result"; results: Record<string, string> }
+  | { type: "error"; message: string };
+
+/** Runs one analysis over its own read-only connection; results go back by message, never to the store. */
+async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promise<void> {
+  const store = new SqliteStore(input.dbFile, { readonly: true });
+  try {
+    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };
+    const onProgress = (progress: number) => post({ type: "progress", progress });
+    const results = await computeAnalysis(input.spec, { store, networks, onProgress });
+    const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
+    if (!results || notCsv)
+      throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);
+    post({ type: "result", results });
+  } catch (e) {
+    post({ type: "error", message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    store.close();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  await run(workerData as WorkerInput, (m) => port.postMessage(m));
+}

@@ -1,0 +1,113 @@
+import type Database from "better-sqlite3";
+import type { Job, JobQueue, JobState } from "../../jobs/queue.js";
+
+interface JobRow {
+  id: string;
+  kind: string;
+  payload: string;
+  state: JobState;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  failure_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const toJob = (r: JobRow): Job => ({
+  id: r.id,
+  kind: r.kind,
+  payload: JSON.parse(r.payload),
+  state: r.state,
+  attempts: r.attempts,
+  leaseOwner: r.lease_owner,
+  leaseExpiresAt: r.lease_expires_at,
+  failureReason: r.failure_reason,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The job queue in the service's SQLite file; `clock` is injectable so tests can expire leases. */
+export class SqliteJobQueue implements JobQueue {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  enqueue(kind: string, payload: unknown): Job {
+    const t = this.clock();
+    const id = crypto.randomUUID();
+    // seq keeps insertion order even when two jobs share a millisecond.
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, seq, kind, payload, state, created_at, updated_at)
+         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs), ?, ?, 'queued', ?, ?)`,
+      )
+      .run(id, kind, JSON.stringify(payload ?? null), t, t);
+    return this.get(id)!;
+  }
+
+  claim(workerId: string, leaseMs: number): Job | null {
+    return this.db
+      .transaction(() => {
+        const t = this.clock();
+        const row = this.db
+          .prepare(
+            `SELECT id FROM jobs WHERE state = 'queued' OR (state = 'running' AND lease_expires_at < ?)
+           ORDER BY seq LIMIT 1`,
+          )
+          .get(t) as { id: string } | undefined;
+        if (!row) return null;
+        this.db
+          .prepare(
+            `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?,
+           updated_at = ? WHERE id = ?`,
+          )
+          .run(workerId, t + leaseMs, t, row.id);
+        return this.get(row.id);
+      })
+      .immediate();
+  }
+
+  heartbeat(jobId: string, workerId: string, leaseMs: number): boolean {
+    const t = this.clock();
+    return this.updateOwned(jobId, workerId, "lease_expires_at = ?, updated_at = ?", t + leaseMs, t);
+  }
+
+  complete(jobId: string, workerId: string): boolean {
+    return this.updateOwned(
+      jobId,
+      workerId,
+      "state = 'done', lease_expires_at = NULL, updated_at = ?",
+      this.clock(),
+    );
+  }
+
+  fail(jobId: string, workerId: string, reason: string): boolean {
+    const set = "state = 'failed', failure_reason = ?, lease_expires_at = NULL, updated_at = ?";
+    return this.updateOwned(jobId, workerId, set, reason, this.clock());
+  }
+
+  cancel(jobId: string): boolean {
+    const info = this.db
+      .prepare(
+        `UPDATE jobs SET state = 'cancelled', lease_expires_at = NULL, updated_at = ?
+         WHERE id = ? AND state IN ('queued', 'running')`,
+      )
+      .run(this.clock(), jobId);
+    return info.changes === 1;
+  }
+
+  get(jobId: string): Job | null {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(jobId) as JobRow | undefined;
+    return row ? toJob(row) : null;
+  }
+
+  /** Updates a job only while it is running under this worker's lease. */
+  private updateOwned(jobId: string, workerId: string, set: string, ...values: unknown[]): boolean {
+    const info = this.db
+      .prepare(`UPDATE jobs SET ${set} WHERE id = ? AND state = 'running' AND lease_owner = ?`)
+      .run(...values, jobId, workerId);
+    return info.changes === 1;
+  }
+}

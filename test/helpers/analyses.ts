@@ -1,0 +1,100 @@
+import type { DayCount, Store, StoredZoneSet, ZoneFeature } from "../../src/store/types.js";
+import { at, seg } from "./network.js";
+
+/** A square polygon zone `sizeM` metres wide with its south-west corner at (x, y) metres from ORIGIN. */
+export function squareZone(
+  name: string,
+  id: number,
+  x: number,
+  y: number,
+  sizeM = 50,
+  extra = {},
+): ZoneFeature {
+  const ring = [at(x, y), at(x + sizeM, y), at(x + sizeM, y + sizeM), at(x, y + sizeM), at(x, y)];
+  return {
+    type: "Feature",
+    geometry: { type: "MultiPolygon", coordinates: [[ring]] },
+    properties: { name, id, is_pass: 0, direction: null, is_bidi: 0, geom_type: "polygon", ...extra },
+  };
+}
+
+export function zoneSet(
+  orgId: string,
+  name: string,
+  features: ZoneFeature[],
+  withCalibration = false,
+): StoredZoneSet {
+  return {
+    uuid: crypto.randomUUID(),
+    orgId,
+    name,
+    geomType: "polygon",
+    withCalibration,
+    zoneCount: features.length,
+    createdAt: new Date().toISOString(),
+    featureCollection: { type: "FeatureCollection", features },
+  };
+}
+
+/** Day tallies: 2 trucks making 5 trips on each listed day; personal cars on the first. */
+export function truckDays(days: string[]): DayCount[] {
+  return [
+    ...days.map((day) => ({
+      day,
+      vehicleClass: "heavy_commercial",
+      source: "telematics",
+      trips: 5,
+      devices: 2,
+    })),
+    { day: days[0], vehicleClass: "personal", source: "lbs", trips: 100, devices: 40 },
+  ];
+}
+
+/**
+ * The data of one organization's analyses: the "mc" network (a road near
+ * ORIGIN), zone sets "Downtown" and "Harbour" (plain) and "Counted"
+ * (a calibrated pass-through zone), and truck trips on days of
+ * January and February 2025.
+ */
+export function seedAnalysisData(store: Store, orgId: string): { downtown: StoredZoneSet } {
+  if (!store.network.countries().some((c) => c.country === "mc")) {
+    const info = { country: "mc", source: "test", segmentCount: 1, importedAt: new Date().toISOString() };
+    store.network.replaceCountry(info, [
+      seg(1, 0, 1, 2, [
+        [0, 0],
+        [500, 0],
+      ]),
+    ]);
+    // January: Wed 1st, Mon 6th, Sat 11th; February: Tue 4th.
+    store.tripStats.addDayCounts("mc", truckDays(["2025-01-01", "2025-01-06", "2025-01-11", "2025-02-04"]));
+  }
+  const downtown = zoneSet(orgId, "Downtown", [
+    squareZone("Centre", 1, 0, -25),
+    squareZone("East", 2, 200, -25),
+  ]);
+  store.zoneSets.create(downtown);
+  store.zoneSets.create(zoneSet(orgId, "Harbour", [squareZone("Quay", 1, 400, -25)]));
+  const gate = squareZone("Gate", 1, 100, -25, 20, {
+    is_pass: 1,
+    calibration_type: "AADT",
+    calibration_value: 12000,
+  });
+  store.zoneSets.create(zoneSet(orgId, "Counted", [gate], true));
+  return { downtown };
+}
+
+/** A valid request body over the seeded data. */
+export function odRequest(email: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    insight_login_email: email,
+    analysis_type: "OD_Analysis",
+    travel_mode_type: "Truck",
+    output_type: "index",
+    oz_sets: [{ name: "Downtown" }],
+    dz_sets: [{ name: "Harbour" }],
+    date_ranges: [{ start_date: "01/01/2025", end_date: "01/31/2025" }],
+    traveler_attributes: false,
+    trip_attributes: false,
+    ...extra,
+  };
+}

@@ -1,0 +1,89 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAnalysis } from "../../src/domain/analyses/lifecycle.js";
+import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { JobRunner } from "../../src/jobs/runner.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { makeOrg } from "../helpers/app.js";
+import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
+
+async function until<T>(probe: () => T | undefined, deadlineMs = 15_000): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error("condition not met before the deadline");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("job runner", () => {
+  const dir = mkdtempSync(join(tmpdir(), "streetflow-runner-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A store over a temp file holding one queued analysis; `clock` drives the queue's leases. */
+  function setup(name: string) {
+    const clock = { now: 1_000_000 };
+    const store = new SqliteStore(join(dir, `${name}.db`), { clock: () => clock.now });
+    const org = makeOrg(store, "Runner org");
+    seedAnalysisData(store, org.orgId);
+    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    const spec = validateAnalysisRequest(odRequest(org.email, { analysis_name: name }), {
+      store,
+      networks,
+      orgId: org.orgId,
+    });
+    const analysis = createAnalysis(store, spec);
+    const runner = new JobRunner({ store, queue: store.jobs, dbFile: store.file, pollMs: 10, leaseMs: 1000 });
+    return { store, clock, analysis, runner };
+  }
+
+  it("leaves no job behind when creating an analysis clashes on its name", () => {
+    const { store, analysis } = setup("clash");
+    const twin = { ...analysis.spec, uuid: crypto.randomUUID(), name: "CLASH" };
+    assert.throws(() => createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
+    assert.equal(store.jobs.claim("w", 1000)!.id, analysis.jobId);
+    assert.equal(store.jobs.claim("w", 1000), null);
+    assert.equal(store.analyses.getByUuid(twin.uuid), null);
+    store.close();
+  });
+
+  it("resumes a job whose runner crashed once its lease expires", async () => {
+    const { store, clock, analysis, runner } = setup("resumed");
+    store.jobs.claim("crashed-runner", 1000);
+    store.analyses.markRunning(analysis.uuid);
+    runner.start();
+    clock.now += 1001; // the crashed runner's lease runs out
+    const done = await until(() => {
+      const a = store.analyses.getByUuid(analysis.uuid)!;
+      return a.state === "done" ? a : undefined;
+    });
+    await runner.stop();
+    assert.deepEqual(done.metrics, ["sample_size"]);
+    assert.match(store.analyses.result(analysis.uuid, "sample_size")!, /^data_period,day_type/);
+    const job = store.jobs.get(analysis.jobId!)!;
+    assert.deepEqual([job.state, job.attempts], ["done", 2]);
+    store.close();
+  });
+
+  it("fails an analysis interrupted more than maxAttempts times, with a reason", async () => {
+    const { store, clock, analysis, runner } = setup("interrupted");
+    for (let i = 0; i < 3; i++) {
+      store.jobs.claim(`crash-${i}`, 1000);
+      clock.now += 1001;
+    }
+    runner.start();
+    const failed = await until(() => {
+      const a = store.analyses.getByUuid(analysis.uuid)!;
+      return a.state === "failed" ? a : undefined;
+    });
+    await runner.stop();
+    assert.equal(failed.failureReason, "the analysis was interrupted 3 times while running; create it again");
+    assert.equal(store.jobs.get(analysis.jobId!)!.state, "failed");
+    store.close();
+  });
+});
