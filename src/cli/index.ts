@@ -4,6 +4,7 @@ import { configFromEnv } from "../config.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
 import { serveCommand } from "./serve.js";
+import { simulateCommand } from "./simulate.js";
 
 const program = new Command("streetflow")
   .description("Streetflow: self-hosted traffic analytics")
@@ -16,6 +17,7 @@ const program = new Command("streetflow")
 
 serveCommand(program);
 accountCommands(program);
+simulateCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.

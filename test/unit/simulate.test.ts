@@ -14,6 +14,7 @@ import {
 import { deviceCounts } from "../../src/engine/simulate/population.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import {
+  isoUtc,
   parseGroundTruthLine,
   TRACE_CSV_HEADER,
   writeSimulation,
@@ -268,4 +269,13 @@ test("the writers produce monthly trace CSVs sorted by device and time, and grou
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("timestamps are formatted exactly like Date.toISOString", () => {
+  const rng = new Rng(5);
+  for (let k = 0; k < 2000; k++) {
+    const t = Math.floor(rng.range(0, 4e12));
+    assert.equal(isoUtc(t), new Date(t).toISOString());
+  }
+  assert.equal(isoUtc(Date.UTC(2025, 0, 31, 23, 59, 59, 999)), "2025-01-31T23:59:59.999Z");
 });

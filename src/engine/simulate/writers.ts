@@ -10,7 +10,26 @@ export const TRACE_CSV_HEADER = "device_id,timestamp,lat,lon,speed,heading,vehic
 export function traceCsvRow(deviceId: string, vehicleClass: VehicleClass, p: GpsPoint): string {
   const speed = p.speed === undefined ? "" : p.speed.toFixed(2);
   const heading = p.heading === undefined ? "" : p.heading.toFixed(1);
-  return `${deviceId},${new Date(p.t).toISOString()},${p.lat.toFixed(6)},${p.lon.toFixed(6)},${speed},${heading},${vehicleClass}`;
+  return `${deviceId},${isoUtc(p.t)},${p.lat.toFixed(6)},${p.lon.toFixed(6)},${speed},${heading},${vehicleClass}`;
+}
+
+let cachedDay = NaN;
+let cachedDayPrefix = "";
+
+/** Same text as `new Date(t).toISOString()`, without a Date per row: the day part is cached. */
+export function isoUtc(t: number): string {
+  const ms = ((t % 86_400_000) + 86_400_000) % 86_400_000;
+  const day = t - ms;
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDayPrefix = new Date(day).toISOString().slice(0, 11);
+  }
+  const sec = Math.floor(ms / 1000);
+  return `${cachedDayPrefix}${pad(Math.floor(sec / 3600), 2)}:${pad(Math.floor(sec / 60) % 60, 2)}:${pad(sec % 60, 2)}.${pad(ms % 1000, 3)}Z`;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, "0");
 }
 
 /**
@@ -114,9 +133,11 @@ class MonthWriter {
   }
 
   add(trip: SimulatedTrip): void {
+    if (trip.points.length === 0) return;
     let rows = this.rowsByDevice.get(trip.deviceId);
     if (!rows) this.rowsByDevice.set(trip.deviceId, (rows = []));
-    for (const p of trip.points) rows.push(traceCsvRow(trip.deviceId, trip.vehicleClass, p));
+    // One block of rows per trip keeps the month's buffer to few, larger strings.
+    rows.push(trip.points.map((p) => traceCsvRow(trip.deviceId, trip.vehicleClass, p)).join("\n"));
     this.truthBuffer.push(groundTruthLine(trip.truth));
     if (this.truthBuffer.length >= 1000) this.flushTruth();
     this.files.trips++;
@@ -142,8 +163,8 @@ class MonthWriter {
   }
 }
 
-function writeRows(fd: number, rows: string[]): void {
-  for (let k = 0; k < rows.length; k += 10_000) writeSync(fd, rows.slice(k, k + 10_000).join("\n") + "\n");
+function writeRows(fd: number, blocks: string[]): void {
+  for (let k = 0; k < blocks.length; k += 200) writeSync(fd, blocks.slice(k, k + 200).join("\n") + "\n");
 }
 
 function round7(x: number): number {
