@@ -118,7 +118,10 @@ test("points run from departure to arrival in time order and stay within a few Ï
     assert.ok(points.length >= 2);
     assert.equal(points[0].t, truth.startT);
     assert.equal(points.at(-1)!.t, truth.endT);
-    for (let k = 1; k < points.length; k++) assert.ok(points[k].t > points[k - 1].t, truth.tripId);
+    for (let k = 1; k < points.length; k++) {
+      assert.ok(points[k].t > points[k - 1].t, truth.tripId);
+      assert.ok(points[k].t - points[k - 1].t <= 5 * MINUTE, `${truth.tripId}: gap splits the trip`);
+    }
     const sigma = trip.source === "lbs" ? 10 : 5;
     const lines = truth.route.map((s) => segmentOf(s.segmentId).coords);
     for (const p of points) {

@@ -62,6 +62,8 @@ export interface SamplingOptions {
 
 /** Chance that a phone's next fix comes after a long gap (app in background, no signal). */
 const LBS_DROPOUT_CHANCE = 0.04;
+/** No gap inside a trip reaches the ingest's 10-minute trip split. */
+export const MAX_FIX_GAP_S = 300;
 
 /** Fixes along a track: first at departure, last at arrival, noisy positions; telematics adds speed and heading. */
 export function sampleTrack(land: Landscape, track: Track, opts: SamplingOptions, rng: Rng): GpsPoint[] {
@@ -79,7 +81,10 @@ export function sampleTrack(land: Landscape, track: Track, opts: SamplingOptions
 function sampleTimes(start: number, end: number, opts: SamplingOptions, rng: Rng): number[] {
   const times = [start];
   for (;;) {
-    const gapS = opts.source === "telematics" ? opts.samplingS : lbsGapS(opts.samplingS, rng);
+    const gapS = Math.min(
+      MAX_FIX_GAP_S,
+      opts.source === "telematics" ? opts.samplingS : lbsGapS(opts.samplingS, rng),
+    );
     const t = Math.round(times[times.length - 1] + gapS * 1000);
     if (t >= end) break;
     times.push(t);

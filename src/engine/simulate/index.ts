@@ -262,20 +262,19 @@ function dwellMs(kind: Place["kind"], rng: Rng): number {
 function travelTimer(land: Landscape, device: Device, hour: number, day: DayType, rng: Rng) {
   const segments = land.network.segments;
   const portionM = (s: RouteStep) => Math.abs(s.to - s.from) * segments[s.segmentIndex].lengthM;
+  // A missing or zero speed must not stall a trip forever.
+  const speedOf = (s: RouteStep) => Math.max(3, segments[s.segmentIndex].speedKph || 30);
   if (device.mode === "bike" || device.mode === "foot") {
     const kph =
       device.mode === "bike"
         ? clamp(16 + 2.5 * rng.normal(), 10, 25)
         : clamp(4.8 + 0.5 * rng.normal(), 3.5, 6);
-    return (s: RouteStep) =>
-      portionM(s) / (Math.min(kph, segments[s.segmentIndex].speedKph) / 3.6) / rng.range(0.92, 1.08);
+    return (s: RouteStep) => portionM(s) / (Math.min(kph, speedOf(s)) / 3.6) / rng.range(0.92, 1.08);
   }
   const maxKph = device.vehicleClass === "heavy_commercial" ? 80 : Infinity;
   const slowdown = congestion(hour, day) * (1 + 0.15 * Math.abs(rng.normal()));
   return (s: RouteStep) =>
-    (portionM(s) / (Math.min(maxKph, segments[s.segmentIndex].speedKph) / 3.6)) *
-    slowdown *
-    rng.range(1, 1.2);
+    (portionM(s) / (Math.min(maxKph, speedOf(s)) / 3.6)) * slowdown * rng.range(1, 1.2);
 }
 
 /** Peak-hour slowdown of motor traffic (up to +40 % on weekdays, +20 % at weekends), shaped like personal demand. */
