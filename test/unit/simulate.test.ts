@@ -47,6 +47,9 @@ test("the seeded generator is deterministic and the seed matters", () => {
   const c = JSON.stringify([...simulate(network, { ...short, seed: 8 })]);
   assert.equal(a, b);
   assert.notEqual(a, c);
+  const sim = new Simulation(network, short);
+  assert.equal(JSON.stringify([...sim.trips()]), a);
+  assert.equal(JSON.stringify([...sim.trips()]), a, "a second pass repeats the first");
 });
 
 test("the rng gives the same stream per seed and salt and is uniform enough", () => {

@@ -1,7 +1,7 @@
 import type { AccessMode } from "../network/network.js";
 import type { VehicleClass } from "../trips/types.js";
 import { anchorOn, usableWeights, type Anchor, type Landscape } from "./population.js";
-import { cumulativeOf, type Rng } from "./rng.js";
+import { cumulativeOf, Rng } from "./rng.js";
 
 export type DayType = "weekday" | "weekend";
 
@@ -92,7 +92,7 @@ export class Destinations {
 
   constructor(
     private readonly land: Landscape,
-    private readonly rng: Rng,
+    private readonly seed: number,
   ) {}
 
   of(mode: AccessMode): Anchor[] {
@@ -106,7 +106,9 @@ export class Destinations {
     const usableCount = weights.reduce((n, w) => n + (w > 0 ? 1 : 0), 0);
     const count = Math.min(1000, Math.max(20, Math.round(6 * Math.sqrt(usableCount))));
     const cum = cumulativeOf(weights);
-    return Array.from({ length: count }, () => anchorOn(this.land, this.rng.pick(cum), this.rng));
+    // A stream per mode: the sets do not depend on which mode is asked for first.
+    const rng = new Rng(this.seed, "destinations", mode);
+    return Array.from({ length: count }, () => anchorOn(this.land, rng.pick(cum), rng));
   }
 }
 

@@ -105,7 +105,7 @@ export class Simulation {
     this.landscape = buildLandscape(network);
     this.devices = buildPopulation(this.landscape, opts);
     this.planner = new RoutePlanner(network);
-    this.destinations = new Destinations(this.landscape, new Rng(opts.seed, "destinations"));
+    this.destinations = new Destinations(this.landscape, opts.seed);
     this.gravity = new GravityModel(this.landscape);
     this.lastArrival = this.devices.map(() => -Infinity);
   }
@@ -120,7 +120,9 @@ export class Simulation {
     return out;
   }
 
+  /** The whole period's trips; each call starts the period afresh and yields the same trips. */
   *trips(): Generator<SimulatedTrip> {
+    this.lastArrival.fill(-Infinity);
     for (const dayStart of this.days()) {
       const rng = new Rng(this.opts.seed, "day", new Date(dayStart).toISOString().slice(0, 10));
       const dayType = dayTypeOf(dayStart);
