@@ -24,6 +24,15 @@ import { RoutePlanner, routingProfileOf, type PlannedRoute, type RouteStep } fro
 
 export { DEFAULT_VEHICLE_MIX } from "./population.js";
 export type { Device } from "./population.js";
+export {
+  groundTruthLine,
+  parseGroundTruthLine,
+  TRACE_CSV_HEADER,
+  traceCsvRow,
+  writeSimulation,
+  type MonthFiles,
+  type WriteSummary,
+} from "./writers.js";
 
 export interface SimulateOptions {
   /** First and last month simulated, inclusive ("YYYY-MM", UTC). */
@@ -173,7 +182,7 @@ export class Simulation {
   /** Purpose and kind of destination from where the device is, the time and whether it must head home. */
   private nextMove(device: Device, s: DayState, hour: number, day: DayType, last: boolean): Move {
     const home: Move = { purpose: "hbo", kind: "home" };
-    if (device.incomeBand === 0) {
+    if (device.commercial) {
       // Commercial tours: depot → stops → depot, all non-home-based work trips.
       return s.place.kind !== "home" && last
         ? { purpose: "nhbw", kind: "home" }

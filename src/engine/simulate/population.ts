@@ -203,6 +203,8 @@ export interface Device {
   vehicleClass: VehicleClass;
   source: TraceSource;
   mode: AccessMode;
+  /** Commercial vehicles run depot-based tours instead of a person's day. */
+  commercial: boolean;
   /** Home for persons, depot for commercial vehicles. */
   home: Anchor;
   work: Anchor | null;
@@ -306,6 +308,7 @@ export function buildPopulation(land: Landscape, opts: PopulationOptions): Devic
         vehicleClass,
         source,
         mode,
+        commercial,
         home,
         work: worker ? workAnchor(land, home, mode, rng) : null,
         incomeBand: commercial ? 0 : incomeBandAt(home.point, land, opts.seed, rng),
