@@ -7,6 +7,7 @@ import { networkCommands } from "./network.js";
 import { serveCommand } from "./serve.js";
 import { zoneCommands } from "./zones.js";
 import { usageCommands } from "./usage.js";
+import { simulateCommand } from "./simulate.js";
 
 const program = new Command("streetflow")
   .description("Streetflow: self-hosted traffic analytics")
@@ -22,6 +23,7 @@ accountCommands(program);
 zoneCommands(program);
 networkCommands(program);
 usageCommands(program);
+simulateCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.

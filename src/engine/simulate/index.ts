@@ -1,0 +1,315 @@
+import type { Network } from "../network/network.js";
+import type { LonLat } from "../network/types.js";
+import type { GpsPoint, TraceSource, TripPurpose, VehicleClass } from "../trips/types.js";
+import {
+  dayFactor,
+  dayTypeOf,
+  diurnalProfile,
+  departureSecond,
+  Destinations,
+  GravityModel,
+  type DayType,
+} from "./demand.js";
+import { sampleTrack, timedTrack } from "./gps-sampler.js";
+import {
+  buildLandscape,
+  buildPopulation,
+  type Anchor,
+  type Device,
+  type Landscape,
+  type SourceMix,
+} from "./population.js";
+import { Rng } from "./rng.js";
+import { RoutePlanner, routingProfileOf, type PlannedRoute, type RouteStep } from "./routes.js";
+
+export { DEFAULT_VEHICLE_MIX } from "./population.js";
+export type { Device } from "./population.js";
+export {
+  groundTruthLine,
+  parseGroundTruthLine,
+  TRACE_CSV_HEADER,
+  traceCsvRow,
+  writeSimulation,
+  type MonthFiles,
+  type WriteSummary,
+} from "./writers.js";
+
+export interface SimulateOptions {
+  /** First and last month simulated, inclusive ("YYYY-MM", UTC). */
+  from: string;
+  to: string;
+  /** Mean trips per day over a week (weekdays more, weekends fewer). */
+  tripsPerDay: number;
+  seed: number;
+  source: SourceMix;
+  /** Total devices; by default derived from tripsPerDay and each class's usual daily trips. */
+  devices?: number;
+  /** Sampling interval in seconds: fixed for telematics, mean for lbs (defaults: 5/10/15 s per unit, 30 s). */
+  samplingS?: number;
+  /** σ of the positional noise per axis in metres (defaults: lbs 10, telematics 5). */
+  noiseM?: number;
+  /** Share of trips per class; missing classes keep their default share, then all are normalised. */
+  vehicleMix?: Partial<Record<VehicleClass, number>>;
+}
+
+/** What really happened on a simulated trip: the reference map matching and analyses are checked against. */
+export interface GroundTruthTrip {
+  tripId: string;
+  deviceId: string;
+  vehicleClass: VehicleClass;
+  source: TraceSource;
+  purpose: TripPurpose;
+  /** Household income band 1..5; 0 for commercial vehicles. */
+  incomeBand: number;
+  origin: LonLat;
+  destination: LonLat;
+  startT: number;
+  endT: number;
+  /** Segments in travel order; the first and last are travelled only from the origin / to the destination point. */
+  route: { segmentId: number; forward: boolean }[];
+  lengthM: number;
+}
+
+export interface SimulatedTrip {
+  truth: GroundTruthTrip;
+  points: GpsPoint[];
+  deviceId: string;
+  vehicleClass: VehicleClass;
+  source: TraceSource;
+}
+
+/** A device's arrival and next departure are at least this far apart, above the ingest's 10-minute trip split. */
+export const MIN_TRIP_GAP_MS = 12 * 60_000;
+/** Trips whose route is shorter than this are redrawn. */
+export const MIN_TRIP_M = 300;
+const DESTINATION_ATTEMPTS = 8;
+const DAY_MS = 86_400_000;
+
+/** Streams simulated trips day by day, in time order per device; same network, options and seed give the same output. */
+export function simulate(network: Network, opts: SimulateOptions): Iterable<SimulatedTrip> {
+  return new Simulation(network, opts).trips();
+}
+
+type Place = { kind: "home" | "work" | "other"; anchor: Anchor };
+
+interface DayState {
+  place: Place;
+  visitedWork: boolean;
+  cameFromWork: boolean;
+}
+
+export class Simulation {
+  readonly landscape: Landscape;
+  readonly devices: Device[];
+  readonly planner: RoutePlanner;
+  private readonly destinations: Destinations;
+  private readonly gravity: GravityModel;
+  private readonly lastArrival: number[];
+
+  constructor(
+    network: Network,
+    readonly opts: SimulateOptions,
+  ) {
+    validate(opts);
+    this.landscape = buildLandscape(network);
+    this.devices = buildPopulation(this.landscape, opts);
+    this.planner = new RoutePlanner(network);
+    this.destinations = new Destinations(this.landscape, opts.seed);
+    this.gravity = new GravityModel(this.landscape);
+    this.lastArrival = this.devices.map(() => -Infinity);
+  }
+
+  /** Start (ms, UTC midnight) of every simulated day. */
+  days(): number[] {
+    const [fy, fm] = this.opts.from.split("-").map(Number);
+    const [ty, tm] = this.opts.to.split("-").map(Number);
+    const end = Date.UTC(ty, tm, 1);
+    const out: number[] = [];
+    for (let t = Date.UTC(fy, fm - 1, 1); t < end; t += DAY_MS) out.push(t);
+    return out;
+  }
+
+  /** The whole period's trips; each call starts the period afresh and yields the same trips. */
+  *trips(): Generator<SimulatedTrip> {
+    this.lastArrival.fill(-Infinity);
+    for (const dayStart of this.days()) {
+      const rng = new Rng(this.opts.seed, "day", new Date(dayStart).toISOString().slice(0, 10));
+      const dayType = dayTypeOf(dayStart);
+      for (const device of this.devices) yield* this.deviceDay(device, dayStart, dayType, rng);
+    }
+  }
+
+  private *deviceDay(device: Device, dayStart: number, dayType: DayType, rng: Rng): Generator<SimulatedTrip> {
+    const n = rng.poisson(device.tripsPerDay * dayFactor(device.vehicleClass, dayType));
+    const departures = Array.from({ length: n }, () =>
+      departureSecond(device.vehicleClass, dayType, rng),
+    ).sort((a, b) => a - b);
+    const state: DayState = {
+      place: { kind: "home", anchor: device.home },
+      visitedWork: false,
+      cameFromWork: false,
+    };
+    for (let k = 0; k < n; k++) {
+      const planned = Math.round(dayStart / 1000 + departures[k]) * 1000;
+      const startT = Math.max(
+        planned,
+        Math.ceil((this.lastArrival[device.index] + MIN_TRIP_GAP_MS) / 1000) * 1000,
+      );
+      if (startT >= dayStart + DAY_MS) break; // keeps every trip in its day, and so in its month's file
+      const hour = (startT - dayStart) / 3_600_000;
+      const choice = this.nextMove(device, state, hour, dayType, k === n - 1);
+      const leg = this.route(device, state.place.anchor, choice, rng);
+      if (!leg) continue;
+      const trip = this.realise(
+        device,
+        state.place.anchor,
+        leg,
+        choice.purpose,
+        startT,
+        dayStart,
+        dayType,
+        k,
+        rng,
+      );
+      this.lastArrival[device.index] = trip.truth.endT + dwellMs(leg.place.kind, rng);
+      if (leg.place.kind === "work") state.visitedWork = true;
+      state.cameFromWork = state.place.kind === "work" || (state.cameFromWork && leg.place.kind === "other");
+      state.place = leg.place;
+      yield trip;
+    }
+  }
+
+  /** Purpose and kind of destination from where the device is, the time and whether it must head home. */
+  private nextMove(device: Device, s: DayState, hour: number, day: DayType, last: boolean): Move {
+    const home: Move = { purpose: "hbo", kind: "home" };
+    if (device.commercial) {
+      // Commercial tours: depot → stops → depot, all non-home-based work trips.
+      return s.place.kind !== "home" && last
+        ? { purpose: "nhbw", kind: "home" }
+        : { purpose: "nhbw", kind: "other" };
+    }
+    const commute = device.work !== null && day === "weekday" && !s.visitedWork && hour < 13;
+    switch (s.place.kind) {
+      case "home":
+        return commute ? { purpose: "hbw", kind: "work" } : { purpose: "hbo", kind: "other" };
+      case "work":
+        return last || hour >= 15 ? { purpose: "hbw", kind: "home" } : { purpose: "wbo", kind: "other" };
+      case "other":
+        if (last) return home;
+        if (commute) return { purpose: "nhbw", kind: "work" };
+        if (s.cameFromWork && device.work && hour < 15) return { purpose: "wbo", kind: "work" };
+        return home;
+    }
+  }
+
+  /** A route to the chosen kind of place; other places are redrawn until one is reachable and ≥ MIN_TRIP_M away. */
+  private route(device: Device, from: Anchor, move: Move, rng: Rng): Leg | null {
+    const profile = routingProfileOf(device.vehicleClass);
+    const fixed = move.kind === "home" ? device.home : move.kind === "work" ? device.work : null;
+    const attempts = fixed ? 1 : DESTINATION_ATTEMPTS;
+    const candidates = this.destinations.of(device.mode);
+    for (let a = 0; a < attempts; a++) {
+      const to = fixed ?? this.gravity.pick(from, candidates, device.vehicleClass, rng);
+      const route = this.planner.plan(from, to, profile);
+      if (route && route.lengthM >= MIN_TRIP_M) return { route, place: { kind: move.kind, anchor: to } };
+    }
+    return null;
+  }
+
+  private realise(
+    device: Device,
+    from: Anchor,
+    leg: Leg,
+    purpose: TripPurpose,
+    startT: number,
+    dayStart: number,
+    dayType: DayType,
+    k: number,
+    rng: Rng,
+  ): SimulatedTrip {
+    const secondsOf = travelTimer(this.landscape, device, (startT - dayStart) / 3_600_000, dayType, rng);
+    const track = timedTrack(this.landscape, leg.route.steps, startT, secondsOf);
+    const points = sampleTrack(this.landscape, track, device, rng);
+    const segments = this.landscape.network.segments;
+    const truth: GroundTruthTrip = {
+      tripId: `${device.id}-${new Date(dayStart).toISOString().slice(0, 10).replaceAll("-", "")}-${k + 1}`,
+      deviceId: device.id,
+      vehicleClass: device.vehicleClass,
+      source: device.source,
+      purpose,
+      incomeBand: device.incomeBand,
+      origin: from.point,
+      destination: leg.place.anchor.point,
+      startT,
+      endT: track.times[track.times.length - 1],
+      route: leg.route.steps.map((s) => ({ segmentId: segments[s.segmentIndex].id, forward: s.forward })),
+      lengthM: Math.round(leg.route.lengthM * 10) / 10,
+    };
+    return { truth, points, deviceId: device.id, vehicleClass: device.vehicleClass, source: device.source };
+  }
+}
+
+interface Move {
+  purpose: TripPurpose;
+  kind: Place["kind"];
+}
+
+interface Leg {
+  route: PlannedRoute;
+  place: Place;
+}
+
+/** Time spent at the destination before the device may leave again (on top of MIN_TRIP_GAP_MS). */
+function dwellMs(kind: Place["kind"], rng: Rng): number {
+  if (kind === "work") return rng.range(3, 8) * 3_600_000;
+  return rng.exponential(kind === "home" ? 60 : 40) * 60_000;
+}
+
+/**
+ * Seconds each route step takes. Motor vehicles drive at the segment speed
+ * slowed by time-of-day congestion, a per-trip factor and per-step jitter;
+ * cyclists and walkers keep their own pace.
+ */
+function travelTimer(land: Landscape, device: Device, hour: number, day: DayType, rng: Rng) {
+  const segments = land.network.segments;
+  const portionM = (s: RouteStep) => Math.abs(s.to - s.from) * segments[s.segmentIndex].lengthM;
+  // A missing or zero speed must not stall a trip forever.
+  const speedOf = (s: RouteStep) => Math.max(3, segments[s.segmentIndex].speedKph || 30);
+  if (device.mode === "bike" || device.mode === "foot") {
+    const kph =
+      device.mode === "bike"
+        ? clamp(16 + 2.5 * rng.normal(), 10, 25)
+        : clamp(4.8 + 0.5 * rng.normal(), 3.5, 6);
+    return (s: RouteStep) => portionM(s) / (Math.min(kph, speedOf(s)) / 3.6) / rng.range(0.92, 1.08);
+  }
+  const maxKph = device.vehicleClass === "heavy_commercial" ? 80 : Infinity;
+  const slowdown = congestion(hour, day) * (1 + 0.15 * Math.abs(rng.normal()));
+  return (s: RouteStep) =>
+    (portionM(s) / (Math.min(maxKph, speedOf(s)) / 3.6)) * slowdown * rng.range(1, 1.2);
+}
+
+/** Peak-hour slowdown of motor traffic (up to +40 % on weekdays, +20 % at weekends), shaped like personal demand. */
+function congestion(hour: number, day: DayType): number {
+  const load = diurnalProfile("personal", day);
+  const peak = Math.max(...load);
+  return 1 + ((day === "weekday" ? 0.4 : 0.2) * load[Math.floor(hour) % 24]) / peak;
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+function validate(opts: SimulateOptions): void {
+  for (const [name, value] of [
+    ["from", opts.from],
+    ["to", opts.to],
+  ] as const) {
+    if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw new Error(`${name} must be YYYY-MM, got ${value}`);
+  }
+  if (opts.from > opts.to) throw new Error(`from ${opts.from} is after to ${opts.to}`);
+  if (!(opts.tripsPerDay > 0)) throw new Error("tripsPerDay must be positive");
+  if (!Number.isInteger(opts.seed)) throw new Error("seed must be an integer");
+  if (opts.devices !== undefined && !(opts.devices >= 1)) throw new Error("devices must be at least 1");
+  if (opts.samplingS !== undefined && !(opts.samplingS > 0)) throw new Error("samplingS must be positive");
+  if (opts.noiseM !== undefined && !(opts.noiseM >= 0)) throw new Error("noiseM must be ≥ 0");
+}

@@ -1,0 +1,172 @@
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { GpsPoint, VehicleClass } from "../trips/types.js";
+import type { GroundTruthTrip, SimulatedTrip } from "./index.js";
+
+/** Header of the trace CSV the ingest reads. */
+export const TRACE_CSV_HEADER = "device_id,timestamp,lat,lon,speed,heading,vehicle_class";
+
+/** One CSV row: ISO-8601 UTC time with ms, 6-decimal degrees, speed m/s and heading ° empty when unknown. */
+export function traceCsvRow(deviceId: string, vehicleClass: VehicleClass, p: GpsPoint): string {
+  const speed = p.speed === undefined ? "" : p.speed.toFixed(2);
+  const heading = p.heading === undefined ? "" : p.heading.toFixed(1);
+  return `${deviceId},${isoUtc(p.t)},${p.lat.toFixed(6)},${p.lon.toFixed(6)},${speed},${heading},${vehicleClass}`;
+}
+
+let cachedDay = NaN;
+let cachedDayPrefix = "";
+
+/** Same text as `new Date(t).toISOString()`, without a Date per row: the day part is cached. */
+export function isoUtc(t: number): string {
+  const ms = ((t % 86_400_000) + 86_400_000) % 86_400_000;
+  const day = t - ms;
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDayPrefix = new Date(day).toISOString().slice(0, 11);
+  }
+  const sec = Math.floor(ms / 1000);
+  return `${cachedDayPrefix}${pad(Math.floor(sec / 3600), 2)}:${pad(Math.floor(sec / 60) % 60, 2)}:${pad(sec % 60, 2)}.${pad(ms % 1000, 3)}Z`;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, "0");
+}
+
+/**
+ * One ground-truth JSONL line. The route is written as two parallel arrays,
+ * `route.segmentIds` and `route.forward`, to keep lines short.
+ */
+export function groundTruthLine(t: GroundTruthTrip): string {
+  return JSON.stringify({
+    tripId: t.tripId,
+    deviceId: t.deviceId,
+    vehicleClass: t.vehicleClass,
+    source: t.source,
+    purpose: t.purpose,
+    incomeBand: t.incomeBand,
+    origin: t.origin.map(round7),
+    destination: t.destination.map(round7),
+    startT: t.startT,
+    endT: t.endT,
+    lengthM: t.lengthM,
+    route: { segmentIds: t.route.map((s) => s.segmentId), forward: t.route.map((s) => s.forward) },
+  });
+}
+
+export function parseGroundTruthLine(line: string): GroundTruthTrip {
+  const o = JSON.parse(line) as Omit<GroundTruthTrip, "route"> & {
+    route: { segmentIds: number[]; forward: boolean[] };
+  };
+  return {
+    ...o,
+    route: o.route.segmentIds.map((segmentId, k) => ({ segmentId, forward: o.route.forward[k] })),
+  };
+}
+
+export interface MonthFiles {
+  month: string;
+  traces: string;
+  groundTruth: string;
+  trips: number;
+  points: number;
+}
+
+export interface WriteSummary {
+  trips: number;
+  points: number;
+  devices: number;
+  months: MonthFiles[];
+}
+
+/**
+ * Writes `traces-YYYY-MM.csv` and `ground-truth-YYYY-MM.jsonl` per month of
+ * trip start (UTC). Ground truth streams in generation order; trace rows are
+ * held for the month and written sorted by device id, then time, so the
+ * streaming ingest can split per device (memory grows with one month's points).
+ */
+export function writeSimulation(
+  trips: Iterable<SimulatedTrip>,
+  outDir: string,
+  onMonth?: (files: MonthFiles) => void,
+): WriteSummary {
+  mkdirSync(outDir, { recursive: true });
+  const summary: WriteSummary = { trips: 0, points: 0, devices: 0, months: [] };
+  const devices = new Set<string>();
+  let month = null as MonthWriter | null;
+  for (const trip of trips) {
+    const key = new Date(trip.truth.startT).toISOString().slice(0, 7);
+    if (month?.files.month !== key) {
+      if (month) finish(month, summary, onMonth);
+      month = new MonthWriter(outDir, key);
+    }
+    month.add(trip);
+    devices.add(trip.deviceId);
+  }
+  if (month) finish(month, summary, onMonth);
+  summary.devices = devices.size;
+  return summary;
+}
+
+function finish(month: MonthWriter, summary: WriteSummary, onMonth?: (files: MonthFiles) => void): void {
+  month.close();
+  summary.trips += month.files.trips;
+  summary.points += month.files.points;
+  summary.months.push(month.files);
+  onMonth?.(month.files);
+}
+
+class MonthWriter {
+  readonly files: MonthFiles;
+  private readonly rowsByDevice = new Map<string, string[]>();
+  private readonly truthFd: number;
+  private truthBuffer: string[] = [];
+
+  constructor(outDir: string, month: string) {
+    this.files = {
+      month,
+      traces: join(outDir, `traces-${month}.csv`),
+      groundTruth: join(outDir, `ground-truth-${month}.jsonl`),
+      trips: 0,
+      points: 0,
+    };
+    this.truthFd = openSync(this.files.groundTruth, "w");
+  }
+
+  add(trip: SimulatedTrip): void {
+    if (trip.points.length === 0) return;
+    let rows = this.rowsByDevice.get(trip.deviceId);
+    if (!rows) this.rowsByDevice.set(trip.deviceId, (rows = []));
+    // One block of rows per trip keeps the month's buffer to few, larger strings.
+    rows.push(trip.points.map((p) => traceCsvRow(trip.deviceId, trip.vehicleClass, p)).join("\n"));
+    this.truthBuffer.push(groundTruthLine(trip.truth));
+    if (this.truthBuffer.length >= 1000) this.flushTruth();
+    this.files.trips++;
+    this.files.points += trip.points.length;
+  }
+
+  close(): void {
+    this.flushTruth();
+    closeSync(this.truthFd);
+    const fd = openSync(this.files.traces, "w");
+    try {
+      writeSync(fd, TRACE_CSV_HEADER + "\n");
+      // Trips of one device arrive in time order, so its rows already are.
+      for (const id of [...this.rowsByDevice.keys()].sort()) writeRows(fd, this.rowsByDevice.get(id)!);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private flushTruth(): void {
+    if (this.truthBuffer.length > 0) writeSync(this.truthFd, this.truthBuffer.join("\n") + "\n");
+    this.truthBuffer = [];
+  }
+}
+
+function writeRows(fd: number, blocks: string[]): void {
+  for (let k = 0; k < blocks.length; k += 200) writeSync(fd, blocks.slice(k, k + 200).join("\n") + "\n");
+}
+
+function round7(x: number): number {
+  return Math.round(x * 1e7) / 1e7;
+}

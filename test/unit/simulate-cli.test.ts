@@ -1,0 +1,61 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { simulateCommand } from "../../src/cli/simulate.js";
+import { openRuntime } from "../../src/runtime.js";
+import { gridNetwork } from "../helpers/grid-network.js";
+
+function cli(dataDir: string): Command {
+  const program = new Command("streetflow")
+    .option("--data-dir <dir>", "data directory", dataDir)
+    .exitOverride();
+  simulateCommand(program);
+  return program;
+}
+
+test("simulate writes monthly traces and ground truth for an imported country, and refuses an unknown one", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sim-cli-"));
+  const log = console.log;
+  const lines: string[] = [];
+  try {
+    const rt = openRuntime(dir);
+    const network = gridNetwork({ size: 6 });
+    rt.store.network.replaceCountry(
+      { country: "zz", source: "grid", segmentCount: network.size, importedAt: "2025-01-01T00:00:00Z" },
+      network.segments,
+    );
+    rt.store.close();
+    const out = join(dir, "out");
+    const args = [
+      "--country",
+      "zz",
+      "--from",
+      "2025-02",
+      "--to",
+      "2025-03",
+      "--trips-per-day",
+      "5",
+      "--seed",
+      "3",
+    ];
+    console.log = (line: string) => lines.push(line);
+    await cli(dir).parseAsync(["node", "streetflow", "simulate", ...args, "--out", out, "--source", "lbs"]);
+    console.log = log;
+    for (const month of ["2025-02", "2025-03"]) {
+      assert.ok(existsSync(join(out, `traces-${month}.csv`)));
+      assert.ok(readFileSync(join(out, `ground-truth-${month}.jsonl`), "utf8").includes('"source":"lbs"'));
+    }
+    assert.equal(lines.length, 3);
+    assert.match(lines[2], /^simulated \d+ trips, \d+ points, \d+ devices .* 4 files in /);
+    await assert.rejects(
+      cli(dir).parseAsync(["node", "streetflow", "simulate", ...args, "--out", out, "--country", "xx"]),
+      /no network for country xx/,
+    );
+  } finally {
+    console.log = log;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
