@@ -1,4 +1,6 @@
 import type { Segment } from "../engine/network/types.js";
+import type { TripColumns } from "../engine/trips/columns.js";
+import type { MatchedTrip, VehicleClass } from "../engine/trips/types.js";
 
 /**
  * Storage behind the service. The SQLite implementation is the default; any
@@ -10,6 +12,7 @@ export interface Store {
   readonly network: NetworkRepo;
   readonly zoneSets: ZoneSetRepo;
   readonly tripStats: TripStatsRepo;
+  readonly trips: TripRepo;
   close(): void;
 }
 
@@ -104,4 +107,45 @@ export interface YearMonth {
 export interface TripStatsRepo {
   /** Months having at least one stored trip of the given vehicle classes in the country. */
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
+}
+
+export interface TripScanOptions {
+  /** Inclusive range of months of trip start (UTC); open when absent. */
+  fromMonth?: YearMonth;
+  toMonth?: YearMonth;
+  /** Only these classes; all when absent. */
+  vehicleClasses?: readonly VehicleClass[];
+}
+
+export interface AppendResult {
+  inserted: number;
+  /** Trips already stored (same device, start, end and source), skipped. */
+  duplicates: number;
+}
+
+/** One trace file's ingest, kept for reporting. */
+export interface IngestRunRecord {
+  country: string;
+  source: string;
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+  startedAt: string;
+  finishedAt: string;
+  /** The ingest report's counts (points read, drops by reason, trips stored, ...). */
+  counts: Record<string, unknown>;
+}
+
+/**
+ * Matched trips, partitioned by country and month of trip start and kept as
+ * column chunks (see TripColumns) so analyses scan them without per-trip rows.
+ */
+export interface TripRepo {
+  /** Stores new trips, skipping those already stored, and updates the per-day tallies; one transaction. */
+  appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult;
+  /** Column chunks in month order; a chunk is never empty. */
+  scan(country: string, options?: TripScanOptions): Iterable<TripColumns>;
+  countTrips(country: string): number;
+  recordIngestRun(run: IngestRunRecord): void;
+  listIngestRuns(country?: string): IngestRunRecord[];
 }

@@ -11,12 +11,14 @@ import type {
   Organization,
   Store,
   StoredZoneSet,
+  TripRepo,
   TripStatsRepo,
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
 } from "../types.js";
 import { migrate } from "./migrations.js";
+import { SqliteTrips } from "./trip-repo.js";
 
 const now = () => new Date().toISOString();
 const key = (s: string) => s.trim().toLowerCase();
@@ -28,6 +30,7 @@ export class SqliteStore implements Store {
   readonly network: NetworkRepo;
   readonly zoneSets: ZoneSetRepo;
   readonly tripStats: TripStatsRepo;
+  readonly trips: TripRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(file: string) {
@@ -41,6 +44,7 @@ export class SqliteStore implements Store {
     this.network = new SqliteNetwork(this.db);
     this.zoneSets = new SqliteZoneSets(this.db);
     this.tripStats = new SqliteTripStats(this.db);
+    this.trips = new SqliteTrips(this.db);
   }
 
   close(): void {
