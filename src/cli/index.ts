@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { configFromEnv } from "../config.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
+import { ingestCommand } from "./ingest.js";
 import { serveCommand } from "./serve.js";
 
 const program = new Command("streetflow")
@@ -16,6 +17,7 @@ const program = new Command("streetflow")
 
 serveCommand(program);
 accountCommands(program);
+ingestCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.
