@@ -12,10 +12,11 @@ const SHARED = resolve(import.meta.dirname, "../../../shared/data");
 async function readAll(path: string) {
   const points: TracePoint[] = [];
   const problems: string[] = [];
-  for await (const r of readTraceFile(path)) {
-    if (r.point) points.push(r.point);
-    else problems.push(formatProblem(r.problem));
-  }
+  for await (const batch of readTraceFile(path))
+    for (const r of batch) {
+      if (r.point) points.push(r.point);
+      else problems.push(formatProblem(r.problem));
+    }
   return { points, problems };
 }
 

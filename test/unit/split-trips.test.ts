@@ -125,6 +125,22 @@ describe("splitTrips", () => {
     assert.equal(splitter.counts.droppedTrips.tooFewPoints, 1);
   });
 
+  it("closes and forgets devices that have gone quiet while the input moves on", () => {
+    const splitter = new TripSplitter(OPTS);
+    const emitted = [...drive(5, 0, 0, 10, 150, "a"), ...drive(10_000, 0, 0, 10, 150, "b")].flatMap((p) =>
+      splitter.push(p),
+    );
+    assert.deepEqual(
+      emitted.map((t) => [t.deviceId, t.points.length]),
+      [["a", 5]],
+    );
+    assert.equal(splitter.openDevices, 1);
+    assert.deepEqual(
+      splitter.flush().map((t) => [t.deviceId, t.points.length]),
+      [["b", 10_000]],
+    );
+  });
+
   it("takes the vehicle class of the points and splits where it changes", () => {
     const pts = [0, 1, 2, 3].map((i) => fix(i * 10, i * 100, "d1", "bicycle"));
     pts.push(...[4, 5, 6, 7].map((i) => fix(i * 10, i * 100, "d1", "heavy_commercial")));

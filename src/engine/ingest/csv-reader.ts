@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { createInterface } from "node:readline";
 import { openInput } from "./open-input.js";
 import {
   parseLatitude,
@@ -36,36 +35,73 @@ const HEADER_ALIASES: Record<string, Column> = {
   vehicleclass: "vehicleClass",
 };
 
-/** Column order of a file without a header row. */
-const DEFAULT_ORDER: Column[] = ["device", "time", "lat", "lon", "speed", "heading", "vehicleClass"];
-
 type ColumnIndex = Partial<Record<Column, number>>;
 
+/** Column order of a file without a header row. */
+const DEFAULT_COLUMNS: ColumnIndex = {
+  device: 0,
+  time: 1,
+  lat: 2,
+  lon: 3,
+  speed: 4,
+  heading: 5,
+  vehicleClass: 6,
+};
+
 /**
- * Streams the points of a CSV trace, line by line, so memory does not grow
- * with the file. The first row is a header when its latitude/longitude cells
- * are not numbers; otherwise columns follow `device_id,timestamp,lat,lon[,speed,heading,vehicle_class]`.
+ * Streams the points of a CSV trace, a batch per chunk read, so memory does
+ * not grow with the file. The first row is a header when its latitude/longitude
+ * cells are not numbers; otherwise columns follow
+ * `device_id,timestamp,lat,lon[,speed,heading,vehicle_class]`.
  */
-export async function* readCsvTrace(path: string): AsyncGenerator<TraceRecord> {
+export async function* readCsvTrace(path: string): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
-  const lines = createInterface({ input: openInput(path), crlfDelay: Infinity });
+  const input = openInput(path);
+  input.setEncoding("utf8");
   let columns: ColumnIndex | null = null;
   let lineNo = 0;
-  for await (const line of lines) {
-    lineNo++;
-    if (line.trim() === "") continue;
-    const cells = splitCsvLine(line);
-    if (columns === null) {
-      const header = headerColumns(cells);
-      if (typeof header === "string") {
-        yield { problem: { file, line: lineNo, message: header } };
-        return;
+  let rest = "";
+  const readLines = (text: string, batch: TraceRecord[]) => {
+    const lines = text.split("\n");
+    for (const raw of lines) {
+      lineNo++;
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      if (line.trim() === "") continue;
+      const cells = splitCsvLine(line);
+      if (columns === null) {
+        const header = headerColumns(cells);
+        if (typeof header === "string") {
+          batch.push({ problem: { file, line: lineNo, message: header } });
+          return false;
+        }
+        columns = header ?? DEFAULT_COLUMNS;
+        if (header) continue;
       }
-      columns = header ?? Object.fromEntries(DEFAULT_ORDER.map((c, i) => [c, i]));
-      if (header) continue;
+      const point = pointOfRow(cells, columns);
+      batch.push(typeof point === "string" ? { problem: { file, line: lineNo, message: point } } : { point });
     }
-    const point = pointOfRow(cells, columns);
-    yield typeof point === "string" ? { problem: { file, line: lineNo, message: point } } : { point };
+    return true;
+  };
+  for await (const chunk of input) {
+    const text = rest + (chunk as string);
+    const cut = text.lastIndexOf("\n");
+    if (cut < 0) {
+      rest = text;
+      continue;
+    }
+    rest = text.slice(cut + 1);
+    const batch: TraceRecord[] = [];
+    const goOn = readLines(text.slice(0, cut), batch);
+    yield batch;
+    if (!goOn) {
+      input.destroy();
+      return;
+    }
+  }
+  if (rest !== "") {
+    const batch: TraceRecord[] = [];
+    readLines(rest, batch);
+    yield batch;
   }
 }
 
@@ -85,26 +121,32 @@ function headerColumns(cells: string[]): ColumnIndex | null | string {
 }
 
 function pointOfRow(cells: string[], col: ColumnIndex): TracePoint | string {
-  const cell = (c: Column) => (col[c] === undefined ? undefined : cells[col[c]!]);
-  const deviceId = cell("device")?.trim();
+  const deviceId = cellOf(cells, col.device)?.trim();
   if (!deviceId) return "device id is missing";
-  const lat = parseLatitude(cell("lat"));
+  const lat = parseLatitude(cellOf(cells, col.lat));
   if (typeof lat === "string") return lat;
-  const lon = parseLongitude(cell("lon"));
+  const lon = parseLongitude(cellOf(cells, col.lon));
   if (typeof lon === "string") return lon;
-  const t = parseTimestamp(cell("time") ?? "");
+  const t = parseTimestamp(cellOf(cells, col.time) ?? "");
   if (typeof t === "string") return t;
-  const speed = parseOptionalNumber(cell("speed"), "speed");
-  if (typeof speed === "string") return speed;
-  const heading = parseOptionalNumber(cell("heading"), "heading");
-  if (typeof heading === "string") return heading;
-  const vehicleClass = parseVehicleClass(cell("vehicleClass"));
-  if (typeof vehicleClass === "object") return vehicleClass.problem;
   const point: TracePoint = { deviceId, lon, lat, t };
-  if (speed !== undefined) point.speed = speed;
-  if (heading !== undefined) point.heading = heading;
-  if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+  // Optional columns, most often absent: checked only when the row has them.
+  if (cells.length > 4) {
+    const speed = parseOptionalNumber(cellOf(cells, col.speed), "speed");
+    if (typeof speed === "string") return speed;
+    const heading = parseOptionalNumber(cellOf(cells, col.heading), "heading");
+    if (typeof heading === "string") return heading;
+    const vehicleClass = parseVehicleClass(cellOf(cells, col.vehicleClass));
+    if (typeof vehicleClass === "object") return vehicleClass.problem;
+    if (speed !== undefined) point.speed = speed;
+    if (heading !== undefined) point.heading = heading;
+    if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+  }
   return point;
+}
+
+function cellOf(cells: string[], index: number | undefined): string | undefined {
+  return index === undefined ? undefined : cells[index];
 }
 
 /** Splits one CSV line (RFC 4180 quoting, no line breaks inside fields). */

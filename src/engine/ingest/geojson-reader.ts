@@ -22,22 +22,20 @@ interface Feature {
  * parser here, so the file is parsed whole: large traces belong in CSV.
  * A problem's `line` is the feature's ordinal (from 1), not a text line.
  */
-export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecord> {
+export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
   let features: Feature[];
   try {
     features = featuresOf(JSON.parse(await readAll(path)));
   } catch (e) {
-    yield { problem: { file, line: 1, message: e instanceof Error ? e.message : String(e) } };
+    yield [{ problem: { file, line: 1, message: e instanceof Error ? e.message : String(e) } }];
     return;
   }
   for (let i = 0; i < features.length; i++) {
     const nr = i + 1;
-    for (const r of recordsOfFeature(features[i], `${file}#${nr}`)) {
-      yield typeof r === "string"
-        ? { problem: { file, line: nr, message: `feature ${nr}: ${r}` } }
-        : { point: r };
-    }
+    yield recordsOfFeature(features[i], `${file}#${nr}`).map((r): TraceRecord =>
+      typeof r === "string" ? { problem: { file, line: nr, message: `feature ${nr}: ${r}` } } : { point: r },
+    );
   }
 }
 

@@ -13,11 +13,11 @@ interface OpenPoint {
 }
 
 /**
- * Streams the track points of a GPX file with a SAX parser. Each `trk` is one
+ * Streams the track points of a GPX file with a SAX parser, a batch per chunk read. Each `trk` is one
  * device, named by its `<name>` or else `<file>#<n>` (n counting tracks from 1);
  * routes and waypoints are ignored. A point without `<time>` is a bad row.
  */
-export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord> {
+export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
   const parser = new SaxesParser({ position: true });
   const out: TraceRecord[] = [];
@@ -66,19 +66,18 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord> {
   try {
     for await (const chunk of input) {
       parser.write(chunk as string);
-      yield* out.splice(0);
+      yield out.splice(0);
     }
     parser.close();
   } catch (e) {
-    yield* out.splice(0);
+    yield out.splice(0);
     const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
-    yield {
-      problem: { file, line: parser.line, message: `unreadable XML, rest of file skipped: ${message}` },
-    };
+    const problem = { file, line: parser.line, message: `unreadable XML, rest of file skipped: ${message}` };
+    yield [{ problem }];
     input.destroy();
     return;
   }
-  yield* out.splice(0);
+  yield out.splice(0);
 }
 
 function pointOf(p: OpenPoint, deviceId: string): TracePoint | string {

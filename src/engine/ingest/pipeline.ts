@@ -67,15 +67,16 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     if (batch.length >= batchSize) store();
   };
 
-  for await (const record of readTraceFile(path)) {
-    if (record.problem) {
-      counts.badRows++;
-      opts.onProblem?.(formatProblem(record.problem));
-      continue;
+  for await (const records of readTraceFile(path))
+    for (const record of records) {
+      if (record.problem) {
+        counts.badRows++;
+        opts.onProblem?.(formatProblem(record.problem));
+        continue;
+      }
+      take(splitter.push(record.point));
+      if (splitter.counts.pointsRead % progressEvery === 0) opts.onProgress?.(merge(counts, splitter.counts));
     }
-    take(splitter.push(record.point));
-    if (splitter.counts.pointsRead % progressEvery === 0) opts.onProgress?.(merge(counts, splitter.counts));
-  }
   take(splitter.flush());
   store();
   return merge(counts, splitter.counts);

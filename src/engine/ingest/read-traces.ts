@@ -7,8 +7,8 @@ import type { TraceRecord } from "./types.js";
 
 export const TRACE_FILE_KINDS = ".csv, .gpx, .geojson/.json, each optionally .gz";
 
-/** Streams a trace file's points and bad rows, choosing the reader by file name. */
-export function readTraceFile(path: string): AsyncGenerator<TraceRecord> {
+/** Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name. */
+export function readTraceFile(path: string): AsyncGenerator<TraceRecord[]> {
   const format = formatOf(path);
   if (format === "csv") return readCsvTrace(path);
   if (format === "gpx") return readGpxTrace(path);
@@ -16,8 +16,14 @@ export function readTraceFile(path: string): AsyncGenerator<TraceRecord> {
   return unknownFormat(path);
 }
 
-async function* unknownFormat(path: string): AsyncGenerator<TraceRecord> {
-  yield {
-    problem: { file: basename(path), line: 0, message: `unknown trace format; expected ${TRACE_FILE_KINDS}` },
-  };
+async function* unknownFormat(path: string): AsyncGenerator<TraceRecord[]> {
+  yield [
+    {
+      problem: {
+        file: basename(path),
+        line: 0,
+        message: `unknown trace format; expected ${TRACE_FILE_KINDS}`,
+      },
+    },
+  ];
 }

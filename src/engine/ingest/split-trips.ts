@@ -27,6 +27,9 @@ export interface SplitOptions {
 
 const DEFAULTS = { dwellMs: 5 * 60_000, dwellRadiusM: 100, gapMs: 10 * 60_000, minTripM: 200, jitterM: 20 };
 
+/** Fixes between sweeps for devices that have gone quiet. */
+const SWEEP_EVERY = 10_000;
+
 /** What splitting kept and dropped, and why; the ingest report shows it. */
 export interface SplitCounts {
   pointsRead: number;
@@ -73,11 +76,18 @@ interface DeviceState {
  *   1 m of it, otherwise a jump; a fix further from the previous one than the
  *   class's MAX_SPEED_KPH allows (plus `jitterM`) is a jump. Both are dropped.
  * - closed trips with fewer than 2 fixes or under `minTripM` travelled are dropped.
+ *
+ * Devices silent for `gapMs` before the latest time seen in the input are
+ * closed and forgotten as the input goes on, so a time-sorted file of many
+ * devices keeps only recently active ones in memory. (A device whose fixes
+ * reappear later, earlier than that latest time, then starts afresh.)
  */
 export class TripSplitter {
   readonly counts = emptySplitCounts();
   private readonly devices = new Map<string, DeviceState>();
   private readonly opts: Required<SplitOptions>;
+  /** Latest fix time seen in the input. */
+  private latestT = -Infinity;
 
   constructor(options: SplitOptions) {
     this.opts = { ...DEFAULTS, ...options };
@@ -90,13 +100,14 @@ export class TripSplitter {
     if (p.speed !== undefined) fix.speed = p.speed;
     if (p.heading !== undefined) fix.heading = p.heading;
     const vehicleClass = p.vehicleClass ?? this.opts.defaultVehicleClass;
+    const closed = this.counts.pointsRead % SWEEP_EVERY === 0 ? this.closeIdle() : [];
+    this.latestT = Math.max(this.latestT, fix.t);
     const st = this.devices.get(p.deviceId);
     if (!st) {
       this.devices.set(p.deviceId, newState(vehicleClass, fix));
-      return [];
+      return closed;
     }
-    if (this.rejects(st, fix)) return [];
-    const closed: RawTrip[] = [];
+    if (this.rejects(st, fix)) return closed;
     if (fix.t - st.last.t >= this.opts.gapMs || vehicleClass !== st.vehicleClass) {
       this.close(p.deviceId, st, closed);
       this.devices.set(p.deviceId, newState(vehicleClass, fix));
@@ -104,7 +115,7 @@ export class TripSplitter {
     }
     if (this.isJump(st, fix)) {
       this.counts.droppedPoints.jump++;
-      return [];
+      return closed;
     }
     st.last = fix;
     this.advance(p.deviceId, st, fix, closed);
@@ -117,6 +128,22 @@ export class TripSplitter {
     for (const [deviceId, st] of this.devices) this.close(deviceId, st, closed);
     this.devices.clear();
     return closed;
+  }
+
+  /** Closes the trips of devices silent for a gap before the latest time seen: no later fix can extend them. */
+  private closeIdle(): RawTrip[] {
+    const closed: RawTrip[] = [];
+    for (const [deviceId, st] of this.devices) {
+      if (this.latestT - st.last.t < this.opts.gapMs) continue;
+      this.close(deviceId, st, closed);
+      this.devices.delete(deviceId);
+    }
+    return closed;
+  }
+
+  /** Devices with an open trip or stop (memory in use). */
+  get openDevices(): number {
+    return this.devices.size;
   }
 
   /** Out-of-order and duplicate fixes, counted. */
