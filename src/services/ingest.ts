@@ -123,7 +123,7 @@ export function formatIngestReport(r: IngestReport): string[] {
     `points read:      ${n(t.pointsRead)}`,
     `bad rows:         ${n(t.badRows)}`,
     `points dropped:   ${n(d.jump)} jumps, ${n(d.outOfOrder)} out of order, ${n(d.duplicate)} duplicates, ${n(d.dwell)} at stops`,
-    `trips dropped:    ${n(t.droppedTrips.tooFewPoints)} too few points, ${n(t.droppedTrips.tooShort)} under 200 m`,
+    `trips dropped:    ${n(t.droppedTrips.tooFewPoints)} too few points, ${n(t.droppedTrips.tooShort)} under 200 m, ${n(t.droppedTrips.zeroDuration)} without duration`,
     `trips:            ${n(t.trips)}`,
     `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors)`,
     `stored:           ${n(t.stored)} (${n(t.duplicates)} already stored)`,

@@ -84,7 +84,7 @@ describe("ingestFiles", () => {
       pointsRead: 50,
       badRows: 1,
       droppedPoints: { jump: 0, outOfOrder: 0, duplicate: 0, dwell: 0 },
-      droppedTrips: { tooFewPoints: 0, tooShort: 0 },
+      droppedTrips: { tooFewPoints: 0, tooShort: 0, zeroDuration: 0 },
       trips: 3,
       matchedTrips: 2,
       unmatchedTrips: 1,

@@ -1,13 +1,12 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
+import { SHARED_DATA as SHARED } from "../helpers/shared-data.js";
 import { formatProblem, type TracePoint } from "../../src/engine/ingest/types.js";
-
-const SHARED = resolve(import.meta.dirname, "../../../shared/data");
 
 async function readAll(path: string) {
   const points: TracePoint[] = [];
@@ -185,44 +184,35 @@ describe("trace readers", () => {
   }
 });
 
-describe(
-  "trace readers on the shared sample data",
-  { skip: !existsSync(SHARED) && "no ../shared/data" },
-  () => {
-    it("reads the GraphHopper GPX samples with the point counts of SOURCE.md", async () => {
-      const dir = join(SHARED, "graphhopper-mapmatching-samples");
-      const counts: Record<string, number> = {};
-      for (const f of [
-        "test1.gpx",
-        "tour2-with-loop.gpx",
-        "tour3-with-long-edge.gpx",
-        "tour4-with-uturn.gpx",
-      ])
-        counts[f] = (await readAll(join(dir, f))).points.length;
-      assert.deepEqual(counts, {
-        "test1.gpx": 264,
-        "tour2-with-loop.gpx": 12,
-        "tour3-with-long-edge.gpx": 7,
-        "tour4-with-uturn.gpx": 5,
-      });
+describe("trace readers on the shared sample data", { skip: !SHARED && "no ../shared/data" }, () => {
+  it("reads the GraphHopper GPX samples with the point counts of SOURCE.md", async () => {
+    const dir = join(SHARED!, "graphhopper-mapmatching-samples");
+    const counts: Record<string, number> = {};
+    for (const f of ["test1.gpx", "tour2-with-loop.gpx", "tour3-with-long-edge.gpx", "tour4-with-uturn.gpx"])
+      counts[f] = (await readAll(join(dir, f))).points.length;
+    assert.deepEqual(counts, {
+      "test1.gpx": 264,
+      "tour2-with-loop.gpx": 12,
+      "tour3-with-long-edge.gpx": 7,
+      "tour4-with-uturn.gpx": 5,
     });
+  });
 
-    it("treats the untimed Andorra GPX as 21 bad rows", async () => {
-      const { points, problems } = await readAll(
-        join(SHARED, "graphhopper-mapmatching-samples/andorra_for_map_matching.gpx"),
-      );
-      assert.equal(points.length, 0);
-      assert.equal(problems.length, 21);
-    });
+  it("treats the untimed Andorra GPX as 21 bad rows", async () => {
+    const { points, problems } = await readAll(
+      join(SHARED!, "graphhopper-mapmatching-samples/andorra_for_map_matching.gpx"),
+    );
+    assert.equal(points.length, 0);
+    assert.equal(problems.length, 21);
+  });
 
-    it("reads all 75,000 rows of the OSRM Berlin CSV.gz as bad rows: its Time column is empty", async () => {
-      const { points, problems } = await readAll(
-        join(SHARED, "osrm-osm-public-traces/berlin_gps_traces.csv.gz"),
-      );
-      assert.equal(points.length, 0);
-      assert.equal(problems.length, 75_000);
-      assert.equal(problems[0], "berlin_gps_traces.csv.gz:2: timestamp is missing");
-      assert.equal(problems.at(-1), "berlin_gps_traces.csv.gz:75001: timestamp is missing");
-    });
-  },
-);
+  it("reads all 75,000 rows of the OSRM Berlin CSV.gz as bad rows: its Time column is empty", async () => {
+    const { points, problems } = await readAll(
+      join(SHARED!, "osrm-osm-public-traces/berlin_gps_traces.csv.gz"),
+    );
+    assert.equal(points.length, 0);
+    assert.equal(problems.length, 75_000);
+    assert.equal(problems[0], "berlin_gps_traces.csv.gz:2: timestamp is missing");
+    assert.equal(problems.at(-1), "berlin_gps_traces.csv.gz:75001: timestamp is missing");
+  });
+});

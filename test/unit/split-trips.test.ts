@@ -1,5 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
+import { SHARED_DATA as SHARED } from "../helpers/shared-data.js";
 import {
   distanceM,
   splitTrips,
@@ -104,7 +107,7 @@ describe("splitTrips", () => {
     const short = drive(5, 0, 0, 10, 40); // 160 m
     const lone = [fix(2000, 9000)];
     const { trips, counts } = splitTrips([...short, ...lone, ...drive(4, 4000, 0, 10, 100)], OPTS);
-    assert.deepEqual(counts.droppedTrips, { tooFewPoints: 1, tooShort: 1 });
+    assert.deepEqual(counts.droppedTrips, { tooFewPoints: 1, tooShort: 1, zeroDuration: 0 });
     assert.equal(trips.length, 1);
     assert.equal(counts.trips, 1);
   });
@@ -123,6 +126,16 @@ describe("splitTrips", () => {
       ["b"],
     );
     assert.equal(splitter.counts.droppedTrips.tooFewPoints, 1);
+  });
+
+  it("judges fixes within one second as up to a second apart, and drops a trip without duration", () => {
+    const sameSecond = [fix(0, 0), fix(0, 60), fix(0, 120), fix(0, 180), fix(0, 240), fix(0, 400)];
+    const { trips, counts } = splitTrips(sameSecond, OPTS);
+    assert.equal(counts.droppedPoints.jump, 1); // 160 m in "one second" exceeds 250 km/h + 20 m
+    assert.equal(counts.droppedTrips.zeroDuration, 1);
+    assert.equal(trips.length, 0);
+    const later = splitTrips([...sameSecond.slice(0, 2), fix(10, 300)], OPTS);
+    assert.deepEqual(times(later.trips[0].points), [0, 0, 10]);
   });
 
   it("closes and forgets devices that have gone quiet while the input moves on", () => {
@@ -158,5 +171,33 @@ describe("splitTrips", () => {
 describe("distanceM", () => {
   it("measures 1 degree of latitude as about 111.2 km", () => {
     assert.equal(Math.round(distanceM({ lon: 0, lat: 0 }, { lon: 0, lat: 1 })), 111_195);
+  });
+});
+
+describe("splitting the GraphHopper samples", { skip: !SHARED && "no ../shared/data" }, () => {
+  const splitFile = async (name: string) => {
+    const points: TracePoint[] = [];
+    for await (const batch of readTraceFile(join(SHARED!, "graphhopper-mapmatching-samples", name)))
+      for (const r of batch) if (r.point) points.push(r.point);
+    return splitTrips(points, OPTS);
+  };
+
+  it("keeps test1.gpx (1 s timestamps, several fixes per second) as one trip of all 264 fixes", async () => {
+    const { trips, counts } = await splitFile("test1.gpx");
+    assert.deepEqual(
+      trips.map((t) => [t.deviceId, t.points.length]),
+      [["GraphHopper", 264]],
+    );
+    assert.equal(counts.droppedPoints.jump, 0);
+  });
+
+  it("drops issue-13.gpx: all 29 fixes carry the same timestamp", async () => {
+    const { trips, counts } = await splitFile("issue-13.gpx");
+    assert.equal(trips.length, 0);
+    assert.equal(counts.pointsRead, 29);
+    assert.equal(
+      counts.droppedTrips.zeroDuration + counts.droppedTrips.tooShort + counts.droppedTrips.tooFewPoints,
+      1,
+    );
   });
 });

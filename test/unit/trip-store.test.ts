@@ -1,6 +1,6 @@
 import { beforeEach, afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { columnsToTrips, tripsToColumns } from "../../src/engine/trips/columns.js";
+import { columnsToTrips, selectTrips, tripsToColumns } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
@@ -44,6 +44,18 @@ describe("trip columns", () => {
     assert.deepEqual(cols.devices, ["a", "b"]);
     assert.deepEqual([...cols.pathStart], [0, 2, 2, 4]);
     assert.deepEqual(columnsToTrips(cols), trips);
+  });
+
+  it("select a subset of trips with their paths", () => {
+    const trips = [
+      trip("a", "2026-01-05T08:00:00Z", "bicycle", { purpose: "hbw", incomeBand: 3 }),
+      { ...trip("b", "2026-01-05T09:00:00Z"), path: [] },
+      trip("c", "2026-01-06T08:00:00Z"),
+    ];
+    const cols = selectTrips(tripsToColumns(trips), (i) => i !== 0);
+    assert.equal(cols.count, 2);
+    assert.deepEqual([...cols.pathStart], [0, 0, 2]);
+    assert.deepEqual(columnsToTrips(cols), trips.slice(1));
   });
 });
 

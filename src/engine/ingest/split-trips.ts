@@ -35,7 +35,7 @@ export interface SplitCounts {
   pointsRead: number;
   badRows: number;
   droppedPoints: { jump: number; outOfOrder: number; duplicate: number; dwell: number };
-  droppedTrips: { tooFewPoints: number; tooShort: number };
+  droppedTrips: { tooFewPoints: number; tooShort: number; zeroDuration: number };
   trips: number;
 }
 
@@ -44,7 +44,7 @@ export function emptySplitCounts(): SplitCounts {
     pointsRead: 0,
     badRows: 0,
     droppedPoints: { jump: 0, outOfOrder: 0, duplicate: 0, dwell: 0 },
-    droppedTrips: { tooFewPoints: 0, tooShort: 0 },
+    droppedTrips: { tooFewPoints: 0, tooShort: 0, zeroDuration: 0 },
     trips: 0,
   };
 }
@@ -72,10 +72,12 @@ interface DeviceState {
  *   last fix of the stop; fixes between the two belong to no trip.
  * - gap: `gapMs` or more between two fixes ends the trip at the earlier one.
  * - a change of vehicle class ends the trip.
- * - a fix with the same time as the previous one is a duplicate when within
- *   1 m of it, otherwise a jump; a fix further from the previous one than the
- *   class's MAX_SPEED_KPH allows (plus `jitterM`) is a jump. Both are dropped.
- * - closed trips with fewer than 2 fixes or under `minTripM` travelled are dropped.
+ * - a fix with the same time as the previous one and within 1 m of it is a
+ *   duplicate; a fix further from the previous one than the class's
+ *   MAX_SPEED_KPH allows in the time between them (at least 1 s: timestamp
+ *   resolution) plus `jitterM` is a jump. Both are dropped.
+ * - closed trips with fewer than 2 fixes, under `minTripM` travelled, or
+ *   lasting no time at all (all fixes in one timestamp) are dropped.
  *
  * Devices silent for `gapMs` before the latest time seen in the input are
  * closed and forgotten as the input goes on, so a time-sorted file of many
@@ -160,8 +162,10 @@ export class TripSplitter {
   }
 
   private isJump(st: DeviceState, fix: GpsPoint): boolean {
-    const reachM = (MAX_SPEED_KPH[st.vehicleClass] / 3.6) * ((fix.t - st.last.t) / 1000);
-    return distanceM(st.last, fix) > reachM + (fix.t === st.last.t ? 0 : this.opts.jitterM);
+    // Timestamps often have whole-second resolution: two fixes in the same second may be up to a second apart.
+    const seconds = Math.max(1, (fix.t - st.last.t) / 1000);
+    const reachM = (MAX_SPEED_KPH[st.vehicleClass] / 3.6) * seconds;
+    return distanceM(st.last, fix) > reachM + this.opts.jitterM;
   }
 
   /** Places an accepted fix: extends the trip, detects a dwell, or leaves one. */
@@ -199,6 +203,7 @@ export class TripSplitter {
     }
     if (points.length < 2) this.counts.droppedTrips.tooFewPoints++;
     else if (pathLengthM(points) < this.opts.minTripM) this.counts.droppedTrips.tooShort++;
+    else if (points.at(-1)!.t === points[0].t) this.counts.droppedTrips.zeroDuration++;
     else {
       this.counts.trips++;
       closed.push({ deviceId, vehicleClass: st.vehicleClass, source: this.opts.source, points });

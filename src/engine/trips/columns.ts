@@ -158,9 +158,28 @@ export function columnsToTrips(cols: TripColumns): MatchedTrip[] {
   return Array.from({ length: cols.count }, (_, i) => tripAt(cols, i));
 }
 
-/** The trips of a chunk for which `keep(i)` holds, as a new chunk. */
+/** The trips of a chunk for which `keep(i)` holds, as a new chunk (columns copied, device list shared). */
 export function selectTrips(cols: TripColumns, keep: (i: number) => boolean): TripColumns {
-  const picked: MatchedTrip[] = [];
-  for (let i = 0; i < cols.count; i++) if (keep(i)) picked.push(tripAt(cols, i));
-  return tripsToColumns(picked);
+  const picked: number[] = [];
+  let steps = 0;
+  for (let i = 0; i < cols.count; i++)
+    if (keep(i)) {
+      picked.push(i);
+      steps += cols.pathStart[i + 1] - cols.pathStart[i];
+    }
+  const out = allocate(picked.length, steps);
+  out.devices = cols.devices;
+  const source = cols as unknown as Record<ColumnName, ArrayLike<number>>;
+  const target = out as unknown as Record<ColumnName, { [i: number]: number }>;
+  let k = 0;
+  picked.forEach((i, j) => {
+    for (const [name] of COLUMN_LAYOUT) if (!name.startsWith("path")) target[name][j] = source[name][i];
+    out.pathStart[j] = k;
+    for (let s = cols.pathStart[i]; s < cols.pathStart[i + 1]; s++, k++)
+      for (const name of PATH_COLUMNS) target[name][k] = source[name][s];
+  });
+  out.pathStart[picked.length] = k;
+  return out;
 }
+
+const PATH_COLUMNS = ["pathSegmentId", "pathForward", "pathEnterMs", "pathExitMs"] as const;
