@@ -128,6 +128,7 @@ export function formatIngestReport(r: IngestReport): string[] {
     `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors)`,
     `stored:           ${n(t.stored)} (${n(t.duplicates)} already stored)`,
   ];
+  if (t.readErrors > 0) lines.push(`files cut short:  ${n(t.readErrors)} (unreadable part-way)`);
   if (r.problems.length > 0) lines.push("problems:", ...r.problems.map((p) => `  ${p}`));
   if (r.moreProblems > 0) lines.push(`  ... and ${n(r.moreProblems)} more`);
   return lines;

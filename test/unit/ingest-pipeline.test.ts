@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { nearestSegmentMatcher } from "../../src/engine/ingest/nearest-segment-matcher.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
@@ -91,6 +92,7 @@ describe("ingestFiles", () => {
       matchErrors: 0,
       stored: 2,
       duplicates: 0,
+      readErrors: 0,
     });
     assert.deepEqual(report.problems, ["t.csv:42: latitude 95 is out of range"]);
     assert.match(formatIngestReport(report).join("\n"), /stored: +2 \(0 already stored\)/);
@@ -135,6 +137,21 @@ describe("ingestFiles", () => {
     assert.deepEqual(report.problems.slice(1), [
       "matching the trip of far at 2026-01-05T08:00:00.000Z failed: no candidates",
     ]);
+  });
+
+  it("keeps what it read from a corrupt .gz and reports where reading stopped", async () => {
+    const gz = gzipSync(CSV);
+    const cut = join(dir, "cut.csv.gz");
+    writeFileSync(cut, Buffer.concat([gz.subarray(0, gz.length - 200), Buffer.alloc(200, 7)]));
+    const report = await ingestFiles(rt, [cut], {
+      country: "de",
+      source: "telematics",
+      vehicleClass: "bicycle",
+      matcher: () => [],
+    });
+    assert.equal(report.totals.readErrors, 1);
+    assert.ok(report.totals.pointsRead > 0);
+    assert.match(report.problems.at(-1)!, /^cut\.csv\.gz: reading stopped: /);
   });
 
   it("refuses a missing file before ingesting anything", async () => {

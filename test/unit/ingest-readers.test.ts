@@ -90,6 +90,7 @@ describe("trace readers", () => {
       "TrackID,Latitude,Longitude,Time\n7,52.5,13.4,1767600000\n7,52.5,13.41,\n",
     );
     writeFileSync(path("nocols.csv"), "who,when,where\nx,1,2\n");
+    writeFileSync(path("bom.csv"), "\uFEFFdevice_id,timestamp,lat,lon\r\nq,1767600000,52.5,13.4\r\n");
     writeFileSync(path("broken.gpx"), GPX.replace("</trkseg></trk>\n<trk>", "</trkseg></trkx>\n<trk>"));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -137,6 +138,12 @@ describe("trace readers", () => {
     const { points, problems } = await readAll(path("osrm.csv"));
     assert.deepEqual(points, [{ deviceId: "7", lon: 13.4, lat: 52.5, t: 1767600000000 }]);
     assert.deepEqual(problems, ["osrm.csv:3: timestamp is missing"]);
+  });
+
+  it("reads a spreadsheet export: byte order mark and CRLF line ends", async () => {
+    const { points, problems } = await readAll(path("bom.csv"));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(points, [{ deviceId: "q", lon: 13.4, lat: 52.5, t: 1767600000000 }]);
   });
 
   it("reports a header lacking needed columns once", async () => {
@@ -204,6 +211,18 @@ describe("trace readers on the shared sample data", { skip: !SHARED && "no ../sh
     );
     assert.equal(points.length, 0);
     assert.equal(problems.length, 21);
+  });
+
+  it("reads the Barefoot sample format (JSON array of WKT points): 1,194 samples of device \\x0001", async () => {
+    const { points, problems } = await readAll(join(SHARED!, "barefoot-munich-trace/x0001-001.json"));
+    assert.deepEqual(problems, []);
+    assert.equal(points.length, 1194);
+    assert.deepEqual(points[0], {
+      deviceId: "\\x0001",
+      lon: 11.564388282625075,
+      lat: 48.16350662940509,
+      t: Date.UTC(2014, 8, 10, 4, 54, 7),
+    });
   });
 
   it("reads all 75,000 rows of the OSRM Berlin CSV.gz as bad rows: its Time column is empty", async () => {

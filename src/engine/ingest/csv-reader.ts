@@ -65,7 +65,8 @@ export async function* readCsvTrace(path: string): AsyncGenerator<TraceRecord[]>
     const lines = text.split("\n");
     for (const raw of lines) {
       lineNo++;
-      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      let line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      if (lineNo === 1 && line.startsWith("\uFEFF")) line = line.slice(1); // byte order mark of spreadsheet exports
       if (line.trim() === "") continue;
       const cells = splitCsvLine(line);
       if (columns === null) {

@@ -21,6 +21,7 @@ interface Feature {
  * `coordTimes` array parallel to their coordinates. JSON has no streaming
  * parser here, so the file is parsed whole: large traces belong in CSV.
  * A problem's `line` is the feature's ordinal (from 1), not a text line.
+ * Also reads Barefoot's sample format: a JSON array of `{point: "POINT(lon lat)", time, id}`.
  */
 export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
@@ -48,6 +49,7 @@ async function readAll(path: string): Promise<string> {
 }
 
 function featuresOf(json: unknown): Feature[] {
+  if (Array.isArray(json)) return json.map(featureOfWktSample);
   const obj = json as { type?: string; features?: unknown };
   if (obj?.type === "FeatureCollection" && Array.isArray(obj.features)) return obj.features as Feature[];
   if (obj?.type === "Feature") return [obj as Feature];
@@ -96,6 +98,16 @@ function pointOf(
   if (heading !== undefined) point.heading = heading;
   if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
   return point;
+}
+
+/** A Barefoot sample `{point: "POINT(lon lat)", time, id}` as a Point feature (bad ones keep no geometry). */
+function featureOfWktSample(sample: { point?: unknown; time?: unknown; id?: unknown }): Feature {
+  const m = /^POINT\s*\(\s*(\S+)\s+(\S+)\s*\)$/i.exec(String(sample?.point ?? "").trim());
+  return {
+    type: "Feature",
+    geometry: m ? { type: "Point", coordinates: [Number(m[1]), Number(m[2])] } : null,
+    properties: { device_id: sample?.id, time: sample?.time },
+  };
 }
 
 const stringOf = (v: unknown) => (v === undefined || v === null ? undefined : String(v));

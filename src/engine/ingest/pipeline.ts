@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
 import { readTraceFile } from "./read-traces.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
@@ -18,6 +19,8 @@ export interface IngestCounts extends SplitCounts {
   matchErrors: number;
   stored: number;
   duplicates: number;
+  /** 1 when reading the file failed part-way (e.g. a corrupt .gz); what was read before is kept. */
+  readErrors: number;
 }
 
 export function emptyIngestCounts(): IngestCounts {
@@ -28,6 +31,7 @@ export function emptyIngestCounts(): IngestCounts {
     matchErrors: 0,
     stored: 0,
     duplicates: 0,
+    readErrors: 0,
   };
 }
 
@@ -67,16 +71,22 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     if (batch.length >= batchSize) store();
   };
 
-  for await (const records of readTraceFile(path))
-    for (const record of records) {
-      if (record.problem) {
-        counts.badRows++;
-        opts.onProblem?.(formatProblem(record.problem));
-        continue;
+  try {
+    for await (const records of readTraceFile(path))
+      for (const record of records) {
+        if (record.problem) {
+          counts.badRows++;
+          opts.onProblem?.(formatProblem(record.problem));
+          continue;
+        }
+        take(splitter.push(record.point));
+        if (splitter.counts.pointsRead % progressEvery === 0)
+          opts.onProgress?.(merge(counts, splitter.counts));
       }
-      take(splitter.push(record.point));
-      if (splitter.counts.pointsRead % progressEvery === 0) opts.onProgress?.(merge(counts, splitter.counts));
-    }
+  } catch (e) {
+    counts.readErrors++;
+    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
+  }
   take(splitter.flush());
   store();
   return merge(counts, splitter.counts);
