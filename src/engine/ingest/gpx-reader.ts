@@ -28,8 +28,8 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]>
     point: null as OpenPoint | null,
     text: "",
     depth: 0,
+    trkDepth: 0,
   };
-  let trkDepth = 0;
 
   parser.on("opentag", (tag) => {
     state.depth++;
@@ -39,7 +39,7 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]>
       state.track++;
       state.trackName = "";
       state.inTrk = true;
-      trkDepth = state.depth;
+      state.trkDepth = state.depth;
     } else if (tag.name === "trkpt" && state.inTrk)
       state.point = { line: parser.line, lat: attr("lat"), lon: attr("lon"), children: {} };
   });
@@ -48,7 +48,7 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]>
   });
   parser.on("closetag", (tag) => {
     if (tag.name === "trk") state.inTrk = false;
-    else if (tag.name === "name" && state.inTrk && !state.point && state.depth === trkDepth + 1)
+    else if (tag.name === "name" && state.inTrk && !state.point && state.depth === state.trkDepth + 1)
       state.trackName = state.text.trim();
     else if (tag.name === "trkpt" && state.point) {
       const deviceId = state.trackName || `${file}#${state.track}`;
@@ -61,23 +61,33 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]>
     state.text = "";
   });
 
+  // Stream errors (a corrupt .gz) propagate to the caller; XML errors end this file with one problem.
   const input = openInput(path);
   input.setEncoding("utf8");
-  try {
-    for await (const chunk of input) {
-      parser.write(chunk as string);
-      yield out.splice(0);
-    }
-    parser.close();
-  } catch (e) {
+  for await (const chunk of input) {
+    const failure = feed(parser, chunk as string);
     yield out.splice(0);
-    const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
-    const problem = { file, line: parser.line, message: `unreadable XML, rest of file skipped: ${message}` };
-    yield [{ problem }];
-    input.destroy();
-    return;
+    if (failure) {
+      yield [{ problem: { file, line: parser.line, message: failure } }];
+      input.destroy();
+      return;
+    }
   }
+  const failure = feed(parser, null);
   yield out.splice(0);
+  if (failure) yield [{ problem: { file, line: parser.line, message: failure } }];
+}
+
+/** Writes a chunk (null: end of input) to the parser; the message when the XML is malformed. */
+function feed(parser: SaxesParser, chunk: string | null): string | null {
+  try {
+    if (chunk === null) parser.close();
+    else parser.write(chunk);
+    return null;
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    return `unreadable XML, rest of file skipped: ${message}`;
+  }
 }
 
 function pointOf(p: OpenPoint, deviceId: string): TracePoint | string {
