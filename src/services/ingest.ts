@@ -88,6 +88,9 @@ export async function ingestFiles(
     report.files.push({ path, counts });
     addCounts(report.totals, counts);
   }
+  // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
+  const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
+  if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
   return report;
 }
 

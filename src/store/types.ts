@@ -146,6 +146,8 @@ export interface TripRepo {
   /** Column chunks in month order; a chunk is never empty. */
   scan(country: string, options?: TripScanOptions): Iterable<TripColumns>;
   countTrips(country: string): number;
+  /** Merges small chunks of each month into fewer, larger ones (scans read fewer rows); answers chunk counts. */
+  compact(country: string): { chunksBefore: number; chunksAfter: number };
   recordIngestRun(run: IngestRunRecord): void;
   listIngestRuns(country?: string): IngestRunRecord[];
 }

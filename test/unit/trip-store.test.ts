@@ -138,6 +138,23 @@ describe("SqliteTrips", () => {
     ]);
   });
 
+  it("compacts the small chunks of each month into one without changing the trips", () => {
+    const jan = ["a", "b", "c"].map((d) => trip(d, "2026-01-05T08:00:00Z"));
+    const feb = trip("d", "2026-02-05T08:00:00Z");
+    for (const t of [...jan, feb]) store.trips.appendTrips("de", [t]);
+    store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
+    store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
+    const before = allTrips(store, "de");
+    assert.deepEqual(store.trips.compact("de"), { chunksBefore: 4, chunksAfter: 2 });
+    assert.deepEqual(
+      [...store.trips.scan("de")].map((c) => c.count),
+      [3, 1],
+    );
+    assert.deepEqual(allTrips(store, "de"), before);
+    assert.deepEqual(store.trips.compact("de"), { chunksBefore: 2, chunksAfter: 2 });
+    assert.equal([...store.trips.scan("at")].length, 2);
+  });
+
   it("records ingest runs", () => {
     const run = {
       country: "de",

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import {
   COLUMN_LAYOUT,
+  columnsToTrips,
   lengthOf,
   selectTrips,
   tripsToColumns,
@@ -68,6 +69,26 @@ export class SqliteTrips implements TripRepo {
       .prepare("SELECT COALESCE(SUM(trip_count), 0) AS n FROM trip_chunks WHERE country = ?")
       .get(country) as { n: number };
     return row.n;
+  }
+
+  compact(country: string): { chunksBefore: number; chunksAfter: number } {
+    return this.db.transaction(() => {
+      const chunks = this.db
+        .prepare("SELECT id, month, trip_count FROM trip_chunks WHERE country = ? ORDER BY month, id")
+        .all(country) as { id: number; month: string; trip_count: number }[];
+      const runs = mergeableRuns(chunks);
+      const read = this.db.prepare(
+        "SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks WHERE id = ?",
+      );
+      const remove = this.db.prepare("DELETE FROM trip_chunks WHERE id = ?");
+      for (const run of runs) {
+        const trips = run.flatMap((c) => columnsToTrips(decodeChunk(read.get(c.id) as ChunkRow)));
+        run.forEach((c) => remove.run(c.id));
+        this.insertChunk(country, run[0].month, trips);
+      }
+      const merged = runs.reduce((sum, run) => sum + run.length - 1, 0);
+      return { chunksBefore: chunks.length, chunksAfter: chunks.length - merged };
+    })();
   }
 
   recordIngestRun(run: IngestRunRecord): void {
@@ -165,6 +186,24 @@ export class SqliteTrips implements TripRepo {
     );
     for (const t of tallies.values()) upsert.run(country, t.day, t.cls, t.source, t.trips, t.devices);
   }
+}
+
+/** Consecutive chunks of one month that fit together in one chunk; only runs of two or more. */
+function mergeableRuns<T extends { month: string; trip_count: number }>(chunks: T[]): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    if (run.length > 0 && (c.month !== run[0].month || size + c.trip_count > MAX_CHUNK_TRIPS)) {
+      runs.push(run);
+      run = [];
+      size = 0;
+    }
+    run.push(c);
+    size += c.trip_count;
+  }
+  runs.push(run);
+  return runs.filter((r) => r.length > 1);
 }
 
 /** Identity of a trip across re-runs of the same input: device, start, end and source. */
