@@ -4,6 +4,7 @@ import { configFromEnv } from "../config.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
 import { networkCommands } from "./network.js";
+import { ingestCommand } from "./ingest.js";
 import { serveCommand } from "./serve.js";
 import { zoneCommands } from "./zones.js";
 import { usageCommands } from "./usage.js";
@@ -24,6 +25,7 @@ zoneCommands(program);
 networkCommands(program);
 usageCommands(program);
 simulateCommand(program);
+ingestCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.

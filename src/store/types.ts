@@ -1,6 +1,8 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Segment } from "../engine/network/types.js";
 import type { JobQueue } from "../jobs/queue.js";
+import type { TripColumns } from "../engine/trips/columns.js";
+import type { MatchedTrip, VehicleClass } from "../engine/trips/types.js";
 
 /**
  * Storage behind the service. The SQLite implementation is the default; any
@@ -20,6 +22,7 @@ export interface Store {
   readonly jobs: JobQueue;
   /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
   transaction<T>(fn: () => T): T;
+  readonly trips: TripRepo;
   close(): void;
 }
 
@@ -289,4 +292,47 @@ export interface UsageRepo {
   /** Sets a key's monthly unit quota (null = unlimited); returns the key id, or null for an unknown key. */
   setQuota(keyIdOrPrefix: string, units: number | null): string | null;
   quotaOf(keyId: string): number | null;
+}
+
+export interface TripScanOptions {
+  /** Inclusive range of months of trip start (UTC); open when absent. */
+  fromMonth?: YearMonth;
+  toMonth?: YearMonth;
+  /** Only these classes; all when absent. */
+  vehicleClasses?: readonly VehicleClass[];
+}
+
+export interface AppendResult {
+  inserted: number;
+  /** Trips already stored (same device, start, end and source), skipped. */
+  duplicates: number;
+}
+
+/** One trace file's ingest, kept for reporting. */
+export interface IngestRunRecord {
+  country: string;
+  source: string;
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+  startedAt: string;
+  finishedAt: string;
+  /** The ingest report's counts (points read, drops by reason, trips stored, ...). */
+  counts: Record<string, unknown>;
+}
+
+/**
+ * Matched trips, partitioned by country and month of trip start and kept as
+ * column chunks (see TripColumns) so analyses scan them without per-trip rows.
+ */
+export interface TripRepo {
+  /** Stores new trips, skipping those already stored, and updates the per-day tallies; one transaction. */
+  appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult;
+  /** Column chunks in month order; a chunk is never empty. */
+  scan(country: string, options?: TripScanOptions): Iterable<TripColumns>;
+  countTrips(country: string): number;
+  /** Merges small chunks of each month into fewer, larger ones (scans read fewer rows); answers chunk counts. */
+  compact(country: string): { chunksBefore: number; chunksAfter: number };
+  recordIngestRun(run: IngestRunRecord): void;
+  listIngestRuns(country?: string): IngestRunRecord[];
 }

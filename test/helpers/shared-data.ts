@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -13,3 +14,9 @@ export function sharedDataFile(relative: string): string | null {
   }
   return null;
 }
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** The shared real-data folder itself, or null when absent: tests skip. */
+export const SHARED_DATA: string | null =
+  [resolve(ROOT, "../shared/data"), resolve(ROOT, "../../shared/data")].find((d) => existsSync(d)) ?? null;

@@ -167,6 +167,45 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (analysis_uuid, metric)
   );
   `,
+  // Trip store: column chunks per (country, month of start), dedupe fingerprints, devices seen per day.
+  `
+  CREATE TABLE trip_chunks (
+    id INTEGER PRIMARY KEY,
+    country TEXT NOT NULL,
+    month TEXT NOT NULL,
+    format INTEGER NOT NULL,
+    trip_count INTEGER NOT NULL,
+    step_count INTEGER NOT NULL,
+    class_mask INTEGER NOT NULL,
+    devices TEXT NOT NULL,
+    columns BLOB NOT NULL
+  );
+  CREATE INDEX trip_chunks_partition ON trip_chunks (country, month, id);
+  CREATE TABLE trip_fingerprints (
+    country TEXT NOT NULL,
+    fingerprint BLOB NOT NULL,
+    PRIMARY KEY (country, fingerprint)
+  ) WITHOUT ROWID;
+  CREATE TABLE trip_device_days (
+    country TEXT NOT NULL,
+    day TEXT NOT NULL,
+    vehicle_class TEXT NOT NULL,
+    source TEXT NOT NULL,
+    device_key BLOB NOT NULL,
+    PRIMARY KEY (country, day, vehicle_class, source, device_key)
+  ) WITHOUT ROWID;
+  CREATE TABLE ingest_runs (
+    id INTEGER PRIMARY KEY,
+    country TEXT NOT NULL,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    counts TEXT NOT NULL
+  );
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -18,6 +18,7 @@ import type {
   Organization,
   Store,
   StoredZoneSet,
+  TripRepo,
   TripStatsRepo,
   YearMonth,
   ZoneSetRepo,
@@ -27,6 +28,7 @@ import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.j
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
+import { SqliteTrips } from "./trip-repo.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -50,6 +52,7 @@ export class SqliteStore implements Store {
   readonly usage: UsageRepo;
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
+  readonly trips: TripRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -75,6 +78,7 @@ export class SqliteStore implements Store {
     this.usage = new SqliteUsage(this.db);
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
+    this.trips = new SqliteTrips(this.db);
   }
 
   transaction<T>(fn: () => T): T {

@@ -1,0 +1,65 @@
+import { Option, type Command } from "commander";
+import { badRequest, notFound } from "../domain/errors.js";
+import { nearestSegmentMatcher } from "../engine/ingest/nearest-segment-matcher.js";
+import type { TripMatcher } from "../engine/ingest/pipeline.js";
+import type { Network } from "../engine/network/network.js";
+import {
+  TRACE_SOURCES,
+  VEHICLE_CLASSES,
+  type TraceSource,
+  type VehicleClass,
+} from "../engine/trips/types.js";
+import { formatIngestReport, ingestFiles } from "../services/ingest.js";
+import { withRuntime } from "./runtime.js";
+
+/** Builds the map matcher for a country's network. */
+export type MatcherFactory = (network: Network) => TripMatcher;
+
+interface IngestCliOptions {
+  country: string;
+  source: TraceSource;
+  vehicleClass: VehicleClass;
+  batchSize: string;
+}
+
+/**
+ * `streetflow ingest FILE...`. The matcher comes from `matcherFor`; until the
+ * real map matcher is wired it defaults to the TEMPORARY nearest-segment one.
+ */
+export function ingestCommand(program: Command, matcherFor: MatcherFactory = nearestSegmentMatcher): void {
+  program
+    .command("ingest <files...>")
+    .description(
+      "read GPS traces (.csv, .gpx, .geojson, optionally .gz), split into trips, match and store them",
+    )
+    .requiredOption("--country <code>", "country whose road network the traces are matched on")
+    .addOption(new Option("--source <source>", "kind of trace").choices(TRACE_SOURCES).makeOptionMandatory())
+    .addOption(
+      new Option("--vehicle-class <class>", "class of points whose file has no vehicle_class column")
+        .choices(VEHICLE_CLASSES)
+        .default("personal"),
+    )
+    .option("--batch-size <n>", "matched trips per store transaction", "1000")
+    .action((files: string[], opts: IngestCliOptions) =>
+      withRuntime(program, async (rt) => {
+        const batchSize = Number(opts.batchSize);
+        if (!Number.isInteger(batchSize) || batchSize < 1)
+          throw badRequest("invalid_batch_size", "--batch-size must be a positive whole number");
+        const network = rt.networks.get(opts.country);
+        if (!network)
+          throw notFound(
+            "network_not_found",
+            `no road network for country "${opts.country}"; import one first`,
+          );
+        const report = await ingestFiles(rt, files, {
+          country: opts.country,
+          source: opts.source,
+          vehicleClass: opts.vehicleClass,
+          matcher: matcherFor(network),
+          batchSize,
+          onProgress: (line) => console.error(line),
+        });
+        for (const line of formatIngestReport(report)) console.log(line);
+      }),
+    );
+}

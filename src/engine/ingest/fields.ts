@@ -1,0 +1,61 @@
+import { VEHICLE_CLASSES, type VehicleClass } from "../trips/types.js";
+
+/** Below this an epoch number is seconds, above it milliseconds (1e11 s is the year 5138; 1e11 ms is 1973). */
+const EPOCH_MS_THRESHOLD = 1e11;
+
+/**
+ * Epoch milliseconds of an ISO-8601 timestamp or a number of epoch seconds or
+ * milliseconds (told apart by magnitude). ISO times without a zone are read as UTC.
+ */
+export function parseTimestamp(raw: string): number | string {
+  const s = raw.trim();
+  if (s === "") return "timestamp is missing";
+  if (/^-?\d+(\.\d+)?$/.test(s)) {
+    const n = Number(s);
+    return Math.round(Math.abs(n) < EPOCH_MS_THRESHOLD ? n * 1000 : n);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(s)) return `timestamp "${s}" is not ISO-8601 or epoch`;
+  const iso = s.replace(" ", "T");
+  const withZone = /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? normaliseOffset(iso) : `${iso}Z`;
+  const t = Date.parse(withZone);
+  return Number.isNaN(t) ? `timestamp "${s}" is not a valid date` : t;
+}
+
+/** Date.parse wants "+02:00"; traces often carry "+0200" or "+02". */
+function normaliseOffset(iso: string): string {
+  return iso.replace(/([+-]\d{2})(\d{2})$/, "$1:$2").replace(/([+-]\d{2})$/, "$1:00");
+}
+
+export function parseLatitude(raw: string | number | undefined): number | string {
+  return parseCoordinate(raw, "latitude", 90);
+}
+
+export function parseLongitude(raw: string | number | undefined): number | string {
+  return parseCoordinate(raw, "longitude", 180);
+}
+
+function parseCoordinate(raw: string | number | undefined, name: string, limit: number): number | string {
+  const text = typeof raw === "string" ? raw.trim() : raw;
+  if (text === undefined || text === "") return `${name} is missing`;
+  const v = Number(text);
+  if (!Number.isFinite(v)) return `${name} "${text}" is not a number`;
+  if (Math.abs(v) > limit) return `${name} ${v} is out of range`;
+  return v;
+}
+
+/** An optional numeric column: undefined when empty, a message when unreadable. */
+export function parseOptionalNumber(raw: string | undefined, name: string): number | undefined | string {
+  const text = raw?.trim();
+  if (!text) return undefined;
+  const v = Number(text);
+  return Number.isFinite(v) ? v : `${name} "${text}" is not a number`;
+}
+
+/** An optional vehicle class column; a class name is a string too, so the problem comes wrapped. */
+export function parseVehicleClass(raw: string | undefined): VehicleClass | undefined | { problem: string } {
+  const text = raw?.trim().toLowerCase();
+  if (!text) return undefined;
+  return (VEHICLE_CLASSES as readonly string[]).includes(text)
+    ? (text as VehicleClass)
+    : { problem: `vehicle class "${text}" is not one of ${VEHICLE_CLASSES.join(", ")}` };
+}

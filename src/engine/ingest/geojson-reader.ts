@@ -1,0 +1,113 @@
+import { basename } from "node:path";
+import { openInput } from "./open-input.js";
+import {
+  parseLatitude,
+  parseLongitude,
+  parseOptionalNumber,
+  parseTimestamp,
+  parseVehicleClass,
+} from "./fields.js";
+import type { TracePoint, TraceRecord } from "./types.js";
+
+interface Feature {
+  type?: string;
+  geometry?: { type?: string; coordinates?: unknown } | null;
+  properties?: Record<string, unknown> | null;
+}
+
+/**
+ * Reads a GeoJSON trace: Point features carrying `device_id` and `timestamp`
+ * (or `time`), or LineString/MultiPoint features with a `times` or
+ * `coordTimes` array parallel to their coordinates. JSON has no streaming
+ * parser here, so the file is parsed whole: large traces belong in CSV.
+ * A problem's `line` is the feature's ordinal (from 1), not a text line.
+ * Also reads Barefoot's sample format: a JSON array of `{point: "POINT(lon lat)", time, id}`.
+ */
+export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecord[]> {
+  const file = basename(path);
+  let features: Feature[];
+  try {
+    features = featuresOf(JSON.parse(await readAll(path)));
+  } catch (e) {
+    yield [{ problem: { file, line: 1, message: e instanceof Error ? e.message : String(e) } }];
+    return;
+  }
+  for (let i = 0; i < features.length; i++) {
+    const nr = i + 1;
+    yield recordsOfFeature(features[i], `${file}#${nr}`).map((r): TraceRecord =>
+      typeof r === "string" ? { problem: { file, line: nr, message: `feature ${nr}: ${r}` } } : { point: r },
+    );
+  }
+}
+
+async function readAll(path: string): Promise<string> {
+  const parts: string[] = [];
+  const input = openInput(path);
+  input.setEncoding("utf8");
+  for await (const chunk of input) parts.push(chunk as string);
+  return parts.join("");
+}
+
+function featuresOf(json: unknown): Feature[] {
+  if (Array.isArray(json)) return json.map(featureOfWktSample);
+  const obj = json as { type?: string; features?: unknown };
+  if (obj?.type === "FeatureCollection" && Array.isArray(obj.features)) return obj.features as Feature[];
+  if (obj?.type === "Feature") return [obj as Feature];
+  throw new Error("not a GeoJSON FeatureCollection or Feature");
+}
+
+function recordsOfFeature(f: Feature, fallbackDevice: string): (TracePoint | string)[] {
+  const props = f.properties ?? {};
+  const type = f.geometry?.type;
+  const coords = f.geometry?.coordinates;
+  const deviceId = String(props.device_id ?? props.deviceId ?? props.name ?? props.id ?? fallbackDevice);
+  if (type === "Point") return [pointOf(coords, props.timestamp ?? props.time, props, deviceId)];
+  if ((type === "LineString" || type === "MultiPoint") && Array.isArray(coords)) {
+    const times = props.times ?? props.coordTimes;
+    if (!Array.isArray(times) || times.length !== coords.length)
+      return [`${type} needs a "times" or "coordTimes" array as long as its coordinates`];
+    return coords.map((c, j) => {
+      const p = pointOf(c, times[j], props, deviceId);
+      return typeof p === "string" ? `point ${j + 1}: ${p}` : p;
+    });
+  }
+  return [`geometry ${type ?? "null"} is not a Point, LineString or MultiPoint`];
+}
+
+function pointOf(
+  coords: unknown,
+  time: unknown,
+  props: Record<string, unknown>,
+  deviceId: string,
+): TracePoint | string {
+  if (!Array.isArray(coords) || coords.length < 2) return "coordinates are not a [lon, lat] position";
+  const lon = parseLongitude(coords[0] as number);
+  if (typeof lon === "string") return lon;
+  const lat = parseLatitude(coords[1] as number);
+  if (typeof lat === "string") return lat;
+  const t = parseTimestamp(time === undefined || time === null ? "" : String(time));
+  if (typeof t === "string") return t;
+  const speed = parseOptionalNumber(stringOf(props.speed), "speed");
+  if (typeof speed === "string") return speed;
+  const heading = parseOptionalNumber(stringOf(props.heading), "heading");
+  if (typeof heading === "string") return heading;
+  const vehicleClass = parseVehicleClass(stringOf(props.vehicle_class));
+  if (typeof vehicleClass === "object") return vehicleClass.problem;
+  const point: TracePoint = { deviceId, lon, lat, t };
+  if (speed !== undefined) point.speed = speed;
+  if (heading !== undefined) point.heading = heading;
+  if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+  return point;
+}
+
+/** A Barefoot sample `{point: "POINT(lon lat)", time, id}` as a Point feature (bad ones keep no geometry). */
+function featureOfWktSample(sample: { point?: unknown; time?: unknown; id?: unknown }): Feature {
+  const m = /^POINT\s*\(\s*(\S+)\s+(\S+)\s*\)$/i.exec(String(sample?.point ?? "").trim());
+  return {
+    type: "Feature",
+    geometry: m ? { type: "Point", coordinates: [Number(m[1]), Number(m[2])] } : null,
+    properties: { device_id: sample?.id, time: sample?.time },
+  };
+}
+
+const stringOf = (v: unknown) => (v === undefined || v === null ? undefined : String(v));

@@ -1,0 +1,123 @@
+import { basename } from "node:path";
+import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
+import { readTraceFile } from "./read-traces.js";
+import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
+import { formatProblem } from "./types.js";
+
+/** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
+export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
+
+/** Where matched trips go (the trip store); answers what it kept. */
+export type TripSink = (trips: MatchedTrip[]) => { inserted: number; duplicates: number };
+
+export interface IngestCounts extends SplitCounts {
+  /** Matched trips the matcher produced (one raw trip may give several, or none). */
+  matchedTrips: number;
+  /** Raw trips the matcher could not place on the network. */
+  unmatchedTrips: number;
+  /** Raw trips on which the matcher threw; the first messages go to `problems`. */
+  matchErrors: number;
+  stored: number;
+  duplicates: number;
+  /** 1 when reading the file failed part-way (e.g. a corrupt .gz); what was read before is kept. */
+  readErrors: number;
+}
+
+export function emptyIngestCounts(): IngestCounts {
+  return {
+    ...emptySplitCounts(),
+    matchedTrips: 0,
+    unmatchedTrips: 0,
+    matchErrors: 0,
+    stored: 0,
+    duplicates: 0,
+    readErrors: 0,
+  };
+}
+
+export interface TraceIngestOptions {
+  source: TraceSource;
+  vehicleClass: VehicleClass;
+  matcher: TripMatcher;
+  sink: TripSink;
+  /** Matched trips handed to the sink at once (one store transaction). */
+  batchSize?: number;
+  /** Called about every `progressEvery` points read. */
+  onProgress?: (counts: IngestCounts) => void;
+  progressEvery?: number;
+  /** Row problems and match errors, formatted `file:line: message`; the caller caps how many it keeps. */
+  onProblem?: (message: string) => void;
+}
+
+/**
+ * Reads one trace file, splits it into trips, matches and stores them in
+ * batches. Memory holds the open trips and one batch, not the file.
+ */
+export async function ingestTraceFile(path: string, opts: TraceIngestOptions): Promise<IngestCounts> {
+  const { batchSize = 1000, progressEvery = 100_000 } = opts;
+  const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
+  const counts = emptyIngestCounts();
+  let batch: MatchedTrip[] = [];
+
+  const store = () => {
+    if (batch.length === 0) return;
+    const { inserted, duplicates } = opts.sink(batch);
+    counts.stored += inserted;
+    counts.duplicates += duplicates;
+    batch = [];
+  };
+  const take = (trips: RawTrip[]) => {
+    for (const trip of trips) batch.push(...matchOne(trip, opts, counts));
+    if (batch.length >= batchSize) store();
+  };
+
+  try {
+    for await (const records of readTraceFile(path))
+      for (const record of records) {
+        if (record.problem) {
+          counts.badRows++;
+          opts.onProblem?.(formatProblem(record.problem));
+          continue;
+        }
+        take(splitter.push(record.point));
+        if (splitter.counts.pointsRead % progressEvery === 0)
+          opts.onProgress?.(merge(counts, splitter.counts));
+      }
+  } catch (e) {
+    counts.readErrors++;
+    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
+  }
+  take(splitter.flush());
+  store();
+  return merge(counts, splitter.counts);
+}
+
+function matchOne(trip: RawTrip, opts: TraceIngestOptions, counts: IngestCounts): MatchedTrip[] {
+  try {
+    const matched = opts.matcher(trip);
+    if (matched.length === 0) counts.unmatchedTrips++;
+    counts.matchedTrips += matched.length;
+    return matched;
+  } catch (e) {
+    counts.matchErrors++;
+    const when = new Date(trip.points[0].t).toISOString();
+    opts.onProblem?.(`matching the trip of ${trip.deviceId} at ${when} failed: ${(e as Error).message}`);
+    return [];
+  }
+}
+
+/** The splitter's own counts over the pipeline's (bad rows are counted here, not by the splitter). */
+function merge(counts: IngestCounts, split: SplitCounts): IngestCounts {
+  return { ...counts, ...split, badRows: counts.badRows };
+}
+
+/** Adds `b` into `a`, field by field (nested drop counts too). */
+export function addCounts(a: IngestCounts, b: IngestCounts): void {
+  for (const key of Object.keys(a) as (keyof IngestCounts)[]) {
+    const value = a[key];
+    if (typeof value === "number") (a[key] as number) = value + (b[key] as number);
+    else
+      for (const k of Object.keys(value))
+        (value as Record<string, number>)[k] += (b[key] as Record<string, number>)[k];
+  }
+}

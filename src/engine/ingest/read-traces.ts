@@ -1,0 +1,29 @@
+import { basename } from "node:path";
+import { readCsvTrace } from "./csv-reader.js";
+import { readGeoJsonTrace } from "./geojson-reader.js";
+import { readGpxTrace } from "./gpx-reader.js";
+import { formatOf } from "./open-input.js";
+import type { TraceRecord } from "./types.js";
+
+export const TRACE_FILE_KINDS = ".csv, .gpx, .geojson/.json, each optionally .gz";
+
+/** Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name. */
+export function readTraceFile(path: string): AsyncGenerator<TraceRecord[]> {
+  const format = formatOf(path);
+  if (format === "csv") return readCsvTrace(path);
+  if (format === "gpx") return readGpxTrace(path);
+  if (format === "geojson") return readGeoJsonTrace(path);
+  return unknownFormat(path);
+}
+
+async function* unknownFormat(path: string): AsyncGenerator<TraceRecord[]> {
+  yield [
+    {
+      problem: {
+        file: basename(path),
+        line: 0,
+        message: `unknown trace format; expected ${TRACE_FILE_KINDS}`,
+      },
+    },
+  ];
+}

@@ -1,0 +1,247 @@
+import type { GpsPoint, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
+import type { TracePoint } from "./types.js";
+
+/** Fastest believable travel per vehicle class (km/h); a fix implying more is a GPS jump. */
+export const MAX_SPEED_KPH: Record<VehicleClass, number> = {
+  personal: 250,
+  medium_commercial: 250,
+  heavy_commercial: 250,
+  bicycle: 60,
+  pedestrian: 25,
+};
+
+export interface SplitOptions {
+  source: TraceSource;
+  /** Class of points whose file has no vehicle class column. */
+  defaultVehicleClass: VehicleClass;
+  /** A stop this long within `dwellRadiusM` ends a trip. */
+  dwellMs?: number;
+  dwellRadiusM?: number;
+  /** This long without a fix ends a trip. */
+  gapMs?: number;
+  /** Trips travelling less than this are dropped. */
+  minTripM?: number;
+  /** Position noise allowed on top of the speed limit, so stationary jitter is not a jump. */
+  jitterM?: number;
+}
+
+const DEFAULTS = { dwellMs: 5 * 60_000, dwellRadiusM: 100, gapMs: 10 * 60_000, minTripM: 200, jitterM: 20 };
+
+/** Fixes between sweeps for devices that have gone quiet. */
+const SWEEP_EVERY = 10_000;
+
+/** What splitting kept and dropped, and why; the ingest report shows it. */
+export interface SplitCounts {
+  pointsRead: number;
+  badRows: number;
+  droppedPoints: { jump: number; outOfOrder: number; duplicate: number; dwell: number };
+  droppedTrips: { tooFewPoints: number; tooShort: number; zeroDuration: number };
+  trips: number;
+}
+
+export function emptySplitCounts(): SplitCounts {
+  return {
+    pointsRead: 0,
+    badRows: 0,
+    droppedPoints: { jump: 0, outOfOrder: 0, duplicate: 0, dwell: 0 },
+    droppedTrips: { tooFewPoints: 0, tooShort: 0, zeroDuration: 0 },
+    trips: 0,
+  };
+}
+
+/** One device's open trip. */
+interface DeviceState {
+  vehicleClass: VehicleClass;
+  points: GpsPoint[];
+  /** Last accepted fix, in or out of a trip: the reference for order, duplicates and jumps. */
+  last: GpsPoint;
+  /** Candidate stop point: the first fix of the current stationary stretch, at points[anchorIndex]. */
+  anchorIndex: number;
+  anchor: GpsPoint;
+  /** After a dwell, `points` holds only the latest dwell fix: the next trip's start if the device moves. */
+  dwelling: boolean;
+}
+
+/**
+ * Cuts a stream of fixes into trips, per device and incrementally: a trip is
+ * returned as soon as it closes, so memory holds only open trips. A device's
+ * fixes must come in time order; earlier ones are dropped as out of order.
+ *
+ * - dwell: the device stays within `dwellRadiusM` of a fix for `dwellMs` or
+ *   more. That fix (the stop point) ends the trip; the next trip starts at the
+ *   last fix of the stop; fixes between the two belong to no trip.
+ * - gap: `gapMs` or more between two fixes ends the trip at the earlier one.
+ * - a change of vehicle class ends the trip.
+ * - a fix with the same time as the previous one and within 1 m of it is a
+ *   duplicate; a fix further from the previous one than the class's
+ *   MAX_SPEED_KPH allows in the time between them (at least 1 s: timestamp
+ *   resolution) plus `jitterM` is a jump. Both are dropped.
+ * - closed trips with fewer than 2 fixes, under `minTripM` travelled, or
+ *   lasting no time at all (all fixes in one timestamp) are dropped.
+ *
+ * Devices silent for `gapMs` before the latest time seen in the input are
+ * closed and forgotten as the input goes on, so a time-sorted file of many
+ * devices keeps only recently active ones in memory. (A device whose fixes
+ * reappear later, earlier than that latest time, then starts afresh.)
+ */
+export class TripSplitter {
+  readonly counts = emptySplitCounts();
+  private readonly devices = new Map<string, DeviceState>();
+  private readonly opts: Required<SplitOptions>;
+  /** Latest fix time seen in the input. */
+  private latestT = -Infinity;
+
+  constructor(options: SplitOptions) {
+    this.opts = { ...DEFAULTS, ...options };
+  }
+
+  /** Adds one fix; returns the trips it closed (usually none). */
+  push(p: TracePoint): RawTrip[] {
+    this.counts.pointsRead++;
+    const fix: GpsPoint = { lon: p.lon, lat: p.lat, t: p.t };
+    if (p.speed !== undefined) fix.speed = p.speed;
+    if (p.heading !== undefined) fix.heading = p.heading;
+    const vehicleClass = p.vehicleClass ?? this.opts.defaultVehicleClass;
+    const closed = this.counts.pointsRead % SWEEP_EVERY === 0 ? this.closeIdle() : [];
+    this.latestT = Math.max(this.latestT, fix.t);
+    const st = this.devices.get(p.deviceId);
+    if (!st) {
+      this.devices.set(p.deviceId, newState(vehicleClass, fix));
+      return closed;
+    }
+    if (this.rejects(st, fix)) return closed;
+    if (fix.t - st.last.t >= this.opts.gapMs || vehicleClass !== st.vehicleClass) {
+      this.close(p.deviceId, st, closed);
+      this.devices.set(p.deviceId, newState(vehicleClass, fix));
+      return closed;
+    }
+    if (this.isJump(st, fix)) {
+      this.counts.droppedPoints.jump++;
+      return closed;
+    }
+    st.last = fix;
+    this.advance(p.deviceId, st, fix, closed);
+    return closed;
+  }
+
+  /** Closes every open trip (end of input). */
+  flush(): RawTrip[] {
+    const closed: RawTrip[] = [];
+    for (const [deviceId, st] of this.devices) this.close(deviceId, st, closed);
+    this.devices.clear();
+    return closed;
+  }
+
+  /** Closes the trips of devices silent for a gap before the latest time seen: no later fix can extend them. */
+  private closeIdle(): RawTrip[] {
+    const closed: RawTrip[] = [];
+    for (const [deviceId, st] of this.devices) {
+      if (this.latestT - st.last.t < this.opts.gapMs) continue;
+      this.close(deviceId, st, closed);
+      this.devices.delete(deviceId);
+    }
+    return closed;
+  }
+
+  /** Devices with an open trip or stop (memory in use). */
+  get openDevices(): number {
+    return this.devices.size;
+  }
+
+  /** Out-of-order and duplicate fixes, counted. */
+  private rejects(st: DeviceState, fix: GpsPoint): boolean {
+    if (fix.t < st.last.t) {
+      this.counts.droppedPoints.outOfOrder++;
+      return true;
+    }
+    if (fix.t === st.last.t && distanceM(st.last, fix) <= 1) {
+      this.counts.droppedPoints.duplicate++;
+      return true;
+    }
+    return false;
+  }
+
+  private isJump(st: DeviceState, fix: GpsPoint): boolean {
+    // Timestamps often have whole-second resolution: two fixes in the same second may be up to a second apart.
+    const seconds = Math.max(1, (fix.t - st.last.t) / 1000);
+    const reachM = (MAX_SPEED_KPH[st.vehicleClass] / 3.6) * seconds;
+    return distanceM(st.last, fix) > reachM + this.opts.jitterM;
+  }
+
+  /** Places an accepted fix: extends the trip, detects a dwell, or leaves one. */
+  private advance(deviceId: string, st: DeviceState, fix: GpsPoint, closed: RawTrip[]): void {
+    const nearAnchor = distanceM(st.anchor, fix) <= this.opts.dwellRadiusM;
+    if (st.dwelling) {
+      if (nearAnchor) {
+        this.counts.droppedPoints.dwell++;
+        st.points = [fix];
+      } else {
+        st.dwelling = false;
+        st.points.push(fix);
+        setAnchor(st);
+      }
+      return;
+    }
+    st.points.push(fix);
+    if (!nearAnchor) setAnchor(st);
+    else if (fix.t - st.anchor.t >= this.opts.dwellMs) {
+      const stopped = st.points.slice(st.anchorIndex + 1, -1);
+      this.counts.droppedPoints.dwell += stopped.length;
+      st.points = st.points.slice(0, st.anchorIndex + 1);
+      this.close(deviceId, st, closed, true);
+      st.points = [fix];
+      st.dwelling = true;
+    }
+  }
+
+  /** `atStop`: the trip ends at a dwell, so a lone fix is a stationary device, not a failed trip. */
+  private close(deviceId: string, st: DeviceState, closed: RawTrip[], atStop = st.dwelling): void {
+    const { points } = st;
+    if (points.length === 1 && atStop) {
+      this.counts.droppedPoints.dwell++;
+      return;
+    }
+    if (points.length < 2) this.counts.droppedTrips.tooFewPoints++;
+    else if (pathLengthM(points) < this.opts.minTripM) this.counts.droppedTrips.tooShort++;
+    else if (points.at(-1)!.t === points[0].t) this.counts.droppedTrips.zeroDuration++;
+    else {
+      this.counts.trips++;
+      closed.push({ deviceId, vehicleClass: st.vehicleClass, source: this.opts.source, points });
+    }
+  }
+}
+
+function newState(vehicleClass: VehicleClass, fix: GpsPoint): DeviceState {
+  return { vehicleClass, points: [fix], last: fix, anchorIndex: 0, anchor: fix, dwelling: false };
+}
+
+function setAnchor(st: DeviceState): void {
+  st.anchorIndex = st.points.length - 1;
+  st.anchor = st.points[st.anchorIndex];
+}
+
+/** Splits a whole sequence at once (tests, small inputs). */
+export function splitTrips(points: Iterable<TracePoint>, options: SplitOptions) {
+  const splitter = new TripSplitter(options);
+  const trips: RawTrip[] = [];
+  for (const p of points) trips.push(...splitter.push(p));
+  trips.push(...splitter.flush());
+  return { trips, counts: splitter.counts };
+}
+
+const EARTH_RADIUS_M = 6_371_008.8;
+const RAD = Math.PI / 180;
+
+/** Great-circle distance (haversine). */
+export function distanceM(a: { lon: number; lat: number }, b: { lon: number; lat: number }): number {
+  const dLat = (b.lat - a.lat) * RAD;
+  const dLon = (b.lon - a.lon) * RAD;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * RAD) * Math.cos(b.lat * RAD) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+export function pathLengthM(points: readonly GpsPoint[]): number {
+  let sum = 0;
+  for (let i = 1; i < points.length; i++) sum += distanceM(points[i - 1], points[i]);
+  return sum;
+}

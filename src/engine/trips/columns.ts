@@ -1,0 +1,185 @@
+import {
+  TRACE_SOURCES,
+  TRIP_PURPOSES,
+  VEHICLE_CLASSES,
+  type MatchedTrip,
+  type PathStep,
+  type TraceSource,
+  type TripPurpose,
+  type VehicleClass,
+} from "./types.js";
+
+/** Code of an absent purpose in `purpose`; absent income band is -1 in `incomeBand`. */
+export const NO_PURPOSE = 255;
+export const NO_INCOME_BAND = -1;
+
+/**
+ * A chunk of trips as parallel typed arrays: what the trip store keeps and what
+ * analyses scan without building an object per trip. Trip i's path steps are
+ * `pathStart[i] .. pathStart[i + 1]` in the `path*` arrays.
+ */
+export interface TripColumns {
+  count: number;
+  /** Epoch ms. */
+  startT: Float64Array;
+  endT: Float64Array;
+  originLon: Float64Array;
+  originLat: Float64Array;
+  destLon: Float64Array;
+  destLat: Float64Array;
+  lengthM: Float32Array;
+  /** Index into VEHICLE_CLASSES. */
+  vehicleClass: Uint8Array;
+  /** Index into TRACE_SOURCES. */
+  source: Uint8Array;
+  /** Index into TRIP_PURPOSES, or NO_PURPOSE. */
+  purpose: Uint8Array;
+  /** Income band, or NO_INCOME_BAND. */
+  incomeBand: Int8Array;
+  /** Index into `devices`. */
+  deviceIndex: Uint32Array;
+  devices: string[];
+  /** count + 1 offsets into the path arrays. */
+  pathStart: Uint32Array;
+  pathSegmentId: Float64Array;
+  /** 1 when travelled along the segment's geometry. */
+  pathForward: Uint8Array;
+  /** Enter and exit times as whole milliseconds after the trip's startT. */
+  pathEnterMs: Int32Array;
+  pathExitMs: Int32Array;
+}
+
+/** The typed-array columns in their fixed storage order, with their element types. */
+export const COLUMN_LAYOUT = [
+  ["startT", Float64Array],
+  ["endT", Float64Array],
+  ["originLon", Float64Array],
+  ["originLat", Float64Array],
+  ["destLon", Float64Array],
+  ["destLat", Float64Array],
+  ["lengthM", Float32Array],
+  ["vehicleClass", Uint8Array],
+  ["source", Uint8Array],
+  ["purpose", Uint8Array],
+  ["incomeBand", Int8Array],
+  ["deviceIndex", Uint32Array],
+  ["pathStart", Uint32Array],
+  ["pathSegmentId", Float64Array],
+  ["pathForward", Uint8Array],
+  ["pathEnterMs", Int32Array],
+  ["pathExitMs", Int32Array],
+] as const;
+
+export type ColumnName = (typeof COLUMN_LAYOUT)[number][0];
+
+export const vehicleClassCode = (c: VehicleClass) => VEHICLE_CLASSES.indexOf(c);
+export const sourceCode = (s: TraceSource) => TRACE_SOURCES.indexOf(s);
+
+/** Packs trips into columns. Path times are rounded to whole milliseconds. */
+export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
+  const n = trips.length;
+  const steps = trips.reduce((sum, t) => sum + t.path.length, 0);
+  const cols = allocate(n, steps);
+  const deviceIndex = new Map<string, number>();
+  let k = 0;
+  trips.forEach((trip, i) => {
+    cols.startT[i] = trip.startT;
+    cols.endT[i] = trip.endT;
+    [cols.originLon[i], cols.originLat[i]] = trip.origin;
+    [cols.destLon[i], cols.destLat[i]] = trip.destination;
+    cols.lengthM[i] = trip.lengthM;
+    cols.vehicleClass[i] = vehicleClassCode(trip.vehicleClass);
+    cols.source[i] = sourceCode(trip.source);
+    cols.purpose[i] = trip.purpose === undefined ? NO_PURPOSE : TRIP_PURPOSES.indexOf(trip.purpose);
+    cols.incomeBand[i] = trip.incomeBand ?? NO_INCOME_BAND;
+    cols.deviceIndex[i] = indexOfDevice(deviceIndex, cols.devices, trip.deviceId);
+    cols.pathStart[i] = k;
+    for (const step of trip.path) {
+      cols.pathSegmentId[k] = step.segmentId;
+      cols.pathForward[k] = step.forward ? 1 : 0;
+      cols.pathEnterMs[k] = Math.round(step.enterT - trip.startT);
+      cols.pathExitMs[k] = Math.round(step.exitT - trip.startT);
+      k++;
+    }
+  });
+  cols.pathStart[n] = k;
+  return cols;
+}
+
+function indexOfDevice(index: Map<string, number>, devices: string[], id: string): number {
+  let i = index.get(id);
+  if (i === undefined) {
+    i = devices.push(id) - 1;
+    index.set(id, i);
+  }
+  return i;
+}
+
+function allocate(n: number, steps: number): TripColumns {
+  const cols: Record<string, unknown> = { count: n, devices: [] };
+  for (const [name, Type] of COLUMN_LAYOUT) cols[name] = new Type(lengthOf(name, n, steps));
+  return cols as unknown as TripColumns;
+}
+
+/** Elements of a column for n trips with `steps` path steps in all. */
+export function lengthOf(name: ColumnName, n: number, steps: number): number {
+  if (name === "pathStart") return n + 1;
+  return name.startsWith("path") ? steps : n;
+}
+
+/** Trip i of a chunk as an object (tests, exports; analyses read the columns). */
+export function tripAt(cols: TripColumns, i: number): MatchedTrip {
+  const startT = cols.startT[i];
+  const path: PathStep[] = [];
+  for (let k = cols.pathStart[i]; k < cols.pathStart[i + 1]; k++)
+    path.push({
+      segmentId: cols.pathSegmentId[k],
+      forward: cols.pathForward[k] === 1,
+      enterT: startT + cols.pathEnterMs[k],
+      exitT: startT + cols.pathExitMs[k],
+    });
+  const trip: MatchedTrip = {
+    deviceId: cols.devices[cols.deviceIndex[i]],
+    vehicleClass: VEHICLE_CLASSES[cols.vehicleClass[i]],
+    source: TRACE_SOURCES[cols.source[i]],
+    origin: [cols.originLon[i], cols.originLat[i]],
+    destination: [cols.destLon[i], cols.destLat[i]],
+    startT,
+    endT: cols.endT[i],
+    lengthM: cols.lengthM[i],
+    path,
+  };
+  if (cols.purpose[i] !== NO_PURPOSE) trip.purpose = TRIP_PURPOSES[cols.purpose[i]] as TripPurpose;
+  if (cols.incomeBand[i] !== NO_INCOME_BAND) trip.incomeBand = cols.incomeBand[i];
+  return trip;
+}
+
+export function columnsToTrips(cols: TripColumns): MatchedTrip[] {
+  return Array.from({ length: cols.count }, (_, i) => tripAt(cols, i));
+}
+
+/** The trips of a chunk for which `keep(i)` holds, as a new chunk (columns copied, device list shared). */
+export function selectTrips(cols: TripColumns, keep: (i: number) => boolean): TripColumns {
+  const picked: number[] = [];
+  let steps = 0;
+  for (let i = 0; i < cols.count; i++)
+    if (keep(i)) {
+      picked.push(i);
+      steps += cols.pathStart[i + 1] - cols.pathStart[i];
+    }
+  const out = allocate(picked.length, steps);
+  out.devices = cols.devices;
+  const source = cols as unknown as Record<ColumnName, ArrayLike<number>>;
+  const target = out as unknown as Record<ColumnName, { [i: number]: number }>;
+  let k = 0;
+  picked.forEach((i, j) => {
+    for (const [name] of COLUMN_LAYOUT) if (!name.startsWith("path")) target[name][j] = source[name][i];
+    out.pathStart[j] = k;
+    for (let s = cols.pathStart[i]; s < cols.pathStart[i + 1]; s++, k++)
+      for (const name of PATH_COLUMNS) target[name][k] = source[name][s];
+  });
+  out.pathStart[picked.length] = k;
+  return out;
+}
+
+const PATH_COLUMNS = ["pathSegmentId", "pathForward", "pathEnterMs", "pathExitMs"] as const;

@@ -1,0 +1,138 @@
+import { createHash } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { badRequest } from "../domain/errors.js";
+import {
+  addCounts,
+  emptyIngestCounts,
+  ingestTraceFile,
+  type IngestCounts,
+  type TripMatcher,
+} from "../engine/ingest/pipeline.js";
+import { formatOf } from "../engine/ingest/open-input.js";
+import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
+import type { TraceSource, VehicleClass } from "../engine/trips/types.js";
+import type { Runtime } from "../runtime.js";
+
+export interface IngestFilesOptions {
+  country: string;
+  source: TraceSource;
+  /** Class of points whose file has no vehicle class column. */
+  vehicleClass: VehicleClass;
+  matcher: TripMatcher;
+  /** Matched trips per store transaction. */
+  batchSize?: number;
+  /** How many problem messages the report keeps (the rest are only counted). */
+  maxProblems?: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface FileIngestReport {
+  path: string;
+  counts: IngestCounts;
+}
+
+export interface IngestReport {
+  files: FileIngestReport[];
+  totals: IngestCounts;
+  /** The first `maxProblems` bad-row and match-failure messages, `file:line: message`. */
+  problems: string[];
+  /** Problems beyond those kept. */
+  moreProblems: number;
+}
+
+/**
+ * Ingests trace files into a country's trip store, one after the other: read,
+ * split, match, store. Each file is recorded in the ingest runs. Re-running a
+ * file stores nothing new: its trips come back as duplicates.
+ */
+export async function ingestFiles(
+  rt: Runtime,
+  files: string[],
+  opts: IngestFilesOptions,
+): Promise<IngestReport> {
+  const country = opts.country.toLowerCase();
+  const paths = files.map((f) => resolve(f));
+  paths.forEach(assertReadableTrace);
+  const log = opts.onProgress ?? (() => {});
+  const maxProblems = opts.maxProblems ?? 20;
+  const report: IngestReport = { files: [], totals: emptyIngestCounts(), problems: [], moreProblems: 0 };
+  const onProblem = (message: string) => {
+    if (report.problems.length < maxProblems) report.problems.push(message);
+    else report.moreProblems++;
+  };
+
+  for (const path of paths) {
+    const startedAt = new Date().toISOString();
+    log(`${path}: reading`);
+    const counts = await ingestTraceFile(path, {
+      source: opts.source,
+      vehicleClass: opts.vehicleClass,
+      matcher: opts.matcher,
+      sink: (trips) => rt.store.trips.appendTrips(country, trips),
+      batchSize: opts.batchSize,
+      onProblem,
+      onProgress: (c) => log(`${path}: ${progressLine(c)}`),
+    });
+    log(`${path}: done, ${progressLine(counts)}`);
+    rt.store.trips.recordIngestRun({
+      country,
+      source: opts.source,
+      path,
+      sizeBytes: statSync(path).size,
+      sha256: await sha256Of(path),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      counts: { ...counts },
+    });
+    report.files.push({ path, counts });
+    addCounts(report.totals, counts);
+  }
+  // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
+  const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
+  if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
+  return report;
+}
+
+function assertReadableTrace(path: string): void {
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw badRequest("file_not_found", `no such file: ${path}`);
+  if (!formatOf(path)) throw badRequest("unknown_trace_format", `${path}: expected ${TRACE_FILE_KINDS}`);
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+function progressLine(c: IngestCounts): string {
+  return `${n(c.pointsRead)} points, ${n(c.badRows)} bad rows, ${n(c.trips)} trips, ${n(c.stored)} stored`;
+}
+
+/** The report as lines for the terminal. */
+export function formatIngestReport(r: IngestReport): string[] {
+  const t = r.totals;
+  const d = t.droppedPoints;
+  const lines = [
+    `files:            ${r.files.length}`,
+    `points read:      ${n(t.pointsRead)}`,
+    `bad rows:         ${n(t.badRows)}`,
+    `points dropped:   ${n(d.jump)} jumps, ${n(d.outOfOrder)} out of order, ${n(d.duplicate)} duplicates, ${n(d.dwell)} at stops`,
+    `trips dropped:    ${n(t.droppedTrips.tooFewPoints)} too few points, ${n(t.droppedTrips.tooShort)} under 200 m, ${n(t.droppedTrips.zeroDuration)} without duration`,
+    `trips:            ${n(t.trips)}`,
+    `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors)`,
+    `stored:           ${n(t.stored)} (${n(t.duplicates)} already stored)`,
+  ];
+  if (t.readErrors > 0) lines.push(`files cut short:  ${n(t.readErrors)} (unreadable part-way)`);
+  if (r.problems.length > 0) lines.push("problems:", ...r.problems.map((p) => `  ${p}`));
+  if (r.moreProblems > 0) lines.push(`  ... and ${n(r.moreProblems)} more`);
+  return lines;
+}

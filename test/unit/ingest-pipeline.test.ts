@@ -1,0 +1,168 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { nearestSegmentMatcher } from "../../src/engine/ingest/nearest-segment-matcher.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
+import { columnsToTrips } from "../../src/engine/trips/columns.js";
+import type { Runtime } from "../../src/runtime.js";
+import { formatIngestReport, ingestFiles } from "../../src/services/ingest.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+/** An east-west road at lat 52 from lon 13.00 to 13.05 in five pieces. */
+function road(): Segment[] {
+  return Array.from({ length: 5 }, (_, i) => ({
+    id: 10_000 + i,
+    wayId: 1,
+    index: i,
+    roadClass: "primary",
+    highway: "primary",
+    roadType: "Primary",
+    oneway: false,
+    speedKph: 50,
+    name: "Hauptstraße",
+    lengthM: 686,
+    fromNode: i,
+    toNode: i + 1,
+    access: ACCESS_CAR,
+    coords: [
+      [13 + i * 0.01, 52],
+      [13 + (i + 1) * 0.01, 52],
+    ],
+  }));
+}
+
+const T0 = 1767600000; // 2026-01-05T08:00:00Z
+
+/** `n` rows of a device moving along lat `lat` from `lon0` by `dLon` every 15 s, from `t0`. */
+const rows = (device: string, t0: number, lon0: number, dLon: number, n: number, lat = 52.0001) =>
+  Array.from({ length: n }, (_, i) => `${device},${t0 + 15 * i},${lat},${(lon0 + i * dLon).toFixed(6)}`);
+
+const CSV = [
+  "device_id,timestamp,lat,lon",
+  ...rows("d1", T0, 13.001, 0.0024, 20), // east along the whole road
+  ...rows("d1", T0 + 3600, 13.049, -0.0024, 20), // an hour later back west
+  "d2,1767600000,95,13.01",
+  ...rows("far", T0, 13.001, 0.0024, 10, 52.1), // 11 km north of the road
+].join("\n");
+
+describe("ingestFiles", () => {
+  let dir: string;
+  let rt: Runtime;
+  let file: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "sf-ingest-"));
+    file = join(dir, "t.csv");
+    writeFileSync(file, CSV);
+    const store = new SqliteStore(":memory:");
+    store.network.replaceCountry(
+      { country: "de", source: "test", segmentCount: 5, importedAt: new Date().toISOString() },
+      road(),
+    );
+    rt = { dataDir: dir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+  });
+  after(() => {
+    rt.store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ingest = () =>
+    ingestFiles(rt, [file], {
+      country: "DE",
+      source: "telematics",
+      vehicleClass: "personal",
+      matcher: nearestSegmentMatcher(rt.networks.get("de")!),
+      batchSize: 1,
+    });
+
+  it("reads, splits, matches and stores, reporting every count", async () => {
+    const report = await ingest();
+    assert.deepEqual(report.totals, {
+      pointsRead: 50,
+      badRows: 1,
+      droppedPoints: { jump: 0, outOfOrder: 0, duplicate: 0, dwell: 0 },
+      droppedTrips: { tooFewPoints: 0, tooShort: 0, zeroDuration: 0 },
+      trips: 3,
+      matchedTrips: 2,
+      unmatchedTrips: 1,
+      matchErrors: 0,
+      stored: 2,
+      duplicates: 0,
+      readErrors: 0,
+    });
+    assert.deepEqual(report.problems, ["t.csv:42: latitude 95 is out of range"]);
+    assert.match(formatIngestReport(report).join("\n"), /stored: +2 \(0 already stored\)/);
+  });
+
+  it("stores the matched paths in travel order", () => {
+    const trips = [...rt.store.trips.scan("de")].flatMap(columnsToTrips);
+    assert.deepEqual(
+      trips.map((t) => [t.deviceId, t.startT / 1000, t.path.map((s) => [s.segmentId % 10, s.forward])]),
+      [
+        ["d1", T0, [0, 1, 2, 3, 4].map((i) => [i, true])],
+        ["d1", T0 + 3600, [4, 3, 2, 1, 0].map((i) => [i, false])],
+      ],
+    );
+    assert.deepEqual(rt.store.tripStats.monthsWithTrips("de", ["personal"]), [{ year: 2026, month: 1 }]);
+  });
+
+  it("stores nothing new when the same file is ingested again, and records both runs", async () => {
+    const again = await ingest();
+    assert.equal(again.totals.stored, 0);
+    assert.equal(again.totals.duplicates, 2);
+    assert.equal(rt.store.trips.countTrips("de"), 2);
+    const runs = rt.store.trips.listIngestRuns("de");
+    assert.equal(runs.length, 2);
+    assert.equal(runs[0].sha256, createHash("sha256").update(readFileSync(file)).digest("hex"));
+    assert.equal(runs[0].sizeBytes, Buffer.byteLength(CSV));
+    assert.equal(runs[1].counts.duplicates, 2);
+  });
+
+  it("counts a trip the matcher throws on and goes on with the others", async () => {
+    const report = await ingestFiles(rt, [file], {
+      country: "de",
+      source: "lbs",
+      vehicleClass: "personal",
+      matcher: (trip) => {
+        if (trip.deviceId === "far") throw new Error("no candidates");
+        return nearestSegmentMatcher(rt.networks.get("de")!)(trip);
+      },
+    });
+    assert.equal(report.totals.matchErrors, 1);
+    assert.equal(report.totals.stored, 2); // new source: new trips
+    assert.deepEqual(report.problems.slice(1), [
+      "matching the trip of far at 2026-01-05T08:00:00.000Z failed: no candidates",
+    ]);
+  });
+
+  it("keeps what it read from a corrupt .gz and reports where reading stopped", async () => {
+    const gz = gzipSync(CSV);
+    const cut = join(dir, "cut.csv.gz");
+    writeFileSync(cut, Buffer.concat([gz.subarray(0, gz.length - 200), Buffer.alloc(200, 7)]));
+    const report = await ingestFiles(rt, [cut], {
+      country: "de",
+      source: "telematics",
+      vehicleClass: "bicycle",
+      matcher: () => [],
+    });
+    assert.equal(report.totals.readErrors, 1);
+    assert.ok(report.totals.pointsRead > 0);
+    assert.match(report.problems.at(-1)!, /^cut\.csv\.gz: reading stopped: /);
+  });
+
+  it("refuses a missing file before ingesting anything", async () => {
+    await assert.rejects(
+      ingestFiles(rt, [file, join(dir, "nope.csv")], {
+        country: "de",
+        source: "lbs",
+        vehicleClass: "personal",
+        matcher: () => [],
+      }),
+      /no such file: .*nope\.csv/,
+    );
+  });
+});

@@ -1,0 +1,237 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
+import { SHARED_DATA as SHARED } from "../helpers/shared-data.js";
+import { formatProblem, type TracePoint } from "../../src/engine/ingest/types.js";
+
+async function readAll(path: string) {
+  const points: TracePoint[] = [];
+  const problems: string[] = [];
+  for await (const batch of readTraceFile(path))
+    for (const r of batch) {
+      if (r.point) points.push(r.point);
+      else problems.push(formatProblem(r.problem));
+    }
+  return { points, problems };
+}
+
+const CSV = [
+  "device_id,timestamp,lat,lon,speed,heading,vehicle_class",
+  "a,2026-01-05T08:00:00Z,52.5,13.4,12.5,90,bicycle",
+  '"b,1",1767600000,52.6,13.5,,,',
+  "a,1767600010000,52.5,13.41,,,",
+  "a,2026-01-05 09:00:00+0100,123.4,13.4,,,",
+  "a,yesterday,52.5,13.4,,,",
+  ",2026-01-05T08:00:00Z,52.5,13.4,,,",
+  "a,2026-01-05T08:00:30,52.5,13.42,,,tram",
+  "",
+  "c,2026-01-05T09:00:00+01:00,-33.9,151.2,,,",
+].join("\n");
+
+const GPX = `<?xml version="1.0"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+<wpt lat="1" lon="1"><time>2026-01-05T08:00:00Z</time></wpt>
+<trk><name>van 7</name><trkseg>
+<trkpt lat="52.5" lon="13.4"><time>2026-01-05T08:00:00Z</time><speed>3.5</speed></trkpt>
+<trkpt lat="52.51" lon="13.4"><time>2026-01-05T08:00:10Z</time></trkpt>
+</trkseg></trk>
+<trk><trkseg>
+<trkpt lat="52.6" lon="13.5"><ele>40</ele></trkpt>
+<trkpt lat="99" lon="13.5"><time>2026-01-05T08:00:10Z</time></trkpt>
+<trkpt lat="52.61" lon="13.5"><time>2026-01-05T08:00:20Z</time></trkpt>
+</trkseg></trk>
+</gpx>`;
+
+const GEOJSON = JSON.stringify({
+  type: "FeatureCollection",
+  features: [
+    {
+      type: "Feature",
+      geometry: { type: "Point", coordinates: [13.4, 52.5] },
+      properties: { device_id: "p1", timestamp: "2026-01-05T08:00:00Z", vehicle_class: "pedestrian" },
+    },
+    {
+      type: "Feature",
+      geometry: {
+        type: "LineString",
+        coordinates: [
+          [13.4, 52.5],
+          [13.41, 52.5],
+          [200, 52.5],
+        ],
+      },
+      properties: {
+        name: "line",
+        coordTimes: ["2026-01-05T08:00:00Z", "2026-01-05T08:00:10Z", "2026-01-05T08:00:20Z"],
+      },
+    },
+    { type: "Feature", geometry: { type: "Polygon", coordinates: [] }, properties: {} },
+    { type: "Feature", geometry: { type: "LineString", coordinates: [[13.4, 52.5]] }, properties: {} },
+  ],
+});
+
+describe("trace readers", () => {
+  let dir: string;
+  const path = (name: string) => join(dir, name);
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "sf-readers-"));
+    const files: Record<string, string> = { "t.csv": CSV, "t.gpx": GPX, "t.geojson": GEOJSON };
+    for (const [name, text] of Object.entries(files)) {
+      writeFileSync(path(name), text);
+      writeFileSync(path(`${name}.gz`), gzipSync(text));
+    }
+    writeFileSync(path("nohead.csv"), "x9,1767600000,52.5,13.4\nx9,1767600060,52.5,13.41\n");
+    writeFileSync(
+      path("osrm.csv"),
+      "TrackID,Latitude,Longitude,Time\n7,52.5,13.4,1767600000\n7,52.5,13.41,\n",
+    );
+    writeFileSync(path("nocols.csv"), "who,when,where\nx,1,2\n");
+    writeFileSync(path("bom.csv"), "\uFEFFdevice_id,timestamp,lat,lon\r\nq,1767600000,52.5,13.4\r\n");
+    writeFileSync(path("broken.gpx"), GPX.replace("</trkseg></trk>\n<trk>", "</trkseg></trkx>\n<trk>"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const suffix of ["", ".gz"]) {
+    it(`reads CSV${suffix}: ISO and epoch s/ms times, quoted ids, optional columns, bad rows by line`, async () => {
+      const { points, problems } = await readAll(path(`t.csv${suffix}`));
+      assert.deepEqual(points, [
+        {
+          deviceId: "a",
+          lon: 13.4,
+          lat: 52.5,
+          t: Date.UTC(2026, 0, 5, 8),
+          speed: 12.5,
+          heading: 90,
+          vehicleClass: "bicycle",
+        },
+        { deviceId: "b,1", lon: 13.5, lat: 52.6, t: 1767600000000 },
+        { deviceId: "a", lon: 13.41, lat: 52.5, t: 1767600010000 },
+        { deviceId: "c", lon: 151.2, lat: -33.9, t: Date.UTC(2026, 0, 5, 8) },
+      ]);
+      const f = `t.csv${suffix}`;
+      assert.deepEqual(problems, [
+        `${f}:5: latitude 123.4 is out of range`,
+        `${f}:6: timestamp "yesterday" is not ISO-8601 or epoch`,
+        `${f}:7: device id is missing`,
+        `${f}:8: vehicle class "tram" is not one of personal, medium_commercial, heavy_commercial, bicycle, pedestrian`,
+      ]);
+    });
+  }
+
+  it("reads a CSV without a header row in the default column order", async () => {
+    const { points, problems } = await readAll(path("nohead.csv"));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      points.map((p) => [p.deviceId, p.t, p.lon]),
+      [
+        ["x9", 1767600000000, 13.4],
+        ["x9", 1767600060000, 13.41],
+      ],
+    );
+  });
+
+  it("accepts the OSRM header TrackID,Latitude,Longitude,Time; a row without time is bad", async () => {
+    const { points, problems } = await readAll(path("osrm.csv"));
+    assert.deepEqual(points, [{ deviceId: "7", lon: 13.4, lat: 52.5, t: 1767600000000 }]);
+    assert.deepEqual(problems, ["osrm.csv:3: timestamp is missing"]);
+  });
+
+  it("reads a spreadsheet export: byte order mark and CRLF line ends", async () => {
+    const { points, problems } = await readAll(path("bom.csv"));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(points, [{ deviceId: "q", lon: 13.4, lat: 52.5, t: 1767600000000 }]);
+  });
+
+  it("reports a header lacking needed columns once", async () => {
+    const { points, problems } = await readAll(path("nocols.csv"));
+    assert.equal(points.length, 0);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0], /^nocols\.csv:1: header lacks column\(s\) device, time, lat, lon/);
+  });
+
+  for (const suffix of ["", ".gz"]) {
+    it(`reads GPX${suffix}: a device per trk (its name or file#n), bad points by line`, async () => {
+      const { points, problems } = await readAll(path(`t.gpx${suffix}`));
+      const f = `t.gpx${suffix}`;
+      assert.deepEqual(points, [
+        { deviceId: "van 7", lon: 13.4, lat: 52.5, t: Date.UTC(2026, 0, 5, 8), speed: 3.5 },
+        { deviceId: "van 7", lon: 13.4, lat: 52.51, t: Date.UTC(2026, 0, 5, 8, 0, 10) },
+        { deviceId: `${f}#2`, lon: 13.5, lat: 52.61, t: Date.UTC(2026, 0, 5, 8, 0, 20) },
+      ]);
+      assert.deepEqual(problems, [`${f}:9: timestamp is missing`, `${f}:10: latitude 99 is out of range`]);
+    });
+  }
+
+  it("keeps the points before malformed GPX and reports where it broke", async () => {
+    const { points, problems } = await readAll(path("broken.gpx"));
+    assert.equal(points.length, 2);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0], /^broken\.gpx:7: unreadable XML, rest of file skipped/);
+  });
+
+  for (const suffix of ["", ".gz"]) {
+    it(`reads GeoJSON${suffix}: Point features and LineStrings with coordTimes`, async () => {
+      const { points, problems } = await readAll(path(`t.geojson${suffix}`));
+      const f = `t.geojson${suffix}`;
+      assert.deepEqual(points, [
+        { deviceId: "p1", lon: 13.4, lat: 52.5, t: Date.UTC(2026, 0, 5, 8), vehicleClass: "pedestrian" },
+        { deviceId: "line", lon: 13.4, lat: 52.5, t: Date.UTC(2026, 0, 5, 8) },
+        { deviceId: "line", lon: 13.41, lat: 52.5, t: Date.UTC(2026, 0, 5, 8, 0, 10) },
+      ]);
+      assert.deepEqual(problems, [
+        `${f}:2: feature 2: point 3: longitude 200 is out of range`,
+        `${f}:3: feature 3: geometry Polygon is not a Point, LineString or MultiPoint`,
+        `${f}:4: feature 4: LineString needs a "times" or "coordTimes" array as long as its coordinates`,
+      ]);
+    });
+  }
+});
+
+describe("trace readers on the shared sample data", { skip: !SHARED && "no ../shared/data" }, () => {
+  it("reads the GraphHopper GPX samples with the point counts of SOURCE.md", async () => {
+    const dir = join(SHARED!, "graphhopper-mapmatching-samples");
+    const counts: Record<string, number> = {};
+    for (const f of ["test1.gpx", "tour2-with-loop.gpx", "tour3-with-long-edge.gpx", "tour4-with-uturn.gpx"])
+      counts[f] = (await readAll(join(dir, f))).points.length;
+    assert.deepEqual(counts, {
+      "test1.gpx": 264,
+      "tour2-with-loop.gpx": 12,
+      "tour3-with-long-edge.gpx": 7,
+      "tour4-with-uturn.gpx": 5,
+    });
+  });
+
+  it("treats the untimed Andorra GPX as 21 bad rows", async () => {
+    const { points, problems } = await readAll(
+      join(SHARED!, "graphhopper-mapmatching-samples/andorra_for_map_matching.gpx"),
+    );
+    assert.equal(points.length, 0);
+    assert.equal(problems.length, 21);
+  });
+
+  it("reads the Barefoot sample format (JSON array of WKT points): 1,194 samples of device \\x0001", async () => {
+    const { points, problems } = await readAll(join(SHARED!, "barefoot-munich-trace/x0001-001.json"));
+    assert.deepEqual(problems, []);
+    assert.equal(points.length, 1194);
+    assert.deepEqual(points[0], {
+      deviceId: "\\x0001",
+      lon: 11.564388282625075,
+      lat: 48.16350662940509,
+      t: Date.UTC(2014, 8, 10, 4, 54, 7),
+    });
+  });
+
+  it("reads all 75,000 rows of the OSRM Berlin CSV.gz as bad rows: its Time column is empty", async () => {
+    const { points, problems } = await readAll(
+      join(SHARED!, "osrm-osm-public-traces/berlin_gps_traces.csv.gz"),
+    );
+    assert.equal(points.length, 0);
+    assert.equal(problems.length, 75_000);
+    assert.equal(problems[0], "berlin_gps_traces.csv.gz:2: timestamp is missing");
+    assert.equal(problems.at(-1), "berlin_gps_traces.csv.gz:75001: timestamp is missing");
+  });
+});
