@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { badRequest } from "../domain/errors.js";
+import { badRequest, notFound } from "../domain/errors.js";
+import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
+import type { Network } from "../engine/network/network.js";
+import { LocalClock, timeZoneOfCountry } from "../engine/time.js";
 import {
   addCounts,
   emptyIngestCounts,
@@ -11,7 +14,7 @@ import {
 } from "../engine/ingest/pipeline.js";
 import { formatOf } from "../engine/ingest/open-input.js";
 import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
-import type { TraceSource, VehicleClass } from "../engine/trips/types.js";
+import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
 import type { Runtime } from "../runtime.js";
 
 export interface IngestFilesOptions {
@@ -62,6 +65,10 @@ export async function ingestFiles(
     else report.moreProblems++;
   };
 
+  const cells = new SegmentCellAccumulator(
+    requireNetwork(rt, country),
+    new LocalClock(timeZoneOfCountry(country)),
+  );
   for (const path of paths) {
     const startedAt = new Date().toISOString();
     log(`${path}: reading`);
@@ -69,7 +76,7 @@ export async function ingestFiles(
       source: opts.source,
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
-      sink: (trips) => rt.store.trips.appendTrips(country, trips),
+      sink: (trips) => storeTrips(rt, country, trips, cells),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -92,6 +99,28 @@ export async function ingestFiles(
   const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
   return report;
+}
+
+/** New trips and their per-segment tallies are written together: both or neither. */
+function storeTrips(
+  rt: Runtime,
+  country: string,
+  trips: readonly MatchedTrip[],
+  cells: SegmentCellAccumulator,
+) {
+  return rt.store.transaction(() => {
+    const result = rt.store.trips.appendTrips(country, trips);
+    for (const trip of result.stored) cells.addTrip(trip);
+    rt.store.segmentStats.add(country, cells.drain());
+    return result;
+  });
+}
+
+function requireNetwork(rt: Runtime, country: string): Network {
+  const network = rt.networks.get(country);
+  if (!network)
+    throw notFound("unknown_country", `no road network imported for "${country}"; run import-osm first`);
+  return network;
 }
 
 function assertReadableTrace(path: string): void {

@@ -304,6 +304,8 @@ export interface TripScanOptions {
 
 export interface AppendResult {
   inserted: number;
+  /** The trips that were new and are now stored (what per-segment tallies must add). */
+  stored: readonly MatchedTrip[];
   /** Trips already stored (same device, start, end and source), skipped. */
   duplicates: number;
 }

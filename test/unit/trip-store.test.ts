@@ -69,7 +69,11 @@ describe("SqliteTrips", () => {
   it("gives back exactly what was appended, in month order, per country", () => {
     const feb = trip("a", "2026-02-01T00:30:00Z", "pedestrian", { purpose: "wbo", incomeBand: 0 });
     const jan = [trip("a", "2026-01-31T23:30:00Z"), trip("b", "2026-01-05T08:00:00Z", "bicycle")];
-    assert.deepEqual(store.trips.appendTrips("de", [feb, ...jan]), { inserted: 3, duplicates: 0 });
+    assert.deepEqual(store.trips.appendTrips("de", [feb, ...jan]), {
+      inserted: 3,
+      stored: [feb, ...jan],
+      duplicates: 0,
+    });
     store.trips.appendTrips("at", [trip("z", "2026-01-05T08:00:00Z")]);
     assert.deepEqual(allTrips(store, "de"), [...jan, feb]);
     assert.equal(store.trips.countTrips("de"), 3);
@@ -79,15 +83,17 @@ describe("SqliteTrips", () => {
 
   it("skips trips already stored, also within one batch", () => {
     const a = trip("a", "2026-01-05T08:00:00Z");
-    assert.deepEqual(store.trips.appendTrips("de", [a, a]), { inserted: 1, duplicates: 1 });
+    assert.deepEqual(store.trips.appendTrips("de", [a, a]), { inserted: 1, stored: [a], duplicates: 1 });
     const b = trip("b", "2026-01-05T08:00:00Z");
-    assert.deepEqual(store.trips.appendTrips("de", [a, b]), { inserted: 1, duplicates: 1 });
-    assert.deepEqual(store.trips.appendTrips("de", [{ ...a, source: "telematics" }]), {
+    assert.deepEqual(store.trips.appendTrips("de", [a, b]), { inserted: 1, stored: [b], duplicates: 1 });
+    const viaTelematics = { ...a, source: "telematics" as const };
+    assert.deepEqual(store.trips.appendTrips("de", [viaTelematics]), {
       inserted: 1,
+      stored: [viaTelematics],
       duplicates: 0,
     });
     assert.equal(store.trips.countTrips("de"), 3);
-    assert.deepEqual(store.trips.appendTrips("at", [a]), { inserted: 1, duplicates: 0 });
+    assert.deepEqual(store.trips.appendTrips("at", [a]), { inserted: 1, stored: [a], duplicates: 0 });
   });
 
   it("partitions by month of start and filters scans by month range and vehicle class", () => {

@@ -40,7 +40,7 @@ export class SqliteTrips implements TripRepo {
         for (let i = 0; i < ofMonth.length; i += MAX_CHUNK_TRIPS)
           this.insertChunk(country, month, ofMonth.slice(i, i + MAX_CHUNK_TRIPS));
       this.addDayCounts(country, fresh);
-      return { inserted: fresh.length, duplicates: trips.length - fresh.length };
+      return { inserted: fresh.length, stored: fresh, duplicates: trips.length - fresh.length };
     })();
   }
 
