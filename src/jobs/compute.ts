@@ -1,7 +1,7 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Network } from "../engine/network/network.js";
 import type { Store } from "../store/types.js";
-import { toCsv } from "./csv.js";
+import { toCsv } from "../engine/analysis/csv.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
