@@ -2,6 +2,7 @@ import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Network } from "../engine/network/network.js";
 import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
+import { computeOdMetrics } from "./od-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -64,9 +65,10 @@ export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   return toCsv(SAMPLE_SIZE_HEADER, rows);
 }
 
-/** This slice computes `sample_size`; the OD metrics (od_all, zone_od_all, …) are added by the trip engine. */
+/** OD_Analysis: the origin-destination metrics from the stored trips, and the sample behind them. */
 export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
-  const sampleSize = sampleSizeCsv(spec, ctx.store);
+  const metrics = computeOdMetrics(spec, ctx);
+  metrics.sample_size = sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
-  return { sample_size: sampleSize };
+  return metrics;
 };

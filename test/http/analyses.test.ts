@@ -76,7 +76,7 @@ describe("analyses endpoints", () => {
       name: "Trucks January",
       uuid,
       status: "Data Available",
-      metrics: ["sample_size"],
+      metrics: ["od_all", "od_comm", "zone_od_all", "sample_size"],
     });
 
     const csv = await download("name/trucks%20january/sample_size");
@@ -95,9 +95,12 @@ describe("analyses endpoints", () => {
     );
     assert.equal((await download(`uuid/${uuid}/sample_size`)).body, csv.body);
 
-    const missing = await download(`uuid/${uuid}/od_all`);
+    const missing = await download(`uuid/${uuid}/od_pers`);
     assert.equal(missing.statusCode, 404);
-    assert.match(missing.json().error.message, /no metric "od_all"; available: sample_size/);
+    assert.match(
+      missing.json().error.message,
+      /no metric "od_pers"; available: od_all, od_comm, zone_od_all, sample_size/,
+    );
 
     const list = (
       await ctx.app.inject({ method: "GET", url: `/api/v2/analyses?key=${ctx.orgA.key}` })

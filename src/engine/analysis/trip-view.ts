@@ -1,0 +1,59 @@
+import type { Network } from "../network/network.js";
+import type { TripColumns } from "../trips/columns.js";
+import type { OdTrip } from "./od-aggregate.js";
+
+/**
+ * Presents trip i of a column chunk as an OdTrip without allocating per trip:
+ * one reusable object whose path arrays are refilled (segment ids mapped to
+ * network indexes). Callers must not keep it across `load` calls.
+ */
+export class TripView {
+  readonly trip: OdTrip;
+  private segments = new Int32Array(256);
+  private forward = new Uint8Array(256);
+
+  constructor(private readonly network: Network) {
+    this.trip = {
+      origin: [0, 0],
+      destination: [0, 0],
+      segments: this.segments,
+      forward: this.forward,
+      startT: 0,
+      endT: 0,
+      groups: [],
+      weight: 1,
+    };
+  }
+
+  load(cols: TripColumns, i: number, groups: readonly number[], weight: number): OdTrip {
+    const t = this.trip;
+    t.origin[0] = cols.originLon[i];
+    t.origin[1] = cols.originLat[i];
+    t.destination[0] = cols.destLon[i];
+    t.destination[1] = cols.destLat[i];
+    t.startT = cols.startT[i];
+    t.endT = cols.endT[i];
+    t.groups = groups;
+    t.weight = weight;
+    const from = cols.pathStart[i];
+    const n = cols.pathStart[i + 1] - from;
+    if (n > this.segments.length) this.grow(n);
+    let k = 0;
+    for (let j = 0; j < n; j++) {
+      const index = this.network.indexOfSegment(cols.pathSegmentId[from + j]);
+      if (index === undefined) continue; // segment no longer in the network (re-import); skip it
+      this.segments[k] = index;
+      this.forward[k] = cols.pathForward[from + j];
+      k++;
+    }
+    t.segments = this.segments.subarray(0, k);
+    t.forward = this.forward.subarray(0, k);
+    return t;
+  }
+
+  private grow(n: number): void {
+    const size = Math.max(n, this.segments.length * 2);
+    this.segments = new Int32Array(size);
+    this.forward = new Uint8Array(size);
+  }
+}

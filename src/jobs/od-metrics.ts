@@ -1,0 +1,211 @@
+import type { AnalysisSpec } from "../domain/analyses/spec.js";
+import { OdAggregator } from "../engine/analysis/od-aggregate.js";
+import { odCsv } from "../engine/analysis/od-csv.js";
+import { toCsv } from "../engine/analysis/csv.js";
+import { TripView } from "../engine/analysis/trip-view.js";
+import type { Network } from "../engine/network/network.js";
+import { LocalClock, timeZoneOfCountry } from "../engine/time.js";
+import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
+import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
+import type { Store, ZoneFeature } from "../store/types.js";
+import type { ComputeContext, MetricCsvs } from "./compute.js";
+
+/** Device-type groups of the OD metrics; a trip counts in every group its vehicle class belongs to. */
+const GROUPS = [
+  {
+    name: "All Vehicles",
+    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian"],
+  },
+  { name: "Personal", classes: ["personal"] },
+  { name: "Commercial", classes: ["medium_commercial", "heavy_commercial"] },
+  { name: "Medium Commercial", classes: ["medium_commercial"] },
+  { name: "Heavy Commercial", classes: ["heavy_commercial"] },
+] as const;
+const ALL = 0;
+const PERSONAL = 1;
+const COMMERCIAL = 2;
+
+/** Which groups each vehicle class (by its code in the trip store) counts in. */
+const GROUPS_OF_CLASS: number[][] = VEHICLE_CLASSES.map((c) =>
+  GROUPS.flatMap((g, i) => ((g.classes as readonly string[]).includes(c) ? [i] : [])),
+);
+
+/** How the all-traffic metric names its device type for single-mode analyses. */
+function allGroupName(spec: AnalysisSpec): string {
+  const only = (c: VehicleClass) => spec.vehicleClasses.length === 1 && spec.vehicleClasses[0] === c;
+  if (only("bicycle")) return "Bicycle";
+  if (only("pedestrian")) return "Pedestrian";
+  if (spec.travelMode === "Truck") return "Truck";
+  return GROUPS[ALL].name;
+}
+
+interface ZoneSide {
+  features: ZoneFeature[];
+  compiled: CompiledZoneSet;
+}
+
+function loadSide(
+  store: Store,
+  spec: AnalysisSpec,
+  refs: AnalysisSpec["originSets"],
+  network: Network,
+): ZoneSide {
+  const features = refs.flatMap((ref) => {
+    const set = store.zoneSets.get(spec.orgId, ref.uuid);
+    if (!set)
+      throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
+    return set.featureCollection.features;
+  });
+  return { features, compiled: compileZoneSet(features, network) };
+}
+
+const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
+  a.length === b.length && a.every((r, i) => r.uuid === b[i].uuid);
+
+/** Months to scan: one either side of the ranges, as trips are filed by UTC month but sliced by local day. */
+function scanMonths(spec: AnalysisSpec) {
+  const days = spec.dateRanges.flatMap((r) => [r.startDay, r.endDay]).sort();
+  const shift = (day: string, months: number) => {
+    const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+    d.setUTCMonth(d.getUTCMonth() + months);
+    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1 };
+  };
+  return { fromMonth: shift(days[0], -1), toMonth: shift(days[days.length - 1], 1) };
+}
+
+/**
+ * Origin-destination metrics of an OD_Analysis from the stored trips:
+ * od_all, od_pers / od_comm where the travel mode has those vehicles, and zone_od_all.
+ */
+export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
+  const network = ctx.networks.get(spec.country);
+  if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
+  const origins = loadSide(ctx.store, spec, spec.originSets, network);
+  const same = sameSets(spec.originSets, spec.destinationSets);
+  const destinations = same ? origins : loadSide(ctx.store, spec, spec.destinationSets, network);
+  const aggregator = new OdAggregator(
+    origins.compiled,
+    destinations.compiled,
+    same,
+    {
+      dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
+      dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
+      dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
+    },
+    new LocalClock(timeZoneOfCountry(spec.country)),
+  );
+  scanTrips(spec, ctx, network, aggregator);
+  const rows = aggregator.rows(GROUPS.length);
+  const labels = {
+    groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
+    origins: origins.compiled.zones,
+    destinations: destinations.compiled.zones,
+    dayTypes: spec.dayTypes.map((d) => d.label),
+    dayParts: spec.dayParts.map((p) => p.label),
+  };
+  const metrics: MetricCsvs = {
+    od_all: odCsv(
+      rows.filter((r) => r.group === ALL),
+      labels,
+    ),
+  };
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  if (has("personal") && spec.vehicleClasses.length > 1)
+    metrics.od_pers = odCsv(
+      rows.filter((r) => r.group === PERSONAL),
+      labels,
+    );
+  if (has("medium_commercial") || has("heavy_commercial")) {
+    // Truck analyses also split commercial traffic into medium and heavy vehicles.
+    const wanted = spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL];
+    metrics.od_comm = odCsv(
+      rows.filter((r) => wanted.includes(r.group)),
+      labels,
+    );
+  }
+  metrics.zone_od_all = zoneCsv(aggregator, labels, same);
+  return metrics;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+function scanTrips(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  network: Network,
+  aggregator: OdAggregator,
+): void {
+  const view = new TripView(network);
+  const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
+  let seen = 0;
+  const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
+  for (const cols of ctx.store.trips.scan(spec.country, options)) {
+    for (let i = 0; i < cols.count; i++)
+      aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], 1));
+    seen += cols.count;
+    ctx.onProgress(Math.min(0.99, seen / total));
+  }
+}
+
+export const ZONE_OD_COLUMNS = [
+  "device_type",
+  "zone_id",
+  "zone_name",
+  "zone_is_pass_through",
+  "zone_direction",
+  "day_type",
+  "day_part",
+  "origin_zone_traffic",
+  "destination_zone_traffic",
+];
+
+/**
+ * zone_od_all: per zone, day type and day part, the zone's traffic as an origin
+ * and as a destination (all vehicles). With different origin and destination
+ * sets, a zone's traffic on the side it is not on is "N/A".
+ */
+function zoneCsv(
+  aggregator: OdAggregator,
+  labels: {
+    groups: string[];
+    origins: ZoneDef[];
+    destinations: ZoneDef[];
+    dayTypes: string[];
+    dayParts: string[];
+  },
+  same: boolean,
+): string {
+  const totals = aggregator.zoneTotals().filter((t) => t.group === ALL);
+  const value = (side: "origin" | "destination", zone: number, dt: number, dp: number) =>
+    totals.find((t) => t.side === side && t.zone === zone && t.dayType === dt && t.dayPart === dp)?.traffic ??
+    0;
+  const rows: (string | number | null)[][] = [];
+  const sides: { zones: ZoneDef[]; side: "origin" | "destination" | "both" }[] = same
+    ? [{ zones: labels.origins, side: "both" }]
+    : [
+        { zones: labels.origins, side: "origin" },
+        { zones: labels.destinations, side: "destination" },
+      ];
+  for (let dt = 0; dt < labels.dayTypes.length; dt++) {
+    for (const { zones, side } of sides) {
+      zones.forEach((z, zone) => {
+        for (let dp = 0; dp < labels.dayParts.length; dp++) {
+          rows.push([
+            labels.groups[ALL],
+            z.id,
+            z.name,
+            z.isPass ? "yes" : "no",
+            z.direction === null ? "N/A" : z.direction,
+            labels.dayTypes[dt],
+            labels.dayParts[dp],
+            side === "destination" ? "N/A" : value("origin", zone, dt, dp),
+            side === "origin" ? "N/A" : value("destination", zone, dt, dp),
+          ]);
+        }
+      });
+    }
+  }
+  return toCsv(ZONE_OD_COLUMNS, rows);
+}
