@@ -43,7 +43,14 @@ export function assemblePath(ctx: MatchContext, positions: MatchedPosition[]): A
   for (let k = 1; k < positions.length; k++) {
     for (const leg of legBetween(ctx, positions[k - 1].candidate, positions[k].candidate)) {
       const lengthM = Math.abs(leg.endAlongM - leg.startAlongM);
-      appendTraversal(traversals, { ...leg, fromM: cursorM, toM: cursorM + lengthM });
+      appendTraversal(traversals, {
+        segIndex: leg.segIndex,
+        forward: leg.forward,
+        startAlongM: leg.startAlongM,
+        endAlongM: leg.endAlongM,
+        fromM: cursorM,
+        toM: cursorM + lengthM,
+      });
       cursorM += lengthM;
     }
     distanceAt.push(cursorM);

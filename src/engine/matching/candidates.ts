@@ -43,10 +43,13 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
     const alongM = Math.min(Math.max(hit.alongM, 0), lengthM);
     const from = network.graph.edgeFrom[2 * segIndex];
     const to = network.graph.edgeTo[2 * segIndex];
-    const base = { segIndex, alongM, point: hit.point, distanceM: hit.distanceM };
+    // Object literals, not spreads: spreading a shared base is many times slower in V8 here.
     out.push({
-      ...base,
+      segIndex,
       forward: true,
+      alongM,
+      point: hit.point,
+      distanceM: hit.distanceM,
       entryNode: from,
       entryCostM: alongM,
       exitNode: to,
@@ -54,8 +57,11 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
     });
     if (!hit.segment.oneway) {
       out.push({
-        ...base,
+        segIndex,
         forward: false,
+        alongM,
+        point: hit.point,
+        distanceM: hit.distanceM,
         entryNode: to,
         entryCostM: lengthM - alongM,
         exitNode: from,
