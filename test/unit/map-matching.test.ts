@@ -1,6 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { matchTrip, routeMismatchFraction, endpointErrorM } from "../../src/engine/matching/index.js";
+import {
+  matchTrip,
+  matchedLine,
+  routeMismatchFraction,
+  endpointErrorM,
+} from "../../src/engine/matching/index.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { gaussianSource, lonLatOf, networkOf, tripOf, type XY } from "../helpers/metric-network.js";
@@ -99,6 +104,9 @@ test("a noisy trace along a straight road matches its exact path with interpolat
   assert.equal(m.path[0].exitT, m.path[1].enterT);
   const errors = endpointErrorM(straight, { origin: lonLatOf([10, 0]), destination: lonLatOf([890, 0]) }, m);
   assert.ok(errors.originM < 15 && errors.destinationM < 15);
+  const line = matchedLine(straight, m);
+  assert.deepEqual([line[0], line[line.length - 1]], [m.origin, m.destination]);
+  assert.ok(Math.abs(straight.ruler.lineDistance(line) - m.lengthM) < 0.5);
 });
 
 test("standing still produces no detour and keeps the trip whole", () => {

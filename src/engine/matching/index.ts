@@ -9,6 +9,7 @@ import { advanceLattice, mostLikelySequence, startLattice, type Lattice } from "
 
 export { DEFAULT_MATCH_OPTIONS, type MatchOptions } from "./options.js";
 export { routeMismatchFraction, endpointErrorM } from "./accuracy.js";
+export { matchedLine } from "./geometry.js";
 
 /**
  * Hidden-Markov-model map matching (Newson & Krumm 2009). Points closer than

@@ -18,7 +18,7 @@ export interface MatchOptions {
   minRouteBoundM?: number;
   routeBoundFactor?: number;
   routeBoundSlackM?: number;
-  /** …and no further than the vehicle could go: Δt × maxSpeedMps + 2 × searchRadiusM. */
+  /** …and no further than the vehicle could go: Δt × maxSpeedMps + 2 × searchRadiusM (when Δt > 0). */
   maxSpeedMps?: number;
   /** Consecutive fixes further apart in time than this split the trip. */
   maxTimeGapS?: number;
@@ -30,7 +30,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   searchRadiusM: 50,
   maxCandidates: 8,
   sigmaM: 10,
-  betaPerSecondM: 1,
+  betaPerSecondM: 0.5,
   betaMinM: 5,
   uTurnPenaltyM: 50,
   minRouteBoundM: 2000,

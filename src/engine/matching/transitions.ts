@@ -7,11 +7,15 @@ export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
   return ctx.network.ruler.distance(a.position, b.position);
 }
 
-/** How far a route between two steps may be searched: a multiple of the straight line, capped by speed. */
+/**
+ * How far a route between two steps may be searched: a multiple of the
+ * straight line, capped by what the vehicle could drive in Δt. Fixes without
+ * a usable time difference (Δt ≤ 0, e.g. a drawn track) get no speed cap.
+ */
 export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions): number {
   const byShape = Math.max(o.minRouteBoundM, o.routeBoundFactor * gcM + o.routeBoundSlackM);
-  const bySpeed = Math.max(dtS, 0) * o.maxSpeedMps + 2 * o.searchRadiusM;
-  return Math.min(byShape, bySpeed);
+  if (dtS <= 0) return byShape;
+  return Math.min(byShape, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
 }
 
 /** β grows with the sampling interval: longer gaps leave more room for detours the points do not show. */
