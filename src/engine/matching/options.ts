@@ -12,6 +12,8 @@ export interface MatchOptions {
    */
   betaPerSecondM?: number;
   betaMinM?: number;
+  /** Routes longer than the straight line by more than this many β are not searched (probability e^-n). */
+  maxDetourBetas?: number;
   /** Extra metres charged to a route that turns back on the segment it just travelled. */
   uTurnPenaltyM?: number;
   /** Routes are searched up to max(minRouteBoundM, routeBoundFactor × great-circle + routeBoundSlackM)… */
@@ -33,6 +35,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   betaPerSecondM: 0.5,
   betaMinM: 5,
   uTurnPenaltyM: 50,
+  maxDetourBetas: 50,
   minRouteBoundM: 2000,
   routeBoundFactor: 4,
   routeBoundSlackM: 500,

@@ -9,13 +9,16 @@ export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
 
 /**
  * How far a route between two steps may be searched: a multiple of the
- * straight line, capped by what the vehicle could drive in Δt. Fixes without
- * a usable time difference (Δt ≤ 0, e.g. a drawn track) get no speed cap.
+ * straight line, capped by what the vehicle could drive in Δt (fixes without
+ * a usable time difference, e.g. a drawn track, get no speed cap) and by the
+ * detour the transition model still deems possible: `maxDetourBetas` × β
+ * beyond the straight line has probability e^-maxDetourBetas.
  */
 export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions): number {
   const byShape = Math.max(o.minRouteBoundM, o.routeBoundFactor * gcM + o.routeBoundSlackM);
-  if (dtS <= 0) return byShape;
-  return Math.min(byShape, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
+  const byModel = gcM + o.maxDetourBetas * betaM(dtS, o);
+  if (dtS <= 0) return Math.min(byShape, byModel);
+  return Math.min(byShape, byModel, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
 }
 
 /** β grows with the sampling interval: longer gaps leave more room for detours the points do not show. */
@@ -24,62 +27,15 @@ export function betaM(dtS: number, o: ResolvedMatchOptions): number {
 }
 
 /**
- * Route metres from every live candidate of `prev` to every candidate of
- * `next` (row-major prev × next, Infinity when unreachable within the bound).
- * One bounded Dijkstra per distinct exit node, stopping once all entry nodes
- * of `next` are settled. A U-turn onto the segment just travelled is charged
- * `uTurnPenaltyM`.
- */
-export function routeDistances(
-  ctx: MatchContext,
-  prev: Step,
-  next: Step,
-  prevAlive: Float64Array,
-  boundM: number,
-  o: ResolvedMatchOptions,
-): Float64Array {
-  const nPrev = prev.candidates.length;
-  const nNext = next.candidates.length;
-  const out = new Float64Array(nPrev * nNext).fill(Infinity);
-  const targets = [...new Set(next.candidates.map((c) => c.entryNode))];
-  const nodeDistsByExit = new Map<number, Float64Array>();
-  for (let i = 0; i < nPrev; i++) {
-    if (prevAlive[i] === -Infinity) continue;
-    const a = prev.candidates[i];
-    let nodeDists = nodeDistsByExit.get(a.exitNode);
-    if (!nodeDists) {
-      nodeDists = nodeDistancesFrom(ctx, a.exitNode, next, targets, boundM);
-      nodeDistsByExit.set(a.exitNode, nodeDists);
-    }
-    for (let j = 0; j < nNext; j++) {
-      const b = next.candidates[j];
-      let d: number;
-      if (isForwardMoveOnSegment(a, b)) d = Math.abs(b.alongM - a.alongM);
-      else {
-        d = a.exitCostM + nodeDists[j] + b.entryCostM;
-        if (isUTurnAtNode(a, b)) d += o.uTurnPenaltyM;
-      }
-      out[i * nNext + j] = d;
-    }
-  }
-  return out;
-}
-
-/** Network metres from `source` to each next candidate's entry node. */
-function nodeDistancesFrom(
-  ctx: MatchContext,
-  source: number,
-  next: Step,
-  targets: number[],
-  boundM: number,
-): Float64Array {
-  const tree = ctx.workspace.run(source, ctx.edgeCostM, { maxCost: boundM, targets });
-  return Float64Array.from(next.candidates, (c) => tree.cost[c.entryNode]);
-}
-
-/**
- * Log transition probabilities prev × next: exponential on |route − great
- * circle| with scale β(Δt), without the shared −log β constant.
+ * Log transition probabilities prev × next (row-major): exponential on
+ * |route − great circle| with scale β(Δt), without the shared −log β
+ * constant; −Infinity where no route exists within the bound.
+ *
+ * Exact Viterbi with branch and bound: moves along one segment need no
+ * search; then one bounded Dijkstra per distinct exit node, best-scoring
+ * first, each searching only as far as some of its candidates could still
+ * beat the best score already found for a next candidate. Pairs skipped that
+ * way stay −Infinity: they cannot be any next candidate's best predecessor.
  */
 export function transitionLogProbs(
   ctx: MatchContext,
@@ -90,11 +46,93 @@ export function transitionLogProbs(
 ): Float64Array {
   const gc = greatCircleM(ctx, prev, next);
   const dtS = (next.t - prev.t) / 1000;
-  const routes = routeDistances(ctx, prev, next, prevScores, routeBoundM(gc, dtS, o), o);
+  const boundM = routeBoundM(gc, dtS, o);
   const beta = betaM(dtS, o);
-  const logProbs = new Float64Array(routes.length);
-  for (let k = 0; k < routes.length; k++) {
-    logProbs[k] = routes[k] === Infinity ? -Infinity : -Math.abs(routes[k] - gc) / beta;
+  const nNext = next.candidates.length;
+  const logProbs = new Float64Array(prev.candidates.length * nNext).fill(-Infinity);
+  // Best score through any predecessor found so far, per next candidate.
+  const bestVia = new Float64Array(nNext).fill(-Infinity);
+  const record = (i: number, j: number, routeM: number) => {
+    const lp = -Math.abs(routeM - gc) / beta;
+    logProbs[i * nNext + j] = lp;
+    if (prevScores[i] + lp > bestVia[j]) bestVia[j] = prevScores[i] + lp;
+  };
+  prev.candidates.forEach((a, i) => {
+    if (prevScores[i] === -Infinity) return;
+    next.candidates.forEach((b, j) => {
+      if (isForwardMoveOnSegment(a, b)) record(i, j, Math.abs(b.alongM - a.alongM));
+    });
+  });
+  for (const members of exitGroupsBestFirst(prev, prevScores)) {
+    const exitNode = prev.candidates[members[0]].exitNode;
+    const { reachM, targets, maxCostM } = searchReach(
+      prev,
+      next,
+      members,
+      prevScores,
+      bestVia,
+      gc,
+      beta,
+      boundM,
+    );
+    if (targets.length === 0) continue;
+    const tree = ctx.workspace.run(exitNode, ctx.edgeCostM, { maxCost: maxCostM, targets });
+    for (const i of members) {
+      const a = prev.candidates[i];
+      next.candidates.forEach((b, j) => {
+        if (reachM[j] < 0 || isForwardMoveOnSegment(a, b)) return;
+        const nodeM = tree.cost[b.entryNode];
+        if (nodeM === Infinity) return;
+        record(i, j, a.exitCostM + nodeM + b.entryCostM + (isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0));
+      });
+    }
   }
   return logProbs;
+}
+
+/** Live prev candidates grouped by exit node (one search serves a group), best group score first. */
+function exitGroupsBestFirst(prev: Step, prevScores: Float64Array): number[][] {
+  const groups = new Map<number, number[]>();
+  prev.candidates.forEach((a, i) => {
+    if (prevScores[i] === -Infinity) return;
+    const members = groups.get(a.exitNode);
+    if (members) members.push(i);
+    else groups.set(a.exitNode, [i]);
+  });
+  const top = (members: number[]) => Math.max(...members.map((i) => prevScores[i]));
+  return [...groups.values()].sort((x, y) => top(y) - top(x) || x[0] - y[0]);
+}
+
+/**
+ * How far (node-to-node metres) a group's search must go for each next
+ * candidate: a route from i longer than gc + β(s_i − bestVia_j) cannot beat
+ * the best already found for j. Negative reach: j needs no search from here.
+ */
+function searchReach(
+  prev: Step,
+  next: Step,
+  members: number[],
+  prevScores: Float64Array,
+  bestVia: Float64Array,
+  gc: number,
+  beta: number,
+  boundM: number,
+): { reachM: Float64Array; targets: number[]; maxCostM: number } {
+  const reachM = new Float64Array(next.candidates.length).fill(-Infinity);
+  const targets: number[] = [];
+  let maxCostM = 0;
+  next.candidates.forEach((b, j) => {
+    for (const i of members) {
+      const a = prev.candidates[i];
+      const slackM = bestVia[j] === -Infinity ? Infinity : beta * (prevScores[i] - bestVia[j]);
+      // The bound applies to the node-to-node part only, so long partial segments do not break the trip.
+      const reach = Math.min(boundM, gc + slackM - a.exitCostM - b.entryCostM);
+      if (reach > reachM[j]) reachM[j] = reach;
+    }
+    if (reachM[j] >= 0) {
+      targets.push(b.entryNode);
+      maxCostM = Math.max(maxCostM, reachM[j]);
+    }
+  });
+  return { reachM, targets, maxCostM };
 }
