@@ -317,6 +317,53 @@ test("a U-turn at a dead end is matched as in and back out", () => {
   assertTimesMonotone(matched[0]);
 });
 
+test("a hairpin road whose legs both pass near a fix is matched along its legs in order", () => {
+  const network = networkOf([
+    {
+      wayId: 52,
+      from: 10,
+      to: 1,
+      xy: [
+        [-200, 0],
+        [0, 0],
+      ],
+    },
+    {
+      wayId: 51,
+      from: 1,
+      to: 2,
+      xy: [
+        [0, 0],
+        [300, 0],
+        [300, 30],
+        [0, 30],
+      ],
+    },
+    {
+      wayId: 53,
+      from: 2,
+      to: 11,
+      xy: [
+        [0, 30],
+        [-200, 30],
+      ],
+    },
+  ]);
+  // Every third fix on the legs strays past the middle: 17 m from its own leg, 13 m from the other.
+  const xy: XY[] = [
+    ...range(-150, 280, 40).map((x, i): XY => [x, x <= 0 ? 0 : i % 3 === 0 ? 17 : 5]),
+    ...range(280, -150, -40).map((x, i): XY => [x, x <= 0 ? 30 : i % 3 === 1 ? 13 : 25]),
+  ];
+  const matched = matchTrip(network, tripOf(xy, 5));
+  assert.equal(matched.length, 1);
+  assert.deepEqual(stepsOf(matched[0]), [
+    [id(52, 0), true],
+    [id(51, 0), true],
+    [id(53, 0), true],
+  ]);
+  assertTimesMonotone(matched[0]);
+});
+
 const islands = networkOf([
   {
     wayId: 40,

@@ -30,38 +30,55 @@ export interface Step {
   candidates: Candidate[];
 }
 
-/** Nearest segments within the search radius, each in every direction its oneway flag allows. */
+/** Where a segment's line comes within the search radius of a point: the closest spot of one such stretch. */
+interface Approach {
+  segIndex: number;
+  alongM: number;
+  distanceM: number;
+  point: LonLat;
+}
+
+/**
+ * Candidates of a GPS point: every stretch of a segment's line that passes
+ * within the search radius gives its closest spot (a winding road that passes
+ * twice gives two), the nearest `maxCandidates` spots are kept, each in every
+ * direction its segment's oneway flag allows.
+ */
 export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatchOptions): Candidate[] {
   const { network, mode } = ctx;
-  const hits = network
-    .withinRadius([p.lon, p.lat], opts.searchRadiusM, (s) => network.allows(s, mode))
-    .slice(0, opts.maxCandidates);
+  const [w, s, e, n] = network.ruler.bufferPoint([p.lon, p.lat], opts.searchRadiusM);
+  const approaches: Approach[] = [];
+  for (const segIndex of network.searchBox(w, s, e, n)) {
+    const segment = network.segments[segIndex];
+    if (network.allows(segment, mode)) addApproaches(ctx, segIndex, p, opts.searchRadiusM, approaches);
+  }
+  approaches.sort((x, y) => x.distanceM - y.distanceM || x.segIndex - y.segIndex || x.alongM - y.alongM);
   const out: Candidate[] = [];
-  for (const hit of hits) {
-    const segIndex = network.indexOfSegment(hit.segment.id)!;
-    const lengthM = hit.segment.lengthM;
-    const alongM = Math.min(Math.max(hit.alongM, 0), lengthM);
-    const from = network.graph.edgeFrom[2 * segIndex];
-    const to = network.graph.edgeTo[2 * segIndex];
+  for (const ap of approaches.slice(0, opts.maxCandidates)) {
+    const segment = network.segments[ap.segIndex];
+    const lengthM = segment.lengthM;
+    const alongM = Math.min(Math.max(ap.alongM, 0), lengthM);
+    const from = network.graph.edgeFrom[2 * ap.segIndex];
+    const to = network.graph.edgeTo[2 * ap.segIndex];
     // Object literals, not spreads: spreading a shared base is many times slower in V8 here.
     out.push({
-      segIndex,
+      segIndex: ap.segIndex,
       forward: true,
       alongM,
-      point: hit.point,
-      distanceM: hit.distanceM,
+      point: ap.point,
+      distanceM: ap.distanceM,
       entryNode: from,
       entryCostM: alongM,
       exitNode: to,
       exitCostM: lengthM - alongM,
     });
-    if (!hit.segment.oneway) {
+    if (!segment.oneway) {
       out.push({
-        segIndex,
+        segIndex: ap.segIndex,
         forward: false,
         alongM,
-        point: hit.point,
-        distanceM: hit.distanceM,
+        point: ap.point,
+        distanceM: ap.distanceM,
         entryNode: to,
         entryCostM: lengthM - alongM,
         exitNode: from,
@@ -70,6 +87,54 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
     }
   }
   return out;
+}
+
+/**
+ * Walks the segment's line in local metres (cheap-ruler's scale factors):
+ * each maximal run of consecutive line pieces within `radiusM` of `p` adds
+ * its closest spot. Along-distances are scaled to the segment's stored length.
+ */
+function addApproaches(
+  ctx: MatchContext,
+  segIndex: number,
+  p: GpsPoint,
+  radiusM: number,
+  out: Approach[],
+): void {
+  const { kx, ky } = ctx.network.ruler;
+  const segment = ctx.network.segments[segIndex];
+  const coords = segment.coords;
+  let cumM = 0;
+  let best: Approach | null = null;
+  for (let k = 0; k + 1 < coords.length; k++) {
+    const ax = (coords[k][0] - p.lon) * kx;
+    const ay = (coords[k][1] - p.lat) * ky;
+    const dx = (coords[k + 1][0] - coords[k][0]) * kx;
+    const dy = (coords[k + 1][1] - coords[k][1]) * ky;
+    const pieceM = Math.sqrt(dx * dx + dy * dy);
+    const t = pieceM > 0 ? Math.min(Math.max(-(ax * dx + ay * dy) / (pieceM * pieceM), 0), 1) : 0;
+    const cx = ax + t * dx;
+    const cy = ay + t * dy;
+    const distanceM = Math.sqrt(cx * cx + cy * cy);
+    if (distanceM <= radiusM) {
+      if (!best || distanceM < best.distanceM) {
+        const point: LonLat = [
+          coords[k][0] + t * (coords[k + 1][0] - coords[k][0]),
+          coords[k][1] + t * (coords[k + 1][1] - coords[k][1]),
+        ];
+        best = { segIndex, alongM: cumM + t * pieceM, distanceM, point };
+      }
+    } else if (best) {
+      out.push(best);
+      best = null;
+    }
+    cumM += pieceM;
+  }
+  if (best) out.push(best);
+  if (cumM > 0 && segment.lengthM !== cumM) {
+    // Keep along-distances consistent with the stored length the router uses.
+    for (const ap of out) if (ap.segIndex === segIndex) ap.alongM *= segment.lengthM / cumM;
+  }
 }
 
 /** Gaussian emission in log space, without the constant shared by all candidates. */
