@@ -127,6 +127,22 @@ test("standing still produces no detour and keeps the trip whole", () => {
   assertTimesMonotone(m);
 });
 
+test("a small step back of a slow vehicle is noise, not a U-turn or a loop", () => {
+  // The third fix is 10 m behind the second along the road (and 18 m to the side, so it is kept).
+  const xy: XY[] = [[100, 0], [130, 0], [120, 18], ...range(170, 870, 50).map((x): XY => [x, 0])];
+  const [m, ...rest] = matchTrip(straight, tripOf(xy, 10));
+  assert.equal(rest.length, 0);
+  assert.deepEqual(stepsOf(m), [
+    [id(1, 0), true],
+    [id(1, 1), true],
+    [id(1, 2), true],
+  ]);
+  assert.ok(Math.abs(m.lengthM - 770) < 1, `length ${m.lengthM}`);
+  assertTimesMonotone(m);
+  const strict = matchTrip(straight, tripOf(xy, 10), { backwardToleranceM: 0 });
+  assert.notDeepEqual(stepsOf(strict[0]), stepsOf(m), "without the tolerance the step back costs a detour");
+});
+
 test("a trace along one of two parallel roads 40 m apart does not jump to the other", () => {
   const parallel = networkOf([
     {

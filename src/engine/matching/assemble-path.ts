@@ -1,7 +1,7 @@
 import { pathTo } from "../network/routing.js";
 import type { LonLat } from "../network/types.js";
 import type { PathStep } from "../trips/types.js";
-import { isForwardMoveOnSegment, type Candidate } from "./candidates.js";
+import { alongMoveM, type Candidate } from "./candidates.js";
 import type { MatchContext } from "./context.js";
 
 /** A matched position with the time of its GPS point. */
@@ -33,15 +33,27 @@ export interface AssembledPath {
  * Turns the decoded positions of one trip piece into its path: the stretches
  * between consecutive positions (re-routed exactly as the transition costs
  * were), contiguous stretches of one segment merged, and enter/exit times
- * interpolated linearly by distance between the positions' times. Null when
- * the piece does not move along the network.
+ * interpolated linearly by distance between the positions' times. A small
+ * step back along the same segment (within `backwardToleranceM`) holds the
+ * position. Null when the piece does not move along the network.
  */
-export function assemblePath(ctx: MatchContext, positions: MatchedPosition[]): AssembledPath | null {
+export function assemblePath(
+  ctx: MatchContext,
+  positions: MatchedPosition[],
+  backwardToleranceM: number,
+): AssembledPath | null {
   const traversals: Traversal[] = [];
   const distanceAt = [0];
   let cursorM = 0;
+  let at = positions[0].candidate;
   for (let k = 1; k < positions.length; k++) {
-    for (const leg of legBetween(ctx, positions[k - 1].candidate, positions[k].candidate)) {
+    const next = positions[k].candidate;
+    const moveM = alongMoveM(at, next, backwardToleranceM);
+    if (moveM === 0) {
+      distanceAt.push(cursorM);
+      continue;
+    }
+    for (const leg of legBetween(ctx, at, next, moveM)) {
       const lengthM = Math.abs(leg.endAlongM - leg.startAlongM);
       appendTraversal(traversals, {
         segIndex: leg.segIndex,
@@ -54,6 +66,7 @@ export function assemblePath(ctx: MatchContext, positions: MatchedPosition[]): A
       cursorM += lengthM;
     }
     distanceAt.push(cursorM);
+    at = next;
   }
   const moving = traversals.filter((tr) => tr.toM > tr.fromM);
   if (moving.length === 0) return null;
@@ -68,7 +81,7 @@ export function assemblePath(ctx: MatchContext, positions: MatchedPosition[]): A
     path,
     lengthM: cursorM,
     origin: positions[0].candidate.point,
-    destination: positions[positions.length - 1].candidate.point,
+    destination: at.point,
     startT: times[0],
     endT: times[times.length - 1],
   };
@@ -76,9 +89,9 @@ export function assemblePath(ctx: MatchContext, positions: MatchedPosition[]): A
 
 type Leg = Omit<Traversal, "fromM" | "toM">;
 
-/** Stretches travelled from `a` to `b`: along one segment, or out of a's segment, routed, into b's. */
-function legBetween(ctx: MatchContext, a: Candidate, b: Candidate): Leg[] {
-  if (isForwardMoveOnSegment(a, b)) {
+/** Stretches travelled from `a` to `b`: along one segment (`alongM` > 0), or out of a's segment, routed, into b's. */
+function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: number): Leg[] {
+  if (alongM > 0) {
     return [{ segIndex: a.segIndex, forward: a.forward, startAlongM: a.alongM, endAlongM: b.alongM }];
   }
   const { network, workspace, edgeCostM } = ctx;

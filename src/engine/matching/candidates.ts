@@ -143,10 +143,18 @@ export function emissionLogProb(c: Candidate, sigmaM: number): number {
   return -0.5 * z * z;
 }
 
-/** A move along one segment in its travel direction from `a` to `b`: no routing needed. */
-export function isForwardMoveOnSegment(a: Candidate, b: Candidate): boolean {
-  if (a.segIndex !== b.segIndex || a.forward !== b.forward) return false;
-  return a.forward ? b.alongM >= a.alongM : b.alongM <= a.alongM;
+/**
+ * Metres moved along one segment in its travel direction from `a` to `b`
+ * (no routing needed), or -1 when `b` is on another segment or direction or
+ * lies behind `a` by more than `toleranceM`. A small step back is GPS noise
+ * of a slow or waiting vehicle: it counts as not moving, not as a loop round
+ * the block.
+ */
+export function alongMoveM(a: Candidate, b: Candidate, toleranceM: number): number {
+  if (a.segIndex !== b.segIndex || a.forward !== b.forward) return -1;
+  const aheadM = a.forward ? b.alongM - a.alongM : a.alongM - b.alongM;
+  if (aheadM >= 0) return aheadM;
+  return -aheadM <= toleranceM ? 0 : -1;
 }
 
 /** Turning back at a node onto the segment just left (the same segment, reversed). */

@@ -27,7 +27,7 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
   let lattice: Lattice | null = null;
   const closePiece = () => {
     if (lattice && lattice.steps.length >= 2) {
-      const matched = decodePiece(ctx, lattice, trip);
+      const matched = decodePiece(ctx, lattice, trip, o);
       if (matched) trips.push(matched);
     }
     lattice = null;
@@ -73,10 +73,15 @@ function stepOf(ctx: MatchContext, p: GpsPoint, pointIndex: number, o: ResolvedM
   return { pointIndex, t: p.t, position: [p.lon, p.lat], candidates: candidatesOf(ctx, p, o) };
 }
 
-function decodePiece(ctx: MatchContext, lattice: Lattice, trip: RawTrip): MatchedTrip | null {
+function decodePiece(
+  ctx: MatchContext,
+  lattice: Lattice,
+  trip: RawTrip,
+  o: ResolvedMatchOptions,
+): MatchedTrip | null {
   const chosen = mostLikelySequence(lattice);
   const positions = lattice.steps.map((step, k) => ({ candidate: step.candidates[chosen[k]], t: step.t }));
-  const assembled = assemblePath(ctx, positions);
+  const assembled = assemblePath(ctx, positions, o.backwardToleranceM);
   if (!assembled) return null;
   return { deviceId: trip.deviceId, vehicleClass: trip.vehicleClass, source: trip.source, ...assembled };
 }

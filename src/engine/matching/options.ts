@@ -14,6 +14,8 @@ export interface MatchOptions {
   betaMinM?: number;
   /** Routes longer than the straight line by more than this many β are not searched (probability e^-n). */
   maxDetourBetas?: number;
+  /** A step back along the same segment up to this many metres is noise of a slow vehicle: no move. */
+  backwardToleranceM?: number;
   /** Extra metres charged to a route that turns back on the segment it just travelled. */
   uTurnPenaltyM?: number;
   /** Routes are searched up to max(minRouteBoundM, routeBoundFactor × great-circle + routeBoundSlackM)… */
@@ -35,6 +37,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   betaPerSecondM: 0.5,
   betaMinM: 5,
   uTurnPenaltyM: 50,
+  backwardToleranceM: 20,
   maxDetourBetas: 50,
   minRouteBoundM: 2000,
   routeBoundFactor: 4,

@@ -1,5 +1,5 @@
 import type { MatchContext } from "./context.js";
-import { isForwardMoveOnSegment, isUTurnAtNode, type Step } from "./candidates.js";
+import { alongMoveM, isUTurnAtNode, type Step } from "./candidates.js";
 import type { ResolvedMatchOptions } from "./options.js";
 
 /** Straight-line metres between the two GPS points (not the snapped ones), as Newson & Krumm compare. */
@@ -60,7 +60,8 @@ export function transitionLogProbs(
   prev.candidates.forEach((a, i) => {
     if (prevScores[i] === -Infinity) return;
     next.candidates.forEach((b, j) => {
-      if (isForwardMoveOnSegment(a, b)) record(i, j, Math.abs(b.alongM - a.alongM));
+      const moveM = alongMoveM(a, b, o.backwardToleranceM);
+      if (moveM >= 0) record(i, j, moveM);
     });
   });
   for (const members of exitGroupsBestFirst(prev, prevScores)) {
@@ -80,7 +81,7 @@ export function transitionLogProbs(
     for (const i of members) {
       const a = prev.candidates[i];
       next.candidates.forEach((b, j) => {
-        if (reachM[j] < 0 || isForwardMoveOnSegment(a, b)) return;
+        if (reachM[j] < 0 || alongMoveM(a, b, o.backwardToleranceM) >= 0) return;
         const nodeM = tree.cost[b.entryNode];
         if (nodeM === Infinity) return;
         record(i, j, a.exitCostM + nodeM + b.entryCostM + (isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0));
