@@ -41,8 +41,8 @@ interface Approach {
 /**
  * Candidates of a GPS point: every stretch of a segment's line that passes
  * within the search radius gives its closest spot (a winding road that passes
- * twice gives two), the nearest `maxCandidates` spots are kept, each in every
- * direction its segment's oneway flag allows.
+ * twice gives two), the spots at the nearest `maxCandidates` places are kept,
+ * each in every direction its segment's oneway flag allows.
  */
 export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatchOptions): Candidate[] {
   const { network, mode } = ctx;
@@ -54,7 +54,7 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
   }
   approaches.sort((x, y) => x.distanceM - y.distanceM || x.segIndex - y.segIndex || x.alongM - y.alongM);
   const out: Candidate[] = [];
-  for (const ap of approaches.slice(0, opts.maxCandidates)) {
+  for (const ap of nearestPlaces(ctx, approaches, opts.maxCandidates)) {
     const segment = network.segments[ap.segIndex];
     const lengthM = segment.lengthM;
     const alongM = Math.min(Math.max(ap.alongM, 0), lengthM);
@@ -87,6 +87,23 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
     }
   }
   return out;
+}
+
+/**
+ * The closest approaches at up to `maxPlaces` distinct places. Segments
+ * meeting at a junction all snap to it; they count as one place, so a busy
+ * junction cannot crowd the right road out of the candidates.
+ */
+function nearestPlaces(ctx: MatchContext, sorted: Approach[], maxPlaces: number): Approach[] {
+  const kept: Approach[] = [];
+  let places = 0;
+  for (const ap of sorted) {
+    const samePlace = kept.some((k) => ctx.network.ruler.distance(k.point, ap.point) < 0.5);
+    if (!samePlace && places === maxPlaces) break;
+    if (!samePlace) places++;
+    kept.push(ap);
+  }
+  return kept;
 }
 
 /**

@@ -2,7 +2,7 @@
 export interface MatchOptions {
   /** Road candidates are searched within this many metres of each GPS point. */
   searchRadiusM?: number;
-  /** At most this many nearest segments per point (each gives one or two directed candidates). */
+  /** Candidates at most at this many nearest places per point (a junction is one place; each spot gives one or two directed candidates). */
   maxCandidates?: number;
   /** GPS noise: standard deviation (m) of the Gaussian emission; also sets the stationary filter (2σ). */
   sigmaM?: number;
