@@ -62,6 +62,10 @@ export class DijkstraWorkspace implements ShortestPathTree {
   private touchedCount = 0;
   private readonly queue: FlatQueue<number>;
   private readonly pendingTarget: Uint32Array;
+  /** Head node of each CSR out-edge slot, so relaxing an edge reads one array in order. */
+  private readonly outTo: Int32Array;
+  /** Per-edge weight arrays re-laid in CSR slot order, built on first use of each array. */
+  private readonly csrWeights = new WeakMap<Float64Array, Float64Array>();
 
   constructor(private readonly network: Network) {
     const n = network.graph.nodeCount;
@@ -70,16 +74,22 @@ export class DijkstraWorkspace implements ShortestPathTree {
     this.settledStamp = new Uint32Array(n);
     this.pendingTarget = new Uint32Array(n);
     this.touched = new Int32Array(n);
+    const { outEdges, edgeTo } = network.graph;
+    this.outTo = Int32Array.from(outEdges, (e) => edgeTo[e]);
     // Every push follows a strict improvement through one edge, so a search pushes at most once per
     // edge: a fixed typed-array queue of that size never overflows and is faster than a growing one.
     this.queue = new FlatQueue<number>(network.graph.outEdges.length + 1, Float64Array, Int32Array);
   }
 
-  /** Runs a search with edge weights as a function or as a per-edge array (Infinity = closed). */
+  /**
+   * Runs a search with edge weights as a function or as a per-edge array
+   * (Infinity = closed). An array is treated as immutable: its CSR-ordered
+   * copy is cached per workspace.
+   */
   run(source: number, weight: EdgeWeight | Float64Array, opts: DijkstraOptions = {}): this {
     this.reset();
-    const { outStart, outEdges, edgeTo } = this.network.graph;
-    const { cost, viaEdge, settledStamp, pendingTarget, queue, touched } = this;
+    const { outStart, outEdges } = this.network.graph;
+    const { cost, viaEdge, settledStamp, pendingTarget, queue, touched, outTo } = this;
     const stamp = this.stamp;
     const maxCost = opts.maxCost ?? Infinity;
     let pending = 0;
@@ -89,7 +99,8 @@ export class DijkstraWorkspace implements ShortestPathTree {
     }
     const stopOnTargets = pending > 0;
     const allowed = opts.allowed;
-    const weights = typeof weight === "function" ? null : weight;
+    // Array weights are read inline in slot order: a closure call per edge is a measurable share of matching time.
+    const slotWeights = typeof weight === "function" ? null : this.csrWeightsOf(weight);
     this.touch(source, 0);
     queue.push(source, 0);
     while (queue.length > 0) {
@@ -99,21 +110,29 @@ export class DijkstraWorkspace implements ShortestPathTree {
       if (stopOnTargets && pendingTarget[node] === stamp && --pending === 0) break;
       const here = cost[node];
       for (let k = outStart[node], end = outStart[node + 1]; k < end; k++) {
-        const edge = outEdges[k];
-        if (allowed && !allowed(edge)) continue;
-        // Array weights are read inline: a closure call per edge is a measurable share of matching time.
-        const c = here + (weights ? weights[edge] : (weight as EdgeWeight)(edge));
-        const next = edgeTo[edge];
-        if (c < cost[next] && c <= maxCost) {
+        if (allowed && !allowed(outEdges[k])) continue;
+        const c = here + (slotWeights ? slotWeights[k] : (weight as EdgeWeight)(outEdges[k]));
+        if (!(c <= maxCost)) continue;
+        const next = outTo[k];
+        if (c < cost[next]) {
           if (cost[next] === Infinity) touched[this.touchedCount++] = next;
           cost[next] = c;
-          viaEdge[next] = edge;
+          viaEdge[next] = outEdges[k];
           queue.push(next, c);
         }
       }
     }
     queue.clear();
     return this;
+  }
+
+  private csrWeightsOf(weights: Float64Array): Float64Array {
+    let slots = this.csrWeights.get(weights);
+    if (!slots) {
+      slots = Float64Array.from(this.network.graph.outEdges, (e) => weights[e]);
+      this.csrWeights.set(weights, slots);
+    }
+    return slots;
   }
 
   private touch(node: number, c: number): void {
