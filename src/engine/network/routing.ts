@@ -25,46 +25,135 @@ export interface ShortestPathTree {
   viaEdge: Int32Array;
 }
 
+export interface DijkstraOptions {
+  maxCost?: number;
+  targets?: Iterable<number>;
+  allowed?: (edge: number) => boolean;
+}
+
 /**
  * Bounded one-to-many Dijkstra over the directed graph. Stops when every node
  * in `targets` is settled or the frontier passes `maxCost`. `allowed` filters
- * edges (for example by travel mode).
+ * edges (for example by travel mode). Allocates fresh arrays; callers running
+ * many searches should keep a `DijkstraWorkspace`.
  */
 export function dijkstra(
   network: Network,
   source: number,
   weight: EdgeWeight,
-  opts: { maxCost?: number; targets?: Iterable<number>; allowed?: (edge: number) => boolean } = {},
+  opts: DijkstraOptions = {},
 ): ShortestPathTree {
-  const { nodeCount, outStart, outEdges, edgeTo } = network.graph;
-  const maxCost = opts.maxCost ?? Infinity;
-  const cost = new Float64Array(nodeCount).fill(Infinity);
-  const viaEdge = new Int32Array(nodeCount).fill(-1);
-  const settled = new Uint8Array(nodeCount);
-  const pending = new Set(opts.targets ?? []);
-  const stopOnTargets = pending.size > 0;
-  const queue = new FlatQueue<number>();
-  cost[source] = 0;
-  queue.push(source, 0);
-  while (queue.length > 0) {
-    const node = queue.pop()!;
-    if (settled[node]) continue;
-    settled[node] = 1;
-    if (stopOnTargets && pending.delete(node) && pending.size === 0) break;
-    const here = cost[node];
-    for (let k = outStart[node]; k < outStart[node + 1]; k++) {
-      const edge = outEdges[k];
-      if (opts.allowed && !opts.allowed(edge)) continue;
-      const next = edgeTo[edge];
-      const c = here + weight(edge);
-      if (c < cost[next] && c <= maxCost) {
-        cost[next] = c;
-        viaEdge[next] = edge;
-        queue.push(next, c);
+  return new DijkstraWorkspace(network).run(source, weight, opts);
+}
+
+/**
+ * Reusable Dijkstra state for one network: the node arrays are allocated once
+ * and only the nodes a search touched are reset before the next one, so a
+ * short search costs in proportion to what it explores, not to the network.
+ * The workspace itself is the tree of the latest search (valid until the next).
+ */
+export class DijkstraWorkspace implements ShortestPathTree {
+  readonly cost: Float64Array;
+  readonly viaEdge: Int32Array;
+  /** A node is settled when its stamp equals the current search's. */
+  private readonly settledStamp: Uint32Array;
+  private stamp = 0;
+  private readonly touched: Int32Array;
+  private touchedCount = 0;
+  private readonly queue: FlatQueue<number>;
+  private readonly pendingTarget: Uint32Array;
+  /** Head node of each CSR out-edge slot, so relaxing an edge reads one array in order. */
+  private readonly outTo: Int32Array;
+  /** Per-edge weight arrays re-laid in CSR slot order, built on first use of each array. */
+  private readonly csrWeights = new WeakMap<Float64Array, Float64Array>();
+
+  constructor(private readonly network: Network) {
+    const n = network.graph.nodeCount;
+    this.cost = new Float64Array(n).fill(Infinity);
+    this.viaEdge = new Int32Array(n).fill(-1);
+    this.settledStamp = new Uint32Array(n);
+    this.pendingTarget = new Uint32Array(n);
+    this.touched = new Int32Array(n);
+    const { outEdges, edgeTo } = network.graph;
+    this.outTo = Int32Array.from(outEdges, (e) => edgeTo[e]);
+    // Every push follows a strict improvement through one edge, so a search pushes at most once per
+    // edge: a fixed typed-array queue of that size never overflows and is faster than a growing one.
+    this.queue = new FlatQueue<number>(network.graph.outEdges.length + 1, Float64Array, Int32Array);
+  }
+
+  /**
+   * Runs a search with edge weights as a function or as a per-edge array
+   * (Infinity = closed). An array is treated as immutable: its CSR-ordered
+   * copy is cached per workspace.
+   */
+  run(source: number, weight: EdgeWeight | Float64Array, opts: DijkstraOptions = {}): this {
+    this.reset();
+    const { outStart, outEdges } = this.network.graph;
+    const { cost, viaEdge, settledStamp, pendingTarget, queue, touched, outTo } = this;
+    const stamp = this.stamp;
+    const maxCost = opts.maxCost ?? Infinity;
+    let pending = 0;
+    for (const t of opts.targets ?? []) {
+      if (pendingTarget[t] !== stamp) pending++;
+      pendingTarget[t] = stamp;
+    }
+    const stopOnTargets = pending > 0;
+    const allowed = opts.allowed;
+    // Array weights are read inline in slot order: a closure call per edge is a measurable share of matching time.
+    const slotWeights = typeof weight === "function" ? null : this.csrWeightsOf(weight);
+    this.touch(source, 0);
+    queue.push(source, 0);
+    while (queue.length > 0) {
+      const node = queue.pop()!;
+      if (settledStamp[node] === stamp) continue;
+      settledStamp[node] = stamp;
+      if (stopOnTargets && pendingTarget[node] === stamp && --pending === 0) break;
+      const here = cost[node];
+      for (let k = outStart[node], end = outStart[node + 1]; k < end; k++) {
+        if (allowed && !allowed(outEdges[k])) continue;
+        const c = here + (slotWeights ? slotWeights[k] : (weight as EdgeWeight)(outEdges[k]));
+        if (!(c <= maxCost)) continue;
+        const next = outTo[k];
+        if (c < cost[next]) {
+          if (cost[next] === Infinity) touched[this.touchedCount++] = next;
+          cost[next] = c;
+          viaEdge[next] = outEdges[k];
+          queue.push(next, c);
+        }
       }
     }
+    queue.clear();
+    return this;
   }
-  return { cost, viaEdge };
+
+  private csrWeightsOf(weights: Float64Array): Float64Array {
+    let slots = this.csrWeights.get(weights);
+    if (!slots) {
+      slots = Float64Array.from(this.network.graph.outEdges, (e) => weights[e]);
+      this.csrWeights.set(weights, slots);
+    }
+    return slots;
+  }
+
+  private touch(node: number, c: number): void {
+    this.cost[node] = c;
+    this.touched[this.touchedCount++] = node;
+  }
+
+  /** Forgets the previous search: resets the touched nodes and moves to a fresh stamp. */
+  private reset(): void {
+    for (let i = 0; i < this.touchedCount; i++) {
+      const n = this.touched[i];
+      this.cost[n] = Infinity;
+      this.viaEdge[n] = -1;
+    }
+    this.touchedCount = 0;
+    if (++this.stamp === 0xffffffff) {
+      this.settledStamp.fill(0);
+      this.pendingTarget.fill(0);
+      this.stamp = 1;
+    }
+  }
 }
 
 /** Edges from the tree's source to `target`, in travel order; null when unreached. */

@@ -1,0 +1,180 @@
+import type { LonLat } from "../network/types.js";
+import type { GpsPoint } from "../trips/types.js";
+import type { MatchContext } from "./context.js";
+import type { ResolvedMatchOptions } from "./options.js";
+
+/** A directed position on the network that a GPS point may stand for. */
+export interface Candidate {
+  segIndex: number;
+  /** Travelling along the segment's geometry (true) or against it. */
+  forward: boolean;
+  /** Metres from the segment's geometric start to the snapped point. */
+  alongM: number;
+  point: LonLat;
+  /** GPS point to snapped point, metres. */
+  distanceM: number;
+  /** Node the vehicle enters the segment by, and metres from it to the snapped point. */
+  entryNode: number;
+  entryCostM: number;
+  /** Node the vehicle leaves the segment by, and metres from the snapped point to it. */
+  exitNode: number;
+  exitCostM: number;
+}
+
+/** One kept GPS point with its candidates. */
+export interface Step {
+  /** Index of the point in the trip's time-sorted points. */
+  pointIndex: number;
+  t: number;
+  position: LonLat;
+  candidates: Candidate[];
+}
+
+/** Where a segment's line comes within the search radius of a point: the closest spot of one such stretch. */
+interface Approach {
+  segIndex: number;
+  alongM: number;
+  distanceM: number;
+  point: LonLat;
+}
+
+/**
+ * Candidates of a GPS point: every stretch of a segment's line that passes
+ * within the search radius gives its closest spot (a winding road that passes
+ * twice gives two), the spots at the nearest `maxCandidates` places are kept,
+ * each in every direction its segment's oneway flag allows.
+ */
+export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatchOptions): Candidate[] {
+  const { network, mode } = ctx;
+  const [w, s, e, n] = network.ruler.bufferPoint([p.lon, p.lat], opts.searchRadiusM);
+  const approaches: Approach[] = [];
+  for (const segIndex of network.searchBox(w, s, e, n)) {
+    const segment = network.segments[segIndex];
+    if (network.allows(segment, mode)) addApproaches(ctx, segIndex, p, opts.searchRadiusM, approaches);
+  }
+  approaches.sort((x, y) => x.distanceM - y.distanceM || x.segIndex - y.segIndex || x.alongM - y.alongM);
+  const out: Candidate[] = [];
+  for (const ap of nearestPlaces(ctx, approaches, opts.maxCandidates)) {
+    const segment = network.segments[ap.segIndex];
+    const lengthM = segment.lengthM;
+    const alongM = Math.min(Math.max(ap.alongM, 0), lengthM);
+    const from = network.graph.edgeFrom[2 * ap.segIndex];
+    const to = network.graph.edgeTo[2 * ap.segIndex];
+    // Object literals, not spreads: spreading a shared base is many times slower in V8 here.
+    out.push({
+      segIndex: ap.segIndex,
+      forward: true,
+      alongM,
+      point: ap.point,
+      distanceM: ap.distanceM,
+      entryNode: from,
+      entryCostM: alongM,
+      exitNode: to,
+      exitCostM: lengthM - alongM,
+    });
+    if (!segment.oneway) {
+      out.push({
+        segIndex: ap.segIndex,
+        forward: false,
+        alongM,
+        point: ap.point,
+        distanceM: ap.distanceM,
+        entryNode: to,
+        entryCostM: lengthM - alongM,
+        exitNode: from,
+        exitCostM: alongM,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The closest approaches at up to `maxPlaces` distinct places. Segments
+ * meeting at a junction all snap to it; they count as one place, so a busy
+ * junction cannot crowd the right road out of the candidates.
+ */
+function nearestPlaces(ctx: MatchContext, sorted: Approach[], maxPlaces: number): Approach[] {
+  const kept: Approach[] = [];
+  let places = 0;
+  for (const ap of sorted) {
+    const samePlace = kept.some((k) => ctx.network.ruler.distance(k.point, ap.point) < 0.5);
+    if (!samePlace && places === maxPlaces) break;
+    if (!samePlace) places++;
+    kept.push(ap);
+  }
+  return kept;
+}
+
+/**
+ * Walks the segment's line in local metres (cheap-ruler's scale factors):
+ * each maximal run of consecutive line pieces within `radiusM` of `p` adds
+ * its closest spot. Along-distances are scaled to the segment's stored length.
+ */
+function addApproaches(
+  ctx: MatchContext,
+  segIndex: number,
+  p: GpsPoint,
+  radiusM: number,
+  out: Approach[],
+): void {
+  const { kx, ky } = ctx.network.ruler;
+  const segment = ctx.network.segments[segIndex];
+  const coords = segment.coords;
+  let cumM = 0;
+  let best: Approach | null = null;
+  for (let k = 0; k + 1 < coords.length; k++) {
+    const ax = (coords[k][0] - p.lon) * kx;
+    const ay = (coords[k][1] - p.lat) * ky;
+    const dx = (coords[k + 1][0] - coords[k][0]) * kx;
+    const dy = (coords[k + 1][1] - coords[k][1]) * ky;
+    const pieceM = Math.sqrt(dx * dx + dy * dy);
+    const t = pieceM > 0 ? Math.min(Math.max(-(ax * dx + ay * dy) / (pieceM * pieceM), 0), 1) : 0;
+    const cx = ax + t * dx;
+    const cy = ay + t * dy;
+    const distanceM = Math.sqrt(cx * cx + cy * cy);
+    if (distanceM <= radiusM) {
+      if (!best || distanceM < best.distanceM) {
+        const point: LonLat = [
+          coords[k][0] + t * (coords[k + 1][0] - coords[k][0]),
+          coords[k][1] + t * (coords[k + 1][1] - coords[k][1]),
+        ];
+        best = { segIndex, alongM: cumM + t * pieceM, distanceM, point };
+      }
+    } else if (best) {
+      out.push(best);
+      best = null;
+    }
+    cumM += pieceM;
+  }
+  if (best) out.push(best);
+  if (cumM > 0 && segment.lengthM !== cumM) {
+    // Keep along-distances consistent with the stored length the router uses.
+    for (const ap of out) if (ap.segIndex === segIndex) ap.alongM *= segment.lengthM / cumM;
+  }
+}
+
+/** Gaussian emission in log space, without the constant shared by all candidates. */
+export function emissionLogProb(c: Candidate, sigmaM: number): number {
+  const z = c.distanceM / sigmaM;
+  return -0.5 * z * z;
+}
+
+/**
+ * Metres moved along one segment in its travel direction from `a` to `b`
+ * (no routing needed), or -1 when `b` is on another segment or direction or
+ * lies behind `a` by more than `toleranceM`. A small step back is GPS noise
+ * of a slow or waiting vehicle: it counts as not moving, not as a loop round
+ * the block.
+ */
+export function alongMoveM(a: Candidate, b: Candidate, toleranceM: number): number {
+  if (a.segIndex !== b.segIndex || a.forward !== b.forward) return -1;
+  const aheadM = a.forward ? b.alongM - a.alongM : a.alongM - b.alongM;
+  if (aheadM >= 0) return aheadM;
+  return -aheadM <= toleranceM ? 0 : -1;
+}
+
+/** Turning back at a node onto the segment just left (the same segment, reversed). */
+export function isUTurnAtNode(a: Candidate, b: Candidate): boolean {
+  return a.segIndex === b.segIndex && a.forward !== b.forward && a.exitNode === b.entryNode;
+}

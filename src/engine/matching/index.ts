@@ -1,0 +1,87 @@
+import type { Network } from "../network/network.js";
+import { accessModeOf, type GpsPoint, type MatchedTrip, type RawTrip } from "../trips/types.js";
+import { assemblePath } from "./assemble-path.js";
+import { candidatesOf, emissionLogProb, type Step } from "./candidates.js";
+import { matchContextOf, type MatchContext } from "./context.js";
+import { resolveOptions, type MatchOptions, type ResolvedMatchOptions } from "./options.js";
+import { transitionLogProbs } from "./transitions.js";
+import { advanceLattice, mostLikelySequence, startLattice, type Lattice } from "./viterbi.js";
+
+export { DEFAULT_MATCH_OPTIONS, type MatchOptions } from "./options.js";
+export { routeMismatchFraction, endpointErrorM } from "./accuracy.js";
+export { matchedLine } from "./geometry.js";
+
+/**
+ * Hidden-Markov-model map matching (Newson & Krumm 2009). Points closer than
+ * 2σ to the previously kept one are dropped as stationary noise. The trip is
+ * split where a fix has no road within the search radius, where no candidate
+ * is reachable from the previous step, or where fixes are further apart in
+ * time than `maxTimeGapS`; every piece with at least two fixes that moves
+ * along the network becomes one MatchedTrip.
+ */
+export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions): MatchedTrip[] {
+  const o = resolveOptions(opts);
+  const ctx = matchContextOf(network, accessModeOf(trip.vehicleClass));
+  const points = sortedByTime(trip.points);
+  const trips: MatchedTrip[] = [];
+  let lattice: Lattice | null = null;
+  const closePiece = () => {
+    if (lattice && lattice.steps.length >= 2) {
+      const matched = decodePiece(ctx, lattice, trip, o);
+      if (matched) trips.push(matched);
+    }
+    lattice = null;
+  };
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i];
+    if (i > 0 && p.t - points[i - 1].t > o.maxTimeGapS * 1000) closePiece();
+    const current = lattice as Lattice | null;
+    if (current && isStationary(ctx, current, p, o)) continue;
+    const step = stepOf(ctx, p, i, o);
+    if (step.candidates.length === 0) {
+      closePiece();
+      continue;
+    }
+    const emissions = Float64Array.from(step.candidates, (c) => emissionLogProb(c, o.sigmaM));
+    if (current) {
+      const prev = current.steps[current.steps.length - 1];
+      const lastScores = current.scores[current.scores.length - 1];
+      const transitions = transitionLogProbs(ctx, prev, step, lastScores, o);
+      if (advanceLattice(current, step, emissions, transitions)) continue;
+      closePiece();
+    }
+    lattice = startLattice(step, emissions);
+  }
+  closePiece();
+  return trips;
+}
+
+function sortedByTime(points: GpsPoint[]): GpsPoint[] {
+  for (let i = 1; i < points.length; i++) {
+    if (points[i].t < points[i - 1].t) return [...points].sort((a, b) => a.t - b.t);
+  }
+  return points;
+}
+
+/** Within 2σ of the last kept fix: indistinguishable from standing still (Newson & Krumm's filter). */
+function isStationary(ctx: MatchContext, lattice: Lattice, p: GpsPoint, o: ResolvedMatchOptions): boolean {
+  const last = lattice.steps[lattice.steps.length - 1].position;
+  return ctx.network.ruler.distance(last, [p.lon, p.lat]) < 2 * o.sigmaM;
+}
+
+function stepOf(ctx: MatchContext, p: GpsPoint, pointIndex: number, o: ResolvedMatchOptions): Step {
+  return { pointIndex, t: p.t, position: [p.lon, p.lat], candidates: candidatesOf(ctx, p, o) };
+}
+
+function decodePiece(
+  ctx: MatchContext,
+  lattice: Lattice,
+  trip: RawTrip,
+  o: ResolvedMatchOptions,
+): MatchedTrip | null {
+  const chosen = mostLikelySequence(lattice);
+  const positions = lattice.steps.map((step, k) => ({ candidate: step.candidates[chosen[k]], t: step.t }));
+  const assembled = assemblePath(ctx, positions, o.backwardToleranceM);
+  if (!assembled) return null;
+  return { deviceId: trip.deviceId, vehicleClass: trip.vehicleClass, source: trip.source, ...assembled };
+}

@@ -1,0 +1,62 @@
+import type { Step } from "./candidates.js";
+
+/** Viterbi lattice of one trip piece: per step, each candidate's best log score and its predecessor. */
+export interface Lattice {
+  steps: Step[];
+  scores: Float64Array[];
+  back: Int32Array[];
+}
+
+export function startLattice(step: Step, emissions: Float64Array): Lattice {
+  return { steps: [step], scores: [emissions], back: [new Int32Array(emissions.length).fill(-1)] };
+}
+
+/**
+ * Extends the lattice by one step. Returns false, leaving the lattice
+ * unchanged, when no candidate of `step` can be reached from any live
+ * candidate of the previous step: the caller then breaks the trip.
+ */
+export function advanceLattice(
+  lattice: Lattice,
+  step: Step,
+  emissions: Float64Array,
+  transitions: Float64Array,
+): boolean {
+  const prevScores = lattice.scores[lattice.scores.length - 1];
+  const nNext = emissions.length;
+  const scores = new Float64Array(nNext).fill(-Infinity);
+  const back = new Int32Array(nNext).fill(-1);
+  let reachable = false;
+  for (let j = 0; j < nNext; j++) {
+    for (let i = 0; i < prevScores.length; i++) {
+      const s = prevScores[i] + transitions[i * nNext + j];
+      if (s > scores[j]) {
+        scores[j] = s;
+        back[j] = i;
+      }
+    }
+    if (back[j] >= 0) {
+      scores[j] += emissions[j];
+      reachable = true;
+    }
+  }
+  if (!reachable) return false;
+  lattice.steps.push(step);
+  lattice.scores.push(scores);
+  lattice.back.push(back);
+  return true;
+}
+
+/** Candidate index per step along the most likely sequence (ties go to the lower index: deterministic). */
+export function mostLikelySequence(lattice: Lattice): number[] {
+  const last = lattice.scores.length - 1;
+  let best = 0;
+  const finalScores = lattice.scores[last];
+  for (let j = 1; j < finalScores.length; j++) if (finalScores[j] > finalScores[best]) best = j;
+  const chosen = new Array<number>(lattice.scores.length);
+  for (let k = last; k >= 0; k--) {
+    chosen[k] = best;
+    best = lattice.back[k][best];
+  }
+  return chosen;
+}
