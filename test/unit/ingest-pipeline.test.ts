@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { nearestSegmentMatcher } from "../../src/engine/ingest/nearest-segment-matcher.js";
+import { matchTrip } from "../../src/engine/matching/index.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
@@ -75,7 +75,7 @@ describe("ingestFiles", () => {
       country: "DE",
       source: "telematics",
       vehicleClass: "personal",
-      matcher: nearestSegmentMatcher(rt.networks.get("de")!),
+      matcher: (trip) => matchTrip(rt.networks.get("de")!, trip),
       batchSize: 1,
     });
 
@@ -129,7 +129,7 @@ describe("ingestFiles", () => {
       vehicleClass: "personal",
       matcher: (trip) => {
         if (trip.deviceId === "far") throw new Error("no candidates");
-        return nearestSegmentMatcher(rt.networks.get("de")!)(trip);
+        return matchTrip(rt.networks.get("de")!, trip);
       },
     });
     assert.equal(report.totals.matchErrors, 1);
