@@ -3,6 +3,10 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./domain/accounts.js";
 import { importNetwork } from "./services/network-import.js";
+import { tripMatcher } from "./engine/matching/index.js";
+import { Simulation } from "./engine/simulate/index.js";
+import { writeSimulation } from "./engine/simulate/writers.js";
+import { formatIngestReport, ingestFiles } from "./services/ingest.js";
 import type { Runtime } from "./runtime.js";
 
 /** The shipped demo network (repo `data/osm/`), resolved from src/ or dist/ alike. */
@@ -27,4 +31,50 @@ export async function ensureDemoData(rt: Runtime, log: (line: string) => void): 
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
     await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
   }
+  if (rt.store.trips.countTrips(DEMO_COUNTRY) === 0) await loadDemoTrips(rt, log);
+}
+
+/** Demo trips per day: a year of them simulates, matches and stores in well under a minute. */
+export const DEMO_TRIPS_PER_DAY = 30;
+
+/** The twelve full months before `today`, as simulate's from/to. */
+export function demoYear(today = new Date()): { from: string; to: string } {
+  const month = (offset: number) => {
+    const d = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + offset, 1));
+    return d.toISOString().slice(0, 7);
+  };
+  return { from: month(-12), to: month(-1) };
+}
+
+/**
+ * Simulates a year of location-based traces on the demo network (fixed seed,
+ * so every fresh install has the same data) and ingests them like any other
+ * traces: split, map-matched, stored.
+ */
+async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<void> {
+  const network = rt.networks.get(DEMO_COUNTRY);
+  if (!network) return;
+  const { from, to } = demoYear();
+  log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
+  const dir = join(rt.dataDir, "demo-traces");
+  const sim = new Simulation(network, {
+    from,
+    to,
+    tripsPerDay: DEMO_TRIPS_PER_DAY,
+    seed: 2024,
+    source: "lbs",
+  });
+  const written = writeSimulation(sim.trips(), dir);
+  const report = await ingestFiles(
+    rt,
+    written.months.map((m) => m.traces),
+    {
+      country: DEMO_COUNTRY,
+      source: "lbs",
+      vehicleClass: "personal",
+      matcher: tripMatcher(network),
+      onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),
+    },
+  );
+  for (const line of formatIngestReport(report)) log(`  ${line}`);
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { badRequest, notFound } from "../domain/errors.js";
-import { matchTrip } from "../engine/matching/index.js";
+import { tripMatcher } from "../engine/matching/index.js";
 import type { TripMatcher } from "../engine/ingest/pipeline.js";
 import type { Network } from "../engine/network/network.js";
 import {
@@ -22,11 +22,8 @@ interface IngestCliOptions {
   batchSize: string;
 }
 
-/** The HMM map matcher with its default parameters (docs/map-matching.md). */
-export const hmmMatcher: MatcherFactory = (network) => (trip) => matchTrip(network, trip);
-
 /** `streetflow ingest FILE...`: read, split, map-match and store trips. */
-export function ingestCommand(program: Command, matcherFor: MatcherFactory = hmmMatcher): void {
+export function ingestCommand(program: Command, matcherFor: MatcherFactory = tripMatcher): void {
   program
     .command("ingest <files...>")
     .description(

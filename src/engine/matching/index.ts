@@ -19,6 +19,11 @@ export { matchedLine } from "./geometry.js";
  * time than `maxTimeGapS`; every piece with at least two fixes that moves
  * along the network becomes one MatchedTrip.
  */
+/** A matcher bound to one network, in the shape the ingest pipeline takes. */
+export function tripMatcher(network: Network, opts?: MatchOptions): (trip: RawTrip) => MatchedTrip[] {
+  return (trip) => matchTrip(network, trip, opts);
+}
+
 export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions): MatchedTrip[] {
   const o = resolveOptions(opts);
   const ctx = matchContextOf(network, accessModeOf(trip.vehicleClass));
