@@ -1,4 +1,5 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
+import { monthlyExpansion } from "../domain/expansion.js";
 import { OdAggregator } from "../engine/analysis/od-aggregate.js";
 import { odCsv } from "../engine/analysis/od-csv.js";
 import { toCsv } from "../engine/analysis/csv.js";
@@ -141,9 +142,13 @@ function scanTrips(
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
   let seen = 0;
   const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
+  // Trips are filed by UTC month, like the device tallies behind the expansion factor.
+  const factorOf = monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country));
+  const weightOf = (t: number) => factorOf(new Date(t).toISOString().slice(0, 7));
   for (const cols of ctx.store.trips.scan(spec.country, options)) {
-    for (let i = 0; i < cols.count; i++)
-      aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], 1));
+    for (let i = 0; i < cols.count; i++) {
+      aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
+    }
     seen += cols.count;
     ctx.onProgress(Math.min(0.99, seen / total));
   }

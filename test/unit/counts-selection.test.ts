@@ -4,7 +4,7 @@ import { monthPeriod } from "../../src/domain/counts/metering.js";
 import { parseMetricsFilters } from "../../src/domain/counts/metrics-request.js";
 import { parseRoadClasses, parseSelector } from "../../src/domain/counts/selection.js";
 import { DomainError } from "../../src/domain/errors.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor, INDEX_PANEL, monthlyExpansion } from "../../src/domain/expansion.js";
 import { daysOfTypeInMonth, histogramPercentile } from "../../src/engine/counts/metrics.js";
 import {
   classifyInPolygon,
@@ -199,10 +199,14 @@ describe("metrics filters and helpers", () => {
     assert.equal(histogramPercentile([], 0.85), null);
   });
 
-  it("expands by population over devices, else 1", () => {
-    assert.equal(expansionFactor({ country: "mc" }), 1);
-    assert.equal(expansionFactor({ country: "mc", population: 38_000, devices: 950 }), 40);
-    assert.equal(expansionFactor({ country: "mc", population: 38_000, devices: 0 }), 1);
+  it("expands to a panel of INDEX_PANEL devices per month, else counts as observed", () => {
+    assert.equal(INDEX_PANEL, 10_000);
+    assert.equal(expansionFactor(250), 40);
+    assert.equal(expansionFactor(0), 1);
+    assert.equal(expansionFactor(undefined), 1);
+    const factorOf = monthlyExpansion(new Map([["2025-03", 500]]));
+    assert.equal(factorOf("2025-03"), 20);
+    assert.equal(factorOf("2025-04"), 1);
   });
 
   it("bounds usage periods by calendar month", () => {

@@ -142,19 +142,20 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
     const e = "2,East,no,N/A";
     const g = "3,Gate,yes,90";
     // 9 eastbound trips over 7 days (7 cars at 07:00 Monday, 2 trucks Saturday noon); one car westbound.
+    // 10 devices made trips in January: each trip stands for INDEX_PANEL / 10 = 1,000.
     const expected = [
       head,
-      `All Vehicles,${w},${e},${avg},${all},1,1,1,12`,
-      `All Vehicles,${w},${e},${avg},${am},1,1,1,10`,
-      `All Vehicles,${w},${g},${avg},${all},1,1,1,12`,
-      `All Vehicles,${w},${g},${avg},${am},1,1,1,10`,
-      `All Vehicles,${e},${w},${avg},${all},0,0,0,6`,
-      `All Vehicles,${e},${w},${avg},${am},0,0,0,6`,
-      `All Vehicles,${g},${e},${avg},${all},1,1,1,12`,
-      `All Vehicles,${g},${e},${avg},${am},1,1,1,10`,
-      `All Vehicles,${w},${e},${wkd},${all},1,1,1,20`,
-      `All Vehicles,${w},${g},${wkd},${all},1,1,1,20`,
-      `All Vehicles,${g},${e},${wkd},${all},1,1,1,20`,
+      `All Vehicles,${w},${e},${avg},${all},1286,1286,1286,12`,
+      `All Vehicles,${w},${e},${avg},${am},1000,1000,1000,10`,
+      `All Vehicles,${w},${g},${avg},${all},1286,1286,1286,12`,
+      `All Vehicles,${w},${g},${avg},${am},1000,1000,1000,10`,
+      `All Vehicles,${e},${w},${avg},${all},143,143,143,6`,
+      `All Vehicles,${e},${w},${avg},${am},143,143,143,6`,
+      `All Vehicles,${g},${e},${avg},${all},1286,1286,1286,12`,
+      `All Vehicles,${g},${e},${avg},${am},1000,1000,1000,10`,
+      `All Vehicles,${w},${e},${wkd},${all},1000,1000,1000,20`,
+      `All Vehicles,${w},${g},${wkd},${all},1000,1000,1000,20`,
+      `All Vehicles,${g},${e},${wkd},${all},1000,1000,1000,20`,
       "",
     ];
     assert.equal(metrics.od_all, expected.join("\n"));
@@ -164,15 +165,15 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
     const pers = metrics.od_pers.split("\n");
     assert.equal(
       pers[1],
-      "Personal,1,West,no,N/A,2,East,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),1,1,1,10",
+      "Personal,1,West,no,N/A,2,East,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),1000,1000,1000,10",
     );
     assert.ok(!metrics.od_pers.includes("Weekend"), "no personal trips at the weekend");
     const comm = metrics.od_comm.split("\n").filter((l) => l.startsWith("Commercial,1,West"));
     assert.deepEqual(comm, [
-      "Commercial,1,West,no,N/A,2,East,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),0,0,0,20",
-      "Commercial,1,West,no,N/A,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),0,0,0,20",
-      "Commercial,1,West,no,N/A,2,East,no,N/A,1: Weekend (Sa-Su),0: All Day (12am-12am),1,1,1,20",
-      "Commercial,1,West,no,N/A,3,Gate,yes,90,1: Weekend (Sa-Su),0: All Day (12am-12am),1,1,1,20",
+      "Commercial,1,West,no,N/A,2,East,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),286,286,286,20",
+      "Commercial,1,West,no,N/A,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),286,286,286,20",
+      "Commercial,1,West,no,N/A,2,East,no,N/A,1: Weekend (Sa-Su),0: All Day (12am-12am),1000,1000,1000,20",
+      "Commercial,1,West,no,N/A,3,Gate,yes,90,1: Weekend (Sa-Su),0: All Day (12am-12am),1000,1000,1000,20",
     ]);
   });
 
@@ -182,7 +183,7 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
       lines[0],
       "device_type,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part,origin_zone_traffic,destination_zone_traffic",
     );
-    assert.ok(lines.includes("All Vehicles,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),1,1"));
+    assert.ok(lines.includes("All Vehicles,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),1286,1286"));
     assert.ok(lines.includes("All Vehicles,1,West,no,N/A,1: Weekend (Sa-Su),1: Peak AM (6am-10am),0,0"));
   });
 });

@@ -33,7 +33,9 @@ function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): Me
 /** Metrics (the one charged call), its later pages, and the caller's usage. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
   const { store, networks } = app.deps;
-  const provider = config.metricsProvider ?? metricsFromAggregates(store.segmentStats);
+  const provider =
+    config.metricsProvider ??
+    metricsFromAggregates(store.segmentStats, (country) => store.tripStats.devicesByMonth(country));
   const metricsBody = (page: ResultPage) => ({
     columns: page.columns,
     data: page.data,

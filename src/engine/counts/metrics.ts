@@ -1,5 +1,5 @@
 import type { Direction, MetricField } from "../../domain/counts/metrics-request.js";
-import { expansionFactor } from "../../domain/expansion.js";
+import { monthlyExpansion } from "../../domain/expansion.js";
 import {
   SPEED_BIN_KPH,
   type SegmentMonthStats,
@@ -55,7 +55,10 @@ export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): 
 }
 
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
-export function metricsFromAggregates(stats: SegmentStatsRepo): MetricsProvider {
+export function metricsFromAggregates(
+  stats: SegmentStatsRepo,
+  devicesByMonth: (country: string) => Map<string, number> = () => new Map(),
+): MetricsProvider {
   return (query) => {
     const aggregates = stats.query({
       country: query.country,
@@ -73,11 +76,11 @@ export function metricsFromAggregates(stats: SegmentStatsRepo): MetricsProvider 
       if (list) list.push(a);
       else bySegment.set(a.segmentId, [a]);
     }
-    const factor = expansionFactor({ country: query.country });
+    const factorOf = monthlyExpansion(devicesByMonth(query.country));
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
       for (const stat of bySegment.get(segment.id) ?? [])
-        rows.push(query.fields.map((f) => metricValue(f, segment, stat, query, factor)));
+        rows.push(query.fields.map((f) => metricValue(f, segment, stat, query, factorOf(stat.month))));
     return rows;
   };
 }

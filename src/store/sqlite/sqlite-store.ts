@@ -410,6 +410,16 @@ class SqliteTripStats implements TripStatsRepo {
     })();
   }
 
+  devicesByMonth(country: string): Map<string, number> {
+    const rows = this.db
+      .prepare(
+        `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
+         WHERE country = ? GROUP BY month`,
+      )
+      .all(country) as { month: string; devices: number }[];
+    return new Map(rows.map((r) => [r.month, r.devices]));
+  }
+
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
     if (vehicleClasses.length === 0) return [];
     const marks = vehicleClasses.map(() => "?").join(",");
