@@ -183,7 +183,9 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
       lines[0],
       "device_type,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part,origin_zone_traffic,destination_zone_traffic",
     );
-    assert.ok(lines.includes("All Vehicles,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),1286,1286"));
+    assert.ok(
+      lines.includes("All Vehicles,3,Gate,yes,90,0: Average Day (M-Su),0: All Day (12am-12am),1286,1286"),
+    );
     assert.ok(lines.includes("All Vehicles,1,West,no,N/A,1: Weekend (Sa-Su),1: Peak AM (6am-10am),0,0"));
   });
 });
