@@ -178,40 +178,35 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  app.post(
-    "/analyses/cancel/:uuid",
-    {
+  // Cancel and delete share their shape: the login must belong to the organization, the answer is the new state.
+  const lifecycleRoute = (
+    method: "POST" | "DELETE",
+    url: string,
+    summary: string,
+    action: typeof cancelAnalysis,
+  ) =>
+    app.route({
+      method,
+      url,
       schema: {
-        summary: "Cancel a Processing analysis",
+        summary,
         tags: ["analyses"],
         querystring: KeyQuery,
         params: UuidParams,
         body: LoginEmailBody,
         response: { 200: LifecycleResponse },
       },
-    },
-    async (request) => {
-      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-      return lifecycleResponse(cancelAnalysis(store, request.apiKey.orgId, request.params.uuid));
-    },
-  );
-
-  app.delete(
+      handler: async (request) => {
+        assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+        return lifecycleResponse(action(store, request.apiKey.orgId, request.params.uuid));
+      },
+    });
+  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", cancelAnalysis);
+  lifecycleRoute(
+    "DELETE",
     "/analyses/:uuid",
-    {
-      schema: {
-        summary: "Delete a finished analysis and its results; its name can be used again",
-        tags: ["analyses"],
-        querystring: KeyQuery,
-        params: UuidParams,
-        body: LoginEmailBody,
-        response: { 200: LifecycleResponse },
-      },
-    },
-    async (request) => {
-      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-      return lifecycleResponse(deleteAnalysis(store, request.apiKey.orgId, request.params.uuid));
-    },
+    "Delete a finished analysis and its results; its name can be used again",
+    deleteAnalysis,
   );
 
   app.get(

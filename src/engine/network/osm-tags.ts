@@ -2,31 +2,6 @@ import { ACCESS_BIKE, ACCESS_CAR, ACCESS_FOOT, type RoadClass, type RoadType } f
 
 export type Tags = Record<string, string>;
 
-/** `highway` values Streetflow routes on; everything else (construction, platforms, areas…) is skipped. */
-const ROUTABLE_HIGHWAYS = new Set([
-  "motorway",
-  "trunk",
-  "primary",
-  "secondary",
-  "tertiary",
-  "unclassified",
-  "residential",
-  "living_street",
-  "service",
-  "road",
-  "track",
-  "motorway_link",
-  "trunk_link",
-  "primary_link",
-  "secondary_link",
-  "tertiary_link",
-  "pedestrian",
-  "footway",
-  "cycleway",
-  "path",
-  "steps",
-]);
-
 const MOTOR_HIGHWAYS = new Set([
   "motorway",
   "trunk",
@@ -45,6 +20,9 @@ const MOTOR_HIGHWAYS = new Set([
   "secondary_link",
   "tertiary_link",
 ]);
+
+/** `highway` values Streetflow routes on; everything else (construction, platforms, areas…) is skipped. */
+const ROUTABLE_HIGHWAYS = new Set([...MOTOR_HIGHWAYS, "pedestrian", "footway", "cycleway", "path", "steps"]);
 
 /** Where bikes and walkers are barred unless the way says otherwise. */
 const FAST_ROADS = new Set(["motorway", "motorway_link", "trunk", "trunk_link"]);
