@@ -153,6 +153,32 @@ describe("trace readers", () => {
     ]);
   });
 
+  it("reads trip_purpose and income_band properties of GeoJSON points", async () => {
+    const point = (properties: Record<string, unknown>) => ({
+      type: "Feature",
+      geometry: { type: "Point", coordinates: [13.4, 52.5] },
+      properties: { device_id: "g", timestamp: 1767600000, ...properties },
+    });
+    writeFileSync(
+      path("attributes.geojson"),
+      JSON.stringify({
+        type: "FeatureCollection",
+        features: [
+          point({ trip_purpose: "wbo", income_band: 2 }),
+          point({ purpose: "hbo", income_band: "x" }),
+        ],
+      }),
+    );
+    const { points, problems } = await readAll(path("attributes.geojson"));
+    assert.deepEqual(
+      points.map((p) => [p.purpose, p.incomeBand]),
+      [["wbo", 2]],
+    );
+    assert.deepEqual(problems, [
+      'attributes.geojson:2: feature 2: income band "x" is not an integer from 0 to 127',
+    ]);
+  });
+
   it("reads a CSV without a header row in the default column order", async () => {
     const { points, problems } = await readAll(path("nohead.csv"));
     assert.deepEqual(problems, []);
