@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
-import { OdAggregator } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
 import { odCsv } from "../engine/analysis/od-csv.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { TripView } from "../engine/analysis/trip-view.js";
@@ -40,7 +40,7 @@ function allGroupName(spec: AnalysisSpec): string {
   return GROUPS[ALL].name;
 }
 
-interface ZoneSide {
+export interface ZoneSide {
   features: ZoneFeature[];
   compiled: CompiledZoneSet;
 }
@@ -74,11 +74,23 @@ function scanMonths(spec: AnalysisSpec) {
   return { fromMonth: shift(days[0], -1), toMonth: shift(days[days.length - 1], 1) };
 }
 
+/** An OD_Analysis' trips summed per cell, before the cells become CSV rows. */
+export interface OdAggregation {
+  aggregator: OdAggregator;
+  origins: ZoneSide;
+  destinations: ZoneSide;
+  /** Origin and destination sets are the same sets (intrazonal pairs, one zone_od_all side). */
+  same: boolean;
+  /** Cells with trips; `sample` is the raw number of stored trips behind each, before averaging per day. */
+  rows: OdRow[];
+}
+
 /**
- * Origin-destination metrics of an OD_Analysis from the stored trips:
- * od_all, od_pers / od_comm where the travel mode has those vehicles, and zone_od_all.
+ * Scans the stored trips of an OD_Analysis into its cells. computeOdMetrics
+ * formats the result; ground-truth tests and diagnostics read the raw sample
+ * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
+export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregation {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -96,7 +108,15 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     new LocalClock(timeZoneOfCountry(spec.country)),
   );
   scanTrips(spec, ctx, network, aggregator);
-  const rows = aggregator.rows(GROUPS.length);
+  return { aggregator, origins, destinations, same, rows: aggregator.rows(GROUPS.length) };
+}
+
+/**
+ * Origin-destination metrics of an OD_Analysis from the stored trips:
+ * od_all, od_pers / od_comm where the travel mode has those vehicles, and zone_od_all.
+ */
+export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
+  const { aggregator, origins, destinations, same, rows } = aggregateOd(spec, ctx);
   const labels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,

@@ -122,6 +122,35 @@ describe("ingestFiles", () => {
     assert.equal(runs[1].counts.duplicates, 2);
   });
 
+  it("stores the trip purpose and income band of the trace's columns on the matched trips", async () => {
+    const attributed = join(dir, "attributes.csv");
+    const withAttributes = (r: string[], purpose: string, band: number) =>
+      r.map((row) => `${row},,,personal,${purpose},${band}`);
+    writeFileSync(
+      attributed,
+      [
+        "device_id,timestamp,lat,lon,speed,heading,vehicle_class,trip_purpose,income_band",
+        ...withAttributes(rows("s1", T0, 13.001, 0.0024, 20), "hbw", 4),
+        ...withAttributes(rows("s1", T0 + 3600, 13.049, -0.0024, 20), "hbo", 4),
+      ].join("\n"),
+    );
+    const report = await ingestFiles(rt, [attributed], {
+      country: "de",
+      source: "lbs",
+      vehicleClass: "personal",
+      matcher: (trip) => matchTrip(rt.networks.get("de")!, trip),
+    });
+    assert.equal(report.totals.stored, 2);
+    const stored = [...rt.store.trips.scan("de")].flatMap(columnsToTrips).filter((t) => t.deviceId === "s1");
+    assert.deepEqual(
+      stored.map((t) => [t.startT / 1000, t.purpose, t.incomeBand]).sort((a, b) => +a[0]! - +b[0]!),
+      [
+        [T0, "hbw", 4],
+        [T0 + 3600, "hbo", 4],
+      ],
+    );
+  });
+
   it("counts a trip the matcher throws on and goes on with the others", async () => {
     const report = await ingestFiles(rt, [file], {
       country: "de",

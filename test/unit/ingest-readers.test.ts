@@ -89,6 +89,19 @@ describe("trace readers", () => {
       path("osrm.csv"),
       "TrackID,Latitude,Longitude,Time\n7,52.5,13.4,1767600000\n7,52.5,13.41,\n",
     );
+    writeFileSync(
+      path("attributes.csv"),
+      [
+        "device_id,timestamp,lat,lon,speed,heading,vehicle_class,trip_purpose,income_band",
+        "s1,1767600000,52.5,13.4,,,personal,hbw,3",
+        "s2,1767600000,52.5,13.4,,,heavy_commercial,NHBW,0",
+        "s3,1767600000,52.5,13.4,,,,,",
+        "s4,1767600000,52.5,13.4,,,,shopping,1",
+        "s4,1767600000,52.5,13.4,,,,hbo,2.5",
+        "s4,1767600000,52.5,13.4,,,,hbo,-1",
+        "s4,1767600000,52.5,13.4,,,,hbo,200",
+      ].join("\n"),
+    );
     writeFileSync(path("nocols.csv"), "who,when,where\nx,1,2\n");
     writeFileSync(path("bom.csv"), "\uFEFFdevice_id,timestamp,lat,lon\r\nq,1767600000,52.5,13.4\r\n");
     writeFileSync(path("broken.gpx"), GPX.replace("</trkseg></trk>\n<trk>", "</trkseg></trkx>\n<trk>"));
@@ -121,6 +134,50 @@ describe("trace readers", () => {
       ]);
     });
   }
+
+  it("reads the optional trip_purpose and income_band columns; bad values are bad rows", async () => {
+    const { points, problems } = await readAll(path("attributes.csv"));
+    assert.deepEqual(
+      points.map((p) => [p.deviceId, p.purpose, p.incomeBand]),
+      [
+        ["s1", "hbw", 3],
+        ["s2", "nhbw", 0],
+        ["s3", undefined, undefined],
+      ],
+    );
+    assert.deepEqual(problems, [
+      'attributes.csv:5: trip purpose "shopping" is not one of hbw, hbo, nhbw, wbo',
+      'attributes.csv:6: income band "2.5" is not an integer from 0 to 127',
+      'attributes.csv:7: income band "-1" is not an integer from 0 to 127',
+      'attributes.csv:8: income band "200" is not an integer from 0 to 127',
+    ]);
+  });
+
+  it("reads trip_purpose and income_band properties of GeoJSON points", async () => {
+    const point = (properties: Record<string, unknown>) => ({
+      type: "Feature",
+      geometry: { type: "Point", coordinates: [13.4, 52.5] },
+      properties: { device_id: "g", timestamp: 1767600000, ...properties },
+    });
+    writeFileSync(
+      path("attributes.geojson"),
+      JSON.stringify({
+        type: "FeatureCollection",
+        features: [
+          point({ trip_purpose: "wbo", income_band: 2 }),
+          point({ purpose: "hbo", income_band: "x" }),
+        ],
+      }),
+    );
+    const { points, problems } = await readAll(path("attributes.geojson"));
+    assert.deepEqual(
+      points.map((p) => [p.purpose, p.incomeBand]),
+      [["wbo", 2]],
+    );
+    assert.deepEqual(problems, [
+      'attributes.geojson:2: feature 2: income band "x" is not an integer from 0 to 127',
+    ]);
+  });
 
   it("reads a CSV without a header row in the default column order", async () => {
     const { points, problems } = await readAll(path("nohead.csv"));

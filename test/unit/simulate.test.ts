@@ -262,9 +262,15 @@ test("the writers produce monthly trace CSVs sorted by device and time, and grou
         const [prev, cur] = [body[k - 1], body[k]];
         assert.ok(prev[0] < cur[0] || (prev[0] === cur[0] && prev[1] < cur[1]), `row ${k} out of order`);
       }
-      assert.ok(body.every((r) => r.length === 7 && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(r[1])));
+      assert.ok(body.every((r) => r.length === 9 && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(r[1])));
       assert.ok(body.every((r) => Number.isFinite(Number(r[2])) && Number(r[4]) >= 0));
       const truths = readFileSync(m.groundTruth, "utf8").trimEnd().split("\n").map(parseGroundTruthLine);
+      // Rows carry their trip's class, purpose and income band.
+      const attributes = new Set(
+        truths.map((t) => [t.deviceId, t.vehicleClass, t.purpose, t.incomeBand].join()),
+      );
+      assert.ok(body.every((r) => attributes.has([r[0], r[6], r[7], r[8]].join())));
+      assert.ok(new Set(body.map((r) => r[7])).size >= 2, "several purposes");
       assert.equal(truths.length, m.trips);
       assert.ok(truths.every((t) => t.startT >= Date.parse(`${m.month}-01T00:00:00Z`)));
     }

@@ -166,6 +166,32 @@ describe("splitTrips", () => {
       ],
     );
   });
+
+  it("carries trip purpose and income band and splits where either changes", () => {
+    const withAttributes = (i: number, purpose?: "hbw" | "hbo", incomeBand?: number): TracePoint => {
+      const p = fix(i * 10, i * 100);
+      if (purpose) p.purpose = purpose;
+      if (incomeBand !== undefined) p.incomeBand = incomeBand;
+      return p;
+    };
+    const pts = [
+      ...[0, 1, 2, 3].map((i) => withAttributes(i, "hbw", 3)),
+      ...[4, 5, 6, 7].map((i) => withAttributes(i, "hbo", 3)),
+      ...[8, 9, 10, 11].map((i) => withAttributes(i, "hbo", 0)),
+      ...[12, 13, 14, 15].map((i) => withAttributes(i)),
+    ];
+    const { trips } = splitTrips(pts, OPTS);
+    assert.deepEqual(
+      trips.map((t) => [t.purpose, t.incomeBand, times(t.points)[0], t.points.length]),
+      [
+        ["hbw", 3, 0, 4],
+        ["hbo", 3, 40, 4],
+        ["hbo", 0, 80, 4],
+        [undefined, undefined, 120, 4],
+      ],
+    );
+    assert.ok(!("purpose" in trips[3]) && !("incomeBand" in trips[3]), "absent, not undefined");
+  });
 });
 
 describe("distanceM", () => {

@@ -3,13 +3,16 @@ import { openInput } from "./open-input.js";
 import {
   parseLatitude,
   parseLongitude,
+  parseIncomeBand,
   parseOptionalNumber,
   parseTimestamp,
+  parseTripPurpose,
   parseVehicleClass,
 } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
-type Column = "device" | "time" | "lat" | "lon" | "speed" | "heading" | "vehicleClass";
+type Column =
+  "device" | "time" | "lat" | "lon" | "speed" | "heading" | "vehicleClass" | "purpose" | "incomeBand";
 
 /** Header names per column; `TrackID/Latitude/Longitude/Time` is the OSRM trace CSV. */
 const HEADER_ALIASES: Record<string, Column> = {
@@ -33,6 +36,10 @@ const HEADER_ALIASES: Record<string, Column> = {
   course: "heading",
   vehicle_class: "vehicleClass",
   vehicleclass: "vehicleClass",
+  trip_purpose: "purpose",
+  purpose: "purpose",
+  income_band: "incomeBand",
+  incomeband: "incomeBand",
 };
 
 type ColumnIndex = Partial<Record<Column, number>>;
@@ -46,13 +53,15 @@ const DEFAULT_COLUMNS: ColumnIndex = {
   speed: 4,
   heading: 5,
   vehicleClass: 6,
+  purpose: 7,
+  incomeBand: 8,
 };
 
 /**
  * Streams the points of a CSV trace, a batch per chunk read, so memory does
  * not grow with the file. The first row is a header when its latitude/longitude
  * cells are not numbers; otherwise columns follow
- * `device_id,timestamp,lat,lon[,speed,heading,vehicle_class]`.
+ * `device_id,timestamp,lat,lon[,speed,heading,vehicle_class,trip_purpose,income_band]`.
  */
 export async function* readCsvTrace(path: string): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
@@ -117,7 +126,7 @@ function headerColumns(cells: string[]): ColumnIndex | null | string {
   });
   const missing = (["device", "time", "lat", "lon"] as const).filter((c) => index[c] === undefined);
   if (missing.length > 0)
-    return `header lacks column(s) ${missing.join(", ")}; expected device_id,timestamp,lat,lon[,speed,heading,vehicle_class]`;
+    return `header lacks column(s) ${missing.join(", ")}; expected device_id,timestamp,lat,lon[,speed,heading,vehicle_class,trip_purpose,income_band]`;
   return index;
 }
 
@@ -139,9 +148,15 @@ function pointOfRow(cells: string[], col: ColumnIndex): TracePoint | string {
     if (typeof heading === "string") return heading;
     const vehicleClass = parseVehicleClass(cellOf(cells, col.vehicleClass));
     if (typeof vehicleClass === "object") return vehicleClass.problem;
+    const purpose = parseTripPurpose(cellOf(cells, col.purpose));
+    if (typeof purpose === "object") return purpose.problem;
+    const incomeBand = parseIncomeBand(cellOf(cells, col.incomeBand));
+    if (typeof incomeBand === "string") return incomeBand;
     if (speed !== undefined) point.speed = speed;
     if (heading !== undefined) point.heading = heading;
     if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+    if (purpose !== undefined) point.purpose = purpose;
+    if (incomeBand !== undefined) point.incomeBand = incomeBand;
   }
   return point;
 }

@@ -1,4 +1,4 @@
-import { VEHICLE_CLASSES, type VehicleClass } from "../trips/types.js";
+import { TRIP_PURPOSES, VEHICLE_CLASSES, type TripPurpose, type VehicleClass } from "../trips/types.js";
 
 /** Below this an epoch number is seconds, above it milliseconds (1e11 s is the year 5138; 1e11 ms is 1973). */
 const EPOCH_MS_THRESHOLD = 1e11;
@@ -58,4 +58,26 @@ export function parseVehicleClass(raw: string | undefined): VehicleClass | undef
   return (VEHICLE_CLASSES as readonly string[]).includes(text)
     ? (text as VehicleClass)
     : { problem: `vehicle class "${text}" is not one of ${VEHICLE_CLASSES.join(", ")}` };
+}
+
+/** An optional trip purpose column (hbw, hbo, nhbw, wbo); wrapped like the vehicle class. */
+export function parseTripPurpose(raw: string | undefined): TripPurpose | undefined | { problem: string } {
+  const text = raw?.trim().toLowerCase();
+  if (!text) return undefined;
+  return (TRIP_PURPOSES as readonly string[]).includes(text)
+    ? (text as TripPurpose)
+    : { problem: `trip purpose "${text}" is not one of ${TRIP_PURPOSES.join(", ")}` };
+}
+
+/** Largest income band: the store keeps bands in an Int8 column (-1 = unknown). */
+export const MAX_INCOME_BAND = 127;
+
+/** An optional income band column: an integer 0..127 (the generator uses 1..5, 0 for commercial vehicles). */
+export function parseIncomeBand(raw: string | undefined): number | undefined | string {
+  const text = raw?.trim();
+  if (!text) return undefined;
+  const v = Number(text);
+  return Number.isInteger(v) && v >= 0 && v <= MAX_INCOME_BAND
+    ? v
+    : `income band "${text}" is not an integer from 0 to ${MAX_INCOME_BAND}`;
 }

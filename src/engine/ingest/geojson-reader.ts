@@ -3,8 +3,10 @@ import { openInput } from "./open-input.js";
 import {
   parseLatitude,
   parseLongitude,
+  parseIncomeBand,
   parseOptionalNumber,
   parseTimestamp,
+  parseTripPurpose,
   parseVehicleClass,
 } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
@@ -93,10 +95,16 @@ function pointOf(
   if (typeof heading === "string") return heading;
   const vehicleClass = parseVehicleClass(stringOf(props.vehicle_class));
   if (typeof vehicleClass === "object") return vehicleClass.problem;
+  const purpose = parseTripPurpose(stringOf(props.trip_purpose ?? props.purpose));
+  if (typeof purpose === "object") return purpose.problem;
+  const incomeBand = parseIncomeBand(stringOf(props.income_band ?? props.incomeBand));
+  if (typeof incomeBand === "string") return incomeBand;
   const point: TracePoint = { deviceId, lon, lat, t };
   if (speed !== undefined) point.speed = speed;
   if (heading !== undefined) point.heading = heading;
   if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+  if (purpose !== undefined) point.purpose = purpose;
+  if (incomeBand !== undefined) point.incomeBand = incomeBand;
   return point;
 }
 

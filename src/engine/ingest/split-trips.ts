@@ -1,4 +1,4 @@
-import type { GpsPoint, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
+import type { GpsPoint, RawTrip, TraceSource, TripPurpose, VehicleClass } from "../trips/types.js";
 import type { TracePoint } from "./types.js";
 
 /** Fastest believable travel per vehicle class (km/h); a fix implying more is a GPS jump. */
@@ -52,6 +52,9 @@ export function emptySplitCounts(): SplitCounts {
 /** One device's open trip. */
 interface DeviceState {
   vehicleClass: VehicleClass;
+  /** Trip attributes of the open trip's fixes (absent when the trace has none). */
+  purpose: TripPurpose | undefined;
+  incomeBand: number | undefined;
   points: GpsPoint[];
   /** Last accepted fix, in or out of a trip: the reference for order, duplicates and jumps. */
   last: GpsPoint;
@@ -71,7 +74,8 @@ interface DeviceState {
  *   more. That fix (the stop point) ends the trip; the next trip starts at the
  *   last fix of the stop; fixes between the two belong to no trip.
  * - gap: `gapMs` or more between two fixes ends the trip at the earlier one.
- * - a change of vehicle class ends the trip.
+ * - a change of vehicle class, trip purpose or income band ends the trip, so
+ *   a trip's fixes always agree on them.
  * - a fix with the same time as the previous one and within 1 m of it is a
  *   duplicate; a fix further from the previous one than the class's
  *   MAX_SPEED_KPH allows in the time between them (at least 1 s: timestamp
@@ -106,13 +110,13 @@ export class TripSplitter {
     this.latestT = Math.max(this.latestT, fix.t);
     const st = this.devices.get(p.deviceId);
     if (!st) {
-      this.devices.set(p.deviceId, newState(vehicleClass, fix));
+      this.devices.set(p.deviceId, newState(vehicleClass, p, fix));
       return closed;
     }
     if (this.rejects(st, fix)) return closed;
-    if (fix.t - st.last.t >= this.opts.gapMs || vehicleClass !== st.vehicleClass) {
+    if (fix.t - st.last.t >= this.opts.gapMs || changesAttributes(st, vehicleClass, p)) {
       this.close(p.deviceId, st, closed);
-      this.devices.set(p.deviceId, newState(vehicleClass, fix));
+      this.devices.set(p.deviceId, newState(vehicleClass, p, fix));
       return closed;
     }
     if (this.isJump(st, fix)) {
@@ -206,13 +210,30 @@ export class TripSplitter {
     else if (points.at(-1)!.t === points[0].t) this.counts.droppedTrips.zeroDuration++;
     else {
       this.counts.trips++;
-      closed.push({ deviceId, vehicleClass: st.vehicleClass, source: this.opts.source, points });
+      const trip: RawTrip = { deviceId, vehicleClass: st.vehicleClass, source: this.opts.source, points };
+      if (st.purpose !== undefined) trip.purpose = st.purpose;
+      if (st.incomeBand !== undefined) trip.incomeBand = st.incomeBand;
+      closed.push(trip);
     }
   }
 }
 
-function newState(vehicleClass: VehicleClass, fix: GpsPoint): DeviceState {
-  return { vehicleClass, points: [fix], last: fix, anchorIndex: 0, anchor: fix, dwelling: false };
+function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint): DeviceState {
+  return {
+    vehicleClass,
+    purpose: p.purpose,
+    incomeBand: p.incomeBand,
+    points: [fix],
+    last: fix,
+    anchorIndex: 0,
+    anchor: fix,
+    dwelling: false,
+  };
+}
+
+/** A fix whose class or trip attributes differ from the open trip's starts a new trip. */
+function changesAttributes(st: DeviceState, vehicleClass: VehicleClass, p: TracePoint): boolean {
+  return vehicleClass !== st.vehicleClass || p.purpose !== st.purpose || p.incomeBand !== st.incomeBand;
 }
 
 function setAnchor(st: DeviceState): void {

@@ -1,10 +1,13 @@
-import type { GpsPoint, VehicleClass } from "../trips/types.js";
+import type { GpsPoint, TripPurpose, VehicleClass } from "../trips/types.js";
 
 /** One fix as read from a trace file, before trip splitting. */
 export interface TracePoint extends GpsPoint {
   deviceId: string;
   /** From the file's own column; the caller's default applies when absent. */
   vehicleClass?: VehicleClass;
+  /** Optional trip attributes (simulated traces carry them); a change ends the trip. */
+  purpose?: TripPurpose;
+  incomeBand?: number;
 }
 
 /** A row that could not be read; reading goes on with the next one. */

@@ -88,5 +88,13 @@ function decodePiece(
   const positions = lattice.steps.map((step, k) => ({ candidate: step.candidates[chosen[k]], t: step.t }));
   const assembled = assemblePath(ctx, positions, o.backwardToleranceM);
   if (!assembled) return null;
-  return { deviceId: trip.deviceId, vehicleClass: trip.vehicleClass, source: trip.source, ...assembled };
+  const matched: MatchedTrip = {
+    deviceId: trip.deviceId,
+    vehicleClass: trip.vehicleClass,
+    source: trip.source,
+    ...assembled,
+  };
+  if (trip.purpose !== undefined) matched.purpose = trip.purpose;
+  if (trip.incomeBand !== undefined) matched.incomeBand = trip.incomeBand;
+  return matched;
 }

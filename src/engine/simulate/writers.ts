@@ -1,16 +1,29 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { GpsPoint, VehicleClass } from "../trips/types.js";
+import type { GpsPoint, TripPurpose, VehicleClass } from "../trips/types.js";
 import type { GroundTruthTrip, SimulatedTrip } from "./index.js";
 
 /** Header of the trace CSV the ingest reads. */
-export const TRACE_CSV_HEADER = "device_id,timestamp,lat,lon,speed,heading,vehicle_class";
+export const TRACE_CSV_HEADER =
+  "device_id,timestamp,lat,lon,speed,heading,vehicle_class,trip_purpose,income_band";
 
-/** One CSV row: ISO-8601 UTC time with ms, 6-decimal degrees, speed m/s and heading ° empty when unknown. */
-export function traceCsvRow(deviceId: string, vehicleClass: VehicleClass, p: GpsPoint): string {
+/** What every row of one trip repeats after the position: class and the trip's ground-truth attributes. */
+export interface TraceRowTrip {
+  deviceId: string;
+  vehicleClass: VehicleClass;
+  purpose: TripPurpose;
+  incomeBand: number;
+}
+
+/**
+ * One CSV row: ISO-8601 UTC time with ms, 6-decimal degrees, speed m/s and heading ° empty when unknown,
+ * then the trip's class, purpose and income band (repeated per row: the ingest reads fixes, not trips).
+ */
+export function traceCsvRow(trip: TraceRowTrip, p: GpsPoint): string {
   const speed = p.speed === undefined ? "" : p.speed.toFixed(2);
   const heading = p.heading === undefined ? "" : p.heading.toFixed(1);
-  return `${deviceId},${isoUtc(p.t)},${p.lat.toFixed(6)},${p.lon.toFixed(6)},${speed},${heading},${vehicleClass}`;
+  const position = `${isoUtc(p.t)},${p.lat.toFixed(6)},${p.lon.toFixed(6)},${speed},${heading}`;
+  return `${trip.deviceId},${position},${trip.vehicleClass},${trip.purpose},${trip.incomeBand}`;
 }
 
 let cachedDay = NaN;
@@ -137,7 +150,7 @@ class MonthWriter {
     let rows = this.rowsByDevice.get(trip.deviceId);
     if (!rows) this.rowsByDevice.set(trip.deviceId, (rows = []));
     // One block of rows per trip keeps the month's buffer to few, larger strings.
-    rows.push(trip.points.map((p) => traceCsvRow(trip.deviceId, trip.vehicleClass, p)).join("\n"));
+    rows.push(trip.points.map((p) => traceCsvRow(trip.truth, p)).join("\n"));
     this.truthBuffer.push(groundTruthLine(trip.truth));
     if (this.truthBuffer.length >= 1000) this.flushTruth();
     this.files.trips++;

@@ -36,6 +36,9 @@ export interface RawTrip {
   vehicleClass: VehicleClass;
   source: TraceSource;
   points: GpsPoint[];
+  /** From the trace's optional columns (simulated data); all points of a trip agree (the splitter cuts on a change). */
+  purpose?: TripPurpose;
+  incomeBand?: number;
 }
 
 /** One segment of a matched path, in travel order. */
