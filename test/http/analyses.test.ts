@@ -226,4 +226,23 @@ describe("analyses endpoints", () => {
     const list = (await ctx.app.inject({ method: "GET", url: `/api/v2/analyses?key=${b.key}` })).json();
     assert.deepEqual(list, { analyses: [], status: "success" });
   });
+  it("refuses to delete a zone set an analysis uses (409 naming it) until the analysis is deleted", async () => {
+    const removeSet = () =>
+      ctx.app.inject({ method: "DELETE", url: `/api/v2/zone_sets/Counted?key=${ctx.orgA.key}` });
+    const body = odRequest(ctx.orgA.email, {
+      analysis_name: "Counted trucks",
+      dz_sets: [{ name: "Counted" }],
+    });
+    const { uuid } = (await create(body)).json();
+    await waitFor(uuid, "Data Available");
+    const refused = await removeSet();
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json().error, {
+      code: "zone_set_in_use",
+      message: 'zone set "Counted" is used by the analyses "Counted trucks"; delete them first',
+      field: "name_or_uuid",
+    });
+    assert.equal((await lifecycle("DELETE", uuid)).statusCode, 200);
+    assert.equal((await removeSet()).statusCode, 200);
+  });
 });
