@@ -1,6 +1,12 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { OdAggregator } from "../engine/analysis/od-aggregate.js";
-import { odCsv } from "../engine/analysis/od-csv.js";
+import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
+import {
+  distributionCsv,
+  distributionMetrics,
+  OdDistributions,
+  type DistributionOptions,
+} from "../engine/analysis/od-distributions.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
@@ -94,9 +100,12 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     },
     new LocalClock(timeZoneOfCountry(spec.country)),
   );
+  const options = distributionOptions(spec, network);
+  const distributions = new OdDistributions(options);
+  if (spec.tripAttributes || spec.travelerAttributes) aggregator.observer = (seen) => distributions.add(seen);
   scanTrips(spec, ctx, network, aggregator);
   const rows = aggregator.rows(GROUPS.length);
-  const labels = {
+  const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
     destinations: destinations.compiled.zones,
@@ -124,7 +133,28 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     );
   }
   metrics.zone_od_all = zoneCsv(aggregator, labels, same);
+  const { trip, traveler } = distributionMetrics(options, spec.unit);
+  const wanted = { ...(spec.tripAttributes ? trip : {}), ...(spec.travelerAttributes ? traveler : {}) };
+  const slices = rows
+    .filter((r) => r.group === ALL)
+    .map((r) => ({
+      identity: odIdentity(r, labels),
+      stats: distributions.statsAt(r.dayType, r.dayPart, r.origin, r.destination)!,
+    }));
+  for (const [name, metric] of Object.entries(wanted))
+    metrics[name] = distributionCsv(OD_IDENTITY_COLUMNS, slices, metric);
   return metrics;
+}
+
+const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
+
+function distributionOptions(spec: AnalysisSpec, network: Network): DistributionOptions {
+  return {
+    bins: spec.bins,
+    metresPerUnit: METRES_PER_UNIT[spec.unit],
+    percentiles: spec.speedPercentiles,
+    distanceM: (a, b) => network.ruler.distance(a, b),
+  };
 }
 
 function range(from: number, to: number): number[] {

@@ -17,6 +17,23 @@ export interface OdTrip extends TripPath {
   groups: readonly number[];
   /** Expansion weight of the trip (1 = raw sample). */
   weight: number;
+  /** Trip attributes read by the distribution metrics (see od-distributions.ts). */
+  lengthM?: number;
+  /** Index into TRIP_PURPOSES, or NO_PURPOSE. */
+  purpose?: number;
+  incomeBand?: number;
+}
+
+/** One analysed trip that meets a zone, as an observer of the aggregation sees it. */
+export interface ObservedTrip {
+  trip: OdTrip;
+  origins: ZoneVisit[];
+  destinations: ZoneVisit[];
+  pairs: [number, number][];
+  /** Local ISO weekday and the day types and parts the trip falls in. */
+  weekday: number;
+  dayTypes: readonly number[];
+  dayParts: readonly number[];
 }
 
 interface Cell {
@@ -54,6 +71,8 @@ export class OdAggregator {
   private readonly weekdayTypes: number[][];
   tripsSeen = 0;
   tripsInZones = 0;
+  /** Sees every analysed trip that meets a zone: trip-attribute distributions and calibration read it. */
+  observer: ((seen: ObservedTrip) => void) | null = null;
 
   constructor(
     private readonly oz: CompiledZoneSet,
@@ -85,6 +104,15 @@ export class OdAggregator {
     this.tripsInZones++;
     const pairs = odPairs(origins, destinations, this.sameSet);
     const durationS = (trip.endT - trip.startT) / 1000;
+    this.observer?.({
+      trip,
+      origins,
+      destinations,
+      pairs,
+      weekday: local.weekday,
+      dayTypes: this.weekdayTypes[local.weekday],
+      dayParts: this.hourParts[local.hour],
+    });
     for (const dt of this.weekdayTypes[local.weekday]) {
       for (const dp of this.hourParts[local.hour]) {
         for (const g of trip.groups) {
