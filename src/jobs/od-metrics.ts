@@ -8,9 +8,10 @@ import {
   type DistributionOptions,
 } from "../engine/analysis/od-distributions.js";
 import { toCsv } from "../engine/analysis/csv.js";
+import { CalibrationCounter, type CalibrationZone } from "../engine/analysis/od-calibration.js";
 import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
-import { LocalClock, timeZoneOfCountry } from "../engine/time.js";
+import { daysBetween, LocalClock, timeZoneOfCountry } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
 import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
 import type { Store, ZoneFeature } from "../store/types.js";
@@ -47,6 +48,8 @@ function allGroupName(spec: AnalysisSpec): string {
 
 interface ZoneSide {
   features: ZoneFeature[];
+  /** Per feature: `<set uuid>#<index in the set>`, the same zone whichever side lists it. */
+  keys: string[];
   compiled: CompiledZoneSet;
 }
 
@@ -56,13 +59,15 @@ function loadSide(
   refs: AnalysisSpec["originSets"],
   network: Network,
 ): ZoneSide {
-  const features = refs.flatMap((ref) => {
+  const sets = refs.map((ref) => {
     const set = store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    return set.featureCollection.features;
+    return set;
   });
-  return { features, compiled: compileZoneSet(features, network) };
+  const features = sets.flatMap((set) => set.featureCollection.features);
+  const keys = sets.flatMap((set) => set.featureCollection.features.map((_, i) => `${set.uuid}#${i}`));
+  return { features, keys, compiled: compileZoneSet(features, network) };
 }
 
 const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
@@ -102,9 +107,19 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
   );
   const options = distributionOptions(spec, network);
   const distributions = new OdDistributions(options);
-  if (spec.tripAttributes || spec.travelerAttributes) aggregator.observer = (seen) => distributions.add(seen);
+  const attributes = spec.tripAttributes || spec.travelerAttributes;
+  const calibration =
+    spec.outputType === "volume"
+      ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
+      : null;
+  if (attributes || calibration)
+    aggregator.observer = (seen) => {
+      if (attributes) distributions.add(seen);
+      calibration?.add(seen);
+    };
   scanTrips(spec, ctx, network, aggregator);
-  const rows = aggregator.rows(GROUPS.length);
+  const scale = calibration ? volumeFactors(spec, calibration) : undefined;
+  const rows = aggregator.rows(GROUPS.length, scale);
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
@@ -132,7 +147,7 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
       labels,
     );
   }
-  metrics.zone_od_all = zoneCsv(aggregator, labels, same);
+  metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
   const { trip, traveler } = distributionMetrics(options, spec.unit);
   const wanted = { ...(spec.tripAttributes ? trip : {}), ...(spec.travelerAttributes ? traveler : {}) };
   const slices = rows
@@ -206,8 +221,9 @@ function zoneCsv(
     dayParts: string[];
   },
   same: boolean,
+  scale: number[] | undefined,
 ): string {
-  const totals = aggregator.zoneTotals().filter((t) => t.group === ALL);
+  const totals = aggregator.zoneTotals(scale).filter((t) => t.group === ALL);
   const value = (side: "origin" | "destination", zone: number, dt: number, dp: number) =>
     totals.find((t) => t.side === side && t.zone === zone && t.dayType === dt && t.dayPart === dp)?.traffic ??
     0;
@@ -238,4 +254,67 @@ function zoneCsv(
     }
   }
   return toCsv(ZONE_OD_COLUMNS, rows);
+}
+
+const RATIO_OF_CLASS: Partial<Record<VehicleClass, string>> = {
+  personal: "personal_traffic_ratio",
+  medium_commercial: "medium_commercial_ratio",
+  heavy_commercial: "heavy_commercial_ratio",
+};
+
+/**
+ * Pass-through zones with a vehicle calibration, each once (a set listed on
+ * both sides counts on the origin side). A group's share of a zone's volume
+ * is the sum of the zone's ratios of the group's vehicle classes the travel
+ * mode covers (All Vehicles: all three, i.e. 1).
+ */
+function calibrationZones(spec: AnalysisSpec, origins: ZoneSide, destinations: ZoneSide | null) {
+  const zones: CalibrationZone[] = [];
+  const taken = new Set<string>();
+  const sides = [
+    ["origin", origins] as const,
+    ...(destinations ? [["destination", destinations] as const] : []),
+  ];
+  for (const [side, zoneSide] of sides)
+    zoneSide.features.forEach((f, zone) => {
+      const p = f.properties;
+      const key = zoneSide.keys[zone];
+      if (
+        p.is_pass !== 1 ||
+        typeof p.calibration_type !== "string" ||
+        typeof p.calibration_value !== "number"
+      )
+        return;
+      if (taken.has(key)) return;
+      taken.add(key);
+      const ratio = (c: VehicleClass) => Number(p[RATIO_OF_CLASS[c] ?? ""] ?? 0);
+      zones.push({
+        side,
+        zone,
+        name: String(p.name),
+        volume: p.calibration_value,
+        days: /^(AWDT|AADWT)$/.test(p.calibration_type) ? "weekdays" : "all",
+        groupShares: GROUPS.map((g) =>
+          g.classes.filter((c) => spec.vehicleClasses.includes(c)).reduce((sum, c) => sum + ratio(c), 0),
+        ),
+      });
+    });
+  return zones;
+}
+
+/** Scale factors of volume output, or an actionable error when the calibration saw no trip. */
+function volumeFactors(spec: AnalysisSpec, calibration: CalibrationCounter): number[] {
+  const days = spec.dateRanges.flatMap((r) => [...daysBetween(r.startDay, r.endDay)]);
+  const factors = calibration.factors({
+    all: days.length,
+    weekdays: days.filter((d) => d.weekday <= 5).length,
+  });
+  if (factors) return factors;
+  const names = calibration.zones.map((z) => `"${z.name}"`).join(", ");
+  throw new Error(
+    names === ""
+      ? "volume output needs a pass-through zone with calibration_type and calibration_value; none is left in the zone sets"
+      : `volume output: no trip of the analysis passed the calibration zones (${names}) on the days their ` +
+          "calibration type counts; calibrate zones on roads the sample covers, or use output_type index",
+  );
 }

@@ -139,13 +139,18 @@ export class OdAggregator {
     return [...this.daysPerType];
   }
 
-  /** Rows with at least one sampled trip, ordered day type → group → origin → destination → day part. */
-  rows(groupCount: number): OdRow[] {
+  /**
+   * Rows with at least one sampled trip, ordered day type → group → origin → destination → day part.
+   * Traffic is multiplied by the group's factor of `scaleOfGroup` (volume output) before rounding.
+   */
+  rows(groupCount: number, scaleOfGroup?: readonly number[]): OdRow[] {
     const rows: OdRow[] = [];
     const { dayTypes, dayParts } = this.slicing;
     for (let dt = 0; dt < dayTypes.length; dt++) {
-      const perDay = (w: number) => (this.daysPerType[dt] > 0 ? Math.round(w / this.daysPerType[dt]) : 0);
       for (let g = 0; g < groupCount; g++) {
+        const scale = scaleOfGroup?.[g] ?? 1;
+        const perDay = (w: number) =>
+          this.daysPerType[dt] > 0 ? Math.round((w * scale) / this.daysPerType[dt]) : 0;
         for (let o = 0; o < this.oz.zones.length; o++) {
           for (let d = 0; d < this.dz.zones.length; d++) {
             for (let dp = 0; dp < dayParts.length; dp++) {
@@ -172,8 +177,8 @@ export class OdAggregator {
     return rows;
   }
 
-  /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all). */
-  zoneTotals(): {
+  /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all), scaled like rows(). */
+  zoneTotals(scaleOfGroup?: readonly number[]): {
     side: "origin" | "destination";
     group: number;
     dayType: number;
@@ -186,7 +191,8 @@ export class OdAggregator {
       for (const [key, w] of totals) {
         const [group, dayType, dayPart, zone] = key.split("|").map(Number);
         const days = this.daysPerType[dayType];
-        out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(w / days) : 0 });
+        const scaled = w * (scaleOfGroup?.[group] ?? 1);
+        out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(scaled / days) : 0 });
       }
     };
     read("origin", this.originTotals);
