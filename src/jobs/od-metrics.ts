@@ -1,5 +1,5 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { OdAggregator } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
@@ -148,6 +148,18 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     );
   }
   metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
+  if (attributes) Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
+  return metrics;
+}
+
+/** The trip- and traveler-attribute metrics asked for, one row per all-traffic row of od_all. */
+function distributionCsvs(
+  spec: AnalysisSpec,
+  options: DistributionOptions,
+  distributions: OdDistributions,
+  rows: OdRow[],
+  labels: OdLabels,
+): MetricCsvs {
   const { trip, traveler } = distributionMetrics(options, spec.unit);
   const wanted = { ...(spec.tripAttributes ? trip : {}), ...(spec.travelerAttributes ? traveler : {}) };
   const slices = rows
@@ -156,9 +168,10 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
       identity: odIdentity(r, labels),
       stats: distributions.statsAt(r.dayType, r.dayPart, r.origin, r.destination)!,
     }));
+  const out: MetricCsvs = {};
   for (const [name, metric] of Object.entries(wanted))
-    metrics[name] = distributionCsv(OD_IDENTITY_COLUMNS, slices, metric);
-  return metrics;
+    out[name] = distributionCsv(OD_IDENTITY_COLUMNS, slices, metric);
+  return out;
 }
 
 const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };

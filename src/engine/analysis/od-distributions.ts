@@ -100,7 +100,8 @@ export class OdDistributions {
     const v = tripValues(seen, this.options);
     const weight = seen.trip.weight;
     const purpose = seen.trip.purpose ?? UNKNOWN_PURPOSE;
-    const income = INCOME_BANDS.indexOf(seen.trip.incomeBand as 1);
+    const band = seen.trip.incomeBand ?? 0;
+    const income = band >= 1 && band <= INCOME_BANDS.length ? band - 1 : UNKNOWN_INCOME;
     for (const dt of seen.dayTypes)
       for (const dp of seen.dayParts)
         for (const [o, d] of seen.pairs) {
@@ -113,7 +114,7 @@ export class OdDistributions {
           }
           if (v.circuity !== null) s.circuity.add(binOf(bins.circuity, v.circuity), weight);
           s.purpose.add(purpose < UNKNOWN_PURPOSE ? purpose : UNKNOWN_PURPOSE, weight);
-          s.income.add(income < 0 ? UNKNOWN_INCOME : income, weight);
+          s.income.add(income, weight);
         }
   }
 
