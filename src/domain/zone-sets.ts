@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store, StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "../store/types.js";
 import { assertMember } from "./accounts.js";
-import { ValidationError, badRequest, notFound, type Issue } from "./errors.js";
+import { ValidationError, badRequest, conflict, notFound, type Issue } from "./errors.js";
 import { checkGeometry, type ZoneKind } from "./zone-geometry.js";
 import { zonesFromOsmIds, type FieldReport } from "./zone-osm.js";
 import {
@@ -278,5 +278,29 @@ export function requireZoneSet(
 ): StoredZoneSet {
   const set = store.zoneSets.get(orgId, nameOrUuid);
   if (!set) throw notFound("zone_set_not_found", `no zone set "${nameOrUuid}" in this organization`, field);
+  return set;
+}
+
+/**
+ * Deletes a zone set unless an analysis that is not deleted references it
+ * (409 naming them): its results, or its computation, read the set's zones.
+ */
+export function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): StoredZoneSet {
+  const set = requireZoneSet(store, orgId, nameOrUuid);
+  const users = store.analyses
+    .list(orgId)
+    .filter(
+      (a) =>
+        a.state !== "deleted" &&
+        [...a.spec.originSets, ...a.spec.destinationSets].some((ref) => ref.uuid === set.uuid),
+    )
+    .map((a) => `"${a.name}"`);
+  if (users.length)
+    throw conflict(
+      "zone_set_in_use",
+      `zone set "${set.name}" is used by the analyses ${users.join(", ")}; delete them first`,
+      "name_or_uuid",
+    );
+  store.zoneSets.delete(orgId, set.uuid);
   return set;
 }

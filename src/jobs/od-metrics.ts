@@ -1,11 +1,18 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
-import { odCsv } from "../engine/analysis/od-csv.js";
+import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
+import {
+  distributionCsv,
+  distributionMetrics,
+  OdDistributions,
+  type DistributionOptions,
+} from "../engine/analysis/od-distributions.js";
 import { toCsv } from "../engine/analysis/csv.js";
+import { CalibrationCounter, type CalibrationZone } from "../engine/analysis/od-calibration.js";
 import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
-import { LocalClock, timeZoneOfCountry } from "../engine/time.js";
+import { daysBetween, LocalClock, timeZoneOfCountry } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
 import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
 import type { Store, ZoneFeature } from "../store/types.js";
@@ -40,8 +47,10 @@ function allGroupName(spec: AnalysisSpec): string {
   return GROUPS[ALL].name;
 }
 
-export interface ZoneSide {
+interface ZoneSide {
   features: ZoneFeature[];
+  /** Per feature: `<set uuid>#<index in the set>`, the same zone whichever side lists it. */
+  keys: string[];
   compiled: CompiledZoneSet;
 }
 
@@ -51,13 +60,15 @@ function loadSide(
   refs: AnalysisSpec["originSets"],
   network: Network,
 ): ZoneSide {
-  const features = refs.flatMap((ref) => {
+  const sets = refs.map((ref) => {
     const set = store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    return set.featureCollection.features;
+    return set;
   });
-  return { features, compiled: compileZoneSet(features, network) };
+  const features = sets.flatMap((set) => set.featureCollection.features);
+  const keys = sets.flatMap((set) => set.featureCollection.features.map((_, i) => `${set.uuid}#${i}`));
+  return { features, keys, compiled: compileZoneSet(features, network) };
 }
 
 const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
@@ -83,6 +94,10 @@ export interface OdAggregation {
   same: boolean;
   /** Cells with trips; `sample` is the raw number of stored trips behind each, before averaging per day. */
   rows: OdRow[];
+  /** Per device group: the calibration scale of volume output; undefined for index output. */
+  scale: number[] | undefined;
+  distributions: OdDistributions;
+  options: DistributionOptions;
 }
 
 /**
@@ -107,17 +122,35 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
     },
     new LocalClock(timeZoneOfCountry(spec.country)),
   );
+  const options = distributionOptions(spec, network);
+  const distributions = new OdDistributions(options);
+  const attributes = spec.tripAttributes || spec.travelerAttributes;
+  const calibration =
+    spec.outputType === "volume"
+      ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
+      : null;
+  if (attributes || calibration)
+    aggregator.observer = (seen) => {
+      if (attributes) distributions.add(seen);
+      calibration?.add(seen);
+    };
   scanTrips(spec, ctx, network, aggregator);
-  return { aggregator, origins, destinations, same, rows: aggregator.rows(GROUPS.length) };
+  const scale = calibration ? volumeFactors(spec, calibration) : undefined;
+  const rows = aggregator.rows(GROUPS.length, scale);
+  return { aggregator, origins, destinations, same, rows, scale, distributions, options };
 }
 
 /**
  * Origin-destination metrics of an OD_Analysis from the stored trips:
- * od_all, od_pers / od_comm where the travel mode has those vehicles, and zone_od_all.
+ * od_all, od_pers / od_comm where the travel mode has those vehicles, zone_od_all,
+ * and the trip- and traveler-attribute distributions when asked for.
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
-  const { aggregator, origins, destinations, same, rows } = aggregateOd(spec, ctx);
-  const labels = {
+  const { aggregator, origins, destinations, same, rows, scale, distributions, options } = aggregateOd(
+    spec,
+    ctx,
+  );
+  const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
     destinations: destinations.compiled.zones,
@@ -144,8 +177,43 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
       labels,
     );
   }
-  metrics.zone_od_all = zoneCsv(aggregator, labels, same);
+  metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
+  if (spec.tripAttributes || spec.travelerAttributes)
+    Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
   return metrics;
+}
+
+/** The trip- and traveler-attribute metrics asked for, one row per all-traffic row of od_all. */
+function distributionCsvs(
+  spec: AnalysisSpec,
+  options: DistributionOptions,
+  distributions: OdDistributions,
+  rows: OdRow[],
+  labels: OdLabels,
+): MetricCsvs {
+  const { trip, traveler } = distributionMetrics(options, spec.unit);
+  const wanted = { ...(spec.tripAttributes ? trip : {}), ...(spec.travelerAttributes ? traveler : {}) };
+  const slices = rows
+    .filter((r) => r.group === ALL)
+    .map((r) => ({
+      identity: odIdentity(r, labels),
+      stats: distributions.statsAt(r.dayType, r.dayPart, r.origin, r.destination)!,
+    }));
+  const out: MetricCsvs = {};
+  for (const [name, metric] of Object.entries(wanted))
+    out[name] = distributionCsv(OD_IDENTITY_COLUMNS, slices, metric);
+  return out;
+}
+
+const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
+
+function distributionOptions(spec: AnalysisSpec, network: Network): DistributionOptions {
+  return {
+    bins: spec.bins,
+    metresPerUnit: METRES_PER_UNIT[spec.unit],
+    percentiles: spec.speedPercentiles,
+    distanceM: (a, b) => network.ruler.distance(a, b),
+  };
 }
 
 function range(from: number, to: number): number[] {
@@ -201,8 +269,9 @@ function zoneCsv(
     dayParts: string[];
   },
   same: boolean,
+  scale: number[] | undefined,
 ): string {
-  const totals = aggregator.zoneTotals().filter((t) => t.group === ALL);
+  const totals = aggregator.zoneTotals(scale).filter((t) => t.group === ALL);
   const value = (side: "origin" | "destination", zone: number, dt: number, dp: number) =>
     totals.find((t) => t.side === side && t.zone === zone && t.dayType === dt && t.dayPart === dp)?.traffic ??
     0;
@@ -233,4 +302,67 @@ function zoneCsv(
     }
   }
   return toCsv(ZONE_OD_COLUMNS, rows);
+}
+
+const RATIO_OF_CLASS: Partial<Record<VehicleClass, string>> = {
+  personal: "personal_traffic_ratio",
+  medium_commercial: "medium_commercial_ratio",
+  heavy_commercial: "heavy_commercial_ratio",
+};
+
+/**
+ * Pass-through zones with a vehicle calibration, each once (a set listed on
+ * both sides counts on the origin side). A group's share of a zone's volume
+ * is the sum of the zone's ratios of the group's vehicle classes the travel
+ * mode covers (All Vehicles: all three, i.e. 1).
+ */
+function calibrationZones(spec: AnalysisSpec, origins: ZoneSide, destinations: ZoneSide | null) {
+  const zones: CalibrationZone[] = [];
+  const taken = new Set<string>();
+  const sides = [
+    ["origin", origins] as const,
+    ...(destinations ? [["destination", destinations] as const] : []),
+  ];
+  for (const [side, zoneSide] of sides)
+    zoneSide.features.forEach((f, zone) => {
+      const p = f.properties;
+      const key = zoneSide.keys[zone];
+      if (
+        p.is_pass !== 1 ||
+        typeof p.calibration_type !== "string" ||
+        typeof p.calibration_value !== "number"
+      )
+        return;
+      if (taken.has(key)) return;
+      taken.add(key);
+      const ratio = (c: VehicleClass) => Number(p[RATIO_OF_CLASS[c] ?? ""] ?? 0);
+      zones.push({
+        side,
+        zone,
+        name: String(p.name),
+        volume: p.calibration_value,
+        days: /^(AWDT|AADWT)$/.test(p.calibration_type) ? "weekdays" : "all",
+        groupShares: GROUPS.map((g) =>
+          g.classes.filter((c) => spec.vehicleClasses.includes(c)).reduce((sum, c) => sum + ratio(c), 0),
+        ),
+      });
+    });
+  return zones;
+}
+
+/** Scale factors of volume output, or an actionable error when the calibration saw no trip. */
+function volumeFactors(spec: AnalysisSpec, calibration: CalibrationCounter): number[] {
+  const days = spec.dateRanges.flatMap((r) => [...daysBetween(r.startDay, r.endDay)]);
+  const factors = calibration.factors({
+    all: days.length,
+    weekdays: days.filter((d) => d.weekday <= 5).length,
+  });
+  if (factors) return factors;
+  const names = calibration.zones.map((z) => `"${z.name}"`).join(", ");
+  throw new Error(
+    names === ""
+      ? "volume output needs a pass-through zone with calibration_type and calibration_value; none is left in the zone sets"
+      : `volume output: no trip of the analysis passed the calibration zones (${names}) on the days their ` +
+          "calibration type counts; calibrate zones on roads the sample covers, or use output_type index",
+  );
 }

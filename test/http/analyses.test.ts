@@ -226,4 +226,51 @@ describe("analyses endpoints", () => {
     const list = (await ctx.app.inject({ method: "GET", url: `/api/v2/analyses?key=${b.key}` })).json();
     assert.deepEqual(list, { analyses: [], status: "success" });
   });
+  it("lists exactly the produced metrics when trip and traveler attributes are asked for", async () => {
+    const body = odRequest(ctx.orgA.email, {
+      analysis_name: "Attributes",
+      trip_attributes: true,
+      traveler_attributes: true,
+      enable_speed_percentile: true,
+    });
+    const { uuid } = (await create(body)).json();
+    const done = await waitFor(uuid, "Data Available");
+    assert.deepEqual(done.metrics, [
+      "od_all",
+      "od_comm",
+      "zone_od_all",
+      "od_trip_duration",
+      "od_trip_length",
+      "od_trip_speed",
+      "od_trip_circuity",
+      "od_speed_percentile",
+      "od_trip_purpose",
+      "od_income",
+      "sample_size",
+    ]);
+    for (const metric of done.metrics)
+      assert.equal((await download(`uuid/${uuid}/${metric}`)).statusCode, 200, metric);
+    const speed = await download(`uuid/${uuid}/od_trip_speed`);
+    assert.match(speed.body.split("\n")[0], /,day_part,trip_speed_mph_0_10,.*,trip_speed_mph_80_plus$/);
+  });
+
+  it("refuses to delete a zone set an analysis uses (409 naming it) until the analysis is deleted", async () => {
+    const removeSet = () =>
+      ctx.app.inject({ method: "DELETE", url: `/api/v2/zone_sets/Counted?key=${ctx.orgA.key}` });
+    const body = odRequest(ctx.orgA.email, {
+      analysis_name: "Counted trucks",
+      dz_sets: [{ name: "Counted" }],
+    });
+    const { uuid } = (await create(body)).json();
+    await waitFor(uuid, "Data Available");
+    const refused = await removeSet();
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json().error, {
+      code: "zone_set_in_use",
+      message: 'zone set "Counted" is used by the analyses "Counted trucks"; delete them first',
+      field: "name_or_uuid",
+    });
+    assert.equal((await lifecycle("DELETE", uuid)).statusCode, 200);
+    assert.equal((await removeSet()).statusCode, 200);
+  });
 });

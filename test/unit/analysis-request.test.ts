@@ -299,6 +299,19 @@ describe("validateAnalysisRequest", () => {
       ctx,
     );
     assert.equal(spec.outputType, "volume");
+    const bike = odRequest(org.email, {
+      output_type: "volume",
+      travel_mode_type: "Bicycle",
+      dz_sets: [{ name: "Counted" }],
+    });
+    assert.ok(
+      issuesOf(bike).some(
+        (i) =>
+          i.field === "output_type" &&
+          i.message ===
+            "volume output is calibrated with vehicle counts; it is not available for Bicycle, use index",
+      ),
+    );
   });
 
   it("infers the country from the zones or takes a given one", () => {

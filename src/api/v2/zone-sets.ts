@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { createZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
+import { createZoneSet, deleteZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 
@@ -95,12 +95,11 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // TODO(analyses): answer 409 when an analysis still references the set.
   app.delete(
     "/zone_sets/:name_or_uuid",
     {
       schema: {
-        summary: "Delete a zone set",
+        summary: "Delete a zone set (409 while an analysis that is not deleted uses it)",
         tags: ["zone sets"],
         querystring: KeyQuery,
         params: ZoneSetParams,
@@ -108,9 +107,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { orgId } = request.apiKey;
-      const set = requireZoneSet(store, orgId, request.params.name_or_uuid);
-      store.zoneSets.delete(orgId, set.uuid);
+      const set = deleteZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
       return { status: "success" as const, name: set.name, uuid: set.uuid };
     },
   );

@@ -364,6 +364,11 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     "output_type",
     issues,
   );
+  if (outputType === "volume" && mode?.vehicleClasses.every((c) => c === "bicycle" || c === "pedestrian"))
+    issues.push({
+      field: "output_type",
+      message: `volume output is calibrated with vehicle counts; it is not available for ${mode.name}, use index`,
+    });
   if (outputType === "volume" && allSets.length && !hasCalibration(allSets))
     issues.push({
       field: "output_type",

@@ -17,6 +17,23 @@ export interface OdTrip extends TripPath {
   groups: readonly number[];
   /** Expansion weight of the trip (1 = raw sample). */
   weight: number;
+  /** Trip attributes read by the distribution metrics (see od-distributions.ts). */
+  lengthM?: number;
+  /** Index into TRIP_PURPOSES, or NO_PURPOSE. */
+  purpose?: number;
+  incomeBand?: number;
+}
+
+/** One analysed trip that meets a zone, as an observer of the aggregation sees it. */
+export interface ObservedTrip {
+  trip: OdTrip;
+  origins: ZoneVisit[];
+  destinations: ZoneVisit[];
+  pairs: [number, number][];
+  /** Local ISO weekday and the day types and parts the trip falls in. */
+  weekday: number;
+  dayTypes: readonly number[];
+  dayParts: readonly number[];
 }
 
 interface Cell {
@@ -54,6 +71,8 @@ export class OdAggregator {
   private readonly weekdayTypes: number[][];
   tripsSeen = 0;
   tripsInZones = 0;
+  /** Sees every analysed trip that meets a zone: trip-attribute distributions and calibration read it. */
+  observer: ((seen: ObservedTrip) => void) | null = null;
 
   constructor(
     private readonly oz: CompiledZoneSet,
@@ -85,6 +104,15 @@ export class OdAggregator {
     this.tripsInZones++;
     const pairs = odPairs(origins, destinations, this.sameSet);
     const durationS = (trip.endT - trip.startT) / 1000;
+    this.observer?.({
+      trip,
+      origins,
+      destinations,
+      pairs,
+      weekday: local.weekday,
+      dayTypes: this.weekdayTypes[local.weekday],
+      dayParts: this.hourParts[local.hour],
+    });
     for (const dt of this.weekdayTypes[local.weekday]) {
       for (const dp of this.hourParts[local.hour]) {
         for (const g of trip.groups) {
@@ -111,13 +139,18 @@ export class OdAggregator {
     return [...this.daysPerType];
   }
 
-  /** Rows with at least one sampled trip, ordered day type → group → origin → destination → day part. */
-  rows(groupCount: number): OdRow[] {
+  /**
+   * Rows with at least one sampled trip, ordered day type → group → origin → destination → day part.
+   * Traffic is multiplied by the group's factor of `scaleOfGroup` (volume output) before rounding.
+   */
+  rows(groupCount: number, scaleOfGroup?: readonly number[]): OdRow[] {
     const rows: OdRow[] = [];
     const { dayTypes, dayParts } = this.slicing;
     for (let dt = 0; dt < dayTypes.length; dt++) {
-      const perDay = (w: number) => (this.daysPerType[dt] > 0 ? Math.round(w / this.daysPerType[dt]) : 0);
       for (let g = 0; g < groupCount; g++) {
+        const scale = scaleOfGroup?.[g] ?? 1;
+        const perDay = (w: number) =>
+          this.daysPerType[dt] > 0 ? Math.round((w * scale) / this.daysPerType[dt]) : 0;
         for (let o = 0; o < this.oz.zones.length; o++) {
           for (let d = 0; d < this.dz.zones.length; d++) {
             for (let dp = 0; dp < dayParts.length; dp++) {
@@ -144,8 +177,8 @@ export class OdAggregator {
     return rows;
   }
 
-  /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all). */
-  zoneTotals(): {
+  /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all), scaled like rows(). */
+  zoneTotals(scaleOfGroup?: readonly number[]): {
     side: "origin" | "destination";
     group: number;
     dayType: number;
@@ -158,7 +191,8 @@ export class OdAggregator {
       for (const [key, w] of totals) {
         const [group, dayType, dayPart, zone] = key.split("|").map(Number);
         const days = this.daysPerType[dayType];
-        out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(w / days) : 0 });
+        const scaled = w * (scaleOfGroup?.[group] ?? 1);
+        out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(scaled / days) : 0 });
       }
     };
     read("origin", this.originTotals);

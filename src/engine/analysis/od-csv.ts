@@ -35,29 +35,39 @@ export interface OdLabels {
 const yesNo = (b: boolean) => (b ? "yes" : "no");
 const directionOf = (z: ZoneDef): CsvValue => (z.direction === null ? "N/A" : z.direction);
 
+/** The columns naming a row's device type, zones, day type and day part (OD_COLUMNS up to day_part). */
+export const OD_IDENTITY_COLUMNS = OD_COLUMNS.slice(0, 11);
+
+export function odIdentity(
+  r: Pick<OdRow, "group" | "origin" | "destination" | "dayType" | "dayPart">,
+  labels: OdLabels,
+): CsvValue[] {
+  const o = labels.origins[r.origin];
+  const d = labels.destinations[r.destination];
+  return [
+    labels.groups[r.group],
+    o.id,
+    o.name,
+    yesNo(o.isPass),
+    directionOf(o),
+    d.id,
+    d.name,
+    yesNo(d.isPass),
+    directionOf(d),
+    labels.dayTypes[r.dayType],
+    labels.dayParts[r.dayPart],
+  ];
+}
+
 export function odCsv(rows: OdRow[], labels: OdLabels): string {
   return toCsv(
     OD_COLUMNS,
-    rows.map((r) => {
-      const o = labels.origins[r.origin];
-      const d = labels.destinations[r.destination];
-      return [
-        labels.groups[r.group],
-        o.id,
-        o.name,
-        yesNo(o.isPass),
-        directionOf(o),
-        d.id,
-        d.name,
-        yesNo(d.isPass),
-        directionOf(d),
-        labels.dayTypes[r.dayType],
-        labels.dayParts[r.dayPart],
-        r.odTraffic,
-        r.originTraffic,
-        r.destinationTraffic,
-        r.avgDurationMin,
-      ];
-    }),
+    rows.map((r) => [
+      ...odIdentity(r, labels),
+      r.odTraffic,
+      r.originTraffic,
+      r.destinationTraffic,
+      r.avgDurationMin,
+    ]),
   );
 }

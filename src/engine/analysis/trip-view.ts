@@ -35,6 +35,9 @@ export class TripView {
     t.endT = cols.endT[i];
     t.groups = groups;
     t.weight = weight;
+    t.lengthM = cols.lengthM[i];
+    t.purpose = cols.purpose[i];
+    t.incomeBand = cols.incomeBand[i];
     const from = cols.pathStart[i];
     const n = cols.pathStart[i + 1] - from;
     if (n > this.segments.length) this.grow(n);

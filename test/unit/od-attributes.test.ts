@@ -1,0 +1,216 @@
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { segmentIdOf } from "../../src/engine/network/types.js";
+import type { MatchedTrip, TripPurpose } from "../../src/engine/trips/types.js";
+import { computeAnalysis } from "../../src/jobs/compute.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { at, seg } from "../helpers/network.js";
+
+// The street of od-compute.test.ts: West (x -20..50) and East (x 250..320) end zones,
+// trip ends 280 m apart in a straight line (Monaco, UTC+1).
+const street = [0, 1, 2].map((i) =>
+  seg(1, i, i + 1, i + 2, [
+    [i * 100, 0],
+    [(i + 1) * 100, 0],
+  ]),
+);
+const square = (x0: number, x1: number) => [
+  [[at(x0, -20), at(x1, -20), at(x1, 20), at(x0, 20), at(x0, -20)]],
+];
+
+/** A Monday-morning trip; its duration, stored length and attributes are what the metrics read. */
+function trip(
+  minutes: number,
+  lengthM: number,
+  east: boolean,
+  purpose?: TripPurpose,
+  incomeBand?: number,
+): MatchedTrip {
+  const startT = Date.parse("2025-01-06T07:00:00+01:00");
+  const endT = startT + minutes * 60_000;
+  const order = east ? [0, 1, 2] : [2, 1, 0];
+  const step = (endT - startT) / 3;
+  const t: MatchedTrip = {
+    deviceId: `d${minutes}`,
+    vehicleClass: "personal",
+    source: "lbs",
+    origin: east ? at(10, 0) : at(290, 0),
+    destination: east ? at(290, 0) : at(10, 0),
+    startT,
+    endT,
+    lengthM,
+    path: order.map((i, k) => ({
+      segmentId: segmentIdOf(1, i),
+      forward: east,
+      enterT: startT + k * step,
+      exitT: startT + (k + 1) * step,
+    })),
+  };
+  if (purpose) t.purpose = purpose;
+  if (incomeBand !== undefined) t.incomeBand = incomeBand;
+  return t;
+}
+
+describe("OD trip and traveler attributes (hand-counted)", () => {
+  const store = new SqliteStore(":memory:");
+  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  let metrics: Record<string, string>;
+
+  before(async () => {
+    store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, street);
+    const org = store.accounts.createOrganization("Planners");
+    store.accounts.addUser("p@example.org", org.id);
+    const ctx = { store, networks, orgId: org.id };
+    createZoneSet(
+      {
+        insight_login_email: "p@example.org",
+        zone_set_name: "Street",
+        zones: {
+          type: "FeatureCollection",
+          features: [
+            {
+              type: "Feature",
+              properties: { name: "West", id: 1 },
+              geometry: { type: "MultiPolygon", coordinates: square(-20, 50) },
+            },
+            {
+              type: "Feature",
+              properties: { name: "East", id: 2 },
+              geometry: { type: "MultiPolygon", coordinates: square(250, 320) },
+            },
+          ],
+        },
+      },
+      ctx,
+    );
+    store.trips.appendTrips("mc", [
+      // West → East. duration, km, km/h, circuity (straight line 280 m):
+      trip(2, 280, true, "hbw", 1), // 2 min, 0.28, 8.4, 1
+      trip(4, 350, true, "hbw", 3), // 4 min, 0.35, 5.25, 1.25
+      trip(6, 420, true, "hbo"), // 6 min, 0.42, 4.2, 1.5
+      trip(12, 700, true, undefined, 0), // 12 min, 0.7, 3.5, 2.5; band 0 is no band
+      // East → West: 3 min, 0.3 (on a bin boundary), 6, 1.07
+      trip(3, 300, false, "wbo", 5),
+    ]);
+    const spec = validateAnalysisRequest(
+      {
+        insight_login_email: "p@example.org",
+        analysis_name: "Street attributes",
+        analysis_type: "OD_Analysis",
+        travel_mode_type: "All_Vehicles",
+        oz_sets: [{ name: "Street" }],
+        dz_sets: [{ name: "Street" }],
+        date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+        day_types: "Average Day|17",
+        day_parts: "All Day|0023",
+        country: "mc",
+        trip_attributes: true,
+        traveler_attributes: true,
+        unit_of_measurement: "km",
+        trip_duration_bins: "0-5,5-10,10+",
+        trip_length_bins: "0-0.3,0.3-0.5,0.5+",
+        trip_speed_bins: "0-5,5-10,10+",
+        trip_circuity_bins: "1-1.2,1.2-2,2+",
+        enable_speed_percentile: true,
+        speed_percentile_bins: "90,50",
+      },
+      ctx,
+    );
+    metrics = await computeAnalysis(spec, { store, networks, onProgress: () => {} });
+  });
+
+  const identity =
+    "device_type,origin_zone_id,origin_zone_name,origin_zone_is_pass_through,origin_zone_direction," +
+    "destination_zone_id,destination_zone_name,destination_zone_is_pass_through,destination_zone_direction," +
+    "day_type,day_part";
+  const we = "All Vehicles,1,West,no,N/A,2,East,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am)";
+  const ew = "All Vehicles,2,East,no,N/A,1,West,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am)";
+
+  it("produces the distribution metrics after the OD metrics", () => {
+    assert.deepEqual(Object.keys(metrics), [
+      "od_all",
+      "od_pers",
+      "od_comm",
+      "zone_od_all",
+      "od_trip_duration",
+      "od_trip_length",
+      "od_trip_speed",
+      "od_trip_circuity",
+      "od_speed_percentile",
+      "od_trip_purpose",
+      "od_income",
+      "sample_size",
+    ]);
+  });
+
+  it("spreads each pair's trips over the duration, length, speed and circuity bins", () => {
+    assert.equal(
+      metrics.od_trip_duration,
+      [
+        `${identity},trip_duration_0_5,trip_duration_5_10,trip_duration_10_plus`,
+        `${we},0.5,0.25,0.25`,
+        `${ew},1,0,0`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(
+      metrics.od_trip_length,
+      [
+        `${identity},trip_length_km_0_0.3,trip_length_km_0.3_0.5,trip_length_km_0.5_plus`,
+        `${we},0.25,0.5,0.25`,
+        `${ew},0,1,0`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(
+      metrics.od_trip_speed,
+      [
+        `${identity},trip_speed_kph_0_5,trip_speed_kph_5_10,trip_speed_kph_10_plus`,
+        `${we},0.5,0.5,0`,
+        `${ew},0,1,0`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(
+      metrics.od_trip_circuity,
+      [
+        `${identity},trip_circuity_1_1.2,trip_circuity_1.2_2,trip_circuity_2_plus`,
+        `${we},0.25,0.5,0.25`,
+        `${ew},1,0,0`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("reports nearest-rank speed percentiles", () => {
+    // West → East speeds 3.5, 4.2, 5.25, 8.4: p50 is the 2nd, p90 the 4th.
+    assert.equal(
+      metrics.od_speed_percentile,
+      [`${identity},speed_kph_p50,speed_kph_p90`, `${we},4.2,8.4`, `${ew},6,6`, ""].join("\n"),
+    );
+  });
+
+  it("spreads trips over purposes and income bands, unknown when the trip carries none", () => {
+    assert.equal(
+      metrics.od_trip_purpose,
+      [
+        `${identity},purpose_hbw,purpose_hbo,purpose_nhbw,purpose_wbo,purpose_unknown`,
+        `${we},0.5,0.25,0,0,0.25`,
+        `${ew},0,0,0,1,0`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(
+      metrics.od_income,
+      [
+        `${identity},income_band_1,income_band_2,income_band_3,income_band_4,income_band_5,income_unknown`,
+        `${we},0.25,0,0.25,0,0,0.5`,
+        `${ew},0,0,0,0,1,0`,
+        "",
+      ].join("\n"),
+    );
+  });
+});
