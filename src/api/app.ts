@@ -13,6 +13,7 @@ import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
+import { networkRoutes } from "./v2/networks.js";
 
 export interface AppDeps {
   store: Store;
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
+      await v2.register(networkRoutes);
     },
     { prefix: "/api/v2" },
   );
