@@ -14,6 +14,7 @@ import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
+import { DEFAULT_WEB_ROOT, registerWebApp } from "./web.js";
 
 export interface AppDeps {
   store: Store;
@@ -21,6 +22,8 @@ export interface AppDeps {
   logger?: boolean;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
+  /** Directory of the built web application (default dist/web/). */
+  webRoot?: string;
 }
 
 declare module "fastify" {
@@ -78,5 +81,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: "/api/v2" },
   );
   await app.register(countsRoutes, { prefix: "/counts/v1" });
+  await registerWebApp(app, deps.webRoot ?? DEFAULT_WEB_ROOT);
   return app;
 }

@@ -1,5 +1,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/api/app.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { buildWeb } from "../../src/web/build.js";
 import {
   ACCESS_CAR,
   segmentIdOf,
@@ -158,5 +166,68 @@ describe("GET /api/v2/networks", () => {
     const paths = (await ctx.app.inject("/docs/openapi.json")).json().paths;
     assert.ok(paths["/api/v2/networks"]);
     assert.ok(paths["/api/v2/networks/{country}/segments"]);
+  });
+});
+
+describe("the web application at /", () => {
+  let dir: string;
+  let app: FastifyInstance;
+  const appServing = (webRoot: string) => {
+    const store = new SqliteStore(":memory:");
+    return buildApp({ store, networks: new NetworkRegistry(() => []), webRoot });
+  };
+  before(async () => {
+    // A private build, so the test does not depend on (or disturb) dist/web.
+    dir = await mkdtemp(join(tmpdir(), "streetflow-web-"));
+    await buildWeb(dir);
+    app = await appServing(dir);
+  });
+  after(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("serves the page, which loads the bundle and the styles", async () => {
+    const res = await app.inject("/");
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers["content-type"], "text/html; charset=utf-8");
+    assert.equal(res.headers["cache-control"], "no-cache");
+    assert.match(res.body, /<script type="module" src="main.js"><\/script>/);
+    assert.match(res.body, /<label for="api-key">API key<\/label>/);
+  });
+
+  it("serves the bundle, the maplibre worker and the CSS with their content types", async () => {
+    const expected: [string, string][] = [
+      ["/main.js", "application/javascript; charset=utf-8"],
+      ["/maplibre-gl-worker.mjs?v=6.17.0", "application/javascript; charset=utf-8"],
+      ["/styles.css", "text/css; charset=utf-8"],
+      ["/maplibre-gl.css", "text/css; charset=utf-8"],
+    ];
+    for (const [url, type] of expected) {
+      const res = await app.inject(url);
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.headers["content-type"], type, url);
+    }
+    assert.match((await app.inject("/main.js")).body, /maplibre-gl-worker\.mjs/);
+  });
+
+  it("keeps the API, the docs and JSON 404s working beside it", async () => {
+    assert.equal((await app.inject("/healthz")).json().status, "ok");
+    assert.equal((await app.inject("/docs")).statusCode, 200);
+    assert.equal((await app.inject("/api/v2/networks")).statusCode, 401);
+    const missing = await app.inject("/no-such-file.js");
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().error.code, "not_found");
+    const paths = Object.keys((await app.inject("/docs/openapi.json")).json().paths);
+    assert.ok(!paths.includes("/main.js"), "static files stay out of the API document");
+  });
+
+  it("answers 503 with instructions when the bundle is not built", async () => {
+    const bare = await appServing(join(dir, "missing"));
+    const res = await bare.inject("/");
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers["content-type"], "text/html; charset=utf-8");
+    assert.match(res.body, /npm run build/);
+    await bare.close();
   });
 });
