@@ -173,12 +173,15 @@ function zoneSetItem(api: StreetflowApi, map: StreetMap, set: ZoneSetSummary): H
   const status = document.createElement("span");
   status.className = "status";
   status.setAttribute("role", "status");
-  item.append(checkbox, label, status);
+  const zoneList = document.createElement("details");
+  zoneList.hidden = true;
+  item.append(checkbox, label, status, zoneList);
 
   checkbox.addEventListener("change", async () => {
     if (!checkbox.checked) {
       map.hideZoneSet(set.uuid);
       swatch.style.background = "";
+      zoneList.hidden = true;
       return;
     }
     checkbox.disabled = true;
@@ -186,6 +189,7 @@ function zoneSetItem(api: StreetflowApi, map: StreetMap, set: ZoneSetSummary): H
     try {
       const zones = await api.zoneSet(set.uuid);
       swatch.style.background = await map.showZoneSet(set.uuid, zones);
+      fillZoneList(zoneList, zones.features, map);
       setStatus(status, "");
     } catch (err) {
       checkbox.checked = false;
@@ -195,6 +199,33 @@ function zoneSetItem(api: StreetflowApi, map: StreetMap, set: ZoneSetSummary): H
     }
   });
   return item;
+}
+
+/** Most zone buttons listed per set; larger sets are explored on the map. */
+const MAX_LISTED_ZONES = 300;
+
+/** Zone names as buttons that show the zone on the map, so names are reachable without a mouse. */
+function fillZoneList(details: HTMLDetailsElement, zones: GeoJSON.Feature[], map: StreetMap): void {
+  const summary = document.createElement("summary");
+  summary.textContent = `Zones (${zones.length.toLocaleString()})`;
+  const list = document.createElement("ul");
+  list.className = "zone-names";
+  for (const zone of zones.slice(0, MAX_LISTED_ZONES)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = String(zone.properties?.name ?? "(unnamed)");
+    button.addEventListener("click", () => map.focusZone(zone));
+    const li = document.createElement("li");
+    li.append(button);
+    list.append(li);
+  }
+  if (zones.length > MAX_LISTED_ZONES) {
+    const more = document.createElement("li");
+    more.textContent = `and ${(zones.length - MAX_LISTED_ZONES).toLocaleString()} more`;
+    list.append(more);
+  }
+  details.replaceChildren(summary, list);
+  details.hidden = false;
 }
 
 async function pollAnalyses(api: StreetflowApi): Promise<void> {

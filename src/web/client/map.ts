@@ -93,8 +93,21 @@ export class StreetMap {
     const colour = ZONE_COLOURS[this.zoneColourIndex++ % ZONE_COLOURS.length];
     const id = `zones-${uuid}`;
     this.map.addSource(id, { type: "geojson", data: zones });
-    const polygons: maplibregl.FilterSpecification = ["==", ["geometry-type"], "Polygon"];
-    const lines: maplibregl.FilterSpecification = ["==", ["geometry-type"], "LineString"];
+    // Zones are stored as MultiPolygon; match both spellings of each kind.
+    const polygons: maplibregl.FilterSpecification = [
+      "match",
+      ["geometry-type"],
+      ["Polygon", "MultiPolygon"],
+      true,
+      false,
+    ];
+    const lines: maplibregl.FilterSpecification = [
+      "match",
+      ["geometry-type"],
+      ["LineString", "MultiLineString"],
+      true,
+      false,
+    ];
     this.map.addLayer({
       id: `${id}-fill`,
       type: "fill",
@@ -129,8 +142,15 @@ export class StreetMap {
     this.popup.remove();
   }
 
-  fitTo(bbox: Bbox): void {
-    this.map.fitBounds(bbox, { padding: 24 });
+  /** Brings one zone into view and names it: the keyboard's way to what hovering shows. */
+  focusZone(zone: GeoJSON.Feature): void {
+    const bbox = bboxOf(zone.geometry);
+    if (!bbox) return;
+    this.map.fitBounds(bbox, { padding: 48, maxZoom: 17 });
+    this.popup
+      .setLngLat([(bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2])
+      .setText(describe(zone.properties ?? {}))
+      .addTo(this.map);
   }
 
   private addNetworkLayers(segments: SegmentCollection): void {
@@ -186,4 +206,22 @@ function describe(p: Record<string, unknown>): string {
     return `${name}${String(p.road_class).replace("_", " ")} · segment ${p.segment_id}`;
   }
   return `Zone: ${String(p.name ?? "(unnamed)")}`;
+}
+
+/** [w, s, e, n] of any GeoJSON geometry, or null when it has no positions. */
+export function bboxOf(geometry: GeoJSON.Geometry): Bbox | null {
+  const box: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
+  const visit = (value: unknown): void => {
+    if (!Array.isArray(value)) return;
+    if (typeof value[0] === "number") {
+      const [x, y] = value as number[];
+      box[0] = Math.min(box[0], x);
+      box[1] = Math.min(box[1], y);
+      box[2] = Math.max(box[2], x);
+      box[3] = Math.max(box[3], y);
+    } else value.forEach(visit);
+  };
+  // Zones are never GeometryCollections; those count as empty.
+  if (geometry.type !== "GeometryCollection") visit(geometry.coordinates);
+  return box[0] === Infinity ? null : box;
 }
