@@ -98,10 +98,14 @@ async function setUpNetworks(api: StreetflowApi, map: StreetMap, networks: Netwo
     return;
   }
   let followViewport = false;
+  let latestRequest = 0;
   const show = async (network: NetworkInfo, bbox = network.bbox, fit = true) => {
+    const request = ++latestRequest;
     setStatus(ui.networkStatus, "Loading road segments…", "loading");
     try {
       const segments = await api.segments(network.country, bbox);
+      // A slower earlier answer must not replace a newer view.
+      if (request !== latestRequest) return;
       await map.showNetwork(segments, fit ? network.bbox : undefined);
       // Over the cap only the main roads came: fetch the viewport again as the user zooms in.
       followViewport = segments.truncated || followViewport;

@@ -156,27 +156,32 @@ export class StreetMap {
   private addNetworkLayers(segments: SegmentCollection): void {
     this.map.addSource("network", { type: "geojson", data: segments });
     const width = byRoadClass("width", 1);
-    this.map.addLayer({
-      id: "network",
-      type: "line",
-      source: "network",
-      layout: { "line-cap": "round", "line-join": "round" },
-      paint: {
-        "line-color": byRoadClass("colour", "#999999"),
-        // Thin when zoomed out, wide up close; classes keep their relative widths.
-        "line-width": [
-          "interpolate",
-          ["exponential", 1.6],
-          ["zoom"],
-          10,
-          ["*", width, 0.3],
-          15,
-          width,
-          19,
-          ["*", width, 4],
-        ],
+    // Zone sets shown before the network finished loading stay on top of it.
+    const firstZoneLayer = this.map.getStyle().layers.find((l) => l.id.startsWith("zones-"))?.id;
+    this.map.addLayer(
+      {
+        id: "network",
+        type: "line",
+        source: "network",
+        layout: { "line-cap": "round", "line-join": "round" },
+        paint: {
+          "line-color": byRoadClass("colour", "#999999"),
+          // Thin when zoomed out, wide up close; classes keep their relative widths.
+          "line-width": [
+            "interpolate",
+            ["exponential", 1.6],
+            ["zoom"],
+            10,
+            ["*", width, 0.3],
+            15,
+            width,
+            19,
+            ["*", width, 4],
+          ],
+        },
       },
-    });
+      firstZoneLayer,
+    );
     this.describeOnPointer("network");
   }
 
