@@ -13,6 +13,8 @@ import { dateRangeRoutes } from "./v2/date-ranges.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
+import { networkRoutes } from "./v2/networks.js";
+import { DEFAULT_WEB_ROOT, registerWebApp } from "./web.js";
 
 export interface AppDeps {
   store: Store;
@@ -20,6 +22,8 @@ export interface AppDeps {
   logger?: boolean;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
+  /** Directory of the built web application (default dist/web/). */
+  webRoot?: string;
 }
 
 declare module "fastify" {
@@ -72,9 +76,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
+      await v2.register(networkRoutes);
     },
     { prefix: "/api/v2" },
   );
   await app.register(countsRoutes, { prefix: "/counts/v1" });
+  await registerWebApp(app, deps.webRoot ?? DEFAULT_WEB_ROOT);
   return app;
 }

@@ -69,6 +69,11 @@ export class Network {
     return this.segments.length;
   }
 
+  /** [west, south, east, north] of every segment. */
+  get bbox(): [number, number, number, number] {
+    return [this.index.minX, this.index.minY, this.index.maxX, this.index.maxY];
+  }
+
   segmentById(id: number): Segment | undefined {
     const i = this.byId.get(id);
     return i === undefined ? undefined : this.segments[i];
