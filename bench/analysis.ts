@@ -5,6 +5,7 @@
  * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
  * then analysed in-process with `computeAnalysis`, as the job worker would.
  */
+import { createHash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,12 +59,20 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       tripsPerSecond: Math.round(tripCount / seconds),
       odAllRows: metrics.od_all.split("\n").length - 2,
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
-      heapMB: Math.round(process.memoryUsage().rss / 1e6),
+      // Same data and code → same digest: checks that a speed-up did not change the results.
+      metricsSha1: digestOf(metrics),
+      rssMB: Math.round(process.memoryUsage().rss / 1e6),
       loadAvg1m: Number(load[0].toFixed(2)),
     };
   } finally {
     store.close();
   }
+}
+
+function digestOf(metrics: Record<string, string>): string {
+  const hash = createHash("sha1");
+  for (const name of Object.keys(metrics).sort()) hash.update(name).update(metrics[name]);
+  return hash.digest("hex").slice(0, 12);
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
