@@ -1,19 +1,36 @@
 /**
  * Real trace + network pairs (GraphHopper map-matching samples): `npm run bench -- matching-real`.
  * Reports matched length against the GPX length and writes trace and match as GeoJSON to
- * docs/matching-samples/ for inspection. The OSM and GPX readers are test stand-ins for now.
+ * docs/matching-samples/ for inspection. Networks are read by the product's OSM importer
+ * (`readOsmSegments`), tracks by its trace reader. Where GraphHopper's MapMatching2Test has a
+ * reference, the agreement is reported: issue-70's expected street sequence, and for issue-13
+ * the match length against the GPX length (GraphHopper asserts they agree within a few metres).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { matchedLine, matchTrip } from "../src/engine/matching/index.js";
 import { Network } from "../src/engine/network/network.js";
+import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import type { GpsPoint, MatchedTrip } from "../src/engine/trips/types.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
-import { readTinyGpx, readTinyOsm } from "../test/helpers/tiny-osm.js";
+import { readTracePoints } from "../test/helpers/trace-points.js";
 
-const SAMPLES = [
-  { name: "issue-70", osm: "issue-70.osm.gz", gpx: "issue-70.gpx" },
+interface Sample {
+  name: string;
+  osm: string;
+  gpx: string;
+  /** GraphHopper's expected street sequence (consecutive repeats collapsed), when it has one. */
+  expectedStreets?: string[];
+}
+
+const SAMPLES: Sample[] = [
+  {
+    name: "issue-70",
+    osm: "issue-70.osm.gz",
+    gpx: "issue-70.gpx",
+    expectedStreets: ["Милана Видака", "Бранка Радичевића", "Здравка Челара"],
+  },
   { name: "issue-13", osm: "map-issue13.osm.gz", gpx: "issue-13.gpx" },
 ];
 const outDir = join(dirname(fileURLToPath(import.meta.url)), "../docs/matching-samples");
@@ -27,14 +44,16 @@ export default async function matchingRealBench(): Promise<Record<string, unknow
       results.push({ sample: sample.name, skipped: "shared data absent" });
       continue;
     }
-    const network = new Network(sample.name, readTinyOsm(osmFile));
-    const points = readTinyGpx(gpxFile);
+    const network = new Network(sample.name, await readOsmSegments(osmFile));
+    const points = await readTracePoints(gpxFile);
+    const started = performance.now();
     const matched = matchTrip(network, {
       deviceId: sample.name,
       vehicleClass: "personal",
       source: "lbs",
       points,
     });
+    const matchMs = performance.now() - started;
     const gpxLengthM = traceLengthM(network, points);
     const matchedLengthM = matched.reduce((s, m) => s + m.lengthM, 0);
     mkdirSync(outDir, { recursive: true });
@@ -50,9 +69,24 @@ export default async function matchingRealBench(): Promise<Record<string, unknow
       gpxLengthM: Math.round(gpxLengthM),
       matchedLengthM: Math.round(matchedLengthM),
       ratio: Number((matchedLengthM / gpxLengthM).toFixed(3)),
+      lengthDiffM: Math.round(matchedLengthM - gpxLengthM),
+      matchMs: Number(matchMs.toFixed(1)),
+      ...streetAgreement(network, sample, matched),
     });
   }
   return { samples: results };
+}
+
+/** Matched street sequence against GraphHopper's expected one, when the sample has one. */
+function streetAgreement(network: Network, sample: Sample, matched: MatchedTrip[]) {
+  if (!sample.expectedStreets) return {};
+  const names = matched.flatMap((m) => m.path.map((s) => network.segmentById(s.segmentId)?.name ?? ""));
+  const streets = names.filter((n, i) => i === 0 || n !== names[i - 1]);
+  return {
+    streets,
+    expectedStreets: sample.expectedStreets,
+    streetsAgree: JSON.stringify(streets) === JSON.stringify(sample.expectedStreets),
+  };
 }
 
 function traceLengthM(network: Network, points: GpsPoint[]): number {

@@ -1,19 +1,40 @@
 /**
- * Map-matching accuracy and speed on synthetic traces: `npm run bench -- matching [count] [sampleS] [noiseM]`.
- * Reports Newson & Krumm's route mismatch (length-weighted over all trips), the share of route length
- * matched correctly, origin/destination errors and GPS points matched per second on one core.
+ * Map-matching accuracy and speed: `npm run bench -- matching [count=1000] [samplingS=30] [noiseM=10] [grid]`.
+ * By default the product's trip generator simulates lbs traces on the real Monaco network
+ * (data/osm/monaco.osm.pbf, fixed seed); with `grid` the older synthetic grid and its
+ * fastest-path traces are used instead. Each trace is matched as one RawTrip. Reports the
+ * share of ground-truth route length matched correctly (1 − Newson & Krumm's route mismatch
+ * fraction; length-weighted over all trips, and mean/median per trip), origin/destination
+ * errors, broken trips and GPS points matched per wall second and per CPU second.
  */
+import { fileURLToPath } from "node:url";
+import { loadavg } from "node:os";
 import { endpointErrorM, matchTrip, routeMismatchFraction } from "../src/engine/matching/index.js";
-import type { Network } from "../src/engine/network/network.js";
-import type { PathStep } from "../src/engine/trips/types.js";
-import { gridNetwork, syntheticTraces, type SyntheticTrace } from "./lib/synthetic.js";
+import { Network } from "../src/engine/network/network.js";
+import { readOsmSegments } from "../src/engine/network/osm-import.js";
+import { Simulation } from "../src/engine/simulate/index.js";
+import type { LonLat } from "../src/engine/network/types.js";
+import type { MatchedTrip, RawTrip } from "../src/engine/trips/types.js";
+import { gridNetwork, syntheticTraces } from "./lib/synthetic.js";
+
+const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+
+/** A trace to match with what really happened. */
+interface BenchTrace {
+  trip: RawTrip;
+  truth: { segmentId: number; forward: boolean }[];
+  origin: LonLat;
+  destination: LonLat;
+}
 
 export default async function matchingBench(args: string[]): Promise<Record<string, unknown>> {
-  const [count = 2000, sampleS = 30, noiseM = 10] = args.map(Number);
-  const network = gridNetwork();
-  const traces = [...syntheticTraces(network, { count, sampleS, noiseM, minRouteM: 1500, seed: 42 })];
-  const warmup = traces.slice(0, 20);
-  for (const trace of warmup) matchTrip(network, trace.trip);
+  const grid = args.includes("grid");
+  const [count = 1000, samplingS = 30, noiseM = 10] = args.filter((a) => a !== "grid").map(Number);
+  const { network, traces, label } = grid
+    ? gridTraces(count, samplingS, noiseM)
+    : await monacoTraces(count, samplingS, noiseM);
+  for (const trace of traces.slice(0, 20)) matchTrip(network, trace.trip); // warm-up (JIT, contexts)
+  const load = loadavg();
   const started = process.hrtime.bigint();
   const cpuBefore = process.cpuUsage();
   const results = traces.map((trace) => matchTrip(network, trace.trip));
@@ -22,37 +43,87 @@ export default async function matchingBench(args: string[]): Promise<Record<stri
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const points = traces.reduce((n, t) => n + t.trip.points.length, 0);
   return {
-    network: `synthetic grid, ${network.size} segments`,
-    traces: count,
-    sampleS,
+    network: `${label}, ${network.size} segments`,
+    traces: traces.length,
+    samplingS,
     noiseM,
     points,
-    ...accuracyOf(
-      network,
-      traces,
-      results.map((pieces) => pieces.flatMap((m) => m.path)),
-    ),
+    ...accuracyOf(network, traces, results),
     ...endpointStats(network, traces, results),
     brokenTrips: results.filter((pieces) => pieces.length !== 1).length,
+    unmatchedTrips: results.filter((pieces) => pieces.length === 0).length,
+    wallS: round(seconds, 2),
+    cpuS: round(cpuSeconds, 2),
     pointsPerSecond: Math.round(points / seconds),
     // CPU time of this process: the per-core figure, steadier than wall time on a shared machine.
     pointsPerCpuSecond: Math.round(points / cpuSeconds),
+    loadAvg1m: round(load[0], 2),
   };
 }
 
-function accuracyOf(network: Network, traces: SyntheticTrace[], paths: PathStep[][]) {
-  let errorM = 0;
-  let truthM = 0;
-  traces.forEach((trace, i) => {
-    const lengthM = trace.truth.reduce((s, step) => s + network.segmentById(step.segmentId)!.lengthM, 0);
-    truthM += lengthM;
-    errorM += routeMismatchFraction(network, trace.truth, paths[i]) * lengthM;
+/** Simulated lbs trips on the real Monaco network, the first `count` of a fixed-seed month. */
+async function monacoTraces(count: number, samplingS: number, noiseM: number) {
+  const network = new Network("mc", await readOsmSegments(MONACO));
+  const sim = new Simulation(network, {
+    from: "2025-03",
+    to: "2025-03",
+    tripsPerDay: Math.max(10, Math.ceil(count / 25)),
+    seed: 7,
+    source: "lbs",
+    samplingS,
+    noiseM,
   });
-  const mismatch = errorM / truthM;
-  return { routeMismatchFraction: round(mismatch, 4), matchedCorrectlyShare: round(1 - mismatch, 4) };
+  const traces: BenchTrace[] = [];
+  for (const simTrip of sim.trips()) {
+    if (traces.length >= count) break;
+    const { truth, points } = simTrip;
+    if (points.length < 2) continue;
+    traces.push({
+      trip: { deviceId: simTrip.deviceId, vehicleClass: simTrip.vehicleClass, source: "lbs", points },
+      truth: truth.route,
+      origin: truth.origin,
+      destination: truth.destination,
+    });
+  }
+  return { network, traces, label: "Monaco (data/osm/monaco.osm.pbf), simulated lbs trips" };
 }
 
-function endpointStats(network: Network, traces: SyntheticTrace[], results: ReturnType<typeof matchTrip>[]) {
+function gridTraces(count: number, samplingS: number, noiseM: number) {
+  const network = gridNetwork();
+  const traces = [
+    ...syntheticTraces(network, { count, sampleS: samplingS, noiseM, minRouteM: 1500, seed: 42 }),
+  ];
+  return { network, traces, label: "synthetic grid, fastest paths" };
+}
+
+function accuracyOf(network: Network, traces: BenchTrace[], results: MatchedTrip[][]) {
+  let errorM = 0;
+  let truthM = 0;
+  const perTrip: number[] = [];
+  traces.forEach((trace, i) => {
+    const lengthM = trace.truth.reduce((s, step) => s + network.segmentById(step.segmentId)!.lengthM, 0);
+    const mismatch = routeMismatchFraction(
+      network,
+      trace.truth,
+      results[i].flatMap((m) => m.path),
+    );
+    truthM += lengthM;
+    errorM += mismatch * lengthM;
+    // Mismatch can exceed 1 (a long wrong detour); a trip's correct share is floored at 0.
+    perTrip.push(Math.max(0, 1 - mismatch));
+  });
+  perTrip.sort((a, b) => a - b);
+  const mismatch = errorM / truthM;
+  return {
+    routeMismatchFraction: round(mismatch, 4),
+    matchedCorrectlyShare: round(1 - mismatch, 4),
+    matchedCorrectlyMeanPerTrip: round(perTrip.reduce((s, x) => s + x, 0) / perTrip.length, 4),
+    matchedCorrectlyMedianPerTrip: round(quantile(perTrip, 0.5), 4),
+    tripsFullyCorrect: perTrip.filter((x) => x === 1).length,
+  };
+}
+
+function endpointStats(network: Network, traces: BenchTrace[], results: MatchedTrip[][]) {
   const errors: number[] = [];
   traces.forEach((trace, i) => {
     const pieces = results[i];
@@ -62,9 +133,14 @@ function endpointStats(network: Network, traces: SyntheticTrace[], results: Retu
     errors.push(e.originM, e.destinationM);
   });
   errors.sort((a, b) => a - b);
-  const quantile = (q: number) =>
-    round(errors[Math.min(errors.length - 1, Math.floor(q * errors.length))], 1);
-  return { endpointErrorMedianM: quantile(0.5), endpointErrorP95M: quantile(0.95) };
+  return {
+    endpointErrorMedianM: round(quantile(errors, 0.5), 1),
+    endpointErrorP95M: round(quantile(errors, 0.95), 1),
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 function round(x: number, digits: number): number {

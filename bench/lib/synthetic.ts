@@ -1,7 +1,7 @@
 /**
- * Synthetic network and traces for the matching benchmark, until the real
- * trip generator and the Monaco import are wired in: `gridNetwork` stands in
- * for a city and `syntheticTraces` is the replaceable trace source.
+ * Synthetic network and traces: `gridNetwork` (a jittered street grid) and
+ * `syntheticTraces` (noisy fastest-path drives) back the `grid` variant of the
+ * matching benchmark; `randomOf` also seeds the analysis and counts fixtures.
  */
 import CheapRuler from "cheap-ruler";
 import { Network } from "../../src/engine/network/network.js";

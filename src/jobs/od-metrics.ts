@@ -271,10 +271,12 @@ function zoneCsv(
   same: boolean,
   scale: number[] | undefined,
 ): string {
-  const totals = aggregator.zoneTotals(scale).filter((t) => t.group === ALL);
+  // Indexed once: a find per output row is quadratic in the zone count.
+  const totals = new Map<string, number>();
+  for (const t of aggregator.zoneTotals(scale))
+    if (t.group === ALL) totals.set(`${t.side}|${t.zone}|${t.dayType}|${t.dayPart}`, t.traffic);
   const value = (side: "origin" | "destination", zone: number, dt: number, dp: number) =>
-    totals.find((t) => t.side === side && t.zone === zone && t.dayType === dt && t.dayPart === dp)?.traffic ??
-    0;
+    totals.get(`${side}|${zone}|${dt}|${dp}`) ?? 0;
   const rows: (string | number | null)[][] = [];
   const sides: { zones: ZoneDef[]; side: "origin" | "destination" | "both" }[] = same
     ? [{ zones: labels.origins, side: "both" }]

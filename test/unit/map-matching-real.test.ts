@@ -4,17 +4,18 @@ import { matchTrip } from "../../src/engine/matching/index.js";
 import { Network } from "../../src/engine/network/network.js";
 import type { RawTrip } from "../../src/engine/trips/types.js";
 import { sharedDataFile } from "../helpers/shared-data.js";
-import { readTinyGpx, readTinyOsm } from "../helpers/tiny-osm.js";
+import { readOsmSegments } from "../../src/engine/network/osm-import.js";
+import { readTracePoints } from "../helpers/trace-points.js";
 
-// GraphHopper's tiny trace + network pairs (MapMatching2Test); the OSM loader is a stand-in for the importer.
-function samplePair(osm: string, gpx: string): { network: Network; trip: RawTrip } | null {
+// GraphHopper's tiny trace + network pairs (MapMatching2Test), read by the product's OSM importer and GPX reader.
+async function samplePair(osm: string, gpx: string): Promise<{ network: Network; trip: RawTrip } | null> {
   const osmFile = sharedDataFile(`graphhopper-mapmatching-samples/${osm}`);
   const gpxFile = sharedDataFile(`graphhopper-mapmatching-samples/${gpx}`);
   if (!osmFile || !gpxFile) return null;
-  const network = new Network("sample", readTinyOsm(osmFile));
+  const network = new Network("sample", await readOsmSegments(osmFile));
   return {
     network,
-    trip: { deviceId: gpx, vehicleClass: "personal", source: "lbs", points: readTinyGpx(gpxFile) },
+    trip: { deviceId: gpx, vehicleClass: "personal", source: "lbs", points: await readTracePoints(gpxFile) },
   };
 }
 
@@ -23,8 +24,8 @@ function streetsOf(network: Network, trip: ReturnType<typeof matchTrip>[number])
   return names.filter((n, i) => i === 0 || n !== names[i - 1]);
 }
 
-test("issue-70 (Novi Sad, 60 s fixes) follows the streets GraphHopper expects", (t) => {
-  const pair = samplePair("issue-70.osm.gz", "issue-70.gpx");
+test("issue-70 (Novi Sad, 60 s fixes) follows the streets GraphHopper expects", async (t) => {
+  const pair = await samplePair("issue-70.osm.gz", "issue-70.gpx");
   if (!pair) return t.skip("shared data absent");
   const matched = matchTrip(pair.network, pair.trip);
   assert.equal(matched.length, 1);
@@ -37,8 +38,8 @@ test("issue-70 (Novi Sad, 60 s fixes) follows the streets GraphHopper expects", 
   assert.equal(matched[0].endT, pair.trip.points[pair.trip.points.length - 1].t);
 });
 
-test("issue-13 (Istanbul, no usable timestamps) is matched whole with about the trace's length", (t) => {
-  const pair = samplePair("map-issue13.osm.gz", "issue-13.gpx");
+test("issue-13 (Istanbul, no usable timestamps) is matched whole with about the trace's length", async (t) => {
+  const pair = await samplePair("map-issue13.osm.gz", "issue-13.gpx");
   if (!pair) return t.skip("shared data absent");
   const matched = matchTrip(pair.network, pair.trip);
   assert.equal(matched.length, 1);

@@ -62,9 +62,10 @@ export interface OdRow {
  * then turns sums into averages per day of each day type.
  */
 export class OdAggregator {
-  private readonly cells = new Map<string, Cell>();
-  private readonly originTotals = new Map<string, number>();
-  private readonly destinationTotals = new Map<string, number>();
+  // Numeric keys (see sliceOf/cellKey): string keys cost most of the time on large analyses.
+  private readonly cells = new Map<number, Cell>();
+  private readonly originTotals = new Map<number, number>();
+  private readonly destinationTotals = new Map<number, number>();
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
   private readonly hourParts: number[][];
@@ -116,16 +117,33 @@ export class OdAggregator {
     for (const dt of this.weekdayTypes[local.weekday]) {
       for (const dp of this.hourParts[local.hour]) {
         for (const g of trip.groups) {
-          const slice = `${g}|${dt}|${dp}`;
-          for (const [o, d] of pairs) this.addCell(`${slice}|${o}|${d}`, trip.weight, durationS);
-          addZones(this.originTotals, slice, origins, trip.weight);
-          addZones(this.destinationTotals, slice, destinations, trip.weight);
+          const slice = this.sliceOf(g, dt, dp);
+          for (const [o, d] of pairs) this.addCell(this.cellKey(slice, o, d), trip.weight, durationS);
+          addZones(this.originTotals, slice * this.oz.zones.length, origins, trip.weight);
+          addZones(this.destinationTotals, slice * this.dz.zones.length, destinations, trip.weight);
         }
       }
     }
   }
 
-  private addCell(key: string, weight: number, durationS: number): void {
+  /** Group, day type and day part as one number; decoded by sliceParts. */
+  private sliceOf(group: number, dayType: number, dayPart: number): number {
+    return (group * this.slicing.dayTypes.length + dayType) * this.slicing.dayParts.length + dayPart;
+  }
+
+  private sliceParts(slice: number): { group: number; dayType: number; dayPart: number } {
+    const parts = this.slicing.dayParts.length;
+    const types = this.slicing.dayTypes.length;
+    const dayPart = slice % parts;
+    const rest = (slice - dayPart) / parts;
+    return { group: Math.floor(rest / types), dayType: rest % types, dayPart };
+  }
+
+  private cellKey(slice: number, origin: number, destination: number): number {
+    return (slice * this.oz.zones.length + origin) * this.dz.zones.length + destination;
+  }
+
+  private addCell(key: number, weight: number, durationS: number): void {
     const cell = this.cells.get(key);
     if (cell) {
       cell.weight += weight;
@@ -144,37 +162,40 @@ export class OdAggregator {
    * Traffic is multiplied by the group's factor of `scaleOfGroup` (volume output) before rounding.
    */
   rows(groupCount: number, scaleOfGroup?: readonly number[]): OdRow[] {
+    const origins = this.oz.zones.length;
+    const destinations = this.dz.zones.length;
     const rows: OdRow[] = [];
-    const { dayTypes, dayParts } = this.slicing;
-    for (let dt = 0; dt < dayTypes.length; dt++) {
-      for (let g = 0; g < groupCount; g++) {
-        const scale = scaleOfGroup?.[g] ?? 1;
-        const perDay = (w: number) =>
-          this.daysPerType[dt] > 0 ? Math.round((w * scale) / this.daysPerType[dt]) : 0;
-        for (let o = 0; o < this.oz.zones.length; o++) {
-          for (let d = 0; d < this.dz.zones.length; d++) {
-            for (let dp = 0; dp < dayParts.length; dp++) {
-              const slice = `${g}|${dt}|${dp}`;
-              const cell = this.cells.get(`${slice}|${o}|${d}`);
-              if (!cell) continue;
-              rows.push({
-                group: g,
-                origin: o,
-                destination: d,
-                dayType: dt,
-                dayPart: dp,
-                odTraffic: perDay(cell.weight),
-                originTraffic: perDay(this.originTotals.get(`${slice}|${o}`) ?? 0),
-                destinationTraffic: perDay(this.destinationTotals.get(`${slice}|${d}`) ?? 0),
-                avgDurationMin: Math.round(cell.durationS / cell.sample / 60),
-                sample: cell.sample,
-              });
-            }
-          }
-        }
-      }
+    // Only the cells that exist, sorted into the output order (not a scan of every possible cell).
+    for (const [key, cell] of this.cells) {
+      const destination = key % destinations;
+      const origin = ((key - destination) / destinations) % origins;
+      const { group, dayType, dayPart } = this.sliceParts(Math.floor(key / (origins * destinations)));
+      if (group >= groupCount) continue;
+      const slice = this.sliceOf(group, dayType, dayPart);
+      const scale = scaleOfGroup?.[group] ?? 1;
+      const perDay = (w: number) =>
+        this.daysPerType[dayType] > 0 ? Math.round((w * scale) / this.daysPerType[dayType]) : 0;
+      rows.push({
+        group,
+        origin,
+        destination,
+        dayType,
+        dayPart,
+        odTraffic: perDay(cell.weight),
+        originTraffic: perDay(this.originTotals.get(slice * origins + origin) ?? 0),
+        destinationTraffic: perDay(this.destinationTotals.get(slice * destinations + destination) ?? 0),
+        avgDurationMin: Math.round(cell.durationS / cell.sample / 60),
+        sample: cell.sample,
+      });
     }
-    return rows;
+    return rows.sort(
+      (a, b) =>
+        a.dayType - b.dayType ||
+        a.group - b.group ||
+        a.origin - b.origin ||
+        a.destination - b.destination ||
+        a.dayPart - b.dayPart,
+    );
   }
 
   /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all), scaled like rows(). */
@@ -187,23 +208,25 @@ export class OdAggregator {
     traffic: number;
   }[] {
     const out: ReturnType<OdAggregator["zoneTotals"]> = [];
-    const read = (side: "origin" | "destination", totals: Map<string, number>) => {
+    const read = (side: "origin" | "destination", totals: Map<number, number>, zones: number) => {
       for (const [key, w] of totals) {
-        const [group, dayType, dayPart, zone] = key.split("|").map(Number);
+        const zone = key % zones;
+        const { group, dayType, dayPart } = this.sliceParts((key - zone) / zones);
         const days = this.daysPerType[dayType];
         const scaled = w * (scaleOfGroup?.[group] ?? 1);
         out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(scaled / days) : 0 });
       }
     };
-    read("origin", this.originTotals);
-    read("destination", this.destinationTotals);
+    read("origin", this.originTotals, this.oz.zones.length);
+    read("destination", this.destinationTotals, this.dz.zones.length);
     return out;
   }
 }
 
-function addZones(totals: Map<string, number>, slice: string, visits: ZoneVisit[], weight: number): void {
+/** Adds the trip once to each zone it visits; `base` is the slice's first key (slice × zone count). */
+function addZones(totals: Map<number, number>, base: number, visits: ZoneVisit[], weight: number): void {
   for (const zone of new Set(visits.map((v) => v.zone))) {
-    const key = `${slice}|${zone}`;
+    const key = base + zone;
     totals.set(key, (totals.get(key) ?? 0) + weight);
   }
 }

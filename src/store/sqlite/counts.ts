@@ -83,13 +83,15 @@ export class SqliteSegmentStats implements SegmentStatsRepo {
     const sums = new Map<string, SegmentMonthStats>();
     for (let i = 0; i < q.segmentIds.length; i += ID_CHUNK) {
       const ids = q.segmentIds.slice(i, i + ID_CHUNK);
+      // The unary + keeps the trailing filters out of the index search: as index terms their IN
+      // lists multiply into one probe per combination (thousands per segment), mostly for absent cells.
       const rows = this.db
         .prepare(
           `SELECT segment_id, month, trips, speed_sum_kph, speed_count, speed_histogram, purposes, incomes
            FROM segment_stats WHERE country = ? AND segment_id IN (${marks(ids.length)})
-           AND month IN (${marks(q.months.length)}) AND day_of_week IN (${marks(q.daysOfWeek.length)})
-           AND hour IN (${marks(q.hours.length)}) AND direction IN (${marks(q.directions.length)})
-           AND vehicle_class IN (${marks(q.vehicleClasses.length)}) AND source IN (${marks(q.sources.length)})`,
+           AND month IN (${marks(q.months.length)}) AND +day_of_week IN (${marks(q.daysOfWeek.length)})
+           AND +hour IN (${marks(q.hours.length)}) AND +direction IN (${marks(q.directions.length)})
+           AND +vehicle_class IN (${marks(q.vehicleClasses.length)}) AND +source IN (${marks(q.sources.length)})`,
         )
         .all(q.country, ...ids, ...lists.flat()) as StatRow[];
       for (const r of rows) this.fold(sums, r);

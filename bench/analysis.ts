@@ -1,0 +1,219 @@
+/**
+ * OD_Analysis at scale: `npm run bench -- analysis [trips=1000000] [zones=1000]`.
+ * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
+ * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
+ * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
+ * then analysed in-process with `computeAnalysis`, as the job worker would.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { validateAnalysisRequest } from "../src/domain/analyses/spec.js";
+import { createZoneSet } from "../src/domain/zone-sets.js";
+import { Network } from "../src/engine/network/network.js";
+import { readOsmSegments } from "../src/engine/network/osm-import.js";
+import { NetworkRegistry } from "../src/engine/network/registry.js";
+import { DijkstraWorkspace, pathTo, timeWeight } from "../src/engine/network/routing.js";
+import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
+import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
+import { computeAnalysis } from "../src/jobs/compute.js";
+import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { sharedDataFile } from "../test/helpers/shared-data.js";
+import { randomOf, type Random } from "./lib/synthetic.js";
+
+const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
+const COUNTRY = "li";
+const MONTH_START = Date.parse("2025-03-01T00:00:00+01:00");
+const MONTH_MS = 31 * 86_400_000;
+/** Routes drawn from one shortest-path tree before the next source is picked. */
+const ROUTES_PER_TREE = 200;
+const APPEND_BATCH = 20_000;
+
+export default async function analysisBench(args: string[]): Promise<Record<string, unknown>> {
+  const [tripCount = 1_000_000, zoneCount = 1000] = args.map(Number);
+  const file = sharedDataFile(EXTRACT);
+  if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
+  const network = new Network(COUNTRY, await readOsmSegments(file));
+  const storeFile = join(tmpdir(), `streetflow-bench-analysis-${tripCount}.sqlite`);
+  const setupStarted = performance.now();
+  const store = openTripStore(storeFile, network, tripCount);
+  const setupS = (performance.now() - setupStarted) / 1000;
+  try {
+    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    const { spec } = defineAnalysis(store, networks, network, zoneCount);
+    const load = loadavg();
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const metrics = await computeAnalysis(spec, { store, networks, onProgress: () => {} });
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    const cpuSeconds = (used.user + used.system) / 1e6;
+    return {
+      network: `${EXTRACT}, ${network.size} segments`,
+      trips: store.trips.countTrips(COUNTRY),
+      zones: zoneCount,
+      setupS: Number(setupS.toFixed(1)),
+      seconds: Number(seconds.toFixed(2)),
+      cpuSeconds: Number(cpuSeconds.toFixed(2)),
+      tripsPerSecond: Math.round(tripCount / seconds),
+      odAllRows: metrics.od_all.split("\n").length - 2,
+      csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
+      // Same data and code → same digest: checks that a speed-up did not change the results.
+      metricsSha1: digestOf(metrics),
+      rssMB: Math.round(process.memoryUsage().rss / 1e6),
+      loadAvg1m: Number(load[0].toFixed(2)),
+    };
+  } finally {
+    store.close();
+  }
+}
+
+function digestOf(metrics: Record<string, string>): string {
+  const hash = createHash("sha1");
+  for (const name of Object.keys(metrics).sort()) hash.update(name).update(metrics[name]);
+  return hash.digest("hex").slice(0, 12);
+}
+
+/** The cached store of `tripCount` trips, built when absent (or incomplete). */
+function openTripStore(file: string, network: Network, tripCount: number): SqliteStore {
+  if (existsSync(file)) {
+    const store = new SqliteStore(file);
+    if (store.trips.countTrips(COUNTRY) === tripCount) return store;
+    store.close();
+    rmSync(file, { force: true });
+  }
+  const store = new SqliteStore(file);
+  const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
+  store.network.replaceCountry(info, network.segments);
+  let batch: MatchedTrip[] = [];
+  for (const trip of syntheticTrips(network, tripCount, 11)) {
+    batch.push(trip);
+    if (batch.length === APPEND_BATCH) {
+      store.trips.appendTrips(COUNTRY, batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) store.trips.appendTrips(COUNTRY, batch);
+  return store;
+}
+
+/**
+ * Fastest car paths between random junctions, as if matched: many routes per
+ * shortest-path tree keep generation fast. Start times are uniform over March
+ * 2025; classes are 85 % personal, 10 % medium and 5 % heavy commercial.
+ */
+function* syntheticTrips(network: Network, count: number, seed: number): Generator<MatchedTrip> {
+  const random = randomOf(seed);
+  const workspace = new DijkstraWorkspace(network);
+  const weight = timeWeight(network);
+  const car = (edge: number) => (network.segments[edge >> 1].access & ACCESS_CAR) !== 0;
+  const nodeCount = network.graph.nodeCount;
+  let made = 0;
+  while (made < count) {
+    workspace.run(Math.floor(random() * nodeCount), weight, { allowed: car });
+    for (let k = 0; k < ROUTES_PER_TREE && made < count; k++) {
+      const edges = pathTo(network, workspace, Math.floor(random() * nodeCount));
+      if (!edges || edges.length === 0) continue;
+      yield tripAlong(network, edges, random, made++);
+    }
+  }
+}
+
+function tripAlong(network: Network, edges: number[], random: Random, n: number): MatchedTrip {
+  const startT = MONTH_START + Math.floor(random() * MONTH_MS);
+  let t = startT;
+  let lengthM = 0;
+  const path = edges.map((edge) => {
+    const s = network.segments[edge >> 1];
+    const enterT = t;
+    t += Math.round((s.lengthM / (s.speedKph / 3.6)) * 1000);
+    lengthM += s.lengthM;
+    return { segmentId: s.id, forward: (edge & 1) === 0, enterT, exitT: t };
+  });
+  const endOf = (edge: number, atStart: boolean): LonLat => {
+    const coords = network.segments[edge >> 1].coords;
+    const forward = (edge & 1) === 0;
+    return atStart === forward ? coords[0] : coords[coords.length - 1];
+  };
+  const r = random();
+  const vehicleClass: VehicleClass =
+    r < 0.85 ? "personal" : r < 0.95 ? "medium_commercial" : "heavy_commercial";
+  return {
+    deviceId: `device-${n % 50_000}`,
+    vehicleClass,
+    source: vehicleClass === "personal" ? "lbs" : "telematics",
+    origin: endOf(edges[0], true),
+    destination: endOf(edges[edges.length - 1], false),
+    startT,
+    endT: t,
+    lengthM,
+    path,
+  };
+}
+
+/** An organization, its grid zone set and a vendor-style all-vehicles OD analysis of March 2025. */
+function defineAnalysis(store: SqliteStore, networks: NetworkRegistry, network: Network, zoneCount: number) {
+  const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+  const email = `bench-${org.id}@example.org`;
+  store.accounts.addUser(email, org.id);
+  const ctx = { store, networks, orgId: org.id };
+  createZoneSet(
+    {
+      insight_login_email: email,
+      zone_set_name: "Grid",
+      zones: { type: "FeatureCollection", features: gridZones(network, zoneCount) },
+    },
+    ctx,
+  );
+  const spec = validateAnalysisRequest(
+    {
+      insight_login_email: email,
+      analysis_name: "Bench OD",
+      analysis_type: "OD_Analysis",
+      travel_mode_type: "All_Vehicles",
+      output_type: "index",
+      oz_sets: [{ name: "Grid" }],
+      dz_sets: [{ name: "Grid" }],
+      date_ranges: [{ start_date: "03/01/2025", end_date: "03/31/2025" }],
+      day_types: "Average Day|17,Average Weekday|15,Average Weekend|67",
+      day_parts: "All Day|0023,Early AM|0005,Peak AM|0609,Mid-Day|1014,Peak PM|1518,Late PM|1923",
+      country: COUNTRY,
+    },
+    ctx,
+  );
+  return { spec };
+}
+
+/** `count` rectangles tiling the network's bounding box (columns × rows ≈ count); every 100th is pass-through. */
+function gridZones(network: Network, count: number) {
+  let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const seg of network.segments) {
+    for (const [lon, lat] of seg.coords) {
+      w = Math.min(w, lon);
+      e = Math.max(e, lon);
+      s = Math.min(s, lat);
+      n = Math.max(n, lat);
+    }
+  }
+  const cols = Math.ceil(Math.sqrt(count));
+  const rows = Math.ceil(count / cols);
+  const dx = (e - w) / cols;
+  const dy = (n - s) / rows;
+  return Array.from({ length: count }, (_, i) => {
+    const x0 = w + (i % cols) * dx;
+    const y0 = s + Math.floor(i / cols) * dy;
+    const ring = [
+      [x0, y0],
+      [x0 + dx, y0],
+      [x0 + dx, y0 + dy],
+      [x0, y0 + dy],
+      [x0, y0],
+    ];
+    return {
+      type: "Feature",
+      properties: { name: `Cell ${i + 1}`, id: i + 1, is_pass: i % 100 === 0 ? 1 : 0 },
+      geometry: { type: "Polygon", coordinates: [ring] },
+    };
+  });
+}

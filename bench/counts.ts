@@ -1,0 +1,224 @@
+/**
+ * Segment counts latency: `npm run bench -- counts [requests=20]`.
+ * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
+ * filled for every segment × month (Jan–Feb 2025) × day of week × hour (one direction, class
+ * and source per cell; cached in the OS temp dir), served by the real app over Fastify
+ * `inject`. For radius selectors sized to ~100, ~1,000 and all car segments (the network has
+ * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics (one month, 1 page) and where
+ * the time goes: selection (POST /segmentcount, same body), the store query (the metrics
+ * provider, timed inside the request) and the rest (validation, JSON, metering, paging).
+ */
+import { existsSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp } from "../src/api/app.js";
+import { issueApiKey } from "../src/domain/accounts.js";
+import { metricsFromAggregates, type MetricsProvider } from "../src/engine/counts/metrics.js";
+import { Network } from "../src/engine/network/network.js";
+import { readOsmSegments } from "../src/engine/network/osm-import.js";
+import { NetworkRegistry } from "../src/engine/network/registry.js";
+import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
+import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { SegmentStatCell } from "../src/store/types.js";
+import { sharedDataFile } from "../test/helpers/shared-data.js";
+import { randomOf } from "./lib/synthetic.js";
+
+const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
+const COUNTRY = "li";
+const MONTHS = ["2025-01", "2025-02"];
+const FIELDS = ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"];
+const TARGETS = [100, 1000, Infinity];
+
+export default async function countsBench(args: string[]): Promise<Record<string, unknown>> {
+  const [requests = 20] = args.map(Number);
+  const file = sharedDataFile(EXTRACT);
+  if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
+  const network = new Network(COUNTRY, await readOsmSegments(file));
+  const store = openStatsStore(join(tmpdir(), "streetflow-bench-counts.sqlite"), network);
+  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const provider = timedProvider(metricsFromAggregates(store.segmentStats));
+  const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
+  try {
+    const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+    const key = issueApiKey(store, org.id).key;
+    const post = (path: string, body: object) =>
+      app.inject({
+        method: "POST",
+        url: `/counts/v1/${path}`,
+        headers: { "x-service-key": key },
+        payload: body,
+      });
+    const centre = centreOf(network);
+    const carSegments = network.segments.filter((s) => (s.access & ACCESS_CAR) !== 0).length;
+    const load = loadavg();
+    const cpu = process.cpuUsage();
+    const sizes = [];
+    for (const target of TARGETS) {
+      const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
+      sizes.push(await measure(post, provider, centre, bufferM, requests));
+    }
+    const used = process.cpuUsage(cpu);
+    return {
+      network: `${EXTRACT}, ${network.size} segments (${carSegments} car-accessible)`,
+      cells: network.size * MONTHS.length * 7 * 24,
+      requestsPerSize: requests,
+      sizes,
+      cpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(1)),
+      loadAvg1m: Number(load[0].toFixed(2)),
+    };
+  } finally {
+    await app.close();
+    store.close();
+  }
+}
+
+type Post = (path: string, body: object) => Promise<{ statusCode: number; body: string; json(): unknown }>;
+
+const metricsBody = (centre: LonLat, bufferM: number) => ({
+  geometry: { radius: { point: { type: "point", coordinates: centre }, buffer: bufferM, unit: "m" } },
+  country: COUNTRY,
+  mode: "vehicle",
+  fields: FIELDS,
+  day_part: "all",
+  day_type: "all",
+  direction: "bidirectional",
+  date: { year: 2025, month: 1 },
+  data_version: 1,
+});
+
+/** Latencies of the metrics call for one radius, with the selection and store parts timed apart. */
+async function measure(
+  post: Post,
+  provider: TimedProvider,
+  centre: LonLat,
+  bufferM: number,
+  requests: number,
+) {
+  const body = metricsBody(centre, bufferM);
+  const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
+  for (let i = 0; i < 5; i++) await post("metrics", body); // warm-up
+  const total: number[] = [];
+  const storeMs: number[] = [];
+  const selection: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < requests; i++) {
+    provider.lastMs = 0;
+    const started = performance.now();
+    const res = await post("metrics", body);
+    total.push(performance.now() - started);
+    storeMs.push(provider.lastMs);
+    if (res.statusCode !== 200) throw new Error(`metrics: ${res.statusCode} ${res.body}`);
+    rows = (res.json() as { query_rows: number }).query_rows;
+    const selStarted = performance.now();
+    await post("segmentcount", body);
+    selection.push(performance.now() - selStarted);
+  }
+  return {
+    radiusM: Math.round(bufferM),
+    segments,
+    rows,
+    p50Ms: ms(quantile(total, 0.5)),
+    p99Ms: ms(quantile(total, 0.99)),
+    storeQueryP50Ms: ms(quantile(storeMs, 0.5)),
+    selectionP50Ms: ms(quantile(selection, 0.5)),
+  };
+}
+
+interface TimedProvider {
+  run: MetricsProvider;
+  lastMs: number;
+}
+
+/** The real provider, drained inside the timer so the store's share of a request is known. */
+function timedProvider(inner: MetricsProvider): TimedProvider {
+  const timed: TimedProvider = {
+    lastMs: 0,
+    run: (q) => {
+      const started = performance.now();
+      const rows = [...inner(q)];
+      timed.lastMs += performance.now() - started;
+      return rows;
+    },
+  };
+  return timed;
+}
+
+/** Bisects the radius (metres) whose selection holds about `target` segments. */
+async function radiusFor(post: Post, centre: LonLat, target: number): Promise<number> {
+  let [lo, hi] = [10, 50_000];
+  for (let i = 0; i < 30; i++) {
+    const mid = (lo + hi) / 2;
+    const res = await post("segmentcount", metricsBody(centre, mid));
+    const count = (res.json() as { segment_count: number }).segment_count;
+    if (count === target) return mid;
+    if (count < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** The car network's mean position: its densest part in a small country. */
+function centreOf(network: Network): LonLat {
+  let [lon, lat, n] = [0, 0, 0];
+  for (const s of network.segments) {
+    if ((s.access & ACCESS_CAR) === 0) continue;
+    lon += s.coords[0][0];
+    lat += s.coords[0][1];
+    n++;
+  }
+  return [lon / n, lat / n];
+}
+
+/** The cached store: the network and one aggregate cell per segment × month × day of week × hour. */
+function openStatsStore(file: string, network: Network): SqliteStore {
+  const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
+  if (existsSync(file)) {
+    const store = new SqliteStore(file);
+    if (store.network.countries().some((c) => c.country === COUNTRY)) return store;
+    store.close();
+    rmSync(file, { force: true });
+  }
+  const store = new SqliteStore(file);
+  const random = randomOf(5);
+  for (const segment of network.segments) store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
+  // Written last: its presence marks a complete cache.
+  store.network.replaceCountry(info, network.segments);
+  return store;
+}
+
+function cellsOf(segmentId: number, random: () => number): SegmentStatCell[] {
+  const cells: SegmentStatCell[] = [];
+  for (const month of MONTHS) {
+    for (let dayOfWeek = 1; dayOfWeek <= 7; dayOfWeek++) {
+      for (let hour = 0; hour < 24; hour++) {
+        const trips = 1 + Math.floor(random() * 20);
+        const speed = 20 + random() * 40;
+        const histogram = new Array<number>(12).fill(0);
+        histogram[Math.floor(speed / 5)] = trips;
+        cells.push({
+          segmentId,
+          month,
+          dayOfWeek,
+          hour,
+          direction: random() < 0.5 ? "with" : "against",
+          vehicleClass: "personal",
+          source: "lbs",
+          trips,
+          speedSumKph: speed * trips,
+          speedCount: trips,
+          speedHistogram: histogram,
+          purposes: { hbw: Math.floor(trips / 2), hbo: trips - Math.floor(trips / 2) },
+          incomes: { "3": trips },
+        });
+      }
+    }
+  }
+  return cells;
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+const ms = (x: number) => Number(x.toFixed(1));
