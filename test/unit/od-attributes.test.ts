@@ -2,68 +2,31 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
-import { segmentIdOf } from "../../src/engine/network/types.js";
-import type { MatchedTrip, TripPurpose } from "../../src/engine/trips/types.js";
+import type { TripPurpose } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { at, seg } from "../helpers/network.js";
+import { square, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // The street of od-compute.test.ts: West (x -20..50) and East (x 250..320) end zones,
 // trip ends 280 m apart in a straight line (Monaco, UTC+1).
-const street = [0, 1, 2].map((i) =>
-  seg(1, i, i + 1, i + 2, [
-    [i * 100, 0],
-    [(i + 1) * 100, 0],
-  ]),
-);
-const square = (x0: number, x1: number) => [
-  [[at(x0, -20), at(x1, -20), at(x1, 20), at(x0, 20), at(x0, -20)]],
-];
 
 /** A Monday-morning trip; its duration, stored length and attributes are what the metrics read. */
-function trip(
-  minutes: number,
-  lengthM: number,
-  east: boolean,
-  purpose?: TripPurpose,
-  incomeBand?: number,
-): MatchedTrip {
-  const startT = Date.parse("2025-01-06T07:00:00+01:00");
-  const endT = startT + minutes * 60_000;
-  const order = east ? [0, 1, 2] : [2, 1, 0];
-  const step = (endT - startT) / 3;
-  const t: MatchedTrip = {
-    deviceId: `d${minutes}`,
-    vehicleClass: "personal",
-    source: "lbs",
-    origin: east ? at(10, 0) : at(290, 0),
-    destination: east ? at(290, 0) : at(10, 0),
-    startT,
-    endT,
+function trip(minutes: number, lengthM: number, east: boolean, purpose?: TripPurpose, incomeBand?: number) {
+  return streetTrip({
+    device: `d${minutes}`,
+    localIso: "2025-01-06T07:00:00",
+    minutes,
     lengthM,
-    path: order.map((i, k) => ({
-      segmentId: segmentIdOf(1, i),
-      forward: east,
-      enterT: startT + k * step,
-      exitT: startT + (k + 1) * step,
-    })),
-  };
-  if (purpose) t.purpose = purpose;
-  if (incomeBand !== undefined) t.incomeBand = incomeBand;
-  return t;
+    east,
+    purpose,
+    incomeBand,
+  });
 }
 
 describe("OD trip and traveler attributes (hand-counted)", () => {
-  const store = new SqliteStore(":memory:");
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const { store, networks, ctx } = streetStore();
   let metrics: Record<string, string>;
 
   before(async () => {
-    store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, street);
-    const org = store.accounts.createOrganization("Planners");
-    store.accounts.addUser("p@example.org", org.id);
-    const ctx = { store, networks, orgId: org.id };
     createZoneSet(
       {
         insight_login_email: "p@example.org",

@@ -2,24 +2,13 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
-import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { at, seg } from "../helpers/network.js";
+import { at } from "../helpers/network.js";
+import { square, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // The scenario of od-compute.test.ts, with the eastbound gate counted: AADT 700,
 // 80 % personal, 10 % medium and 10 % heavy commercial.
-const street = [0, 1, 2].map((i) =>
-  seg(1, i, i + 1, i + 2, [
-    [i * 100, 0],
-    [(i + 1) * 100, 0],
-  ]),
-);
-const square = (x0: number, x1: number) => [
-  [[at(x0, -20), at(x1, -20), at(x1, 20), at(x0, 20), at(x0, -20)]],
-];
 const calibration = {
   calibration_type: "AADT",
   calibration_value: 700,
@@ -28,46 +17,15 @@ const calibration = {
   heavy_commercial_ratio: 0.1,
 };
 
-function trip(
-  device: string,
-  localIso: string,
-  minutes: number,
-  vehicleClass: VehicleClass,
-  east: boolean,
-): MatchedTrip {
-  const startT = Date.parse(`${localIso}+01:00`);
-  const endT = startT + minutes * 60_000;
-  const order = east ? [0, 1, 2] : [2, 1, 0];
-  const step = (endT - startT) / 3;
-  return {
-    deviceId: device,
-    vehicleClass,
-    source: "lbs",
-    origin: east ? at(10, 0) : at(290, 0),
-    destination: east ? at(290, 0) : at(10, 0),
-    startT,
-    endT,
-    lengthM: 280,
-    path: order.map((i, k) => ({
-      segmentId: segmentIdOf(1, i),
-      forward: east,
-      enterT: startT + k * step,
-      exitT: startT + (k + 1) * step,
-    })),
-  };
-}
+const trip = (device: string, localIso: string, minutes: number, vehicleClass: VehicleClass, east: boolean) =>
+  streetTrip({ device, localIso, minutes, vehicleClass, east });
 
 describe("OD_Analysis volume output (hand-counted)", () => {
-  const store = new SqliteStore(":memory:");
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const { store, networks, ctx } = streetStore();
   let volumeSpec: (sets: string[]) => AnalysisSpec;
   let metrics: Record<string, string>;
 
   before(async () => {
-    store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, street);
-    const org = store.accounts.createOrganization("Planners");
-    store.accounts.addUser("p@example.org", org.id);
-    const ctx = { store, networks, orgId: org.id };
     const polygon = (name: string, id: number, x0: number, x1: number) => ({
       type: "Feature",
       properties: { name, id },

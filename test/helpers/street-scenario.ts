@@ -1,0 +1,74 @@
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { segmentIdOf } from "../../src/engine/network/types.js";
+import type { MatchedTrip, TripPurpose, VehicleClass } from "../../src/engine/trips/types.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { at, seg } from "./network.js";
+
+/**
+ * The hand-counted OD scenario: an east-west street of three 100 m segments in
+ * Monaco (UTC+1 in January), zones drawn as boxes along it, and trips built
+ * with exact times so every expected number can be counted by hand.
+ */
+export const STREET = [0, 1, 2].map((i) =>
+  seg(1, i, i + 1, i + 2, [
+    [i * 100, 0],
+    [(i + 1) * 100, 0],
+  ]),
+);
+
+export const EMAIL = "p@example.org";
+
+/** A box across the street from x0 to x1 metres, 40 m tall, as MultiPolygon coordinates. */
+export const square = (x0: number, x1: number) => [
+  [[at(x0, -20), at(x1, -20), at(x1, 20), at(x0, 20), at(x0, -20)]],
+];
+
+export interface StreetTrip {
+  device: string;
+  /** Local Monaco time, e.g. "2025-01-06T07:00:00". */
+  localIso: string;
+  minutes: number;
+  vehicleClass?: VehicleClass;
+  east?: boolean;
+  lengthM?: number;
+  purpose?: TripPurpose;
+  incomeBand?: number;
+}
+
+/** A trip along the whole street, east- or westbound, its time spread evenly over the three segments. */
+export function streetTrip(t: StreetTrip): MatchedTrip {
+  const east = t.east ?? true;
+  const startT = Date.parse(`${t.localIso}+01:00`);
+  const endT = startT + t.minutes * 60_000;
+  const order = east ? [0, 1, 2] : [2, 1, 0];
+  const step = (endT - startT) / 3;
+  const trip: MatchedTrip = {
+    deviceId: t.device,
+    vehicleClass: t.vehicleClass ?? "personal",
+    source: "lbs",
+    origin: east ? at(10, 0) : at(290, 0),
+    destination: east ? at(290, 0) : at(10, 0),
+    startT,
+    endT,
+    lengthM: t.lengthM ?? 280,
+    path: order.map((i, k) => ({
+      segmentId: segmentIdOf(1, i),
+      forward: east,
+      enterT: startT + k * step,
+      exitT: startT + (k + 1) * step,
+    })),
+  };
+  if (t.purpose) trip.purpose = t.purpose;
+  if (t.incomeBand !== undefined) trip.incomeBand = t.incomeBand;
+  return trip;
+}
+
+/** An in-memory store with the street imported as country `mc` and an organization whose user is EMAIL. */
+export function streetStore() {
+  const store = new SqliteStore(":memory:");
+  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  const org = store.accounts.createOrganization("Planners");
+  store.accounts.addUser(EMAIL, org.id);
+  return { store, networks, ctx: { store, networks, orgId: org.id } };
+}
