@@ -225,6 +225,8 @@ export interface SegmentStatsQuery {
   directions: readonly ("with" | "against")[];
   vehicleClasses: readonly string[];
   sources: readonly string[];
+  /** Also sum speed histograms, purposes and incomes (slower); default true. */
+  details?: boolean;
 }
 
 /** Cells matching a query summed per segment × month. */

@@ -54,6 +54,9 @@ export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): 
   return n;
 }
 
+/** Fields that need the per-cell histograms and shares, not just the totals. */
+const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "income"]);
+
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
 export function metricsFromAggregates(
   stats: SegmentStatsRepo,
@@ -69,6 +72,7 @@ export function metricsFromAggregates(
       directions: query.direction === "bidirectional" ? ["with", "against"] : [query.direction],
       vehicleClasses: query.vehicleClasses,
       sources: query.sources,
+      details: query.fields.some((f) => DETAIL_FIELDS.has(f)),
     });
     const bySegment = new Map<number, SegmentMonthStats[]>();
     for (const a of aggregates) {

@@ -83,46 +83,60 @@ export class SqliteSegmentStats implements SegmentStatsRepo {
     const sums = new Map<string, SegmentMonthStats>();
     for (let i = 0; i < q.segmentIds.length; i += ID_CHUNK) {
       const ids = q.segmentIds.slice(i, i + ID_CHUNK);
-      // The unary + keeps the trailing filters out of the index search: as index terms their IN
-      // lists multiply into one probe per combination (thousands per segment), mostly for absent cells.
-      const rows = this.db
+      const params = [q.country, ...ids, ...lists.flat()];
+      // Totals are summed inside SQLite: one row per segment and month reaches JavaScript.
+      const totals = this.db
         .prepare(
-          `SELECT segment_id, month, trips, speed_sum_kph, speed_count, speed_histogram, purposes, incomes
-           FROM segment_stats WHERE country = ? AND segment_id IN (${marks(ids.length)})
-           AND month IN (${marks(q.months.length)}) AND +day_of_week IN (${marks(q.daysOfWeek.length)})
-           AND +hour IN (${marks(q.hours.length)}) AND +direction IN (${marks(q.directions.length)})
-           AND +vehicle_class IN (${marks(q.vehicleClasses.length)}) AND +source IN (${marks(q.sources.length)})`,
+          `SELECT segment_id, month, SUM(trips) AS trips, SUM(speed_sum_kph) AS speed_sum_kph,
+           SUM(speed_count) AS speed_count FROM segment_stats WHERE ${matching(ids.length, q)}
+           GROUP BY segment_id, month`,
         )
-        .all(q.country, ...ids, ...lists.flat()) as StatRow[];
-      for (const r of rows) this.fold(sums, r);
+        .all(...params) as StatRow[];
+      for (const r of totals) sums.set(`${r.segment_id}|${r.month}`, totalsOf(r));
+      if (q.details === false) continue;
+      const details = this.db
+        .prepare(
+          `SELECT segment_id, month, speed_histogram, purposes, incomes FROM segment_stats
+           WHERE ${matching(ids.length, q)}`,
+        )
+        .all(...params) as StatRow[];
+      for (const r of details) addDetails(sums.get(`${r.segment_id}|${r.month}`)!, r);
     }
     return [...sums.values()]
       .filter((s) => s.trips > 0)
       .sort((a, b) => a.segmentId - b.segmentId || a.month.localeCompare(b.month));
   }
+}
 
-  private fold(sums: Map<string, SegmentMonthStats>, r: StatRow): void {
-    const key = `${r.segment_id}|${r.month}`;
-    let s = sums.get(key);
-    if (!s) {
-      const empty = {
-        trips: 0,
-        speedSumKph: 0,
-        speedCount: 0,
-        speedHistogram: [],
-        purposes: {},
-        incomes: {},
-      };
-      s = { segmentId: r.segment_id, month: r.month, ...empty };
-      sums.set(key, s);
-    }
-    s.trips += r.trips;
-    s.speedSumKph += r.speed_sum_kph;
-    s.speedCount += r.speed_count;
-    addHistogram(s.speedHistogram, JSON.parse(r.speed_histogram));
-    addCounts(s.purposes, JSON.parse(r.purposes));
-    addCounts(s.incomes, JSON.parse(r.incomes));
-  }
+/**
+ * The WHERE clause of a query. The unary + keeps the trailing filters out of the index search: as
+ * index terms their IN lists multiply into one probe per combination (thousands per segment),
+ * mostly for absent cells.
+ */
+function matching(idCount: number, q: SegmentStatsQuery): string {
+  return `country = ? AND segment_id IN (${marks(idCount)})
+    AND month IN (${marks(q.months.length)}) AND +day_of_week IN (${marks(q.daysOfWeek.length)})
+    AND +hour IN (${marks(q.hours.length)}) AND +direction IN (${marks(q.directions.length)})
+    AND +vehicle_class IN (${marks(q.vehicleClasses.length)}) AND +source IN (${marks(q.sources.length)})`;
+}
+
+function totalsOf(r: StatRow): SegmentMonthStats {
+  return {
+    segmentId: r.segment_id,
+    month: r.month,
+    trips: r.trips,
+    speedSumKph: r.speed_sum_kph,
+    speedCount: r.speed_count,
+    speedHistogram: [],
+    purposes: {},
+    incomes: {},
+  };
+}
+
+function addDetails(s: SegmentMonthStats, r: StatRow): void {
+  addHistogram(s.speedHistogram, JSON.parse(r.speed_histogram));
+  addCounts(s.purposes, JSON.parse(r.purposes));
+  addCounts(s.incomes, JSON.parse(r.incomes));
 }
 
 interface ResultRow {

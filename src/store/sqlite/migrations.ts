@@ -206,6 +206,11 @@ export const MIGRATIONS: string[] = [
     counts TEXT NOT NULL
   );
   `,
+  // Segment counts: the totals query reads only this covering index, not the rows with their JSON details.
+  `
+  CREATE INDEX segment_stats_totals ON segment_stats
+    (country, segment_id, month, day_of_week, hour, direction, vehicle_class, source, trips, speed_sum_kph, speed_count);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {
