@@ -1,3 +1,4 @@
+import { createZoneSet } from "../../src/domain/zone-sets.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip, TripPurpose, VehicleClass } from "../../src/engine/trips/types.js";
@@ -71,4 +72,34 @@ export function streetStore() {
   const org = store.accounts.createOrganization("Planners");
   store.accounts.addUser(EMAIL, org.id);
   return { store, networks, ctx: { store, networks, orgId: org.id } };
+}
+
+/** A polygon zone across the street from x0 to x1 metres. */
+export function boxZone(
+  name: string,
+  id: number,
+  x0: number,
+  x1: number,
+  properties: Record<string, unknown> = {},
+) {
+  return {
+    type: "Feature",
+    properties: { name, id, ...properties },
+    geometry: { type: "MultiPolygon", coordinates: square(x0, x1) },
+  };
+}
+
+/** The zone set "Street": end zones West (x -20..50) and East (x 250..320) around the trips' ends. */
+export function createStreetEnds(ctx: ReturnType<typeof streetStore>["ctx"]) {
+  return createZoneSet(
+    {
+      insight_login_email: EMAIL,
+      zone_set_name: "Street",
+      zones: {
+        type: "FeatureCollection",
+        features: [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 320)],
+      },
+    },
+    ctx,
+  );
 }

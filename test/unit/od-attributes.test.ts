@@ -1,10 +1,9 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
 import type { TripPurpose } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
-import { square, streetStore, streetTrip } from "../helpers/street-scenario.js";
+import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // The street of od-compute.test.ts: West (x -20..50) and East (x 250..320) end zones,
 // trip ends 280 m apart in a straight line (Monaco, UTC+1).
@@ -27,28 +26,7 @@ describe("OD trip and traveler attributes (hand-counted)", () => {
   let metrics: Record<string, string>;
 
   before(async () => {
-    createZoneSet(
-      {
-        insight_login_email: "p@example.org",
-        zone_set_name: "Street",
-        zones: {
-          type: "FeatureCollection",
-          features: [
-            {
-              type: "Feature",
-              properties: { name: "West", id: 1 },
-              geometry: { type: "MultiPolygon", coordinates: square(-20, 50) },
-            },
-            {
-              type: "Feature",
-              properties: { name: "East", id: 2 },
-              geometry: { type: "MultiPolygon", coordinates: square(250, 320) },
-            },
-          ],
-        },
-      },
-      ctx,
-    );
+    createStreetEnds(ctx);
     store.trips.appendTrips("mc", [
       // West → East. duration, km, km/h, circuity (straight line 280 m):
       trip(2, 280, true, "hbw", 1), // 2 min, 0.28, 8.4, 1

@@ -5,7 +5,7 @@ import { createZoneSet } from "../../src/domain/zone-sets.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
 import { at } from "../helpers/network.js";
-import { square, streetStore, streetTrip } from "../helpers/street-scenario.js";
+import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // Monaco (UTC+1 in January): day types and parts are sliced in local time.
 
@@ -17,28 +17,7 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
   let metrics: Record<string, string>;
 
   before(async () => {
-    createZoneSet(
-      {
-        insight_login_email: "p@example.org",
-        zone_set_name: "Street",
-        zones: {
-          type: "FeatureCollection",
-          features: [
-            {
-              type: "Feature",
-              properties: { name: "West", id: 1 },
-              geometry: { type: "MultiPolygon", coordinates: square(-20, 50) },
-            },
-            {
-              type: "Feature",
-              properties: { name: "East", id: 2 },
-              geometry: { type: "MultiPolygon", coordinates: square(250, 320) },
-            },
-          ],
-        },
-      },
-      ctx,
-    );
+    createStreetEnds(ctx);
     createZoneSet(
       {
         insight_login_email: "p@example.org",

@@ -5,7 +5,7 @@ import { createZoneSet } from "../../src/domain/zone-sets.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
 import { at } from "../helpers/network.js";
-import { square, streetStore, streetTrip } from "../helpers/street-scenario.js";
+import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // The scenario of od-compute.test.ts, with the eastbound gate counted: AADT 700,
 // 80 % personal, 10 % medium and 10 % heavy commercial.
@@ -26,11 +26,6 @@ describe("OD_Analysis volume output (hand-counted)", () => {
   let metrics: Record<string, string>;
 
   before(async () => {
-    const polygon = (name: string, id: number, x0: number, x1: number) => ({
-      type: "Feature",
-      properties: { name, id },
-      geometry: { type: "MultiPolygon", coordinates: square(x0, x1) },
-    });
     const gate = (name: string, id: number, x0: number) => ({
       type: "Feature",
       properties: { name, id, is_pass: 1, direction: 90, ...calibration },
@@ -46,7 +41,7 @@ describe("OD_Analysis volume output (hand-counted)", () => {
         },
         ctx,
       );
-    zoneSet("Street", [polygon("West", 1, -20, 50), polygon("East", 2, 250, 320)]);
+    createStreetEnds(ctx);
     zoneSet("Gate", [gate("Gate", 3, 130)], true);
     zoneSet("Far gate", [gate("Far", 4, 1000)], true); // off the network: no trip passes it
     const trips: MatchedTrip[] = [];
