@@ -19,37 +19,20 @@ import type { VehicleClass } from "../../src/engine/trips/types.js";
 import { ingestFiles } from "../../src/services/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { expansionFactor } from "../../src/domain/expansion.js";
+import { boxFeature } from "../helpers/zones.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
 const EMAIL = "planner@example.org";
 
-/** A box zone [west, south, east, north]. */
-const box = (name: string, id: number, [w, s, e, n]: number[]) => ({
-  type: "Feature",
-  properties: { name, id },
-  geometry: {
-    type: "Polygon",
-    coordinates: [
-      [
-        [w, s],
-        [e, s],
-        [e, n],
-        [w, n],
-        [w, s],
-      ],
-    ],
-  },
-});
-
 // Six adjacent boxes (two rows of three) over Monaco and its French neighbours, where most simulated trips
 // start and end; adjacent on purpose, so trip ends near the shared borders are part of what is measured.
 const DISTRICTS = [
-  box("Cap-d'Ail", 1, [7.37, 43.725, 7.395, 43.745]),
-  box("Fontvieille", 2, [7.395, 43.725, 7.415, 43.745]),
-  box("Monte-Carlo", 3, [7.415, 43.725, 7.44, 43.745]),
-  box("La Turbie", 4, [7.37, 43.745, 7.395, 43.765]),
-  box("Beausoleil", 5, [7.395, 43.745, 7.415, 43.765]),
-  box("Roquebrune", 6, [7.415, 43.745, 7.44, 43.765]),
+  boxFeature("Cap-d'Ail", 1, [7.37, 43.725, 7.395, 43.745]),
+  boxFeature("Fontvieille", 2, [7.395, 43.725, 7.415, 43.745]),
+  boxFeature("Monte-Carlo", 3, [7.415, 43.725, 7.44, 43.745]),
+  boxFeature("La Turbie", 4, [7.37, 43.745, 7.395, 43.765]),
+  boxFeature("Beausoleil", 5, [7.395, 43.745, 7.415, 43.765]),
+  boxFeature("Roquebrune", 6, [7.415, 43.745, 7.44, 43.765]),
 ];
 // A line zone along the busiest secondary road of the simulation (D 2204 A); its gate is at the middle.
 const GATE = {

@@ -3,23 +3,7 @@ import assert from "node:assert/strict";
 import { demoYear } from "../../src/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/domain/accounts.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
-
-const box = (name: string, id: number, [w, s, e, n]: number[]) => ({
-  type: "Feature",
-  properties: { name, id },
-  geometry: {
-    type: "Polygon",
-    coordinates: [
-      [
-        [w, s],
-        [e, s],
-        [e, n],
-        [w, n],
-        [w, s],
-      ],
-    ],
-  },
-});
+import { boxFeature } from "../helpers/zones.js";
 
 describe("streetflow serve (real process, real HTTP)", () => {
   let server: RunningServer;
@@ -88,9 +72,9 @@ describe("streetflow serve (real process, real HTTP)", () => {
       zones: {
         type: "FeatureCollection",
         features: [
-          box("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
-          box("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
-          box("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
+          boxFeature("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
+          boxFeature("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
+          boxFeature("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
         ],
       },
     });
