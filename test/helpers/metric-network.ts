@@ -1,23 +1,13 @@
-import CheapRuler from "cheap-ruler";
 import { Network } from "../../src/engine/network/network.js";
-import {
-  ACCESS_BIKE,
-  ACCESS_CAR,
-  ACCESS_FOOT,
-  segmentIdOf,
-  type LonLat,
-  type Segment,
-} from "../../src/engine/network/types.js";
+import type { LonLat, Segment } from "../../src/engine/network/types.js";
 import type { GpsPoint, RawTrip } from "../../src/engine/trips/types.js";
+import { at, seg } from "./network.js";
 
-/** Hand-built networks in local metres around Monaco (43.73 N, 7.42 E). */
-const ORIGIN: LonLat = [7.42, 43.73];
-const ruler = new CheapRuler(ORIGIN[1], "meters");
-
+/** Hand-built networks in local metres around Monaco (test/helpers/network.ts's ORIGIN). */
 export type XY = [number, number];
 
 export function lonLatOf([x, y]: XY): LonLat {
-  return ruler.offset(ORIGIN, x, y) as LonLat;
+  return at(x, y);
 }
 
 export interface RoadSpec {
@@ -32,24 +22,11 @@ export interface RoadSpec {
 }
 
 export function roadOf(spec: RoadSpec): Segment {
-  const coords = spec.xy.map(lonLatOf);
-  const index = spec.index ?? 0;
-  return {
-    id: segmentIdOf(spec.wayId, index),
-    wayId: spec.wayId,
-    index,
-    roadClass: "residential",
-    highway: "residential",
-    roadType: "Local",
+  return seg(spec.wayId, spec.index ?? 0, spec.from, spec.to, spec.xy, {
     oneway: spec.oneway ?? false,
     speedKph: spec.speedKph ?? 50,
     name: null,
-    lengthM: ruler.lineDistance(coords),
-    fromNode: spec.from,
-    toNode: spec.to,
-    access: ACCESS_CAR | ACCESS_BIKE | ACCESS_FOOT,
-    coords,
-  };
+  });
 }
 
 export function networkOf(specs: RoadSpec[]): Network {
