@@ -74,11 +74,17 @@ export function timeZoneOfCountry(country: string): string {
   return COUNTRY_TIME_ZONES[country.toLowerCase()] ?? "UTC";
 }
 
+/** ISO weekday (1 = Monday … 7 = Sunday) of a calendar date given as UTC midnight or YYYY-MM-DD. */
+export function isoWeekday(day: Date | string): number {
+  const d = typeof day === "string" ? new Date(`${day}T00:00:00Z`) : day;
+  return ((d.getUTCDay() + 6) % 7) + 1;
+}
+
 /** Every local calendar day from `from` to `to` (YYYY-MM-DD, inclusive) with its ISO weekday. */
 export function* daysBetween(from: string, to: string): Generator<{ day: string; weekday: number }> {
   const end = Date.parse(`${to}T00:00:00Z`);
   for (let t = Date.parse(`${from}T00:00:00Z`); t <= end; t += 24 * HOUR_MS) {
     const d = new Date(t);
-    yield { day: d.toISOString().slice(0, 10), weekday: ((d.getUTCDay() + 6) % 7) + 1 };
+    yield { day: d.toISOString().slice(0, 10), weekday: isoWeekday(d) };
   }
 }

@@ -2,6 +2,7 @@ import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Network } from "../engine/network/network.js";
 import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
+import { isoWeekday } from "../engine/time.js";
 import { computeOdMetrics } from "./od-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
@@ -22,11 +23,6 @@ export type MetricCsvs = Record<string, string>;
  * when the analysis cannot be computed (it becomes the failure reason).
  */
 export type ComputeAnalysis = (spec: AnalysisSpec, ctx: ComputeContext) => Promise<MetricCsvs> | MetricCsvs;
-
-/** ISO weekday of a YYYY-MM-DD day: 1 = Monday … 7 = Sunday. */
-export function isoWeekday(day: string): number {
-  return ((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
-}
 
 export const SAMPLE_SIZE_HEADER = [
   "data_period",

@@ -7,6 +7,7 @@ import {
   type YearMonth,
 } from "../../store/types.js";
 import type { Segment } from "../network/types.js";
+import { isoWeekday } from "../time.js";
 
 /** What a metrics computation is asked: the selected segments (in answer order) and resolved filters. */
 export interface MetricsQuery {
@@ -48,8 +49,7 @@ export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): 
   const days = new Date(Date.UTC(m.year, m.month, 0)).getUTCDate();
   let n = 0;
   for (let d = 1; d <= days; d++) {
-    const iso = ((new Date(Date.UTC(m.year, m.month - 1, d)).getUTCDay() + 6) % 7) + 1;
-    if (daysOfWeek.includes(iso)) n++;
+    if (daysOfWeek.includes(isoWeekday(new Date(Date.UTC(m.year, m.month - 1, d))))) n++;
   }
   return n;
 }
