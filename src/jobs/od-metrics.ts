@@ -220,6 +220,25 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
+/**
+ * The expansion factor of a trip's UTC month. Chunks come in month order, so the
+ * last month's bounds are kept and a date is formatted only when the month changes.
+ */
+function weightByUtcMonth(factorOf: (month: string) => number): (t: number) => number {
+  let from = Infinity;
+  let to = -Infinity;
+  let factor = 1;
+  return (t) => {
+    if (t < from || t >= to) {
+      const d = new Date(t);
+      from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      factor = factorOf(d.toISOString().slice(0, 7));
+    }
+    return factor;
+  };
+}
+
 function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
@@ -231,8 +250,7 @@ function scanTrips(
   let seen = 0;
   const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
-  const factorOf = monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country));
-  const weightOf = (t: number) => factorOf(new Date(t).toISOString().slice(0, 7));
+  const weightOf = weightByUtcMonth(monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country)));
   for (const cols of ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
