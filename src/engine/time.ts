@@ -74,6 +74,11 @@ export function timeZoneOfCountry(country: string): string {
   return COUNTRY_TIME_ZONES[country.toLowerCase()] ?? "UTC";
 }
 
+/** A calendar month as YYYY-MM, the key trips and tallies are filed under. */
+export function monthKey(m: { year: number; month: number }): string {
+  return `${String(m.year).padStart(4, "0")}-${String(m.month).padStart(2, "0")}`;
+}
+
 /** ISO weekday (1 = Monday … 7 = Sunday) of a calendar date given as UTC midnight or YYYY-MM-DD. */
 export function isoWeekday(day: Date | string): number {
   const d = typeof day === "string" ? new Date(`${day}T00:00:00Z`) : day;

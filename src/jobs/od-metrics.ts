@@ -12,7 +12,7 @@ import { toCsv } from "../engine/analysis/csv.js";
 import { CalibrationCounter, type CalibrationZone } from "../engine/analysis/od-calibration.js";
 import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
-import { daysBetween, LocalClock, timeZoneOfCountry } from "../engine/time.js";
+import { daysBetween, LocalClock, monthKey, timeZoneOfCountry } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
 import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
 import type { Store, ZoneFeature } from "../store/types.js";
@@ -250,7 +250,10 @@ function scanTrips(
   let seen = 0;
   const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
-  const weightOf = weightByUtcMonth(monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country)));
+  const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
+  const weightOf = weightByUtcMonth(
+    monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country, months)),
+  );
   for (const cols of ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));

@@ -127,8 +127,11 @@ export interface TripStatsRepo {
   addDayCounts(country: string, rows: DayCount[]): void;
   /** Months having at least one stored trip of the given vehicle classes in the country. */
   monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
-  /** Distinct devices that made stored trips, per month of the trips' days (YYYY-MM → count). */
-  devicesByMonth(country: string): Map<string, number>;
+  /**
+   * Distinct devices that made stored trips, per month of the trips' days (YYYY-MM → count), for the
+   * months `from..to` (YYYY-MM, inclusive) or all months when no range is given.
+   */
+  devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number>;
   /** Per-day totals over the given vehicle classes and all sources, days `from..to` inclusive (YYYY-MM-DD). */
   dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[];
 }

@@ -35,7 +35,9 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   const { store, networks } = app.deps;
   const provider =
     config.metricsProvider ??
-    metricsFromAggregates(store.segmentStats, (country) => store.tripStats.devicesByMonth(country));
+    metricsFromAggregates(store.segmentStats, (country, range) =>
+      store.tripStats.devicesByMonth(country, range),
+    );
   const metricsBody = (page: ResultPage) => ({
     columns: page.columns,
     data: page.data,

@@ -7,7 +7,7 @@ import {
   type YearMonth,
 } from "../../store/types.js";
 import type { Segment } from "../network/types.js";
-import { isoWeekday } from "../time.js";
+import { isoWeekday, monthKey } from "../time.js";
 
 /** What a metrics computation is asked: the selected segments (in answer order) and resolved filters. */
 export interface MetricsQuery {
@@ -41,8 +41,6 @@ const KPH_PER_MPH = 1.609344;
 const FREE_FLOW_PERCENTILE = 0.85;
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
-const pad = (n: number) => String(n).padStart(2, "0");
-export const monthKey = (m: YearMonth) => `${m.year}-${pad(m.month)}`;
 
 /** Calendar days of the month falling on the given ISO days of week. */
 export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): number {
@@ -60,7 +58,8 @@ const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
 export function metricsFromAggregates(
   stats: SegmentStatsRepo,
-  devicesByMonth: (country: string) => Map<string, number> = () => new Map(),
+  devicesByMonth: (country: string, range: { from: string; to: string }) => Map<string, number> = () =>
+    new Map(),
 ): MetricsProvider {
   return (query) => {
     const aggregates = stats.query({
@@ -80,7 +79,12 @@ export function metricsFromAggregates(
       if (list) list.push(a);
       else bySegment.set(a.segmentId, [a]);
     }
-    const factorOf = monthlyExpansion(devicesByMonth(query.country));
+    const months = query.months.map(monthKey).sort();
+    const factorOf = monthlyExpansion(
+      months.length > 0
+        ? devicesByMonth(query.country, { from: months[0], to: months[months.length - 1] })
+        : new Map(),
+    );
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
       for (const stat of bySegment.get(segment.id) ?? [])

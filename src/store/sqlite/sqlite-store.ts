@@ -410,13 +410,17 @@ class SqliteTripStats implements TripStatsRepo {
     })();
   }
 
-  devicesByMonth(country: string): Map<string, number> {
+  devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number> {
+    // Days sort as text, so a month range is a range of the primary key.
     const rows = this.db
       .prepare(
         `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
-         WHERE country = ? GROUP BY month`,
+         WHERE country = ? AND day >= ? AND day < ? GROUP BY month`,
       )
-      .all(country) as { month: string; devices: number }[];
+      .all(country, range?.from ?? "0000-00", `${range?.to ?? "9999-99"}-99`) as {
+      month: string;
+      devices: number;
+    }[];
     return new Map(rows.map((r) => [r.month, r.devices]));
   }
 

@@ -10,7 +10,8 @@ import {
   type TripColumns,
 } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
-import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions, YearMonth } from "../types.js";
+import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
+import { monthKey } from "../../engine/time.js";
 
 /** Version of the chunk BLOB layout (COLUMN_LAYOUT order, each column padded to 8 bytes). */
 const CHUNK_FORMAT = 1;
@@ -217,7 +218,6 @@ function fingerprintOf(t: MatchedTrip): Buffer {
 const deviceKeyOf = (deviceId: string) => createHash("sha256").update(deviceId).digest().subarray(0, 12);
 
 const monthOf = (t: number) => new Date(t).toISOString().slice(0, 7);
-const monthKey = (m: YearMonth) => `${String(m.year).padStart(4, "0")}-${String(m.month).padStart(2, "0")}`;
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
