@@ -4,6 +4,8 @@ export interface Config {
   dataDir: string;
   port: number;
   host: string;
+  /** The built web application to serve at `/` (default dist/web of the installation). */
+  webRoot?: string;
 }
 
 /** Settings from the environment; CLI flags override them. */
@@ -12,6 +14,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.STREETFLOW_DATA_DIR ?? "./var"),
     port: Number(env.PORT ?? 8080),
     host: env.HOST ?? "0.0.0.0",
+    webRoot: env.STREETFLOW_WEB_ROOT ? resolve(env.STREETFLOW_WEB_ROOT) : undefined,
   };
 }
 

@@ -17,7 +17,12 @@ export function serveCommand(program: Command): void {
     .action(async (opts: { port: string; host: string; demo: boolean; jobs: boolean }) => {
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
-      const app = await buildApp({ store: rt.store, networks: rt.networks, logger: true });
+      const app = await buildApp({
+        store: rt.store,
+        networks: rt.networks,
+        logger: true,
+        webRoot: configFromEnv().webRoot,
+      });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       const runner = opts.jobs
         ? new JobRunner({

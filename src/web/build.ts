@@ -1,6 +1,7 @@
 /**
- * Bundles the web application into dist/web/: main.js (esbuild, with maplibre-gl inside), the HTML and CSS,
- * and maplibre-gl's worker module, which the bundle loads from its own directory.
+ * Bundles the web application into dist/web/: main.js (esbuild, with maplibre-gl inside), styles.css (the
+ * view stylesheets inlined), the HTML and maplibre-gl's worker module, which the bundle loads from its own
+ * directory.
  * Run: `npm run build:web` (part of `npm run build`).
  */
 import { build } from "esbuild";
@@ -17,7 +18,6 @@ const maplibreDist = dirname(require.resolve("maplibre-gl/package.json")) + "/di
 
 const STATIC_FILES: [from: string, to: string][] = [
   [join(clientDir, "index.html"), "index.html"],
-  [join(clientDir, "styles.css"), "styles.css"],
   [join(maplibreDist, "maplibre-gl.css"), "maplibre-gl.css"],
   [join(maplibreDist, "maplibre-gl-worker.mjs"), "maplibre-gl-worker.mjs"],
 ];
@@ -33,6 +33,14 @@ export async function buildWeb(outDir = webOutDir): Promise<void> {
     target: "es2022",
     minify: true,
     sourcemap: true,
+    logLevel: "warning",
+  });
+  // The stylesheet @imports each view's rules; bundling inlines them into one file.
+  await build({
+    entryPoints: [join(clientDir, "styles.css")],
+    outfile: join(outDir, "styles.css"),
+    bundle: true,
+    minify: true,
     logLevel: "warning",
   });
   await Promise.all(STATIC_FILES.map(([from, to]) => copyFile(from, join(outDir, to))));

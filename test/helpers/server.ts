@@ -34,13 +34,17 @@ export function runCli(
  * Starts `streetflow serve` as a real process on a free port with a fresh data
  * directory and waits for it to listen (first start creates the demo data).
  */
-export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<RunningServer> {
+export async function startServer(
+  extraArgs: string[] = [],
+  dataDir?: string,
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "streetflow-e2e-"));
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", CLI, "serve", "--port", "0", ...extraArgs],
     {
-      env: { ...process.env, STREETFLOW_DATA_DIR: dir, HOST: "127.0.0.1" },
+      env: { ...process.env, STREETFLOW_DATA_DIR: dir, HOST: "127.0.0.1", ...env },
     },
   );
   let out = "";

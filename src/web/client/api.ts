@@ -46,6 +46,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The request field at fault, when the API names one (validation errors). */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -75,21 +77,49 @@ export class StreetflowApi {
     return this.get<{ analyses: AnalysisEntry[] }>("/api/v2/analyses").then((r) => r.analyses);
   }
 
-  private async get<T>(path: string): Promise<T> {
+  /**
+   * Any call of the public API, for views that keep their own typed wrappers (analyses, counts, zone
+   * editing). JSON in and out; a non-2xx answer becomes an ApiError with the API's code and message.
+   */
+  async request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+    const response = await this.send(method, path, body);
+    return (await response.json()) as T;
+  }
+
+  /** A file the API sends (metric CSVs): its text and the name the server suggests. */
+  async download(path: string): Promise<{ text: string; filename: string | null }> {
+    const response = await this.send("GET", path, undefined, "text/csv, */*");
+    const disposition = response.headers.get("content-disposition") ?? "";
+    const filename = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null;
+    return { text: await response.text(), filename };
+  }
+
+  private get<T>(path: string): Promise<T> {
+    return this.request<T>("GET", path);
+  }
+
+  private async send(method: string, path: string, body: unknown, accept = "application/json") {
+    const headers: Record<string, string> = { "x-stl-key": this.key, accept };
+    if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(path, { headers: { "x-stl-key": this.key, accept: "application/json" } });
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch {
       throw new ApiError(0, "network_error", "The server could not be reached.");
     }
-    if (response.ok) return (await response.json()) as T;
-    const body = (await response.json().catch(() => null)) as {
-      error?: { code: string; message: string };
+    if (response.ok) return response;
+    const error = (await response.json().catch(() => null)) as {
+      error?: { code: string; message: string; field?: string };
     } | null;
     throw new ApiError(
       response.status,
-      body?.error?.code ?? "http_error",
-      body?.error?.message ?? `The server answered ${response.status}.`,
+      error?.error?.code ?? "http_error",
+      error?.error?.message ?? `The server answered ${response.status}.`,
+      error?.error?.field,
     );
   }
 }
