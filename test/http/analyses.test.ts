@@ -226,6 +226,68 @@ describe("analyses endpoints", () => {
     const list = (await ctx.app.inject({ method: "GET", url: `/api/v2/analyses?key=${b.key}` })).json();
     assert.deepEqual(list, { analyses: [], status: "success" });
   });
+  it("answers one analysis with the parameters it was created with, to its organization only", async () => {
+    const body = odRequest(ctx.orgA.email, {
+      analysis_name: "Described",
+      day_types: "Weekday|15",
+      day_parts: "Morning|0609,Evening|1518",
+      unit_of_measurement: "KM",
+      tags: "a, b",
+    });
+    const { uuid } = (await create(body)).json();
+    const res = await ctx.app.inject({ method: "GET", url: `/api/v2/analyses/${uuid}?key=${ctx.orgA.key}` });
+    assert.equal(res.statusCode, 200);
+    const { analysis } = res.json();
+    const downtown = ctx.store.zoneSets.get(ctx.orgA.orgId, "Downtown")!;
+    const harbour = ctx.store.zoneSets.get(ctx.orgA.orgId, "Harbour")!;
+    assert.deepEqual(
+      {
+        name: analysis.name,
+        analysis_type: analysis.analysis_type,
+        travel_mode_type: analysis.travel_mode_type,
+        output_type: analysis.output_type,
+        country: analysis.country,
+        oz_sets: analysis.oz_sets,
+        dz_sets: analysis.dz_sets,
+        date_ranges: analysis.date_ranges,
+        day_types: analysis.day_types,
+        day_parts: analysis.day_parts,
+        unit_of_measurement: analysis.unit_of_measurement,
+        tags: analysis.tags,
+      },
+      {
+        name: "Described",
+        analysis_type: "OD_Analysis",
+        travel_mode_type: "Truck",
+        output_type: "index",
+        country: "mc",
+        oz_sets: [{ name: "Downtown", uuid: downtown.uuid }],
+        dz_sets: [{ name: "Harbour", uuid: harbour.uuid }],
+        date_ranges: [{ start_date: "01/01/2025", end_date: "01/31/2025" }],
+        day_types: [{ name: "Weekday", code: "15", label: "0: Weekday (M-F)" }],
+        day_parts: [
+          { name: "Morning", code: "0609", label: "0: Morning (6am-10am)" },
+          { name: "Evening", code: "1518", label: "1: Evening (3pm-7pm)" },
+        ],
+        unit_of_measurement: "km",
+        tags: ["a", "b"],
+      },
+    );
+    assert.equal(analysis.uuid, uuid);
+    assert.ok(["Processing", "Data Available"].includes(analysis.status));
+    const other = await ctx.app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/${uuid}?key=${ctx.orgB.key}`,
+    });
+    assert.equal(other.statusCode, 404);
+    assert.equal(other.json().error.code, "unknown_analysis");
+    const unknown = await ctx.app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/no-such-uuid?key=${ctx.orgA.key}`,
+    });
+    assert.equal(unknown.statusCode, 404);
+  });
+
   it("lists exactly the produced metrics when trip and traveler attributes are asked for", async () => {
     const body = odRequest(ctx.orgA.email, {
       analysis_name: "Attributes",

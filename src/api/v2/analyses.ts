@@ -70,6 +70,74 @@ const LifecycleResponse = Type.Object({
 const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
 const Csv = Type.String({ description: "CSV with a header row" });
 
+const Timestamp = Type.Union([Type.String(), Type.Null()]);
+const ListEntry = Type.Object({
+  ...StatusEntry.properties,
+  progress: Type.Number({ description: "0..1" }),
+  analysis_type: Type.String(),
+  travel_mode_type: Type.String(),
+  created_at: Type.String(),
+  started_at: Timestamp,
+  finished_at: Timestamp,
+});
+const SetRef = Type.Object({ name: Type.String(), uuid: Type.String() });
+const NamedSlice = Type.Object({
+  name: Type.String(),
+  code: Type.String({ description: "as in the request: weekdays 17, hours 0609" }),
+  label: Type.String({ description: "as in the metric rows, e.g. 2: Peak AM (6am-10am)" }),
+});
+const AnalysisDetail = Type.Object({
+  ...ListEntry.properties,
+  output_type: Type.String(),
+  country: Type.String(),
+  oz_sets: Type.Array(SetRef),
+  dz_sets: Type.Array(SetRef),
+  date_ranges: Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() })),
+  day_types: Type.Array(NamedSlice),
+  day_parts: Type.Array(NamedSlice),
+  traveler_attributes: Type.Boolean(),
+  trip_attributes: Type.Boolean(),
+  unit_of_measurement: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  tags: Type.Array(Type.String()),
+});
+
+const listEntry = (a: StoredAnalysis) => ({
+  ...statusEntry(a),
+  progress: a.progress,
+  analysis_type: a.spec.analysisType,
+  travel_mode_type: a.spec.travelMode,
+  created_at: a.createdAt,
+  started_at: a.startedAt,
+  finished_at: a.finishedAt,
+});
+
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
+function analysisDetail(a: StoredAnalysis) {
+  const { spec } = a;
+  return {
+    ...listEntry(a),
+    output_type: spec.outputType,
+    country: spec.country,
+    oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
+    dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
+    date_ranges: spec.dateRanges.map(({ start_date, end_date }) => ({ start_date, end_date })),
+    day_types: spec.dayTypes.map((d) => ({ name: d.name, code: `${d.start}${d.end}`, label: d.label })),
+    day_parts: spec.dayParts.map((d) => ({
+      name: d.name,
+      code: `${pad2(d.start)}${pad2(d.end)}`,
+      label: d.label,
+    })),
+    traveler_attributes: spec.travelerAttributes,
+    trip_attributes: spec.tripAttributes,
+    unit_of_measurement: spec.unit,
+    description: spec.description,
+    tags: spec.tags,
+  };
+}
+
 const lifecycleResponse = (a: StoredAnalysis) => ({
   name: a.name,
   uuid: a.uuid,
@@ -145,17 +213,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: KeyQuery,
         response: {
           200: Type.Object({
-            analyses: Type.Array(
-              Type.Object({
-                ...StatusEntry.properties,
-                progress: Type.Number({ description: "0..1" }),
-                analysis_type: Type.String(),
-                travel_mode_type: Type.String(),
-                created_at: Type.String(),
-                started_at: Type.Union([Type.String(), Type.Null()]),
-                finished_at: Type.Union([Type.String(), Type.Null()]),
-              }),
-            ),
+            analyses: Type.Array(ListEntry),
             status: Type.Literal("success"),
           }),
         },
@@ -165,15 +223,26 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       analyses: store.analyses
         .list(request.apiKey.orgId)
         .filter((a) => a.state !== "deleted")
-        .map((a) => ({
-          ...statusEntry(a),
-          progress: a.progress,
-          analysis_type: a.spec.analysisType,
-          travel_mode_type: a.spec.travelMode,
-          created_at: a.createdAt,
-          started_at: a.startedAt,
-          finished_at: a.finishedAt,
-        })),
+        .map(listEntry),
+      status: "success" as const,
+    }),
+  );
+
+  app.get(
+    "/analyses/:uuid",
+    {
+      schema: {
+        summary: "One analysis: its status, metrics and the parameters it was created with",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: UuidParams,
+        response: {
+          200: Type.Object({ analysis: AnalysisDetail, status: Type.Literal("success") }),
+        },
+      },
+    },
+    async (request) => ({
+      analysis: analysisDetail(requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
       status: "success" as const,
     }),
   );
