@@ -1,0 +1,235 @@
+/**
+ * Origin-destination flows from an OD metric CSV (od_all, od_pers, od_comm), DOM-free: reading, slicing by
+ * device type / day type / day part, top-N, sorting, the day-part profile and the flow-map features.
+ */
+import type { Feature, FeatureCollection } from "geojson";
+import { csvRecords } from "./csv.js";
+import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
+
+export interface OdFlow {
+  deviceType: string;
+  originId: string;
+  originName: string;
+  destinationId: string;
+  destinationName: string;
+  /** Labels as in the rows, e.g. `0: Average Day (M-Su)`, `2: Peak AM (6am-10am)`. */
+  dayType: string;
+  dayPart: string;
+  odTraffic: number;
+  originTraffic: number;
+  destinationTraffic: number;
+  /** Minutes; null when the cell has none. */
+  avgTripDuration: number | null;
+}
+
+const COLUMNS: Record<string, keyof OdFlow> = {
+  device_type: "deviceType",
+  origin_zone_id: "originId",
+  origin_zone_name: "originName",
+  destination_zone_id: "destinationId",
+  destination_zone_name: "destinationName",
+  day_type: "dayType",
+  day_part: "dayPart",
+  o_d_traffic: "odTraffic",
+  origin_zone_traffic: "originTraffic",
+  destination_zone_traffic: "destinationTraffic",
+  avg_trip_duration: "avgTripDuration",
+};
+
+const numberOrNull = (text: string) =>
+  text.trim() === "" || !Number.isFinite(Number(text)) ? null : Number(text);
+
+/** The rows of an OD metric; throws when a column the flow view needs is missing. */
+export function parseOdCsv(text: string): OdFlow[] {
+  const { columns, records } = csvRecords(text);
+  const missing = Object.keys(COLUMNS).filter((c) => !columns.includes(c));
+  if (missing.length) throw new Error(`not an origin-destination metric: no column ${missing.join(", ")}`);
+  return records.map((r) => ({
+    deviceType: r.device_type,
+    originId: r.origin_zone_id,
+    originName: r.origin_zone_name,
+    destinationId: r.destination_zone_id,
+    destinationName: r.destination_zone_name,
+    dayType: r.day_type,
+    dayPart: r.day_part,
+    odTraffic: numberOrNull(r.o_d_traffic) ?? 0,
+    originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
+    destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
+    avgTripDuration: numberOrNull(r.avg_trip_duration),
+  }));
+}
+
+export interface Slice {
+  deviceType: string;
+  dayType: string;
+  dayPart: string;
+}
+
+/** `2: Peak AM (6am-10am)` → 2: labels are ordered by the index the server gives them (request order). */
+const labelIndex = (label: string) => Number(/^(\d+):/.exec(label)?.[1] ?? Number.MAX_SAFE_INTEGER);
+const byLabelIndex = (a: string, b: string) => labelIndex(a) - labelIndex(b) || a.localeCompare(b);
+
+/** The device types (in row order), day types and day parts (in request order) the rows hold. */
+export function sliceOptions(flows: OdFlow[]): {
+  deviceTypes: string[];
+  dayTypes: string[];
+  dayParts: string[];
+} {
+  const distinct = (key: keyof Slice) => [...new Set(flows.map((f) => f[key]))];
+  return {
+    deviceTypes: distinct("deviceType"),
+    dayTypes: distinct("dayType").sort(byLabelIndex),
+    dayParts: distinct("dayPart").sort(byLabelIndex),
+  };
+}
+
+export const pairKey = (f: Pick<OdFlow, "originName" | "destinationName">) =>
+  JSON.stringify([f.originName, f.destinationName]);
+
+/**
+ * The flows of one slice, one per origin-destination pair: pairs that occur twice (zones of the same name
+ * in two of the analysis' zone sets) are summed, their durations weighted by traffic.
+ */
+export function flowsInSlice(flows: OdFlow[], slice: Slice): OdFlow[] {
+  const pairs = new Map<string, OdFlow>();
+  for (const f of flows) {
+    if (f.deviceType !== slice.deviceType || f.dayType !== slice.dayType || f.dayPart !== slice.dayPart)
+      continue;
+    const key = pairKey(f);
+    const seen = pairs.get(key);
+    if (!seen) pairs.set(key, { ...f });
+    else pairs.set(key, mergeFlows(seen, f));
+  }
+  return [...pairs.values()];
+}
+
+function mergeFlows(a: OdFlow, b: OdFlow): OdFlow {
+  const traffic = a.odTraffic + b.odTraffic;
+  const duration =
+    a.avgTripDuration === null || b.avgTripDuration === null || traffic === 0
+      ? (a.avgTripDuration ?? b.avgTripDuration)
+      : Math.round((a.avgTripDuration * a.odTraffic + b.avgTripDuration * b.odTraffic) / traffic);
+  return {
+    ...a,
+    odTraffic: traffic,
+    originTraffic: a.originTraffic + b.originTraffic,
+    destinationTraffic: a.destinationTraffic + b.destinationTraffic,
+    avgTripDuration: duration,
+  };
+}
+
+export type SortColumn =
+  "originName" | "destinationName" | "odTraffic" | "originTraffic" | "destinationTraffic" | "avgTripDuration";
+export type SortDirection = "ascending" | "descending";
+
+/** Sorted copy; numbers numerically (no value last), names alphabetically, ties by origin then destination. */
+export function sortFlows(flows: OdFlow[], column: SortColumn, direction: SortDirection): OdFlow[] {
+  const sign = direction === "ascending" ? 1 : -1;
+  const byPair = (a: OdFlow, b: OdFlow) =>
+    a.originName.localeCompare(b.originName) || a.destinationName.localeCompare(b.destinationName);
+  const compare = (a: OdFlow, b: OdFlow): number => {
+    const [x, y] = [a[column], b[column]];
+    if (x === y) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return sign * (typeof x === "number" ? x - (y as number) : x.localeCompare(y as string));
+  };
+  return [...flows].sort((a, b) => compare(a, b) || byPair(a, b));
+}
+
+/** The `n` largest flows (all when n is null). */
+export const topFlows = (flows: OdFlow[], n: number | null): OdFlow[] =>
+  sortFlows(flows, "odTraffic", "descending").slice(0, n ?? undefined);
+
+/**
+ * Traffic per day part (request order) for one device type and day type: summed over all pairs, or of one
+ * pair when given. Day parts overlap (All Day holds the others), so the bars are not meant to be added.
+ */
+export function dayPartProfile(
+  flows: OdFlow[],
+  slice: Pick<Slice, "deviceType" | "dayType">,
+  pair?: Pick<OdFlow, "originName" | "destinationName">,
+): { dayPart: string; traffic: number }[] {
+  const wanted = pair ? pairKey(pair) : null;
+  const totals = new Map(sliceOptions(flows).dayParts.map((p) => [p, 0]));
+  for (const f of flows)
+    if (
+      f.deviceType === slice.deviceType &&
+      f.dayType === slice.dayType &&
+      (!wanted || pairKey(f) === wanted)
+    )
+      totals.set(f.dayPart, (totals.get(f.dayPart) ?? 0) + f.odTraffic);
+  return [...totals].map(([dayPart, traffic]) => ({ dayPart, traffic }));
+}
+
+/** Zone anchors by lower-cased name (names are unique per set, case-insensitively); the first set wins. */
+export function zoneAnchors(zones: Feature[]): Map<string, LngLat> {
+  const anchors = new Map<string, LngLat>();
+  for (const zone of zones) {
+    const name = String(zone.properties?.name ?? "").toLowerCase();
+    const anchor = zoneAnchor(zone.geometry);
+    if (anchor && !anchors.has(name)) anchors.set(name, anchor);
+  }
+  return anchors;
+}
+
+export interface FlowProperties {
+  kind: "flow" | "arrow" | "intra";
+  key: string;
+  origin: string;
+  destination: string;
+  traffic: number;
+  /** traffic / the largest traffic drawn, 0..1: drives width and colour. */
+  share: number;
+}
+
+/**
+ * The map's features for the flows: a curved line and a direction arrow per pair between two zones, a point
+ * for trips within one zone. Flows whose zones have no known position are counted in `unplaced`.
+ */
+export function flowFeatures(
+  flows: OdFlow[],
+  origins: Map<string, LngLat>,
+  destinations: Map<string, LngLat>,
+): { collection: FeatureCollection; unplaced: number } {
+  const max = Math.max(1, ...flows.map((f) => f.odTraffic));
+  const features: Feature[] = [];
+  let unplaced = 0;
+  // Smallest first, so the largest flows are drawn on top.
+  for (const f of [...flows].sort((a, b) => a.odTraffic - b.odTraffic)) {
+    const from = origins.get(f.originName.toLowerCase());
+    const to = destinations.get(f.destinationName.toLowerCase());
+    if (!from || !to) {
+      unplaced++;
+      continue;
+    }
+    const base = {
+      key: pairKey(f),
+      origin: f.originName,
+      destination: f.destinationName,
+      traffic: f.odTraffic,
+      share: f.odTraffic / max,
+    };
+    const props = (kind: FlowProperties["kind"], extra = {}) => ({ ...base, kind, ...extra });
+    if (f.originName.toLowerCase() === f.destinationName.toLowerCase() || samePoint(from, to)) {
+      features.push({
+        type: "Feature",
+        properties: props("intra"),
+        geometry: { type: "Point", coordinates: from },
+      });
+      continue;
+    }
+    const arc = flowArc(from, to);
+    features.push(
+      { type: "Feature", properties: props("flow"), geometry: { type: "LineString", coordinates: arc.line } },
+      {
+        type: "Feature",
+        properties: props("arrow", { bearing: arc.bearing }),
+        geometry: { type: "Point", coordinates: arc.arrow },
+      },
+    );
+  }
+  return { collection: { type: "FeatureCollection", features }, unplaced };
+}
+
+const samePoint = (a: LngLat, b: LngLat) => a[0] === b[0] && a[1] === b[1];

@@ -1,0 +1,200 @@
+/**
+ * The analysis form's rules, DOM-free: date conversions, the checks the page makes before sending, the
+ * request body, and which form field a server issue belongs to.
+ */
+
+/** A period as the API writes it: MM/DD/YYYY, both ends inclusive. */
+export interface UsRange {
+  start_date: string;
+  end_date: string;
+}
+
+/** A period as date inputs hold it: YYYY-MM-DD ("" when empty). */
+export interface IsoRange {
+  start: string;
+  end: string;
+}
+
+export interface Issue {
+  field: string;
+  message: string;
+}
+
+/** The travel modes of the API (docs/analyses.md) with the words the form shows. */
+export const TRAVEL_MODES: { value: string; label: string }[] = [
+  { value: "All_Vehicles", label: "All vehicles" },
+  { value: "Personal", label: "Personal vehicles" },
+  { value: "Truck", label: "Trucks" },
+  { value: "Bicycle", label: "Bicycles" },
+  { value: "Pedestrian", label: "Pedestrians" },
+];
+
+/** Modes whose counts are not vehicles: the API refuses volume output for them. */
+export const NON_VEHICLE_MODES = ["Bicycle", "Pedestrian"];
+
+/** The API's default day types and day parts (`<name>|<code>`), offered as checkboxes. */
+export const DAY_TYPES = ["Average Day|17", "Average Weekday|14", "Average Weekend Day|67"];
+export const DAY_PARTS = [
+  "All Day|0023",
+  "Early AM|0005",
+  "Peak AM|0609",
+  "Mid-Day|1014",
+  "Peak PM|1518",
+  "Late PM|1923",
+];
+
+export const MAX_NAME_LENGTH = 50;
+
+/** 01/31/2025 → 2025-01-31 (null when malformed). */
+export function usToIso(us: string): string | null {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(us);
+  return m ? `${m[3]}-${m[1]}-${m[2]}` : null;
+}
+
+/** 2025-01-31 → 01/31/2025 (null when malformed). */
+export function isoToUs(iso: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return m ? `${m[2]}/${m[3]}/${m[1]}` : null;
+}
+
+const isRealIsoDay = (iso: string) => {
+  const d = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso;
+};
+
+/** The supported periods as ISO day pairs. */
+export const isoPeriods = (supported: UsRange[]): IsoRange[] =>
+  supported.map((r) => ({ start: usToIso(r.start_date) ?? "", end: usToIso(r.end_date) ?? "" }));
+
+/** "01/01/2025 – 12/31/2025, 03/01/2026 – 03/31/2026" for messages and the form's hint. */
+export const describePeriods = (supported: UsRange[]) =>
+  supported.length === 0 ? "none" : supported.map((r) => `${r.start_date} – ${r.end_date}`).join(", ");
+
+/**
+ * The form's first date range: the latest whole month of the latest supported period (analyses over a
+ * month compute in seconds; users widen it when they want more).
+ */
+export function suggestedRange(supported: UsRange[]): IsoRange | null {
+  const last = isoPeriods(supported).at(-1);
+  if (!last || !last.end) return null;
+  const monthStart = `${last.end.slice(0, 8)}01`;
+  return { start: monthStart > last.start ? monthStart : last.start, end: last.end };
+}
+
+/**
+ * Each range real, start ≤ end, inside one supported period and not overlapping an earlier one: the same
+ * rules the server applies, checked first so the user sees them at once.
+ */
+export function checkDateRanges(ranges: IsoRange[], supported: UsRange[] | null): Issue[] {
+  if (ranges.length === 0) return [{ field: "date_ranges", message: "Add at least one date range." }];
+  const periods = supported ? isoPeriods(supported) : null;
+  const issues: Issue[] = [];
+  const accepted: IsoRange[] = [];
+  ranges.forEach((r, i) => {
+    const field = `date_ranges[${i}]`;
+    const fail = (message: string) => issues.push({ field, message });
+    if (!r.start || !r.end) return fail("Enter a start and an end date.");
+    if (!isRealIsoDay(r.start) || !isRealIsoDay(r.end)) return fail("Enter real calendar dates.");
+    if (r.end < r.start) return fail("The end date is before the start date.");
+    const overlapped = accepted.find((o) => r.start <= o.end && o.start <= r.end);
+    if (overlapped)
+      return fail(`Overlaps the range ${isoToUs(overlapped.start)} – ${isoToUs(overlapped.end)}.`);
+    if (periods && !periods.some((p) => p.start <= r.start && r.end <= p.end))
+      return fail(`Dates must lie within one data period: ${describePeriods(supported!)}.`);
+    accepted.push(r);
+  });
+  return issues;
+}
+
+export interface AnalysisForm {
+  name: string;
+  email: string;
+  analysisType: string;
+  travelMode: string;
+  country: string;
+  originSets: string[];
+  destinationSets: string[];
+  dateRanges: IsoRange[];
+  dayTypes: string[];
+  dayParts: string[];
+  outputType: "index" | "volume";
+  tripAttributes: boolean;
+  travelerAttributes: boolean;
+}
+
+/** `name|code` items checked, plus the extra text the user typed (comma-separated, same grammar). */
+export function namedItems(checked: string[], extra: string): string[] {
+  return [...checked, ...extra.split(",").map((s) => s.trim())].filter((s) => s !== "");
+}
+
+const DAY_TYPE_ITEM = /^[^|,]+\|[1-7][1-7]$/;
+const DAY_PART_ITEM = /^[^|,]+\|\d{4}$/;
+
+/** Everything the page can check without asking the server. */
+export function checkForm(form: AnalysisForm, supported: UsRange[] | null): Issue[] {
+  const issues: Issue[] = [];
+  const name = form.name.trim();
+  if (name.length > MAX_NAME_LENGTH)
+    issues.push({ field: "analysis_name", message: `At most ${MAX_NAME_LENGTH} characters.` });
+  if (!/^[^@\s]+@[^@\s]+$/.test(form.email.trim()))
+    issues.push({ field: "insight_login_email", message: "Enter the e-mail of your organization's login." });
+  if (form.originSets.length === 0)
+    issues.push({ field: "oz_sets", message: "Choose at least one origin zone set." });
+  if (form.destinationSets.length === 0)
+    issues.push({ field: "dz_sets", message: "Choose at least one destination zone set." });
+  issues.push(...checkDateRanges(form.dateRanges, supported));
+  const grammar = (field: string, items: string[], pattern: RegExp, example: string) => {
+    if (items.length === 0) issues.push({ field, message: "Choose at least one." });
+    const bad = items.find((item) => !pattern.test(item));
+    if (bad) issues.push({ field, message: `"${bad}" is not written name|code, e.g. ${example}.` });
+  };
+  grammar("day_types", form.dayTypes, DAY_TYPE_ITEM, "Weekday|15");
+  grammar("day_parts", form.dayParts, DAY_PART_ITEM, "Evening|1921");
+  return issues;
+}
+
+/** The POST /api/v2/analyses body; zone sets by uuid (the API takes {name} or {uuid}). */
+export function analysisRequest(form: AnalysisForm): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    insight_login_email: form.email.trim(),
+    analysis_type: form.analysisType,
+    travel_mode_type: form.travelMode,
+    output_type: form.outputType,
+    country: form.country,
+    oz_sets: form.originSets.map((uuid) => ({ uuid })),
+    dz_sets: form.destinationSets.map((uuid) => ({ uuid })),
+    date_ranges: form.dateRanges.map((r) => ({ start_date: isoToUs(r.start), end_date: isoToUs(r.end) })),
+    day_types: form.dayTypes.join(","),
+    day_parts: form.dayParts.join(","),
+    trip_attributes: form.tripAttributes,
+    traveler_attributes: form.travelerAttributes,
+  };
+  if (form.name.trim() !== "") body.analysis_name = form.name.trim();
+  return body;
+}
+
+/** Form fields that show issues; a date range row shows its own (`date_ranges[2]`). */
+const SLOTS = [
+  "analysis_name",
+  "insight_login_email",
+  "analysis_type",
+  "travel_mode_type",
+  "oz_sets",
+  "dz_sets",
+  "date_ranges",
+  "day_types",
+  "day_parts",
+  "output_type",
+];
+
+/**
+ * Where a server issue is shown: `oz_sets[1]` → `oz_sets`, `day_parts[0]` → `day_parts`, date ranges keep
+ * their index; the country belongs to the zone sets (it is inferred from them); anything else → "form".
+ */
+export function issueSlot(field: string | undefined): string {
+  if (!field) return "form";
+  if (/^date_ranges\[\d+\]$/.test(field)) return field;
+  if (field === "country") return "oz_sets";
+  const base = field.replace(/\[\d+\].*$/, "");
+  return SLOTS.includes(base) ? base : "form";
+}

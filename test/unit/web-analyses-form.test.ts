@@ -1,0 +1,122 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  analysisRequest,
+  checkDateRanges,
+  checkForm,
+  isoToUs,
+  issueSlot,
+  namedItems,
+  suggestedRange,
+  usToIso,
+  type AnalysisForm,
+} from "../../src/web/client/views/analyses/form-logic.js";
+
+const SUPPORTED = [
+  { start_date: "01/01/2025", end_date: "03/31/2025" },
+  { start_date: "06/01/2025", end_date: "06/30/2025" },
+];
+
+const form = (extra: Partial<AnalysisForm> = {}): AnalysisForm => ({
+  name: " Peak flows ",
+  email: "demo@streetflow.local",
+  analysisType: "OD_Analysis",
+  travelMode: "All_Vehicles",
+  country: "mc",
+  originSets: ["u1"],
+  destinationSets: ["u1", "u2"],
+  dateRanges: [{ start: "2025-06-01", end: "2025-06-30" }],
+  dayTypes: ["Average Day|17"],
+  dayParts: ["All Day|0023", "Peak AM|0609"],
+  outputType: "index",
+  tripAttributes: false,
+  travelerAttributes: true,
+  ...extra,
+});
+
+describe("web analyses: form rules", () => {
+  it("converts between date inputs and the API's MM/DD/YYYY", () => {
+    assert.equal(isoToUs("2025-01-31"), "01/31/2025");
+    assert.equal(usToIso("01/31/2025"), "2025-01-31");
+    assert.equal(isoToUs(""), null);
+  });
+
+  it("suggests the latest month of the latest period", () => {
+    assert.deepEqual(suggestedRange(SUPPORTED), { start: "2025-06-01", end: "2025-06-30" });
+    assert.deepEqual(suggestedRange([{ start_date: "01/15/2025", end_date: "01/20/2025" }]), {
+      start: "2025-01-15",
+      end: "2025-01-20",
+    });
+    assert.equal(suggestedRange([]), null);
+  });
+
+  it("checks each range: complete, real, ordered, not overlapping, within one period", () => {
+    const check = (ranges: { start: string; end: string }[]) =>
+      checkDateRanges(ranges, SUPPORTED).map((i) => `${i.field}: ${i.message}`);
+    assert.deepEqual(check([{ start: "2025-01-01", end: "2025-03-31" }]), []);
+    assert.deepEqual(check([]), ["date_ranges: Add at least one date range."]);
+    assert.deepEqual(check([{ start: "2025-01-01", end: "" }]), [
+      "date_ranges[0]: Enter a start and an end date.",
+    ]);
+    assert.deepEqual(check([{ start: "2025-02-30", end: "2025-03-01" }]), [
+      "date_ranges[0]: Enter real calendar dates.",
+    ]);
+    assert.deepEqual(check([{ start: "2025-03-02", end: "2025-03-01" }]), [
+      "date_ranges[0]: The end date is before the start date.",
+    ]);
+    assert.deepEqual(
+      check([
+        { start: "2025-01-01", end: "2025-01-31" },
+        { start: "2025-01-31", end: "2025-02-10" },
+      ]),
+      ["date_ranges[1]: Overlaps the range 01/01/2025 – 01/31/2025."],
+    );
+    assert.deepEqual(check([{ start: "2025-03-15", end: "2025-06-15" }]), [
+      "date_ranges[0]: Dates must lie within one data period: 01/01/2025 – 03/31/2025, 06/01/2025 – 06/30/2025.",
+    ]);
+    // Without the periods (still loading) only the shape is checked; the server checks the rest.
+    assert.deepEqual(checkDateRanges([{ start: "2030-01-01", end: "2030-01-02" }], null), []);
+  });
+
+  it("checks the whole form and names each field at fault", () => {
+    assert.deepEqual(checkForm(form(), SUPPORTED), []);
+    const issues = checkForm(
+      form({ email: "nobody", originSets: [], dayTypes: ["Weekday|18"], dayParts: [], name: "x".repeat(51) }),
+      SUPPORTED,
+    );
+    assert.deepEqual(
+      issues.map((i) => i.field),
+      ["analysis_name", "insight_login_email", "oz_sets", "day_types", "day_parts"],
+    );
+    assert.deepEqual(namedItems(["All Day|0023"], " Night|2223, ,"), ["All Day|0023", "Night|2223"]);
+  });
+
+  it("builds the request body with zone sets by uuid and dates as MM/DD/YYYY", () => {
+    assert.deepEqual(analysisRequest(form()), {
+      insight_login_email: "demo@streetflow.local",
+      analysis_name: "Peak flows",
+      analysis_type: "OD_Analysis",
+      travel_mode_type: "All_Vehicles",
+      output_type: "index",
+      country: "mc",
+      oz_sets: [{ uuid: "u1" }],
+      dz_sets: [{ uuid: "u1" }, { uuid: "u2" }],
+      date_ranges: [{ start_date: "06/01/2025", end_date: "06/30/2025" }],
+      day_types: "Average Day|17",
+      day_parts: "All Day|0023,Peak AM|0609",
+      trip_attributes: false,
+      traveler_attributes: true,
+    });
+    assert.equal("analysis_name" in analysisRequest(form({ name: "  " })), false);
+  });
+
+  it("puts each server issue next to its field", () => {
+    assert.equal(issueSlot("oz_sets[1]"), "oz_sets");
+    assert.equal(issueSlot("date_ranges[2]"), "date_ranges[2]");
+    assert.equal(issueSlot("date_ranges"), "date_ranges");
+    assert.equal(issueSlot("day_parts[0]"), "day_parts");
+    assert.equal(issueSlot("country"), "oz_sets");
+    assert.equal(issueSlot("trip_speed_bins"), "form");
+    assert.equal(issueSlot(undefined), "form");
+  });
+});
