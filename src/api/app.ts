@@ -10,6 +10,7 @@ import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
 import { analysisRoutes } from "./v2/analyses.js";
 import { dateRangeRoutes } from "./v2/date-ranges.js";
+import { accountRoutes } from "./v2/account.js";
 import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v2) => {
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
+      await v2.register(accountRoutes);
       await v2.register(dateRangeRoutes);
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);

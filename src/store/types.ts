@@ -50,6 +50,8 @@ export interface AccountRepo {
   /** Creates the user if new and makes it a member of the organization. */
   addUser(email: string, orgId: string): void;
   isMember(email: string, orgId: string): boolean;
+  /** E-mail addresses of the organization's users, as first written, in alphabetical order. */
+  listMembers(orgId: string): string[];
   /** Stores the key's hash only; the plain key is known to the caller alone. */
   insertKey(record: ApiKeyRecord, keyHash: string): void;
   findKeyByHash(keyHash: string): ApiKeyRecord | null;

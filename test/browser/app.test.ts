@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
+import { DEMO_EMAIL } from "../../src/domain/accounts.js";
 import {
   browserSkip,
   launchBrowser,
@@ -33,10 +34,29 @@ describe("web application in Chromium: sign-in, network, tabs", { skip: browserS
     const page = await signedInPage(browser, server);
     const status = await page.locator("#network-status").textContent();
     assert.match(status ?? "", /^[\d,]+ segments shown\.$/);
-    assert.equal(await page.evaluate(() => sessionStorage.getItem("streetflow.apiKey")), server.key);
-    assert.equal(await page.evaluate(() => localStorage.length), 0);
+    // Strings, not functions: the tests are type-checked without the DOM library.
+    assert.equal(await page.evaluate('sessionStorage.getItem("streetflow.apiKey")'), server.key);
+    assert.equal(await page.evaluate("localStorage.length"), 0);
+    // The demo organization has one user, who is then the one creating zone sets and analyses.
+    assert.equal(await page.locator("#account-name").textContent(), `Streetflow Demo · ${DEMO_EMAIL}`);
     // The map drew into a WebGL canvas.
     assert.ok(await page.locator("#map canvas").isVisible());
+    await page.close();
+  });
+
+  it("checks an e-mail given at sign-in against the organization's users", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.baseUrl);
+    await page.getByLabel("API key").fill(server.key);
+    await page.getByLabel(/E-mail/).fill("someone@else.example");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page
+      .getByRole("alert")
+      .getByText("someone@else.example is not a user of Streetflow Demo.")
+      .waitFor();
+    await page.getByLabel(/E-mail/).fill(DEMO_EMAIL.toUpperCase());
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#account-name", { hasText: DEMO_EMAIL }).waitFor();
     await page.close();
   });
 

@@ -166,6 +166,15 @@ class SqliteAccounts implements AccountRepo {
     );
   }
 
+  listMembers(orgId: string): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT u.email FROM memberships m JOIN users u ON u.email_key = m.email_key WHERE m.org_id = ? ORDER BY u.email_key",
+      )
+      .all(orgId) as { email: string }[];
+    return rows.map((r) => r.email);
+  }
+
   insertKey(record: ApiKeyRecord, keyHash: string): void {
     this.db
       .prepare(

@@ -40,6 +40,12 @@ export interface AnalysisEntry {
   failure_reason?: string;
 }
 
+export interface Account {
+  organization: { name: string };
+  key: { prefix: string; label: string | null };
+  users: { email: string }[];
+}
+
 /** A failed request, with the API's error code and message when it sent one. */
 export class ApiError extends Error {
   constructor(
@@ -55,6 +61,10 @@ export class ApiError extends Error {
 
 export class StreetflowApi {
   constructor(private readonly key: string) {}
+
+  account(): Promise<Account> {
+    return this.get("/api/v2/account");
+  }
 
   listNetworks(): Promise<NetworkInfo[]> {
     return this.get<{ networks: NetworkInfo[] }>("/api/v2/networks").then((r) => r.networks);

@@ -1,4 +1,4 @@
-import { ApiError, type NetworkInfo, type StreetflowApi } from "./api.js";
+import { ApiError, type Account, type NetworkInfo, type StreetflowApi } from "./api.js";
 import type { StreetMap } from "./map.js";
 import { messageOf, setStatus } from "./ui.js";
 
@@ -27,6 +27,12 @@ export class EventBus {
 /** What every view gets: the API client, the one shared map, the imported networks and the event bus. */
 export interface AppContext {
   api: StreetflowApi;
+  account: Account;
+  /**
+   * The user's e-mail for `insight_login_email`: as entered at sign-in, or the organization's only user;
+   * undefined when the organization has several and none was entered (forms then ask for it).
+   */
+  userEmail: string | undefined;
   map: StreetMap;
   networks: NetworkInfo[];
   /** The network currently chosen in the selector (the first one until the user picks another). */

@@ -1,4 +1,4 @@
-import { ApiError, StreetflowApi, type NetworkInfo } from "./api.js";
+import { ApiError, StreetflowApi, type Account, type NetworkInfo } from "./api.js";
 import { errorReporter, EventBus, type AppContext } from "./context.js";
 import { StreetMap } from "./map.js";
 import { byId, messageOf, setStatus } from "./ui.js";
@@ -10,11 +10,14 @@ import { zoneSetsView } from "./views/zone-sets.js";
 
 /** sessionStorage only: the key is gone when the tab closes and is never written to disk by the page. */
 const KEY_STORAGE = "streetflow.apiKey";
+const EMAIL_STORAGE = "streetflow.email";
 
 const ui = {
   signinView: byId<HTMLElement>("signin-view"),
   signinForm: byId<HTMLFormElement>("signin-form"),
   keyInput: byId<HTMLInputElement>("api-key"),
+  emailInput: byId<HTMLInputElement>("user-email"),
+  accountName: byId<HTMLElement>("account-name"),
   signinButton: byId<HTMLButtonElement>("signin-button"),
   signinError: byId<HTMLElement>("signin-error"),
   appView: byId<HTMLElement>("app-view"),
@@ -22,42 +25,71 @@ const ui = {
   sidebarToggle: byId<HTMLButtonElement>("sidebar-toggle"),
 };
 
-async function signIn(key: string): Promise<void> {
+/** A sign-in refused for a reason the user can fix (shown as is). */
+class SignInRefused extends Error {}
+
+async function signIn(key: string, email: string): Promise<void> {
   const api = new StreetflowApi(key);
   ui.signinButton.disabled = true;
   setStatus(ui.signinError, "Signing in…", "loading");
   try {
-    const networks = await api.listNetworks();
+    const [account, networks] = await Promise.all([api.account(), api.listNetworks()]);
+    const userEmail = chooseUser(account, email);
     sessionStorage.setItem(KEY_STORAGE, key);
+    if (email) sessionStorage.setItem(EMAIL_STORAGE, email);
     setStatus(ui.signinError, "");
-    startApp(api, networks);
+    startApp(api, account, userEmail, networks);
   } catch (err) {
     sessionStorage.removeItem(KEY_STORAGE);
+    sessionStorage.removeItem(EMAIL_STORAGE);
     const text =
       err instanceof ApiError && err.status === 401
         ? "This API key is not valid."
-        : `Sign-in failed: ${messageOf(err)}`;
+        : err instanceof SignInRefused
+          ? err.message
+          : `Sign-in failed: ${messageOf(err)}`;
     setStatus(ui.signinError, text, "error");
-    ui.keyInput.focus();
+    (err instanceof SignInRefused ? ui.emailInput : ui.keyInput).focus();
   } finally {
     ui.signinButton.disabled = false;
   }
 }
 
+/** The entered e-mail must be a user of the key's organization; without one, the only user if there is one. */
+function chooseUser(account: Account, email: string): string | undefined {
+  const users = account.users.map((u) => u.email);
+  if (!email) return users.length === 1 ? users[0] : undefined;
+  const match = users.find((u) => u.toLowerCase() === email.toLowerCase());
+  if (!match) throw new SignInRefused(`${email} is not a user of ${account.organization.name}.`);
+  return match;
+}
+
 function signOut(): void {
   sessionStorage.removeItem(KEY_STORAGE);
+  sessionStorage.removeItem(EMAIL_STORAGE);
   // A fresh page drops the map, its layers and the poll timers in one go.
   location.reload();
 }
 
-function startApp(api: StreetflowApi, networks: NetworkInfo[]): void {
+function startApp(
+  api: StreetflowApi,
+  account: Account,
+  userEmail: string | undefined,
+  networks: NetworkInfo[],
+): void {
   ui.signinView.hidden = true;
+  ui.accountName.hidden = false;
+  ui.accountName.textContent = userEmail
+    ? `${account.organization.name} · ${userEmail}`
+    : account.organization.name;
   ui.appView.hidden = false;
   ui.signOut.hidden = false;
   ui.sidebarToggle.hidden = false;
   let current = networks[0];
   const ctx: AppContext = {
     api,
+    account,
+    userEmail,
     map: new StreetMap(byId("map")),
     networks,
     currentNetwork: () => current,
@@ -92,11 +124,11 @@ ui.signinForm.addEventListener("submit", (event) => {
     ui.keyInput.focus();
     return;
   }
-  void signIn(key);
+  void signIn(key, ui.emailInput.value.trim());
 });
 ui.signOut.addEventListener("click", signOut);
 setUpSidebarToggle();
 
 const savedKey = sessionStorage.getItem(KEY_STORAGE);
-if (savedKey) void signIn(savedKey);
+if (savedKey) void signIn(savedKey, sessionStorage.getItem(EMAIL_STORAGE) ?? "");
 else ui.keyInput.focus();
