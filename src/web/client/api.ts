@@ -37,6 +37,8 @@ export interface AnalysisEntry {
   analysis_type: string;
   travel_mode_type: string;
   created_at: string;
+  /** The metrics that can be downloaded (empty until Data Available). */
+  metrics: string[];
   failure_reason?: string;
 }
 
@@ -54,6 +56,8 @@ export class ApiError extends Error {
     message: string,
     /** The request field at fault, when the API names one (validation errors). */
     readonly field?: string,
+    /** Every problem of a rejected request body, each with its field (validation errors). */
+    readonly issues?: { field: string; message: string }[],
   ) {
     super(message);
   }
@@ -123,13 +127,19 @@ export class StreetflowApi {
     }
     if (response.ok) return response;
     const error = (await response.json().catch(() => null)) as {
-      error?: { code: string; message: string; field?: string };
+      error?: {
+        code: string;
+        message: string;
+        field?: string;
+        issues?: { field: string; message: string }[];
+      };
     } | null;
     throw new ApiError(
       response.status,
       error?.error?.code ?? "http_error",
       error?.error?.message ?? `The server answered ${response.status}.`,
       error?.error?.field,
+      error?.error?.issues,
     );
   }
 }

@@ -6,6 +6,9 @@ import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 
+/** The OD metrics a flow map can show, in the order offered. */
+export const OD_METRICS = ["od_all", "od_pers", "od_comm"];
+
 export interface OdFlow {
   deviceType: string;
   originId: string;

@@ -1,0 +1,67 @@
+/** The analysis routes of the public API, typed for this view (the shared client stays generic). */
+import type { AnalysisEntry, StreetflowApi } from "../../api.js";
+import type { UsRange } from "./form-logic.js";
+
+export interface NamedSlice {
+  name: string;
+  code: string;
+  /** As in the metric rows, e.g. `2: Peak AM (6am-10am)`. */
+  label: string;
+}
+
+/** GET /api/v2/analyses/{uuid}: a list entry plus the parameters the analysis was created with. */
+export interface AnalysisDetail extends AnalysisEntry {
+  started_at: string | null;
+  finished_at: string | null;
+  output_type: string;
+  country: string;
+  oz_sets: { name: string; uuid: string }[];
+  dz_sets: { name: string; uuid: string }[];
+  date_ranges: UsRange[];
+  day_types: NamedSlice[];
+  day_parts: NamedSlice[];
+  traveler_attributes: boolean;
+  trip_attributes: boolean;
+  unit_of_measurement: string;
+  description: string | null;
+  tags: string[];
+}
+
+const enc = encodeURIComponent;
+
+export class AnalysesApi {
+  constructor(private readonly api: StreetflowApi) {}
+
+  /** The supported and default data periods of a travel mode in a country. */
+  dateRanges(country: string, mode: string): Promise<{ supports: UsRange[]; default: UsRange[] }> {
+    return this.api
+      .request<{ date_ranges: { supports: UsRange[]; default: UsRange[] } }>(
+        "GET",
+        `/api/v2/date_ranges/${enc(country)}/${enc(mode)}`,
+      )
+      .then((r) => r.date_ranges);
+  }
+
+  create(body: Record<string, unknown>): Promise<{ name: string; uuid: string }> {
+    return this.api.request("POST", "/api/v2/analyses", body);
+  }
+
+  detail(uuid: string): Promise<AnalysisDetail> {
+    return this.api
+      .request<{ analysis: AnalysisDetail }>("GET", `/api/v2/analyses/${enc(uuid)}`)
+      .then((r) => r.analysis);
+  }
+
+  cancel(uuid: string, email: string): Promise<unknown> {
+    return this.api.request("POST", `/api/v2/analyses/cancel/${enc(uuid)}`, { insight_login_email: email });
+  }
+
+  remove(uuid: string, email: string): Promise<unknown> {
+    return this.api.request("DELETE", `/api/v2/analyses/${enc(uuid)}`, { insight_login_email: email });
+  }
+
+  /** A metric's CSV and the file name the server suggests. */
+  metric(uuid: string, metric: string): Promise<{ text: string; filename: string | null }> {
+    return this.api.download(`/api/v2/analyses/download/uuid/${enc(uuid)}/${enc(metric)}`);
+  }
+}

@@ -1,0 +1,475 @@
+/** The "New analysis" form: fields from the API's definitions, checks before sending, server issues in place. */
+import { ApiError, type ZoneSetSummary } from "../../api.js";
+import type { AppContext } from "../../context.js";
+import { el, setStatus, statusLine } from "../../ui.js";
+import type { AnalysesApi } from "./api.js";
+import {
+  analysisRequest,
+  checkForm,
+  DAY_PARTS,
+  DAY_TYPES,
+  describePeriods,
+  isoPeriods,
+  issueSlot,
+  MAX_NAME_LENGTH,
+  namedItems,
+  NON_VEHICLE_MODES,
+  suggestedRange,
+  TRAVEL_MODES,
+  type AnalysisForm,
+  type Issue,
+  type UsRange,
+} from "./form-logic.js";
+
+let ids = 0;
+const nextId = (prefix: string) => `${prefix}-${++ids}`;
+
+/** A field's error line; the control points at it with aria-describedby and is marked invalid while it shows. */
+interface Slot {
+  error: HTMLElement;
+  control: HTMLElement;
+}
+
+function errorLine(): HTMLElement {
+  return el("p", { className: "field-error", id: nextId("af-error") });
+}
+
+function describedBy(control: HTMLElement, error: HTMLElement): void {
+  const existing = control.getAttribute("aria-describedby");
+  control.setAttribute("aria-describedby", existing ? `${existing} ${error.id}` : error.id);
+}
+
+/** `<label>text</label><control>` stacked, with the error line under them. */
+function labelled(text: string, control: HTMLElement, slots: Map<string, Slot>, slot: string, hint?: string) {
+  control.id ||= nextId("af");
+  const error = errorLine();
+  describedBy(control, error);
+  slots.set(slot, { error, control });
+  const hintEl = hint ? el("small", { className: "hint", id: nextId("af-hint") }, hint) : null;
+  if (hintEl) describedBy(control, hintEl);
+  return el(
+    "div",
+    { className: "field" },
+    el("label", { htmlFor: control.id }, text),
+    control,
+    hintEl,
+    error,
+  );
+}
+
+/** A group of checkboxes (or radios) in a fieldset with its legend and one error line. */
+function choiceGroup(
+  legend: string,
+  slots: Map<string, Slot>,
+  slot: string,
+  ...children: (Node | null)[]
+): HTMLFieldSetElement {
+  const error = errorLine();
+  const fieldset = el("fieldset", { className: "choices" }, el("legend", {}, legend), ...children, error);
+  describedBy(fieldset, error);
+  slots.set(slot, { error, control: fieldset });
+  return fieldset;
+}
+
+function checkbox(name: string, value: string, text: Node | string, checked = false) {
+  const input = el("input", { type: "checkbox", name, value, checked, id: nextId("af-check") });
+  return el("label", { className: "choice", htmlFor: input.id }, input, text);
+}
+
+const checkedValues = (root: HTMLElement, name: string) =>
+  [...root.querySelectorAll<HTMLInputElement>(`input[name="${name}"]:checked`)].map((i) => i.value);
+
+/** `Peak AM|0609` → `Peak AM (06–09 h)`, `Average Weekday|14` → `Average Weekday (Mon–Thu)`. */
+function describeItem(item: string): string {
+  const [name, code] = item.split("|");
+  if (code.length === 2) {
+    const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    return `${name} (${days[Number(code[0]) - 1]}–${days[Number(code[1]) - 1]})`;
+  }
+  return `${name} (${code.slice(0, 2)}:00–${code.slice(2)}:59)`;
+}
+
+export interface AnalysisFormHandle {
+  element: HTMLFormElement;
+  open: () => void;
+  close: () => void;
+}
+
+/**
+ * Builds the form; `onCreated` hears the new analysis' uuid after the server accepted it and the list was
+ * told to refresh.
+ */
+export function analysisForm(
+  ctx: AppContext,
+  api: AnalysesApi,
+  onCreated: (uuid: string) => void,
+  onClose: () => void,
+): AnalysisFormHandle {
+  const slots = new Map<string, Slot>();
+  const status = statusLine();
+  let supported: UsRange[] | null = null;
+  // The API lists with_calibration too; the shared summary type does not name it yet.
+  let zoneSets: (ZoneSetSummary & { with_calibration?: boolean })[] = [];
+
+  const name = el("input", { type: "text", maxLength: MAX_NAME_LENGTH, autocomplete: "off" });
+  name.placeholder = "e.g. Harbour flows, June";
+  const email = el("select", {}, el("option", { value: "" }, "Choose your login…"));
+  for (const user of ctx.account.users) email.append(el("option", { value: user.email }, user.email));
+  email.value = ctx.userEmail ?? "";
+  const analysisType = el(
+    "select",
+    {},
+    el("option", { value: "OD_Analysis" }, "Origin-destination (OD_Analysis)"),
+  );
+  const travelMode = el("select", {}, ...TRAVEL_MODES.map((m) => el("option", { value: m.value }, m.label)));
+
+  const originList = el("div", { className: "choice-list" });
+  const destinationList = el("div", { className: "choice-list" });
+
+  const periodsHint = el("p", { className: "status", id: nextId("af-periods"), attrs: { role: "status" } });
+  const rangeRows = el("div", { className: "range-rows" });
+  const addRange = el("button", { type: "button" }, "Add date range");
+
+  const extraDayTypes = el("input", { type: "text", autocomplete: "off", id: nextId("af-more") });
+  extraDayTypes.placeholder = "e.g. Weekday|15";
+  const extraDayParts = el("input", { type: "text", autocomplete: "off", id: nextId("af-more") });
+  extraDayParts.placeholder = "e.g. Evening|1921";
+
+  const outputIndex = el("input", {
+    type: "radio",
+    name: "output_type",
+    value: "index",
+    checked: true,
+    id: nextId("af-out"),
+  });
+  const outputVolume = el("input", {
+    type: "radio",
+    name: "output_type",
+    value: "volume",
+    id: nextId("af-out"),
+  });
+  const volumeHint = el("small", { className: "hint" });
+  const tripAttributes = checkbox(
+    "trip_attributes",
+    "yes",
+    "Trip attributes (duration, length, speed, circuity)",
+  );
+  const travelerAttributes = checkbox(
+    "traveler_attributes",
+    "yes",
+    "Traveler attributes (trip purpose, income)",
+  );
+
+  const formError = errorLine();
+  slots.set("form", { error: formError, control: formError });
+  const submit = el("button", { type: "submit", className: "primary" }, "Create analysis");
+  const cancel = el("button", { type: "button" }, "Cancel");
+
+  const form = el(
+    "form",
+    {
+      className: "analysis-form",
+      noValidate: true,
+      hidden: true,
+      attrs: { "aria-labelledby": "analysis-form-heading" },
+    },
+    el("h3", { id: "analysis-form-heading" }, "New analysis"),
+    labelled("Name", name, slots, "analysis_name", "Optional; at most 50 characters, unique."),
+    ctx.userEmail
+      ? el("p", { className: "hint" }, `Created as ${ctx.userEmail}.`)
+      : labelled("Your login e-mail", email, slots, "insight_login_email"),
+    labelled("Analysis type", analysisType, slots, "analysis_type"),
+    labelled("Travel mode", travelMode, slots, "travel_mode_type"),
+    choiceGroup("Origin zone sets", slots, "oz_sets", originList),
+    choiceGroup("Destination zone sets", slots, "dz_sets", destinationList),
+    choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
+    choiceGroup(
+      "Day types",
+      slots,
+      "day_types",
+      ...DAY_TYPES.map((d) => checkbox("day_types", d, describeItem(d), true)),
+      el("label", { htmlFor: extraDayTypes.id }, "More day types (name|first and last weekday, 1 = Monday)"),
+      extraDayTypes,
+    ),
+    choiceGroup(
+      "Day parts",
+      slots,
+      "day_parts",
+      ...DAY_PARTS.map((d) => checkbox("day_parts", d, describeItem(d), true)),
+      el("label", { htmlFor: extraDayParts.id }, "More day parts (name|first and last hour, 00–23)"),
+      extraDayParts,
+    ),
+    choiceGroup(
+      "Output",
+      slots,
+      "output_type",
+      el(
+        "label",
+        { className: "choice", htmlFor: outputIndex.id },
+        outputIndex,
+        "Index (trips per day per 10,000 devices)",
+      ),
+      el(
+        "label",
+        { className: "choice", htmlFor: outputVolume.id },
+        outputVolume,
+        "Volume (calibrated daily trips)",
+      ),
+      volumeHint,
+    ),
+    el(
+      "fieldset",
+      { className: "choices" },
+      el("legend", {}, "Extra metrics"),
+      tripAttributes,
+      travelerAttributes,
+    ),
+    formError,
+    el("div", { className: "form-actions" }, submit, cancel),
+    status,
+  );
+
+  // ---- date ranges ----
+
+  const rangeInputs = () =>
+    [...rangeRows.querySelectorAll<HTMLElement>(".range-row")].map((row) => ({
+      start: row.querySelector<HTMLInputElement>('input[data-end="start"]')!,
+      end: row.querySelector<HTMLInputElement>('input[data-end="end"]')!,
+    }));
+
+  const applyLimits = () => {
+    const periods = supported ? isoPeriods(supported) : [];
+    const [min, max] = [periods[0]?.start ?? "", periods.at(-1)?.end ?? ""];
+    for (const { start, end } of rangeInputs())
+      for (const input of [start, end]) {
+        input.min = min;
+        input.max = max;
+      }
+  };
+
+  /** Rows are renumbered after a removal, so their error slots stay `date_ranges[i]` as the server counts. */
+  const renumberRanges = () => {
+    for (const key of [...slots.keys()]) if (key.startsWith("date_ranges[")) slots.delete(key);
+    [...rangeRows.children].forEach((row, i) => {
+      const start = row.querySelector<HTMLInputElement>('input[data-end="start"]')!;
+      slots.set(`date_ranges[${i}]`, { error: row.querySelector(".field-error")!, control: start });
+      row.querySelector("legend")!.textContent = `Range ${i + 1}`;
+      row.querySelector<HTMLButtonElement>("button")!.hidden = rangeRows.children.length === 1;
+    });
+  };
+
+  const addRangeRow = (start = "", end = "") => {
+    const dateInput = (which: "start" | "end", value: string) =>
+      el("input", { type: "date", value, id: nextId("af-date"), dataset: { end: which } });
+    const [from, to] = [dateInput("start", start), dateInput("end", end)];
+    const error = errorLine();
+    for (const input of [from, to]) {
+      describedBy(input, error);
+      describedBy(input, periodsHint);
+    }
+    const remove = el("button", { type: "button", className: "link" }, "Remove");
+    const row = el(
+      "fieldset",
+      { className: "range-row" },
+      el("legend", { className: "visually-hidden" }),
+      el("label", { htmlFor: from.id }, "Start date", from),
+      el("label", { htmlFor: to.id }, "End date", to),
+      remove,
+      error,
+    );
+    remove.addEventListener("click", () => {
+      row.remove();
+      renumberRanges();
+      rangeInputs()[0]?.start.focus();
+    });
+    rangeRows.append(row);
+    renumberRanges();
+    applyLimits();
+    return from;
+  };
+  addRange.addEventListener("click", () => addRangeRow().focus());
+
+  let periodsRequest = 0;
+  const loadPeriods = async () => {
+    const network = ctx.currentNetwork();
+    const request = ++periodsRequest;
+    supported = null;
+    if (!network)
+      return setStatus(periodsHint, "No road network is imported, so there are no data periods.", "error");
+    setStatus(periodsHint, "Loading the data periods…", "loading");
+    try {
+      const periods = await api.dateRanges(network.country, travelMode.value);
+      // A later mode or country change wins over a slow earlier answer.
+      if (request !== periodsRequest) return;
+      supported = periods.supports;
+      setStatus(
+        periodsHint,
+        supported.length
+          ? `Data available (${network.country.toUpperCase()}): ${describePeriods(supported)}. Each range must lie within one of these periods.`
+          : `No data for this travel mode in ${network.country.toUpperCase()} yet.`,
+        supported.length ? "info" : "error",
+      );
+      applyLimits();
+      const suggestion = suggestedRange(supported);
+      const [first] = rangeInputs();
+      if (suggestion && first && !first.start.value && !first.end.value) {
+        first.start.value = suggestion.start;
+        first.end.value = suggestion.end;
+      }
+    } catch (err) {
+      if (request === periodsRequest) ctx.showError(periodsHint, "The data periods failed to load", err);
+    }
+  };
+  travelMode.addEventListener("change", () => {
+    void loadPeriods();
+    updateVolume();
+  });
+  ctx.events.on("network-changed", () => void loadPeriods());
+
+  // ---- zone sets and output ----
+
+  const updateVolume = () => {
+    const chosen = [...checkedValues(originList, "oz_sets"), ...checkedValues(destinationList, "dz_sets")];
+    const calibrated = zoneSets.some((s) => s.with_calibration && chosen.includes(s.uuid));
+    const vehicles = !NON_VEHICLE_MODES.includes(travelMode.value);
+    outputVolume.disabled = !(calibrated && vehicles);
+    if (outputVolume.disabled && outputVolume.checked) outputIndex.checked = true;
+    volumeHint.textContent = !vehicles
+      ? "Volume is calibrated with vehicle counts: not for bicycles or pedestrians."
+      : calibrated
+        ? "Volume scales the index with the calibrated pass-through zones of the chosen sets."
+        : "Volume needs a chosen zone set with calibrated pass-through zones.";
+  };
+
+  const fillZoneSets = (sets: ZoneSetSummary[]) => {
+    zoneSets = sets;
+    for (const [list, field] of [
+      [originList, "oz_sets"],
+      [destinationList, "dz_sets"],
+    ] as const) {
+      const kept = new Set(checkedValues(list, field));
+      const items = sets.map((s) =>
+        checkbox(
+          field,
+          s.uuid,
+          el("span", {}, s.name, " ", el("small", {}, `${s.zone_count} ${s.geom_type}`)),
+          kept.has(s.uuid),
+        ),
+      );
+      list.replaceChildren(
+        ...(items.length
+          ? items
+          : [el("p", { className: "hint" }, "No zone sets yet: create one in the Zone sets tab.")]),
+      );
+    }
+    updateVolume();
+  };
+  form.addEventListener("change", (e) => {
+    if ((e.target as HTMLInputElement).name?.endsWith("z_sets")) updateVolume();
+  });
+
+  const loadZoneSets = async () => {
+    try {
+      fillZoneSets(await ctx.api.listZoneSets());
+    } catch (err) {
+      ctx.showError(status, "Zone sets failed to load", err);
+    }
+  };
+  ctx.events.on("zone-sets-changed", () => void loadZoneSets());
+
+  // ---- submit ----
+
+  const clearIssues = () => {
+    for (const { error, control } of slots.values()) {
+      error.textContent = "";
+      control.removeAttribute("aria-invalid");
+    }
+  };
+
+  /** Shows each issue next to its field; focuses the first field at fault. */
+  const showIssues = (issues: Issue[]) => {
+    clearIssues();
+    const formSlot = slots.get("form")!;
+    let first: HTMLElement | null = null;
+    for (const issue of issues) {
+      // A date range the form has no row for (it was removed meanwhile) falls back to the group.
+      const target =
+        slots.get(issueSlot(issue.field)) ??
+        slots.get(issueSlot(issue.field.replace(/\[\d+\]$/, ""))) ??
+        formSlot;
+      const text = target === formSlot && issue.field ? `${issue.field}: ${issue.message}` : issue.message;
+      target.error.textContent = [target.error.textContent, text].filter(Boolean).join(" ");
+      if (target === formSlot) continue;
+      target.control.setAttribute("aria-invalid", "true");
+      first ??= target.control;
+    }
+    const focusable = first?.matches("input, select")
+      ? first
+      : first?.querySelector<HTMLElement>("input, select");
+    focusable?.focus();
+  };
+
+  const readForm = (): AnalysisForm => ({
+    name: name.value,
+    email: ctx.userEmail ?? email.value,
+    analysisType: analysisType.value,
+    travelMode: travelMode.value,
+    country: ctx.currentNetwork()?.country ?? "",
+    originSets: checkedValues(originList, "oz_sets"),
+    destinationSets: checkedValues(destinationList, "dz_sets"),
+    dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
+    dayTypes: namedItems(checkedValues(form, "day_types"), extraDayTypes.value),
+    dayParts: namedItems(checkedValues(form, "day_parts"), extraDayParts.value),
+    outputType: outputVolume.checked ? "volume" : "index",
+    tripAttributes: tripAttributes.querySelector("input")!.checked,
+    travelerAttributes: travelerAttributes.querySelector("input")!.checked,
+  });
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const values = readForm();
+    const issues = checkForm(values, supported);
+    if (issues.length) {
+      showIssues(issues);
+      setStatus(status, "Please correct the fields marked above.", "error");
+      return;
+    }
+    clearIssues();
+    submit.disabled = true;
+    setStatus(status, "Creating the analysis…", "loading");
+    try {
+      const created = await api.create(analysisRequest(values));
+      setStatus(status, "");
+      ctx.events.emit("analyses-changed", undefined);
+      name.value = "";
+      close();
+      onCreated(created.uuid);
+    } catch (err) {
+      if (err instanceof ApiError && (err.issues?.length || err.field)) {
+        showIssues(err.issues ?? [{ field: err.field!, message: err.message }]);
+        setStatus(status, "The server refused the analysis; see the messages above.", "error");
+      } else ctx.showError(status, "The analysis was not created", err);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  const open = () => {
+    form.hidden = false;
+    clearIssues();
+    setStatus(status, "");
+    void loadZoneSets();
+    if (supported === null) void loadPeriods();
+    name.focus();
+  };
+  const close = () => {
+    form.hidden = true;
+    onClose();
+  };
+  cancel.addEventListener("click", close);
+  form.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") close();
+  });
+  addRangeRow();
+  return { element: form, open, close };
+}

@@ -1,0 +1,480 @@
+/**
+ * An OD analysis' results: a drawer over the bottom of the map area with the filters, a sortable table of
+ * the flows and a bar chart by day part, and the flow map on the shared map.
+ */
+import type { Feature, FeatureCollection } from "geojson";
+import type { AppContext } from "../../context.js";
+import { bboxOf } from "../../map.js";
+import { el, setStatus, statusLine } from "../../ui.js";
+import type { AnalysesApi, AnalysisDetail } from "./api.js";
+import { DayPartChart } from "./chart.js";
+import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
+import {
+  OD_METRICS,
+  dayPartProfile,
+  flowFeatures,
+  flowsInSlice,
+  pairKey,
+  parseOdCsv,
+  sliceOptions,
+  sortFlows,
+  topFlows,
+  zoneAnchors,
+  type OdFlow,
+  type Slice,
+  type SortColumn,
+  type SortDirection,
+} from "./flows.js";
+
+/** Rows the table renders at most; the CSV download has them all. */
+const MAX_TABLE_ROWS = 500;
+const TOP_CHOICES: [string, number | null][] = [
+  ["Top 10", 10],
+  ["Top 25", 25],
+  ["Top 50", 50],
+  ["Top 100", 100],
+  ["Top 250", 250],
+  ["All", null],
+];
+const COLUMNS: { key: SortColumn; label: string; numeric: boolean }[] = [
+  { key: "originName", label: "Origin", numeric: false },
+  { key: "destinationName", label: "Destination", numeric: false },
+  { key: "odTraffic", label: "Trips/day", numeric: true },
+  { key: "originTraffic", label: "Origin total", numeric: true },
+  { key: "destinationTraffic", label: "Destination total", numeric: true },
+  { key: "avgTripDuration", label: "Avg duration (min)", numeric: true },
+];
+const MIN_DRAWER_PX = 140;
+
+const fmt = (n: number | null) => (n === null ? "–" : n.toLocaleString());
+const arrow = (f: Pick<OdFlow, "originName" | "destinationName">) => `${f.originName} → ${f.destinationName}`;
+
+function select(label: string, onChange: () => void): { field: HTMLElement; input: HTMLSelectElement } {
+  const input = el("select", { id: `flows-${label.toLowerCase().replace(/\W+/g, "-")}` });
+  input.addEventListener("change", onChange);
+  return { field: el("label", { className: "filter", htmlFor: input.id }, label, input), input };
+}
+
+function setOptions(input: HTMLSelectElement, options: [label: string, value: string][], keep = true): void {
+  const previous = input.value;
+  input.replaceChildren(...options.map(([label, value]) => el("option", { value }, label)));
+  if (keep && options.some(([, v]) => v === previous)) input.value = previous;
+}
+
+export class AnalysisResults {
+  private readonly drawer: HTMLElement;
+  private readonly heading = el("h2", { id: "flows-heading" });
+  private readonly status = statusLine();
+  private readonly mapNote = el("p", { className: "flow-note", attrs: { role: "status" } });
+  private readonly body = el("div", { className: "drawer-body", id: "flows-body" });
+  private readonly collapse = el(
+    "button",
+    { type: "button", attrs: { "aria-controls": "flows-body", "aria-expanded": "true" } },
+    "Collapse",
+  );
+  private readonly tableHead = el("tr");
+  private readonly tableRows = el("tbody");
+  private readonly tableNote = el("p", { className: "hint" });
+  private readonly chartTitle = el("span", { id: "flows-chart-title" });
+  private readonly wholeAnalysis = el(
+    "button",
+    { type: "button", className: "link", hidden: true },
+    "Show the whole analysis",
+  );
+  private readonly canvas = el("canvas", { attrs: { role: "img", "aria-labelledby": "flows-chart-title" } });
+  private readonly filters = {
+    metric: select("Metric", () => void this.loadMetric()),
+    device: select("Vehicles", () => this.render()),
+    dayType: select("Day type", () => this.render()),
+    dayPart: select("Day part", () => this.render()),
+    top: select("Flows on the map", () => this.render()),
+  };
+  private readonly flowMap: FlowMap;
+  private chart: DayPartChart | null = null;
+  private detail: AnalysisDetail | null = null;
+  private flows: OdFlow[] = [];
+  private slice: OdFlow[] = [];
+  private zones: { origins: Feature[]; destinations: Feature[] } = { origins: [], destinations: [] };
+  private selected: string | null = null;
+  private sort: { column: SortColumn; direction: SortDirection } = {
+    column: "odTraffic",
+    direction: "descending",
+  };
+  private active = true;
+  private loadId = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly api: AnalysesApi,
+  ) {
+    this.flowMap = new FlowMap(ctx.map.map, (key) => this.select(key));
+    setOptions(
+      this.filters.top.input,
+      TOP_CHOICES.map(([label, n]) => [label, String(n ?? "all")]),
+    );
+    this.filters.top.input.value = "50";
+    const close = el("button", { type: "button" }, "Close");
+    close.addEventListener("click", () => this.close());
+    this.collapse.addEventListener("click", () => this.setCollapsed(!this.body.hidden));
+    this.wholeAnalysis.addEventListener("click", () => this.select(null));
+    const separator = this.resizeHandle();
+    const legend = el(
+      "div",
+      { className: "flow-legend" },
+      el("span", { className: "ramp", attrs: { "aria-hidden": "true" } }),
+      el(
+        "span",
+        {},
+        "Width and colour: trips per day; arrows point to the destination; circles: trips within a zone.",
+      ),
+    );
+    const ramp = legend.querySelector<HTMLElement>(".ramp")!;
+    ramp.style.background = `linear-gradient(to right, ${FLOW_COLOURS.map(([, c]) => c).join(", ")})`;
+    this.drawer = el(
+      "section",
+      { className: "analysis-drawer", hidden: true, attrs: { "aria-labelledby": "flows-heading" } },
+      separator,
+      el(
+        "div",
+        { className: "drawer-head" },
+        this.heading,
+        el("div", { className: "drawer-buttons" }, this.collapse, close),
+      ),
+      this.body,
+    );
+    this.body.append(
+      el("div", { className: "flow-filters" }, ...Object.values(this.filters).map((f) => f.field)),
+      legend,
+      this.mapNote,
+      this.status,
+      el(
+        "div",
+        { className: "drawer-panes" },
+        el(
+          "div",
+          { className: "flow-table-wrap" },
+          el(
+            "table",
+            { className: "flow-table", attrs: { "aria-labelledby": "flows-table-caption" } },
+            el("caption", { id: "flows-table-caption" }, "Origin-destination flows"),
+            el("thead", {}, this.tableHead),
+            this.tableRows,
+          ),
+          this.tableNote,
+        ),
+        el(
+          "figure",
+          { className: "flow-chart" },
+          el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
+          el("div", { className: "chart-box" }, this.canvas),
+        ),
+      ),
+    );
+    document.getElementById("map-area")!.append(this.drawer);
+  }
+
+  get openUuid(): string | null {
+    return this.drawer.hidden ? null : (this.detail?.uuid ?? null);
+  }
+
+  /** Opens the results of a Data Available OD analysis: its zones, its metric, the map and the drawer. */
+  async open(detail: AnalysisDetail): Promise<void> {
+    const load = ++this.loadId;
+    this.detail = detail;
+    this.selected = null;
+    this.flows = [];
+    this.heading.textContent = `Flows: ${detail.name}`;
+    this.drawer.hidden = false;
+    this.setCollapsed(false);
+    const metrics = OD_METRICS.filter((m) => detail.metrics.includes(m));
+    setOptions(
+      this.filters.metric.input,
+      metrics.map((m) => [m, m]),
+      false,
+    );
+    setStatus(this.status, "Loading the zones and the flows…", "loading");
+    this.renderTable();
+    try {
+      const uuids = [...new Set([...detail.oz_sets, ...detail.dz_sets].map((s) => s.uuid))];
+      const sets = new Map(
+        await Promise.all(uuids.map(async (u) => [u, await this.ctx.api.zoneSet(u)] as const)),
+      );
+      if (load !== this.loadId) return;
+      this.zones = {
+        origins: detail.oz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
+        destinations: detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
+      };
+      await this.loadMetric(true);
+    } catch (err) {
+      if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
+    }
+  }
+
+  close(): void {
+    this.loadId++;
+    this.drawer.hidden = true;
+    this.detail = null;
+    this.flowMap.setVisible(false);
+  }
+
+  /** The Analyses tab came to the front (true) or left (false): the drawer and the flows go with it. */
+  setActive(active: boolean): void {
+    this.active = active;
+    const open = this.detail !== null;
+    this.drawer.hidden = !(active && open);
+    this.flowMap.setVisible(active && open);
+  }
+
+  private async loadMetric(fit = false): Promise<void> {
+    const detail = this.detail;
+    const metric = this.filters.metric.input.value;
+    if (!detail || !metric) {
+      setStatus(this.status, "This analysis has no origin-destination metric to map.", "error");
+      return;
+    }
+    const load = this.loadId;
+    setStatus(this.status, `Loading ${metric}…`, "loading");
+    try {
+      const { text } = await this.api.metric(detail.uuid, metric);
+      if (load !== this.loadId) return;
+      this.flows = parseOdCsv(text);
+      const options = sliceOptions(this.flows);
+      setOptions(
+        this.filters.device.input,
+        options.deviceTypes.map((d) => [d, d]),
+      );
+      setOptions(
+        this.filters.dayType.input,
+        options.dayTypes.map((d) => [d.replace(/^\d+: /, ""), d]),
+      );
+      setOptions(
+        this.filters.dayPart.input,
+        options.dayParts.map((d) => [d.replace(/^\d+: /, ""), d]),
+      );
+      this.filters.device.field.hidden = options.deviceTypes.length < 2;
+      setStatus(
+        this.status,
+        this.flows.length ? "" : `${metric} has no rows: no trip joined these zones in the chosen periods.`,
+      );
+      this.render();
+      if (fit) this.fitMap();
+    } catch (err) {
+      if (load === this.loadId) this.ctx.showError(this.status, `${metric} failed to load`, err);
+    }
+  }
+
+  private currentSlice(): Slice {
+    return {
+      deviceType: this.filters.device.input.value,
+      dayType: this.filters.dayType.input.value,
+      dayPart: this.filters.dayPart.input.value,
+    };
+  }
+
+  private render(): void {
+    this.slice = flowsInSlice(this.flows, this.currentSlice());
+    if (this.selected && !this.slice.some((f) => pairKey(f) === this.selected)) this.selected = null;
+    this.renderMap();
+    this.renderTable();
+    this.renderChart();
+  }
+
+  private renderMap(): void {
+    const topValue = this.filters.top.input.value;
+    const shown = topFlows(this.slice, topValue === "all" ? null : Number(topValue));
+    const anchors = {
+      origins: zoneAnchors(this.zones.origins),
+      destinations: zoneAnchors(this.zones.destinations),
+    };
+    const { collection, unplaced } = flowFeatures(shown, anchors.origins, anchors.destinations);
+    const zones: FeatureCollection = {
+      type: "FeatureCollection",
+      features: [...this.zones.origins, ...this.zones.destinations],
+    };
+    const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
+    void this.flowMap
+      .show(collection, zones, (key) => this.describe(byKey.get(key)))
+      .then(() => {
+        this.flowMap.setVisible(this.active);
+        this.flowMap.highlight(this.selected);
+      });
+    const drawn = shown.length - unplaced;
+    this.mapNote.textContent =
+      `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} flows on the map` +
+      (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
+      ".";
+    this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  private describe(f: OdFlow | undefined): string {
+    if (!f) return "";
+    const unit = this.detail?.output_type === "volume" ? "trips/day" : "trips/day (index)";
+    const duration = f.avgTripDuration === null ? "" : ` · average ${f.avgTripDuration} min`;
+    return `${arrow(f)}: ${fmt(f.odTraffic)} ${unit}${duration}. Origin total ${fmt(f.originTraffic)}, destination total ${fmt(f.destinationTraffic)}.`;
+  }
+
+  private renderTable(): void {
+    this.tableHead.replaceChildren(
+      el("th", { scope: "col" }, el("span", { className: "visually-hidden" }, "Chart")),
+      ...COLUMNS.map((c) => this.headerCell(c)),
+    );
+    const rows = sortFlows(this.slice, this.sort.column, this.sort.direction);
+    this.tableRows.replaceChildren(...rows.slice(0, MAX_TABLE_ROWS).map((f) => this.tableRow(f)));
+    this.tableNote.textContent =
+      rows.length > MAX_TABLE_ROWS
+        ? `The first ${MAX_TABLE_ROWS} of ${rows.length.toLocaleString()} rows in this order; download the CSV for all.`
+        : rows.length === 0 && this.flows.length > 0
+          ? "No flows in this day type and day part."
+          : "";
+  }
+
+  private headerCell(c: (typeof COLUMNS)[number]): HTMLTableCellElement {
+    const active = this.sort.column === c.key;
+    // The arrow is decoration: aria-sort tells assistive technology the order.
+    const mark = active ? (this.sort.direction === "ascending" ? " ▲" : " ▼") : "";
+    const button = el(
+      "button",
+      { type: "button", className: "sort" },
+      c.label,
+      el("span", { attrs: { "aria-hidden": "true" } }, mark),
+    );
+    button.addEventListener("click", () => {
+      const direction: SortDirection = active
+        ? this.sort.direction === "ascending"
+          ? "descending"
+          : "ascending"
+        : c.numeric
+          ? "descending"
+          : "ascending";
+      this.sort = { column: c.key, direction };
+      this.renderTable();
+      this.tableHead.querySelector<HTMLButtonElement>(`th[data-column="${c.key}"] button`)?.focus();
+    });
+    return el(
+      "th",
+      {
+        scope: "col",
+        className: c.numeric ? "num" : "",
+        dataset: { column: c.key },
+        attrs: { "aria-sort": active ? this.sort.direction : "none" },
+      },
+      button,
+    );
+  }
+
+  private tableRow(f: OdFlow): HTMLTableRowElement {
+    const key = pairKey(f);
+    const pressed = key === this.selected;
+    const choose = el(
+      "button",
+      {
+        type: "button",
+        className: "pick",
+        attrs: { "aria-pressed": String(pressed), "aria-label": `Chart ${arrow(f)}` },
+      },
+      "◉",
+    );
+    choose.addEventListener("click", () => this.select(pressed ? null : key));
+    const row = el(
+      "tr",
+      { className: pressed ? "selected" : "" },
+      el("td", {}, choose),
+      ...COLUMNS.map((c) =>
+        el(
+          "td",
+          { className: c.numeric ? "num" : "" },
+          c.numeric ? fmt(f[c.key] as number | null) : String(f[c.key]),
+        ),
+      ),
+    );
+    return row;
+  }
+
+  /** One pair (from the table or the map) or none: the chart follows, the map marks it. */
+  private select(key: string | null): void {
+    this.selected = key;
+    this.flowMap.highlight(key);
+    this.renderTable();
+    this.renderChart();
+    if (key) this.tableRows.querySelector<HTMLElement>("tr.selected")?.scrollIntoView({ block: "nearest" });
+  }
+
+  private renderChart(): void {
+    if (!this.chart) this.chart = new DayPartChart(this.canvas);
+    const slice = this.currentSlice();
+    const pair = this.slice.find((f) => pairKey(f) === this.selected);
+    const bars = dayPartProfile(this.flows, slice, pair).map((b) => ({
+      label: b.dayPart.replace(/^\d+: /, ""),
+      value: b.traffic,
+    }));
+    const dayType = slice.dayType.replace(/^\d+: /, "");
+    this.chartTitle.textContent = `Trips per day by day part, ${dayType}: ${pair ? arrow(pair) : "all flows"}`;
+    this.wholeAnalysis.hidden = !pair;
+    this.chart.update(
+      bars,
+      this.detail?.output_type === "volume" ? "Trips per day" : "Trips per day (index)",
+    );
+    this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
+  }
+
+  private fitMap(): void {
+    const boxes = [...this.zones.origins, ...this.zones.destinations]
+      .map((z) => (z.geometry ? bboxOf(z.geometry) : null))
+      .filter((b) => b !== null);
+    if (boxes.length === 0) return;
+    const bbox: [number, number, number, number] = [
+      Math.min(...boxes.map((b) => b[0])),
+      Math.min(...boxes.map((b) => b[1])),
+      Math.max(...boxes.map((b) => b[2])),
+      Math.max(...boxes.map((b) => b[3])),
+    ];
+    this.flowMap.fitTo(bbox, this.drawer.hidden || this.body.hidden ? 48 : this.drawer.offsetHeight + 24);
+  }
+
+  private setCollapsed(collapsed: boolean): void {
+    this.body.hidden = collapsed;
+    this.drawer.classList.toggle("collapsed", collapsed);
+    this.collapse.textContent = collapsed ? "Expand" : "Collapse";
+    this.collapse.setAttribute("aria-expanded", String(!collapsed));
+  }
+
+  /** A separator to drag (or move with the arrow keys) that sets the drawer's height. */
+  private resizeHandle(): HTMLElement {
+    const handle = el("div", {
+      className: "drawer-resize",
+      tabIndex: 0,
+      attrs: {
+        role: "separator",
+        "aria-orientation": "horizontal",
+        "aria-label": "Resize the results panel",
+      },
+    });
+    const area = () => document.getElementById("map-area")!;
+    const setHeight = (px: number) => {
+      const max = Math.max(MIN_DRAWER_PX, area().clientHeight - 48);
+      const height = Math.round(Math.min(max, Math.max(MIN_DRAWER_PX, px)));
+      this.drawer.style.height = `${height}px`;
+      handle.setAttribute("aria-valuenow", String(Math.round((height / area().clientHeight) * 100)));
+      this.setCollapsed(false);
+    };
+    handle.setAttribute("aria-valuemin", "0");
+    handle.setAttribute("aria-valuemax", "100");
+    handle.addEventListener("pointerdown", (e) => {
+      handle.setPointerCapture(e.pointerId);
+      const move = (m: PointerEvent) => setHeight(area().getBoundingClientRect().bottom - m.clientY);
+      const up = () => {
+        handle.removeEventListener("pointermove", move);
+        handle.removeEventListener("pointerup", up);
+      };
+      handle.addEventListener("pointermove", move);
+      handle.addEventListener("pointerup", up);
+    });
+    handle.addEventListener("keydown", (e) => {
+      const step = { ArrowUp: 32, ArrowDown: -32 }[e.key];
+      if (step === undefined) return;
+      e.preventDefault();
+      setHeight(this.drawer.offsetHeight + step);
+    });
+    return handle;
+  }
+}
