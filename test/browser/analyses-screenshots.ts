@@ -6,7 +6,7 @@
  */
 import { DEMO_EMAIL } from "../../src/domain/accounts.js";
 import { launchBrowser, signedInPage, startWebServer } from "../helpers/browser.js";
-import { boxFeature } from "../helpers/zones.js";
+import { boxFeature, monacoDistricts } from "../helpers/zones.js";
 
 const OUT = new URL("../../docs/screenshots/", import.meta.url).pathname;
 
@@ -22,9 +22,7 @@ try {
       zones: {
         type: "FeatureCollection",
         features: [
-          boxFeature("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
-          boxFeature("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
-          boxFeature("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
+          ...monacoDistricts(),
           boxFeature("Larvotto", 4, [7.433, 43.742, 7.44, 43.748]),
           boxFeature("Monaco-Ville", 5, [7.417, 43.728, 7.427, 43.733]),
         ],

@@ -10,14 +10,7 @@ import {
   startWebServer,
   type WebServer,
 } from "../helpers/browser.js";
-import { boxFeature } from "../helpers/zones.js";
-
-/** Three Monaco districts the demo trips run between (as in test/e2e/server.test.ts). */
-const DISTRICTS = [
-  boxFeature("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
-  boxFeature("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
-  boxFeature("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
-];
+import { monacoDistricts } from "../helpers/zones.js";
 
 describe("web application in Chromium: analyses", { skip: browserSkip() }, () => {
   let server: WebServer;
@@ -40,7 +33,7 @@ describe("web application in Chromium: analyses", { skip: browserSkip() }, () =>
     await api("POST", "/api/v2/zone_sets", {
       insight_login_email: DEMO_EMAIL,
       zone_set_name: "Districts",
-      zones: { type: "FeatureCollection", features: DISTRICTS },
+      zones: { type: "FeatureCollection", features: monacoDistricts() },
     });
   });
   after(async () => {

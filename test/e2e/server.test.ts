@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { demoYear } from "../../src/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/domain/accounts.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
-import { boxFeature } from "../helpers/zones.js";
+import { monacoDistricts } from "../helpers/zones.js";
 
 describe("streetflow serve (real process, real HTTP)", () => {
   let server: RunningServer;
@@ -71,11 +71,7 @@ describe("streetflow serve (real process, real HTTP)", () => {
       zone_set_name: "Districts",
       zones: {
         type: "FeatureCollection",
-        features: [
-          boxFeature("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
-          boxFeature("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
-          boxFeature("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
-        ],
+        features: monacoDistricts(),
       },
     });
     assert.equal(zoneSet.status, 201);

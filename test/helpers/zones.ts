@@ -15,3 +15,10 @@ export const boxFeature = (name: string, id: number, [w, s, e, n]: number[]) => 
     ],
   },
 });
+
+/** Three Monaco districts the demo trips run between: an analysis over them has flows in every demo month. */
+export const monacoDistricts = () => [
+  boxFeature("Monte-Carlo", 1, [7.423, 43.737, 7.433, 43.744]),
+  boxFeature("Fontvieille", 2, [7.412, 43.727, 7.42, 43.733]),
+  boxFeature("Condamine", 3, [7.415, 43.733, 7.424, 43.738]),
+];

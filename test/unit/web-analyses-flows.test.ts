@@ -120,6 +120,13 @@ describe("web analyses: slices, sorting and profiles", () => {
       { dayPart: ALL, traffic: 3 },
       { dayPart: PEAK, traffic: 0 },
     ]);
+    const early = "1: Early AM (12am-6am)";
+    const peak = "2: Peak AM (6am-10am)";
+    assert.deepEqual(dayPartProfile(flows, slice, undefined, [ALL, early, peak]), [
+      { dayPart: ALL, traffic: 18 },
+      { dayPart: early, traffic: 0 },
+      { dayPart: peak, traffic: 0 },
+    ]);
   });
 });
 

@@ -3,6 +3,15 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip }
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
+/**
+ * `Peak AM (6am-10am)` → ["Peak AM", "6am-10am"]: two-line category labels (chart.js takes arrays) fit
+ * side by side where one line would have to be tilted.
+ */
+function twoLines(label: string): string[] {
+  const m = /^(.*) \((.*)\)$/.exec(label);
+  return m ? [m[1], m[2]] : [label];
+}
+
 export class DayPartChart {
   private readonly chart: Chart<"bar", number[], string>;
 
@@ -22,7 +31,7 @@ export class DayPartChart {
 
   /** Bars in the given order; `unit` names the values (index or volume) in the axis title. */
   update(bars: { label: string; value: number }[], unit: string): void {
-    this.chart.data.labels = bars.map((b) => b.label);
+    this.chart.data.labels = bars.map((b) => twoLines(b.label)) as unknown as string[];
     this.chart.data.datasets[0].data = bars.map((b) => b.value);
     this.chart.data.datasets[0].label = unit;
     const y = this.chart.options.scales?.y as { title?: { text?: string } } | undefined;

@@ -145,23 +145,24 @@ export const topFlows = (flows: OdFlow[], n: number | null): OdFlow[] =>
   sortFlows(flows, "odTraffic", "descending").slice(0, n ?? undefined);
 
 /**
- * Traffic per day part (request order) for one device type and day type: summed over all pairs, or of one
- * pair when given. Day parts overlap (All Day holds the others), so the bars are not meant to be added.
+ * Traffic per day part for one device type and day type: summed over all pairs, or of one pair when given.
+ * `dayParts` are the analysis' day part labels, so parts without trips show as 0 (default: those in the
+ * rows). Day parts overlap (All Day holds the others), so the bars are not meant to be added.
  */
 export function dayPartProfile(
   flows: OdFlow[],
   slice: Pick<Slice, "deviceType" | "dayType">,
   pair?: Pick<OdFlow, "originName" | "destinationName">,
+  dayParts = sliceOptions(flows).dayParts,
 ): { dayPart: string; traffic: number }[] {
   const wanted = pair ? pairKey(pair) : null;
-  const totals = new Map(sliceOptions(flows).dayParts.map((p) => [p, 0]));
-  for (const f of flows)
-    if (
-      f.deviceType === slice.deviceType &&
-      f.dayType === slice.dayType &&
-      (!wanted || pairKey(f) === wanted)
-    )
-      totals.set(f.dayPart, (totals.get(f.dayPart) ?? 0) + f.odTraffic);
+  const totals = new Map(dayParts.map((p) => [p, 0]));
+  for (const f of flows) {
+    const total = totals.get(f.dayPart);
+    const inSlice = f.deviceType === slice.deviceType && f.dayType === slice.dayType;
+    if (total !== undefined && inSlice && (!wanted || pairKey(f) === wanted))
+      totals.set(f.dayPart, total + f.odTraffic);
+  }
   return [...totals].map(([dayPart, traffic]) => ({ dayPart, traffic }));
 }
 

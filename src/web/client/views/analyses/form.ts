@@ -89,6 +89,30 @@ function describeItem(item: string): string {
   return `${name} (${code.slice(0, 2)}:00–${code.slice(2)}:59)`;
 }
 
+/**
+ * Day types or day parts: the API's defaults as checked boxes and a text field for more items in the
+ * request's `name|code` grammar; `items()` reads both.
+ */
+function namedItemGroup(
+  legend: string,
+  field: string,
+  defaults: string[],
+  slots: Map<string, Slot>,
+  more: { label: string; example: string },
+): { group: HTMLFieldSetElement; items: () => string[] } {
+  const extra = el("input", { type: "text", autocomplete: "off", id: nextId("af-more") });
+  extra.placeholder = `e.g. ${more.example}`;
+  const group = choiceGroup(
+    legend,
+    slots,
+    field,
+    ...defaults.map((d) => checkbox(field, d, describeItem(d), true)),
+    el("label", { htmlFor: extra.id }, more.label),
+    extra,
+  );
+  return { group, items: () => namedItems(checkedValues(group, field), extra.value) };
+}
+
 export interface AnalysisFormHandle {
   element: HTMLFormElement;
   open: () => void;
@@ -130,10 +154,14 @@ export function analysisForm(
   const rangeRows = el("div", { className: "range-rows" });
   const addRange = el("button", { type: "button" }, "Add date range");
 
-  const extraDayTypes = el("input", { type: "text", autocomplete: "off", id: nextId("af-more") });
-  extraDayTypes.placeholder = "e.g. Weekday|15";
-  const extraDayParts = el("input", { type: "text", autocomplete: "off", id: nextId("af-more") });
-  extraDayParts.placeholder = "e.g. Evening|1921";
+  const dayTypes = namedItemGroup("Day types", "day_types", DAY_TYPES, slots, {
+    label: "More day types (name|first and last weekday, 1 = Monday)",
+    example: "Weekday|15",
+  });
+  const dayParts = namedItemGroup("Day parts", "day_parts", DAY_PARTS, slots, {
+    label: "More day parts (name|first and last hour, 00–23)",
+    example: "Evening|1921",
+  });
 
   const outputIndex = el("input", {
     type: "radio",
@@ -183,22 +211,8 @@ export function analysisForm(
     choiceGroup("Origin zone sets", slots, "oz_sets", originList),
     choiceGroup("Destination zone sets", slots, "dz_sets", destinationList),
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
-    choiceGroup(
-      "Day types",
-      slots,
-      "day_types",
-      ...DAY_TYPES.map((d) => checkbox("day_types", d, describeItem(d), true)),
-      el("label", { htmlFor: extraDayTypes.id }, "More day types (name|first and last weekday, 1 = Monday)"),
-      extraDayTypes,
-    ),
-    choiceGroup(
-      "Day parts",
-      slots,
-      "day_parts",
-      ...DAY_PARTS.map((d) => checkbox("day_parts", d, describeItem(d), true)),
-      el("label", { htmlFor: extraDayParts.id }, "More day parts (name|first and last hour, 00–23)"),
-      extraDayParts,
-    ),
+    dayTypes.group,
+    dayParts.group,
     choiceGroup(
       "Output",
       slots,
@@ -418,8 +432,8 @@ export function analysisForm(
     originSets: checkedValues(originList, "oz_sets"),
     destinationSets: checkedValues(destinationList, "dz_sets"),
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
-    dayTypes: namedItems(checkedValues(form, "day_types"), extraDayTypes.value),
-    dayParts: namedItems(checkedValues(form, "day_parts"), extraDayParts.value),
+    dayTypes: dayTypes.items(),
+    dayParts: dayParts.items(),
     outputType: outputVolume.checked ? "volume" : "index",
     tripAttributes: tripAttributes.querySelector("input")!.checked,
     travelerAttributes: travelerAttributes.querySelector("input")!.checked,

@@ -41,8 +41,8 @@ const COLUMNS: { key: SortColumn; label: string; numeric: boolean }[] = [
   { key: "destinationName", label: "Destination", numeric: false },
   { key: "odTraffic", label: "Trips/day", numeric: true },
   { key: "originTraffic", label: "Origin total", numeric: true },
-  { key: "destinationTraffic", label: "Destination total", numeric: true },
-  { key: "avgTripDuration", label: "Avg duration (min)", numeric: true },
+  { key: "destinationTraffic", label: "Dest. total", numeric: true },
+  { key: "avgTripDuration", label: "Avg min", numeric: true },
 ];
 const MIN_DRAWER_PX = 140;
 
@@ -170,7 +170,15 @@ export class AnalysisResults {
         ),
       ),
     );
-    document.getElementById("map-area")!.append(this.drawer);
+    const area = document.getElementById("map-area")!;
+    area.append(this.drawer);
+    // The map's bottom controls (scale, attribution) ride above the drawer instead of under it.
+    new ResizeObserver(() =>
+      area.style.setProperty(
+        "--analysis-drawer-height",
+        `${this.drawer.hidden ? 0 : this.drawer.offsetHeight}px`,
+      ),
+    ).observe(this.drawer);
   }
 
   get openUuid(): string | null {
@@ -238,7 +246,7 @@ export class AnalysisResults {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
       this.flows = parseOdCsv(text);
-      const options = sliceOptions(this.flows);
+      const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
         options.deviceTypes.map((d) => [d, d]),
@@ -261,6 +269,18 @@ export class AnalysisResults {
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, `${metric} failed to load`, err);
     }
+  }
+
+  /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
+  private sliceOptions() {
+    const fromRows = sliceOptions(this.flows);
+    const labels = (list: { label: string }[] | undefined, fallback: string[]) =>
+      list?.length ? list.map((d) => d.label) : fallback;
+    return {
+      deviceTypes: fromRows.deviceTypes,
+      dayTypes: labels(this.detail?.day_types, fromRows.dayTypes),
+      dayParts: labels(this.detail?.day_parts, fromRows.dayParts),
+    };
   }
 
   private currentSlice(): Slice {
@@ -403,7 +423,7 @@ export class AnalysisResults {
     if (!this.chart) this.chart = new DayPartChart(this.canvas);
     const slice = this.currentSlice();
     const pair = this.slice.find((f) => pairKey(f) === this.selected);
-    const bars = dayPartProfile(this.flows, slice, pair).map((b) => ({
+    const bars = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts).map((b) => ({
       label: b.dayPart.replace(/^\d+: /, ""),
       value: b.traffic,
     }));
