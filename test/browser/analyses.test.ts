@@ -150,7 +150,9 @@ describe("web application in Chromium: analyses", { skip: browserSkip() }, () =>
 
     // Choosing a pair charts it by day part.
     const [first] = await cells();
-    await table.getByRole("button", { name: `Chart ${first[0]} → ${first[1]}` }).click();
+    const pick = table.getByRole("button", { name: `Chart ${first[0]} → ${first[1]}` });
+    await pick.click();
+    assert.equal(await pick.getAttribute("aria-pressed"), "true");
     await drawer
       .getByText(`Trips per day by day part, Average Day (M-Su): ${first[0]} → ${first[1]}`)
       .waitFor();
@@ -169,6 +171,15 @@ describe("web application in Chromium: analyses", { skip: browserSkip() }, () =>
     assert.ok(await drawer.isHidden());
     await page.getByRole("tab", { name: "Analyses" }).click();
     await drawer.waitFor();
+
+    // Delete (after the confirmation): the API answers Deleted, the row, the detail and the drawer go.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await detail.getByRole("button", { name: "Delete analysis" }).click();
+    await row.waitFor({ state: "detached" });
+    assert.ok(await drawer.isHidden());
+    assert.ok(await detail.isHidden());
+    const status = await api("POST", "/api/v2/analyses/status", { analyses: [{ uuid: created.uuid }] });
+    assert.equal(((await status.json()) as { analyses: { status: string }[] }).analyses[0].status, "Deleted");
     await page.close();
   });
 

@@ -315,7 +315,8 @@ export class AnalysisResults {
     void this.flowMap
       .show(collection, zones, (key) => this.describe(byKey.get(key)))
       .then(() => {
-        this.flowMap.setVisible(this.active);
+        // Closed or tab left while the layers were being added: keep them hidden.
+        this.flowMap.setVisible(this.active && this.detail !== null);
         this.flowMap.highlight(this.selected);
       });
     const drawn = shown.length - unplaced;
@@ -397,7 +398,7 @@ export class AnalysisResults {
     choose.addEventListener("click", () => this.select(pressed ? null : key));
     const row = el(
       "tr",
-      { className: pressed ? "selected" : "" },
+      { className: pressed ? "selected" : "", dataset: { key } },
       el("td", {}, choose),
       ...COLUMNS.map((c) =>
         el(
@@ -412,11 +413,20 @@ export class AnalysisResults {
 
   /** One pair (from the table or the map) or none: the chart follows, the map marks it. */
   private select(key: string | null): void {
+    const focused = document.activeElement;
+    const fromTable = focused instanceof HTMLElement && this.tableRows.contains(focused);
+    const focusedKey = fromTable ? focused.closest("tr")?.dataset.key : undefined;
     this.selected = key;
     this.flowMap.highlight(key);
     this.renderTable();
     this.renderChart();
     if (key) this.tableRows.querySelector<HTMLElement>("tr.selected")?.scrollIntoView({ block: "nearest" });
+    // The rows are rebuilt: the keyboard stays on the row it was on.
+    if (focusedKey !== undefined)
+      [...this.tableRows.querySelectorAll<HTMLTableRowElement>("tr")]
+        .find((tr) => tr.dataset.key === focusedKey)
+        ?.querySelector("button")
+        ?.focus();
   }
 
   private renderChart(): void {
