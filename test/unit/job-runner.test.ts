@@ -107,4 +107,30 @@ describe("job runner", () => {
     assert.equal(store.jobs.claim("next-runner", 1000)!.id, analysis.jobId);
     store.close();
   });
+
+  it("runs two analyses side by side with two runners on one queue, each job once", async () => {
+    const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
+    const { store, analysis, runner } = setup("hang-first", testCompute);
+    const second = createAnalysis(store, {
+      ...analysis.spec,
+      uuid: crypto.randomUUID(),
+      name: "hang-second",
+    });
+    const other = new JobRunner({
+      store,
+      queue: store.jobs,
+      dbFile: store.file,
+      pollMs: 10,
+      computeModule: testCompute,
+    });
+    runner.start();
+    other.start();
+    const progress = (uuid: string) => store.analyses.getByUuid(uuid)!.progress;
+    // Both hang at half progress: they can only both get there if they run at the same time.
+    await until(() => (progress(analysis.uuid) === 0.5 && progress(second.uuid) === 0.5 ? true : undefined));
+    const owners = [analysis, second].map((a) => store.jobs.get(a.jobId!)!.leaseOwner);
+    assert.notEqual(owners[0], owners[1]);
+    await Promise.all([runner.stop(), other.stop()]);
+    store.close();
+  });
 });
