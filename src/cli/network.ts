@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { badRequest, notFound } from "../domain/errors.js";
+import { networkTimeZone } from "../domain/network-time-zone.js";
 import { importNetwork } from "../services/network-import.js";
 import { withRuntime } from "./runtime.js";
 
@@ -11,13 +12,17 @@ export function networkCommands(program: Command): void {
     .command("import-osm <file>")
     .description("import the road network of an OSM file (.osm.pbf, .osm, .osm.gz), replacing the country's")
     .requiredOption("--country <code>", "country code the network is stored under, e.g. mc or de")
-    .action((file: string, opts: { country: string }) =>
+    .option(
+      "--time-zone <zone>",
+      "IANA time zone that day types and day parts follow, e.g. America/Chicago (default: by country, else UTC)",
+    )
+    .action((file: string, opts: { country: string; timeZone?: string }) =>
       withRuntime(program, async (rt) => {
         if (!COUNTRY_CODE.test(opts.country))
           throw badRequest("invalid_country", `country code "${opts.country}" must be 2 or 3 letters`);
         if (!existsSync(file)) throw notFound("file_not_found", `no file "${file}"`);
         const started = performance.now();
-        await importNetwork(rt, file, opts.country, (line) => console.log(line));
+        await importNetwork(rt, file, opts.country, (line) => console.log(line), opts.timeZone);
         console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       }),
     );
@@ -31,7 +36,10 @@ export function networkCommands(program: Command): void {
         if (countries.length === 0)
           console.log("no road network imported yet (streetflow import-osm FILE --country CODE)");
         for (const c of countries)
-          console.log(`${c.country}  ${c.segmentCount} segments  from ${c.source}  imported ${c.importedAt}`);
+          console.log(
+            `${c.country}  ${c.segmentCount} segments  from ${c.source}  imported ${c.importedAt}  ` +
+              `local time ${networkTimeZone(store, c.country)}`,
+          );
       }),
     );
 }

@@ -1,10 +1,18 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
 import { configFromEnv, databaseFile } from "../config.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
+
+interface ServeOptions {
+  port: string;
+  host: string;
+  demo: boolean;
+  jobs: boolean;
+  jobWorkers: number;
+}
 
 export function serveCommand(program: Command): void {
   program
@@ -14,7 +22,16 @@ export function serveCommand(program: Command): void {
     .option("--host <host>", "address to bind (env HOST)", configFromEnv().host)
     .option("--no-demo", "do not create demo data in an empty store")
     .option("--no-jobs", "serve the API only; another process runs the analysis jobs")
-    .action(async (opts: { port: string; host: string; demo: boolean; jobs: boolean }) => {
+    .option(
+      "--job-workers <n>",
+      "analyses computed at the same time, each in a worker thread (env STREETFLOW_JOB_WORKERS)",
+      workerCount,
+      configFromEnv().jobWorkers,
+    )
+    .action(async (opts: ServeOptions) => {
+      // The flag is checked by workerCount; a default from the environment is not, so check it here.
+      if (!isWorkerCount(opts.jobWorkers))
+        program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
@@ -24,16 +41,17 @@ export function serveCommand(program: Command): void {
         webRoot: configFromEnv().webRoot,
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
-      const runner = opts.jobs
-        ? new JobRunner({
-            store: rt.store,
-            queue: rt.store.jobs,
-            dbFile: databaseFile(rt.dataDir),
-            log: (line) => app.log.info(line),
-          }).start()
-        : null;
+      // Each runner claims one job at a time under its own lease; several run analyses side by side.
+      const runners = Array.from({ length: opts.jobs ? opts.jobWorkers : 0 }, () =>
+        new JobRunner({
+          store: rt.store,
+          queue: rt.store.jobs,
+          dbFile: databaseFile(rt.dataDir),
+          log: (line) => app.log.info(line),
+        }).start(),
+      );
       const close = async () => {
-        await runner?.stop();
+        await Promise.all(runners.map((r) => r.stop()));
         await app.close();
         rt.store.close();
         process.exit(0);
@@ -46,3 +64,12 @@ export function serveCommand(program: Command): void {
       console.log(`Streetflow listening on http://localhost:${port} (API docs at /docs)`);
     });
 }
+
+/** Commander reports the InvalidArgumentError as a one-line usage error. */
+function workerCount(value: string): number {
+  const n = Number(value);
+  if (!isWorkerCount(n)) throw new InvalidArgumentError("a whole number of at least 1 is needed");
+  return n;
+}
+
+const isWorkerCount = (n: number) => Number.isInteger(n) && n >= 1;

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from "./errors.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
+import { timeZoneOfCountry } from "../engine/time.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import type { NetworkRepo } from "../store/types.js";
 
@@ -12,6 +13,7 @@ export interface NetworkSummary {
   country: string;
   segmentCount: number;
   importedAt: string;
+  timeZone: string;
   bbox: Bbox;
 }
 
@@ -33,9 +35,9 @@ export function networkSummaries(repo: NetworkRepo, networks: NetworkRegistry): 
   return repo.countries().flatMap((info) => {
     const network = networks.get(info.country);
     if (!network) return [];
-    return [
-      { country: info.country, segmentCount: network.size, importedAt: info.importedAt, bbox: network.bbox },
-    ];
+    const { country, importedAt } = info;
+    const timeZone = info.timeZone ?? timeZoneOfCountry(country);
+    return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox }];
   });
 }
 

@@ -1,5 +1,6 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
+import { networkTimeZone } from "../domain/network-time-zone.js";
 import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
@@ -12,7 +13,7 @@ import { toCsv } from "../engine/analysis/csv.js";
 import { CalibrationCounter, type CalibrationZone } from "../engine/analysis/od-calibration.js";
 import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
-import { daysBetween, LocalClock, monthKey, timeZoneOfCountry } from "../engine/time.js";
+import { daysBetween, LocalClock, monthKey } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
 import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
 import type { Store, ZoneFeature } from "../store/types.js";
@@ -120,7 +121,7 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(timeZoneOfCountry(spec.country)),
+    new LocalClock(networkTimeZone(ctx.store, spec.country)),
   );
   const options = distributionOptions(spec, network);
   const distributions = new OdDistributions(options);

@@ -30,6 +30,11 @@ export interface JobQueue {
   /** Each of these is false when the job is no longer running under `workerId`. */
   complete(jobId: string, workerId: string): boolean;
   fail(jobId: string, workerId: string, reason: string): boolean;
+  /**
+   * Hands a running job back to the queue at once, as if never claimed (the attempt does not count): a
+   * runner shutting down cleanly, so the next runner need not wait for the lease to run out.
+   */
+  release(jobId: string, workerId: string): boolean;
   /** Cancels a queued or running job; false when it had already finished. */
   cancel(jobId: string): boolean;
   get(jobId: string): Job | null;

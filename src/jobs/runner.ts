@@ -49,7 +49,9 @@ function startWorker(input: WorkerInput): Worker {
 export class JobRunner {
   private readonly o: Required<Omit<RunnerOptions, "log">> & { log: (line: string) => void };
   private timer: NodeJS.Timeout | null = null;
-  private current: { worker: Worker; done: Promise<void> } | null = null;
+  private current: Worker | null = null;
+  /** The job being run by the current tick, if any. */
+  private running: Promise<void> | null = null;
   private stopping = false;
 
   constructor(options: RunnerOptions) {
@@ -72,15 +74,14 @@ export class JobRunner {
     return this;
   }
 
-  /** Stops polling and terminates a running worker; its job's lease expires and a later start resumes it. */
+  /** Stops polling and terminates a running worker; its job goes back to the queue for a later start. */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.current) {
-      await this.current.worker.terminate();
-      await this.current.done;
-    }
+    await this.current?.terminate();
+    // The job's own ending (handing it back to the queue) runs before stop resolves; tick logs its errors.
+    await this.running?.catch(() => {});
   }
 
   private schedule(delayMs: number): void {
@@ -94,10 +95,13 @@ export class JobRunner {
       const job = this.o.queue.claim(this.o.workerId, this.o.leaseMs);
       if (job) {
         ran = true;
-        await this.runJob(job);
+        this.running = this.runJob(job);
+        await this.running;
       }
     } catch (e) {
       this.o.log(`job runner: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.running = null;
     }
     // Look again at once after a job: more may be waiting.
     this.schedule(ran ? 0 : this.o.pollMs);
@@ -124,7 +128,13 @@ export class JobRunner {
       spec: analysis.spec,
       computeModule: this.o.computeModule,
     });
-    if (this.stopping && outcome.type !== "result") return; // shutting down: the lease expires, a later run resumes
+    if (this.stopping && outcome.type !== "result") {
+      // Shutting down mid-run: the job goes back to the queue for the next runner, without waiting for
+      // the lease to expire and without counting as an interrupted attempt.
+      queue.release(job.id, workerId);
+      this.o.log(`analysis ${analysis.name} (${uuid}) handed back to the queue (shutting down)`);
+      return;
+    }
     if (outcome.type === "result") {
       store.transaction(() => {
         if (store.analyses.complete(uuid, outcome.results)) queue.complete(job.id, workerId);
@@ -164,7 +174,7 @@ export class JobRunner {
       clearInterval(heartbeat);
       settle(finish({ type: "error", message: `the computation stopped unexpectedly (exit code ${code})` }));
     });
-    this.current = { worker, done: outcome.then(() => undefined) };
+    this.current = worker;
     return outcome.finally(() => (this.current = null));
   }
 }

@@ -4,7 +4,8 @@ import { resolve } from "node:path";
 import { badRequest, notFound } from "../domain/errors.js";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import type { Network } from "../engine/network/network.js";
-import { LocalClock, timeZoneOfCountry } from "../engine/time.js";
+import { networkTimeZone } from "../domain/network-time-zone.js";
+import { LocalClock } from "../engine/time.js";
 import {
   addCounts,
   emptyIngestCounts,
@@ -67,7 +68,7 @@ export async function ingestFiles(
 
   const cells = new SegmentCellAccumulator(
     requireNetwork(rt, country),
-    new LocalClock(timeZoneOfCountry(country)),
+    new LocalClock(networkTimeZone(rt.store, country)),
   );
   for (const path of paths) {
     const startedAt = new Date().toISOString();

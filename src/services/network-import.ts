@@ -1,5 +1,7 @@
 import { basename } from "node:path";
 import { readOsmSegments } from "../engine/network/osm-import.js";
+import { checkTimeZone } from "../domain/network-time-zone.js";
+import { timeZoneOfCountry } from "../engine/time.js";
 import type { Runtime } from "../runtime.js";
 
 /** Reads an OSM file into segments and replaces the country's network in the store. */
@@ -8,8 +10,11 @@ export async function importNetwork(
   file: string,
   country: string,
   log: (line: string) => void,
+  timeZone?: string,
 ): Promise<number> {
   const code = country.toLowerCase();
+  // Checked before the (long) read, so a typo costs nothing.
+  const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
   const segments = await readOsmSegments(file, { onProgress: log });
   rt.store.network.replaceCountry(
     {
@@ -17,10 +22,11 @@ export async function importNetwork(
       source: basename(file),
       segmentCount: segments.length,
       importedAt: new Date().toISOString(),
+      timeZone: zone,
     },
     segments,
   );
   rt.networks.invalidate(code);
-  log(`Imported ${segments.length} road segments for "${code}"`);
+  log(`Imported ${segments.length} road segments for "${code}" (local time ${zone})`);
   return segments.length;
 }

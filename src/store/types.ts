@@ -64,6 +64,8 @@ export interface NetworkImportInfo {
   source: string;
   segmentCount: number;
   importedAt: string;
+  /** IANA time zone the country's trips are sliced by (day types, day parts); absent: the built-in table. */
+  timeZone?: string | null;
 }
 
 export interface NetworkRepo {

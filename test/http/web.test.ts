@@ -66,7 +66,7 @@ describe("GET /api/v2/networks", () => {
   const grid = gridNetwork({ size: 101, spacingM: 50 }).segments;
   before(async () => {
     ctx = await makeTestApp();
-    ctx.store.network.replaceCountry(info("zz", ZZ.length), ZZ);
+    ctx.store.network.replaceCountry({ ...info("zz", ZZ.length), timeZone: "Asia/Tokyo" }, ZZ);
     ctx.store.network.replaceCountry(info("gg", grid.length), grid);
   });
   after(() => ctx.app.close());
@@ -89,9 +89,12 @@ describe("GET /api/v2/networks", () => {
       country: "zz",
       segment_count: 3,
       imported_at: "2026-01-01T00:00:00Z",
+      time_zone: "Asia/Tokyo",
       bbox: [7.0, 45.0, 7.02, 45.01],
     });
     assert.equal(gg.country, "gg");
+    // Imported without a zone and not in the country table: UTC.
+    assert.equal(gg.time_zone, "UTC");
     assert.equal(gg.segment_count, 20_200);
   });
 

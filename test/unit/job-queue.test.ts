@@ -69,6 +69,24 @@ describe("SQLite job queue", () => {
     store.close();
   });
 
+  it("releases a running job back to the queue without counting the attempt, only for its owner", () => {
+    const { queue, store } = fresh();
+    const job = queue.enqueue("analysis", {});
+    queue.claim("w1", 60_000);
+    assert.equal(queue.release(job.id, "intruder"), false);
+    assert.equal(queue.release(job.id, "w1"), true);
+    const released = queue.get(job.id)!;
+    assert.deepEqual(
+      [released.state, released.attempts, released.leaseOwner, released.leaseExpiresAt],
+      ["queued", 0, null, null],
+    );
+    // Claimable at once, by anyone; the old owner can no longer touch it.
+    const again = queue.claim("w2", 60_000)!;
+    assert.deepEqual([again.id, again.attempts], [job.id, 1]);
+    assert.equal(queue.complete(job.id, "w1"), false);
+    store.close();
+  });
+
   it("cancels queued and running jobs, not finished ones; cancelled jobs are never claimed", () => {
     const { queue, store } = fresh();
     const queued = queue.enqueue("analysis", {});

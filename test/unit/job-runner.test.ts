@@ -26,7 +26,7 @@ describe("job runner", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A store over a temp file holding one queued analysis; `clock` drives the queue's leases. */
-  function setup(name: string) {
+  function setup(name: string, computeModule?: string) {
     const clock = { now: 1_000_000 };
     const store = new SqliteStore(join(dir, `${name}.db`), { clock: () => clock.now });
     const org = makeOrg(store, "Runner org");
@@ -38,7 +38,14 @@ describe("job runner", () => {
       orgId: org.orgId,
     });
     const analysis = createAnalysis(store, spec);
-    const runner = new JobRunner({ store, queue: store.jobs, dbFile: store.file, pollMs: 10, leaseMs: 1000 });
+    const runner = new JobRunner({
+      store,
+      queue: store.jobs,
+      dbFile: store.file,
+      pollMs: 10,
+      leaseMs: 1000,
+      ...(computeModule ? { computeModule } : {}),
+    });
     return { store, clock, analysis, runner };
   }
 
@@ -84,6 +91,46 @@ describe("job runner", () => {
     await runner.stop();
     assert.equal(failed.failureReason, "the analysis was interrupted 3 times while running; create it again");
     assert.equal(store.jobs.get(analysis.jobId!)!.state, "failed");
+    store.close();
+  });
+
+  it("hands a running job back to the queue when stopped, so the next runner starts it at once", async () => {
+    const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
+    // test-compute never finishes an analysis whose name starts with "hang".
+    const { store, analysis, runner } = setup("hang-on-stop", testCompute);
+    runner.start();
+    await until(() => (store.analyses.getByUuid(analysis.uuid)!.progress === 0.5 ? true : undefined));
+    await runner.stop();
+    const job = store.jobs.get(analysis.jobId!)!;
+    assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
+    // No clock advance: the job is claimable now, not after its lease would have run out.
+    assert.equal(store.jobs.claim("next-runner", 1000)!.id, analysis.jobId);
+    store.close();
+  });
+
+  it("runs two analyses side by side with two runners on one queue, each job once", async () => {
+    const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
+    const { store, analysis, runner } = setup("hang-first", testCompute);
+    const second = createAnalysis(store, {
+      ...analysis.spec,
+      uuid: crypto.randomUUID(),
+      name: "hang-second",
+    });
+    const other = new JobRunner({
+      store,
+      queue: store.jobs,
+      dbFile: store.file,
+      pollMs: 10,
+      computeModule: testCompute,
+    });
+    runner.start();
+    other.start();
+    const progress = (uuid: string) => store.analyses.getByUuid(uuid)!.progress;
+    // Both hang at half progress: they can only both get there if they run at the same time.
+    await until(() => (progress(analysis.uuid) === 0.5 && progress(second.uuid) === 0.5 ? true : undefined));
+    const owners = [analysis, second].map((a) => store.jobs.get(a.jobId!)!.leaseOwner);
+    assert.notEqual(owners[0], owners[1]);
+    await Promise.all([runner.stop(), other.stop()]);
     store.close();
   });
 });

@@ -13,6 +13,7 @@ const NetworkEntry = Type.Object({
   country: Type.String(),
   segment_count: Type.Integer(),
   imported_at: Type.String(),
+  time_zone: Type.String({ description: "IANA zone whose local clock day types and day parts follow" }),
   bbox: Bbox,
 });
 
@@ -57,6 +58,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         country: n.country,
         segment_count: n.segmentCount,
         imported_at: n.importedAt,
+        time_zone: n.timeZone,
         bbox: n.bbox,
       })),
     }),

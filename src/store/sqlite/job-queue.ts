@@ -88,6 +88,12 @@ export class SqliteJobQueue implements JobQueue {
     return this.updateOwned(jobId, workerId, set, reason, this.clock());
   }
 
+  release(jobId: string, workerId: string): boolean {
+    const set =
+      "state = 'queued', attempts = MAX(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL, updated_at = ?";
+    return this.updateOwned(jobId, workerId, set, this.clock());
+  }
+
   cancel(jobId: string): boolean {
     const info = this.db
       .prepare(

@@ -211,6 +211,10 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX segment_stats_totals ON segment_stats
     (country, segment_id, month, day_of_week, hour, direction, vehicle_class, source, trips, speed_sum_kph, speed_count);
   `,
+  // The network's local time zone, chosen at import (NULL: the built-in country table decides).
+  `
+  ALTER TABLE network_imports ADD COLUMN time_zone TEXT;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

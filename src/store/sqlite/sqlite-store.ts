@@ -282,11 +282,11 @@ class SqliteNetwork implements NetworkRepo {
       }
       this.db
         .prepare(
-          `INSERT INTO network_imports (country, source, segment_count, imported_at) VALUES (?, ?, ?, ?)
+          `INSERT INTO network_imports (country, source, segment_count, imported_at, time_zone) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (country) DO UPDATE SET source = excluded.source, segment_count = excluded.segment_count,
-           imported_at = excluded.imported_at`,
+           imported_at = excluded.imported_at, time_zone = excluded.time_zone`,
         )
-        .run(info.country, info.source, count, info.importedAt);
+        .run(info.country, info.source, count, info.importedAt, info.timeZone ?? null);
     })();
   }
 
@@ -314,13 +314,22 @@ class SqliteNetwork implements NetworkRepo {
 
   countries(): NetworkImportInfo[] {
     const rows = this.db
-      .prepare("SELECT country, source, segment_count, imported_at FROM network_imports ORDER BY country")
-      .all() as { country: string; source: string; segment_count: number; imported_at: string }[];
+      .prepare(
+        "SELECT country, source, segment_count, imported_at, time_zone FROM network_imports ORDER BY country",
+      )
+      .all() as {
+      country: string;
+      source: string;
+      segment_count: number;
+      imported_at: string;
+      time_zone: string | null;
+    }[];
     return rows.map((r) => ({
       country: r.country,
       source: r.source,
       segmentCount: r.segment_count,
       importedAt: r.imported_at,
+      timeZone: r.time_zone,
     }));
   }
 }

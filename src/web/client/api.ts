@@ -6,6 +6,8 @@ export interface NetworkInfo {
   country: string;
   segment_count: number;
   imported_at: string;
+  /** IANA zone of the network's local clock (day types and parts). */
+  time_zone: string;
   bbox: Bbox;
 }
 

@@ -1,0 +1,27 @@
+import { timeZoneOfCountry } from "../engine/time.js";
+import type { Store } from "../store/types.js";
+import { badRequest } from "./errors.js";
+
+/**
+ * The local time zone of a country's network: the one given at import, else the built-in country table
+ * (UTC for countries it does not list). Day types and day parts of analyses and segment counts are cut
+ * by this zone's clock.
+ */
+export function networkTimeZone(store: Store, country: string): string {
+  const code = country.toLowerCase();
+  const info = store.network.countries().find((c) => c.country === code);
+  return info?.timeZone ?? timeZoneOfCountry(code);
+}
+
+/** An IANA zone name as Intl knows it (e.g. "Europe/Monaco"); 400 `invalid_time_zone` otherwise. */
+export function checkTimeZone(name: string): string {
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    throw badRequest(
+      "invalid_time_zone",
+      `"${name}" is not an IANA time zone (for example Europe/Monaco or America/Chicago)`,
+      "time_zone",
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DomainError } from "../../src/domain/errors.js";
+import { checkTimeZone, networkTimeZone } from "../../src/domain/network-time-zone.js";
+import { openRuntime } from "../../src/runtime.js";
+import { importNetwork } from "../../src/services/network-import.js";
+
+const FIXTURE = new URL("../fixtures/t-junction.osm", import.meta.url).pathname;
+const quiet = () => {};
+
+describe("a network's local time zone", () => {
+  const rt = openRuntime(mkdtempSync(join(tmpdir(), "streetflow-tz-")));
+
+  it("is stored as given at import, in Intl's spelling", async () => {
+    await importNetwork(rt, FIXTURE, "US", quiet, "america/chicago");
+    assert.equal(networkTimeZone(rt.store, "us"), "America/Chicago");
+  });
+
+  it("defaults to the country table, and UTC for countries it does not list", async () => {
+    await importNetwork(rt, FIXTURE, "mc", quiet);
+    await importNetwork(rt, FIXTURE, "zz", quiet);
+    assert.equal(networkTimeZone(rt.store, "MC"), "Europe/Monaco");
+    assert.equal(networkTimeZone(rt.store, "zz"), "UTC");
+    // No network imported yet: the table still answers.
+    assert.equal(networkTimeZone(rt.store, "de"), "Europe/Berlin");
+  });
+
+  it("rejects a name that is not an IANA zone before reading the file, keeping the old import", async () => {
+    await assert.rejects(importNetwork(rt, "/no/such/file.osm", "us", quiet, "Mars/Olympus"), (err) => {
+      assert.ok(err instanceof DomainError);
+      assert.equal(err.code, "invalid_time_zone");
+      return true;
+    });
+    assert.equal(networkTimeZone(rt.store, "us"), "America/Chicago");
+    assert.equal(checkTimeZone("UTC"), "UTC");
+  });
+});
