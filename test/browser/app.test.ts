@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";

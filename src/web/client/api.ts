@@ -48,6 +48,8 @@ export class ApiError extends Error {
     message: string,
     /** The request field at fault, when the API names one (validation errors). */
     readonly field?: string,
+    /** Every problem of a rejected body (400 validation_failed), each at its field path. */
+    readonly issues: { field: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -113,13 +115,19 @@ export class StreetflowApi {
     }
     if (response.ok) return response;
     const error = (await response.json().catch(() => null)) as {
-      error?: { code: string; message: string; field?: string };
+      error?: {
+        code: string;
+        message: string;
+        field?: string;
+        issues?: { field: string; message: string }[];
+      };
     } | null;
     throw new ApiError(
       response.status,
       error?.error?.code ?? "http_error",
       error?.error?.message ?? `The server answered ${response.status}.`,
       error?.error?.field,
+      error?.error?.issues,
     );
   }
 }
