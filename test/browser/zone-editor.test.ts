@@ -53,14 +53,17 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     await page.getByLabel("Your login e-mail").fill(DEMO_EMAIL);
   }
 
-  /** Clicks a polygon's corners at pixel offsets from the map's centre, then its first corner to close it. */
-  async function drawPolygon(page: Page, corners: [number, number][]): Promise<void> {
+  /** Clicks the map at a pixel offset from its centre. */
+  async function clickMap(page: Page, [dx, dy]: [number, number]): Promise<void> {
     const box = (await page.locator("#map canvas").boundingBox())!;
-    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
-    for (const [dx, dy] of [...corners, corners[0]]) {
-      await page.mouse.move(cx + dx, cy + dy, { steps: 4 });
-      await page.mouse.click(cx + dx, cy + dy);
-    }
+    const [x, y] = [box.x + box.width / 2 + dx, box.y + box.height / 2 + dy];
+    await page.mouse.move(x, y, { steps: 4 });
+    await page.mouse.click(x, y);
+  }
+
+  /** Clicks a polygon's corners, then its first corner again, which finishes it. */
+  async function drawPolygon(page: Page, corners: [number, number][]): Promise<void> {
+    for (const corner of [...corners, corners[0]]) await clickMap(page, corner);
   }
 
   /** The editor's list entry of zone #index (by position: its summary changes as the zone is renamed). */
@@ -91,6 +94,10 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     await zone.getByLabel("Pass-through zone").check();
     await zone.getByLabel("Direction (degrees 0–359, optional)").fill("90");
     await zone.getByLabel("Both directions").check();
+    // Selecting the shape on the map marks its entry in the list.
+    await page.getByRole("button", { name: "Select and edit" }).click();
+    await clickMap(page, [0, 0]);
+    await page.locator("#zone-editor-zones > li.selected", { hasText: "#0 Harbour" }).waitFor();
     const set = await saveAndFind(page, "Drawn harbour");
     assert.equal(set.geom_type, "polygon");
     assert.equal(set.zone_count, 1);
@@ -132,6 +139,8 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     await page.getByRole("button", { name: "Add rectangle at map centre" }).focus();
     await page.keyboard.press("Enter");
     const zone = zoneItem(page, 0);
+    // Focus moved to the new zone's name, ready to type.
+    assert.ok(await zone.getByLabel("Name").evaluate((input) => input === document.activeElement));
     await zone.getByLabel("Name").fill("Counted");
     await zone.getByLabel("Pass-through zone").check();
     await zone.getByLabel("Calibration type").selectOption("AADT");
@@ -180,6 +189,13 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     await zoneItem(page, 1).getByText("name is already used by zone #0").waitFor();
     await page.locator("#zone-editor-status", { hasText: "Nothing was sent" }).waitFor();
     assert.equal(posts, 0);
+
+    // Leaving the tab takes the drawing tools off the map; the zones wait for the return.
+    await page.getByRole("tab", { name: "Analyses" }).click();
+    assert.ok(await page.locator(".zone-draw-toolbar").isHidden());
+    await page.getByRole("tab", { name: "Zone sets" }).click();
+    assert.ok(await page.locator(".zone-draw-toolbar").isVisible());
+    assert.equal(await page.locator("#zone-editor-zones > li").count(), 2);
 
     // Deleting a zone renumbers the list; cancelling asks before discarding the rest.
     await zoneItem(page, 1).getByRole("button", { name: "Delete zone" }).click();
@@ -253,22 +269,14 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     const page = await signedInPage(browser, server);
     await newZoneSet(page, "From a shapefile");
     const input = page.getByLabel("Load zones from a file");
-    await input.setInputFiles({
-      name: "broken.json",
-      mimeType: "application/json",
-      buffer: Buffer.from("{zones"),
-    });
-    await page
-      .locator("#zone-editor-file-status[data-kind=error]", { hasText: "broken.json is not valid JSON." })
-      .waitFor();
-    await input.setInputFiles({
-      name: "broken.zip",
-      mimeType: "application/zip",
-      buffer: Buffer.from("not a zip"),
-    });
-    await page
-      .locator("#zone-editor-file-status", { hasText: "could not be read as a zipped shapefile" })
-      .waitFor();
+    const unreadable = [
+      { name: "broken.json", text: "{zones", says: "broken.json is not valid JSON." },
+      { name: "broken.zip", text: "not a zip", says: "could not be read as a zipped shapefile" },
+    ];
+    for (const file of unreadable) {
+      await input.setInputFiles({ name: file.name, mimeType: "text/plain", buffer: Buffer.from(file.text) });
+      await page.locator("#zone-editor-file-status[data-kind=error]", { hasText: file.says }).waitFor();
+    }
 
     const square = (lon: number): [number, number][] => [
       [lon, 43.73],

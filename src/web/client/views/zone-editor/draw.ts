@@ -100,8 +100,9 @@ export class ZoneDrawing {
       if (context.action === "draw") this.events.created(String(id), this.geometry(String(id))!);
     });
     draw.on("change", (ids, type) => {
-      // Deletions by the select tool; those the editor asked for are already gone from its list.
-      if (type === "delete") this.events.deleted(ids.map(String));
+      // Deletions by the select tool; those the editor asked for are already gone from its list, and
+      // those of stopping (the store is cleared) are not deletions of zones.
+      if (type === "delete" && this.draw === draw) this.events.deleted(ids.map(String));
     });
     draw.on("select", (id) => this.events.selected(String(id)));
     draw.on("deselect", () => this.events.selected(null));
@@ -113,7 +114,7 @@ export class ZoneDrawing {
   stop(): void {
     if (this.draw) {
       const draw = this.draw;
-      this.draw = null; // its delete events while stopping are not the user's
+      this.draw = null;
       draw.stop();
     }
     this.fixed = [];

@@ -98,8 +98,15 @@ export class ZoneEditor {
   private isOpen = false;
   private inFront = true;
   private tool: DrawTool = "polygon";
+  /** Terra Draw adds its layers at once, which the map refuses before its style has loaded. */
+  private mapLoaded = false;
 
   constructor(private readonly ctx: AppContext) {
+    // Made with the map, so its one "load" event is still to come.
+    void ctx.map.map.once("load").then(() => {
+      this.mapLoaded = true;
+      if (this.isOpen && this.inFront) this.showTools();
+    });
     this.drawing = new ZoneDrawing(ctx.map.map, {
       created: (key, geometry) => this.onDrawn(key, geometry),
       deleted: (keys) => keys.forEach((key) => this.removeZone(key)),
@@ -187,6 +194,7 @@ export class ZoneEditor {
   }
 
   private showTools(): void {
+    if (!this.mapLoaded || this.drawing.started) return;
     const drawn = this.zones.filter((z) => z.editable);
     const refused = new Set(
       this.drawing.start(drawn.map((z) => ({ key: z.key, geometry: z.geometry as EditableGeometry }))),

@@ -124,7 +124,8 @@ function showIssues(body: HTMLElement, zone: EditorZone): void {
   }
 }
 
-function zoneBody(zone: EditorZone, set: SetOptions, actions: ZoneItemActions, summary: HTMLElement) {
+/** The form of a zone; `set` answers the set's current options (they change while the form is open). */
+function zoneBody(zone: EditorZone, set: () => SetOptions, actions: ZoneItemActions, summary: HTMLElement) {
   const zoom = el("button", { type: "button" }, "Zoom to zone");
   const remove = el("button", { type: "button", className: "danger" }, "Delete zone");
   zoom.addEventListener("click", () => actions.zoomTo(zone));
@@ -153,11 +154,11 @@ function zoneBody(zone: EditorZone, set: SetOptions, actions: ZoneItemActions, s
         body.querySelector<HTMLInputElement>(`[data-key="${key}"]`)!.value = zone.form[
           key as keyof ZoneForm
         ] as string;
-    refreshApplicable(body, zone, set);
+    refreshApplicable(body, zone, set());
     updateSummary(summary, zone);
     actions.changed(zone);
   });
-  refreshApplicable(body, zone, set);
+  refreshApplicable(body, zone, set());
   showIssues(body, zone);
   return body;
 }
@@ -170,23 +171,18 @@ function updateSummary(summary: HTMLElement, zone: EditorZone): void {
   );
 }
 
-/** The list item of one zone; its form is built on first opening and rebuilt by `refresh`. */
+/** The list item of one zone; its form is built on first opening and kept up to date by `refresh`. */
 export function zoneItem(zone: EditorZone, index: number, set: SetOptions, actions: ZoneItemActions) {
   const summary = el("summary", { dataset: { index: String(index) } });
   updateSummary(summary, zone);
   const details = el("details", {}, summary);
-  const item = el(
-    "li",
-    { dataset: { key: zone.key }, className: zone.issues.length ? "faulty" : "" },
-    details,
-  );
-  const build = () => {
-    details.querySelector(".zone-body")?.remove();
-    details.append(zoneBody(zone, set, actions, summary));
-  };
+  const item = el("li", { dataset: { key: zone.key } }, details);
+  item.classList.toggle("faulty", zone.issues.length > 0);
+  const bodyOf = () => details.querySelector<HTMLElement>(".zone-body");
+  const build = () => details.append(zoneBody(zone, () => set, actions, summary));
   details.addEventListener("toggle", () => {
     if (!details.open) return;
-    if (!details.querySelector(".zone-body")) build();
+    if (!bodyOf()) build();
     // Opened by the editor (map selection, problems to show): the map needs no selecting.
     if (details.dataset.quiet) delete details.dataset.quiet;
     else actions.opened(zone);
@@ -196,16 +192,19 @@ export function zoneItem(zone: EditorZone, index: number, set: SetOptions, actio
     /** Opens the form without selecting the zone on the map (the caller did, or need not). */
     open: () => {
       if (details.open) return;
-      if (!details.querySelector(".zone-body")) build();
+      if (!bodyOf()) build();
       details.dataset.quiet = "1";
       details.open = true;
     },
-    /** Rebuilds the open form (issues or set options changed) and the summary. */
+    /** Brings the summary and a built form up to date with new issues or set options, keeping focus. */
     refresh: (nextSet: SetOptions) => {
       set = nextSet;
       updateSummary(summary, zone);
-      item.className = zone.issues.length ? "faulty" : "";
-      if (details.querySelector(".zone-body")) build();
+      item.classList.toggle("faulty", zone.issues.length > 0);
+      const body = bodyOf();
+      if (!body) return;
+      refreshApplicable(body, zone, set);
+      showIssues(body, zone);
     },
     focusName: () =>
       details.querySelector<HTMLInputElement>(`#${CSS.escape(fieldId(zone, "name"))}`)?.focus(),
