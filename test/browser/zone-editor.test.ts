@@ -173,12 +173,11 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     await page.close();
   });
 
-  it("checks duplicate names before sending anything", async () => {
+  it("checks duplicate names before sending, deletes zones and keeps them across tab switches", async () => {
     const page = await signedInPage(browser, server);
     await newZoneSet(page, "Twins");
     const add = page.getByRole("button", { name: "Add rectangle at map centre" });
-    await add.click();
-    await add.click();
+    for (let i = 0; i < 3; i++) await add.click();
     await zoneItem(page, 0).getByLabel("Name").fill("Same");
     await zoneItem(page, 1).getByLabel("Name").fill("same");
     let posts = 0;
@@ -195,11 +194,19 @@ describe("zone-set editor in Chromium: draw, load files, save, delete", { skip: 
     assert.ok(await page.locator(".zone-draw-toolbar").isHidden());
     await page.getByRole("tab", { name: "Zone sets" }).click();
     assert.ok(await page.locator(".zone-draw-toolbar").isVisible());
-    assert.equal(await page.locator("#zone-editor-zones > li").count(), 2);
+    const zoneCount = () => page.locator("#zone-editor-zones > li").count();
+    assert.equal(await zoneCount(), 3);
 
-    // Deleting a zone renumbers the list; cancelling asks before discarding the rest.
+    // A zone goes with its button (the list is renumbered) or with the Delete key on the selected shape.
     await zoneItem(page, 1).getByRole("button", { name: "Delete zone" }).click();
-    assert.equal(await page.locator("#zone-editor-zones > li").count(), 1);
+    assert.equal(await zoneCount(), 2);
+    await page.locator("summary", { hasText: "#1 Zone 3" }).waitFor();
+    await page.getByRole("button", { name: "Select and edit" }).click();
+    await clickMap(page, [0, 0]);
+    await page.keyboard.press("Delete");
+    await eventually(async () => (await zoneCount()) === 1);
+
+    // Cancelling asks before discarding the zone left.
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Cancel" }).click();
     assert.ok(await page.locator("#zone-editor").isHidden());

@@ -1,5 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { ApiError } from "../../src/web/client/api.js";
+import { issuesOf } from "../../src/web/client/views/zone-editor/api.js";
 import { makeTestApp } from "../helpers/app.js";
 import { zippedShapefile } from "../helpers/shapefile.js";
 import { readZoneFile, sortFeatures, ZoneFileError } from "../../src/web/client/views/zone-editor/files.js";
@@ -69,6 +71,18 @@ describe("zone editor: API issue paths → zones", () => {
       { property: null, message: "geometry coordinates[0] is a ring and needs at least 4 positions" },
     ]);
     assert.equal(withoutZoneLabel("a message without label"), "a message without label");
+  });
+});
+
+describe("zone editor: refused saves as issues", () => {
+  it("takes a 400's issues, or the one field of a 403 or 409; other failures are not about fields", () => {
+    const issues = [{ field: "zones.features[0].properties.name", message: "name is required" }];
+    assert.deepEqual(issuesOf(new ApiError(400, "validation_failed", "…", issues[0].field, issues)), issues);
+    assert.deepEqual(issuesOf(new ApiError(403, "not_a_member", "x is not a user", "insight_login_email")), [
+      { field: "insight_login_email", message: "x is not a user" },
+    ]);
+    for (const status of [0, 401, 500]) assert.equal(issuesOf(new ApiError(status, "e", "m")), null);
+    assert.equal(issuesOf(new Error("boom")), null);
   });
 });
 
