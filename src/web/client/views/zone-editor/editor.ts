@@ -299,7 +299,6 @@ export class ZoneEditor {
 
   private itemOf(zone: Zone, index: number): ZoneItem {
     const item = zoneItem(zone, index, this.options, {
-      changed: () => undefined,
       opened: (z) => this.drawing.select(z.key),
       zoomTo: (z) => this.zoomTo(z as Zone),
       remove: (z) => {

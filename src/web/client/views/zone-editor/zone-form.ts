@@ -28,8 +28,6 @@ export interface EditorZone {
 }
 
 export interface ZoneItemActions {
-  /** The zone's form changed (the editor marks itself unsaved). */
-  changed: (zone: EditorZone) => void;
   /** The disclosure was opened: select the zone on the map. */
   opened: (zone: EditorZone) => void;
   zoomTo: (zone: EditorZone) => void;
@@ -156,7 +154,6 @@ function zoneBody(zone: EditorZone, set: () => SetOptions, actions: ZoneItemActi
         ] as string;
     refreshApplicable(body, zone, set());
     updateSummary(summary, zone);
-    actions.changed(zone);
   });
   refreshApplicable(body, zone, set());
   showIssues(body, zone);
