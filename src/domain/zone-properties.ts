@@ -1,13 +1,14 @@
 import type { ZoneKind } from "./zone-geometry.js";
+import {
+  CALIBRATION_TYPES,
+  GATE_SIZE_RANGE,
+  MAX_ZONE_NAME_LENGTH,
+  RATIO_SUM_TOLERANCE,
+  ROAD_TYPES,
+} from "./zone-vocabulary.js";
 
-export const MAX_ZONE_NAME_LENGTH = 50;
-/** Gate size in metres: a gate wider than a kilometre no longer marks one road. */
-export const GATE_SIZE_RANGE = [1, 1000] as const;
-/** Allowed deviation of the three traffic ratios' sum from 1.0. */
-export const RATIO_SUM_TOLERANCE = 0.001;
+export { CALIBRATION_TYPES, GATE_SIZE_RANGE, MAX_ZONE_NAME_LENGTH, RATIO_SUM_TOLERANCE, ROAD_TYPES };
 
-export const ROAD_TYPES = ["Primary", "Secondary", "Local", "Ramp"] as const;
-export const CALIBRATION_TYPES = ["ADT", "AADT", "AWDT", "AADWT"] as const;
 const RATIOS = ["personal_traffic_ratio", "medium_commercial_ratio", "heavy_commercial_ratio"] as const;
 const GATE_PROPERTIES = ["gate_lat", "gate_lng", "gate_size"] as const;
 const CALIBRATION_PROPERTIES = [

@@ -1,3 +1,7 @@
+// Page callbacks (evaluate, evaluateAll) are typed against the DOM. Lib references are global to the
+// compilation, so they are made once, here.
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * Real-browser tests: Debian's Chromium driven by playwright-core against `streetflow serve` with a freshly
  * built web bundle. CI installs chromium (`apt-get install -y chromium`, see .ci/run); elsewhere the

@@ -58,8 +58,8 @@ export class ApiError extends Error {
     message: string,
     /** The request field at fault, when the API names one (validation errors). */
     readonly field?: string,
-    /** Every problem of a rejected request body, each with its field (validation errors). */
-    readonly issues?: { field: string; message: string }[],
+    /** Every problem of a rejected body (400 validation_failed), each at its field path. */
+    readonly issues: { field: string; message: string }[] = [],
   ) {
     super(message);
   }

@@ -6,6 +6,8 @@ import { messageOf, setStatus } from "./ui.js";
 export interface AppEvents {
   /** A zone set was created or deleted. */
   "zone-sets-changed": undefined;
+  /** The editor saved a new zone set (its uuid): the list shows it on the map. */
+  "zone-set-created": string;
   /** An analysis was created, cancelled or deleted. */
   "analyses-changed": undefined;
   /** The network selector switched country. */

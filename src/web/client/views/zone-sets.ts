@@ -2,14 +2,20 @@ import type { ZoneSetSummary } from "../api.js";
 import type { AppContext, View } from "../context.js";
 import type { StreetMap } from "../map.js";
 import { byId, el, setStatus } from "../ui.js";
+import { deleteZoneSet } from "./zone-editor/api.js";
+import { ZoneEditor } from "./zone-editor/editor.js";
 
 /** Most zone buttons listed per set; larger sets are explored on the map. */
 const MAX_LISTED_ZONES = 300;
 
-/** The "Zone sets" tab: the organization's zone sets, each with a checkbox that draws it on the map. */
+/**
+ * The "Zone sets" tab: the organization's zone sets, each with a checkbox that draws it on the map and a
+ * Delete button, and the editor that makes new ones.
+ */
 export function zoneSetsView(ctx: AppContext): View {
   const status = byId<HTMLElement>("zone-set-status");
   const list = byId<HTMLUListElement>("zone-set-list");
+  let loading = Promise.resolve();
   const load = async () => {
     setStatus(status, "Loading zone sets…", "loading");
     try {
@@ -23,9 +29,16 @@ export function zoneSetsView(ctx: AppContext): View {
       ctx.showError(status, "Zone sets failed to load", err);
     }
   };
-  ctx.events.on("zone-sets-changed", () => void load());
-  void load();
-  return { id: "zone-sets" };
+  ctx.events.on("zone-sets-changed", () => (loading = load()));
+  // A set just saved in the editor is drawn once the refreshed list has its checkbox.
+  ctx.events.on("zone-set-created", async (uuid) => {
+    await loading;
+    const checkbox = list.querySelector<HTMLInputElement>(`#zone-set-${CSS.escape(uuid)}`);
+    if (checkbox && !checkbox.checked) checkbox.click();
+  });
+  loading = load();
+  const editor = new ZoneEditor(ctx);
+  return { id: "zone-sets", activate: () => editor.activate(), deactivate: () => editor.deactivate() };
 }
 
 function zoneSetItem(ctx: AppContext, set: ZoneSetSummary): HTMLLIElement {
@@ -35,7 +48,13 @@ function zoneSetItem(ctx: AppContext, set: ZoneSetSummary): HTMLLIElement {
   const label = el("label", { htmlFor: checkbox.id }, swatch, set.name, " ", el("small", {}, count));
   const status = el("span", { className: "status", attrs: { role: "status" } });
   const zoneList = el("details", { hidden: true });
-  const item = el("li", { dataset: { uuid: set.uuid } }, checkbox, label, status, zoneList);
+  const remove = el(
+    "button",
+    { type: "button", className: "delete-set", attrs: { "aria-label": `Delete ${set.name}` } },
+    "Delete",
+  );
+  const item = el("li", { dataset: { uuid: set.uuid } }, checkbox, label, remove, status, zoneList);
+  remove.addEventListener("click", () => void deleteSet(ctx, set, remove, status));
 
   checkbox.addEventListener("change", async () => {
     if (!checkbox.checked) {
@@ -59,6 +78,26 @@ function zoneSetItem(ctx: AppContext, set: ZoneSetSummary): HTMLLIElement {
     }
   });
   return item;
+}
+
+/** Deletes a set after confirmation; the API refuses (409) while an analysis uses it, and says which. */
+async function deleteSet(
+  ctx: AppContext,
+  set: ZoneSetSummary,
+  button: HTMLButtonElement,
+  status: HTMLElement,
+) {
+  if (!window.confirm(`Delete the zone set "${set.name}" and its ${set.zone_count.toLocaleString()} zones?`))
+    return;
+  button.disabled = true;
+  setStatus(status, "Deleting…", "loading");
+  try {
+    await deleteZoneSet(ctx.api, set.uuid);
+    ctx.events.emit("zone-sets-changed", undefined);
+  } catch (err) {
+    ctx.showError(status, "Not deleted", err);
+    button.disabled = false;
+  }
 }
 
 /** Zone names as buttons that show the zone on the map, so names are reachable without a mouse. */
