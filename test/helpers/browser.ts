@@ -53,6 +53,15 @@ export async function startWebServer(): Promise<WebServer> {
   return { ...server, key: demoKey(server.dataDir) };
 }
 
+/**
+ * The one server and browser every browser suite shares: starting the demo server takes most of a browser
+ * suite's time, so test/browser/web-app.test.ts starts it once and hands it to the suites.
+ */
+export interface BrowserEnv {
+  server: WebServer;
+  browser: Browser;
+}
+
 /** A page at laptop size, signed in with the demo key, with the road network drawn. */
 export async function signedInPage(
   browser: Browser,

@@ -1,0 +1,24 @@
+import { after, before, describe } from "node:test";
+import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../helpers/browser.js";
+import { analysesSuite } from "./suites/analyses.js";
+import { signInSuite } from "./suites/sign-in.js";
+import { zoneEditorSuite } from "./suites/zone-editor.js";
+
+/**
+ * Every browser suite against one demo server and one Chromium (starting the server is the slow part).
+ * The suites run in order and share the organization's data, so each names what it creates uniquely.
+ */
+describe("web application in Chromium", { skip: browserSkip() }, () => {
+  const env = {} as BrowserEnv;
+  before(async () => {
+    [env.server, env.browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+
+  signInSuite(env);
+  zoneEditorSuite(env);
+  analysesSuite(env);
+});
