@@ -66,10 +66,13 @@ export function styleOf(cls: number, count: number): { colour: string; width: nu
   return { colour: VOLUME_COLOURS[i], width: VOLUME_WIDTHS[i] };
 }
 
-/** Rounds up to 1, 2, 2.5 or 5 × a power of ten (whole numbers): 37 → 50, 140 → 200, 0.4 → 1. */
+/** Steps of a readable number within a power of ten. */
+const NICE_STEPS = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+
+/** Rounds up to a readable whole number (NICE_STEPS × a power of ten): 37 → 40, 140 → 150, 0.4 → 1. */
 export function niceCeil(v: number): number {
   if (v <= 1) return 1;
   const power = 10 ** Math.floor(Math.log10(v));
-  const step = [1, 2, 2.5, 5, 10].find((s) => s * power >= v)!;
+  const step = NICE_STEPS.find((s) => s * power >= v)!;
   return Math.ceil(step * power);
 }

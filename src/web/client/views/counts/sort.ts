@@ -15,25 +15,24 @@ export interface SortOrder {
   descending: boolean;
 }
 
-/** Numbers first by value (missing speeds last either way), names alphabetically; ties by segment id. */
+/** Numbers by value, names alphabetically, missing values (no speed, no name) last either way; ties by id. */
 export function sortRows(rows: readonly SegmentRow[], order: SortOrder): SegmentRow[] {
   const sign = order.descending ? -1 : 1;
-  const label = (r: SegmentRow) => r.name ?? `~segment ${r.segment_id}`;
-  return [...rows].sort((a, b) => {
-    let diff: number;
-    if (order.key === "name") diff = sign * label(a).localeCompare(label(b));
-    else {
-      const x = a[order.key];
-      const y = b[order.key];
-      if (x === null || y === null) diff = x === y ? 0 : x === null ? 1 : -1;
-      else diff = sign * (x - y);
-    }
-    return diff || a.segment_id - b.segment_id;
-  });
+  const key = order.key;
+  const compare = (a: SegmentRow, b: SegmentRow) =>
+    key === "name"
+      ? compareMissingLast(a.name, b.name, (x, y) => sign * x.localeCompare(y))
+      : compareMissingLast(a[key], b[key], (x, y) => sign * (x - y));
+  return [...rows].sort((a, b) => compare(a, b) || a.segment_id - b.segment_id);
 }
 
 /** Clicking the sorted column flips it; another column starts descending for numbers, ascending for names. */
 export function nextSort(current: SortOrder, key: SortKey): SortOrder {
   if (current.key === key) return { key, descending: !current.descending };
   return { key, descending: key !== "name" };
+}
+
+function compareMissingLast<T>(x: T | null, y: T | null, compare: (x: T, y: T) => number): number {
+  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+  return compare(x, y);
 }
