@@ -26,10 +26,11 @@ import { SegmentTable } from "./counts/table.js";
 
 const ESTIMATE_DELAY_MS = 300;
 
-/** What the map and the table show: the query they answer, the rows and road names. */
+/** What the map and the table show: the query they answer, its rows (named) and lines, the years with data. */
 interface Shown {
   query: CountsQuery;
   rows: SegmentRow[];
+  lines: Map<number, LonLat[]>;
   years: number[];
 }
 
@@ -76,7 +77,11 @@ export function countsView(ctx: AppContext): View {
   );
   const drawer = new MonthlyDrawer(() => void chooseSegment(null));
   byId("map-area").append(drawer.element);
-  const table = new SegmentTable("Segments with trips in the month", (id) => void chooseSegment(id));
+  const table = new SegmentTable("Segments with trips in the month", (id) => {
+    const line = shown?.lines.get(id);
+    if (line) layers.reveal(line);
+    void chooseSegment(id);
+  });
   ui.tableBox.append(table.element, table.note);
 
   fillSelect(ui.mode, MODES);
@@ -237,7 +242,7 @@ export function countsView(ctx: AppContext): View {
     drawn.sort((a, b) => a.props.cls - b.props.cls);
     layers.setSegments(drawn, breaks.length + 1);
     const rows: SegmentRow[] = result.metrics.map((m) => ({ ...m, name: names.get(m.segment_id) ?? null }));
-    shown = { query: q, rows, years: [...years] };
+    shown = { query: q, rows, lines: result.lines, years: [...years] };
     renderLegend(breaks);
     table.show(rows);
     const withData = result.metrics.length;

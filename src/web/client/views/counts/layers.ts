@@ -108,6 +108,13 @@ export class CountsLayers {
     this.map.setFilter("counts-selected", ["==", ["get", "segment_id"], segmentId ?? -1]);
   }
 
+  /** Pans to a segment chosen from the list when none of it is in view. */
+  reveal(line: LonLat[]): void {
+    const bounds = this.map.getBounds();
+    if (line.some((p) => bounds.contains(p))) return;
+    this.map.easeTo({ center: line[Math.floor(line.length / 2)] });
+  }
+
   /** The map view around a circle, with room for the drawer at the bottom. */
   fitTo(bbox: [number, number, number, number]): void {
     this.map.fitBounds(bbox, { padding: { top: 40, left: 40, right: 40, bottom: 40 }, maxZoom: 18 });

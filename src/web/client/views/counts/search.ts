@@ -65,6 +65,8 @@ export function setUpPlaceSearch(opts: {
       }),
     );
     open(places.length > 0);
+    // A new list starts with no option active (the old index may point past its end).
+    setActive(-1);
   };
   const run = async (q: string) => {
     const request = ++latest;
