@@ -175,6 +175,15 @@ describe("counts explorer in Chromium", { skip: browserSkip() }, () => {
     assert.ok(await drawer.isHidden());
     await page.getByRole("tab", { name: "Counts" }).click();
     assert.ok(await drawer.isVisible());
+
+    // Escape closes the chart and puts the keyboard back on the segment's row.
+    await drawer.getByRole("button", { name: "Close the monthly chart" }).focus();
+    await page.keyboard.press("Escape");
+    assert.ok(await drawer.isHidden());
+    assert.equal(
+      await page.evaluate('document.activeElement?.closest("tr")?.getAttribute("data-segment-id")'),
+      String(first),
+    );
     await page.close();
   });
 

@@ -1,39 +1,29 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  ACCESS_CAR,
-  segmentIdOf,
-  type LonLat,
-  type RoadClass,
-  type Segment,
-} from "../../src/engine/network/types.js";
+import type { LonLat, RoadClass } from "../../src/engine/network/types.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
+import { seg } from "../helpers/network.js";
 
 let nextNode = 1;
-function segment(
-  wayId: number,
-  index: number,
-  roadClass: RoadClass,
-  name: string | null,
-  coords: LonLat[],
-): Segment {
-  return {
-    id: segmentIdOf(wayId, index),
+/** A segment at the given lon/lat positions (its own two junctions; 100 m long, for round lengths). */
+const segment = (wayId: number, index: number, roadClass: RoadClass, name: string | null, coords: LonLat[]) =>
+  seg(
     wayId,
     index,
-    roadClass,
-    highway: roadClass,
-    roadType: "Local",
-    oneway: false,
-    speedKph: 30,
-    name,
-    lengthM: 100,
-    fromNode: nextNode++,
-    toNode: nextNode++,
-    access: ACCESS_CAR,
-    coords,
-  };
-}
+    nextNode++,
+    nextNode++,
+    [
+      [0, 0],
+      [0, 100],
+    ],
+    {
+      roadClass,
+      highway: roadClass,
+      name,
+      coords,
+      lengthM: 100,
+    },
+  );
 
 /**
  * Country zz: "Rue Grimaldi" twice near 7.00 E (one place, two pieces) and once 5 km east (another place);

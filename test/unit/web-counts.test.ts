@@ -23,6 +23,7 @@ import {
   styleOf,
   volumeBreaks,
 } from "../../src/web/client/views/counts/scale.js";
+import { drawnSegments, segmentRows } from "../../src/web/client/views/counts/result.js";
 import { nextSort, sortRows, type SegmentRow } from "../../src/web/client/views/counts/sort.js";
 
 const query: CountsQuery = {
@@ -242,5 +243,88 @@ describe("search circle", () => {
     // 500 m is about 0.0045° of latitude and 0.0062° of longitude at 43.7° N.
     assert.ok(Math.abs(n - 43.73 - 0.0045) < 0.0001 && Math.abs(43.73 - s - 0.0045) < 0.0001);
     assert.ok(Math.abs(e - 7.42 - 0.0062) < 0.0002 && Math.abs(7.42 - w - 0.0062) < 0.0002);
+  });
+});
+
+describe("counts result on the map and in the table", () => {
+  const result = {
+    metrics: [
+      { segment_id: 1, trips_volume: 500, vmt: 12.5, avg_speed: 30.1, road_class: "primary" },
+      { segment_id: 2, trips_volume: 20, vmt: 0.4, avg_speed: null, road_class: "residential" },
+    ],
+    lines: new Map<number, [number, number][]>([
+      [
+        1,
+        [
+          [7, 43],
+          [7.001, 43],
+        ],
+      ],
+      [
+        2,
+        [
+          [7, 43.001],
+          [7.001, 43.001],
+        ],
+      ],
+      [
+        3,
+        [
+          [7, 43.002],
+          [7.001, 43.002],
+        ],
+      ],
+    ]),
+  };
+  const roads = new Map([
+    [1, { name: "Rue A", road_class: "primary" }],
+    [3, { name: null, road_class: "service" }],
+  ]);
+
+  it("draws every selected line: with trips in their class, without as class -1 first", () => {
+    const drawn = drawnSegments(result, roads, [100]);
+    assert.deepEqual(
+      drawn.map((d) => d.props),
+      [
+        {
+          segment_id: 3,
+          cls: -1,
+          name: null,
+          road_class: "service",
+          trips_volume: null,
+          vmt: null,
+          avg_speed: null,
+        },
+        {
+          segment_id: 2,
+          cls: 0,
+          name: null,
+          road_class: "residential",
+          trips_volume: 20,
+          vmt: 0.4,
+          avg_speed: null,
+        },
+        {
+          segment_id: 1,
+          cls: 1,
+          name: "Rue A",
+          road_class: "primary",
+          trips_volume: 500,
+          vmt: 12.5,
+          avg_speed: 30.1,
+        },
+      ],
+    );
+    assert.deepEqual(drawn[2].line, result.lines.get(1));
+  });
+
+  it("lists the segments with trips, named where the network names them", () => {
+    assert.deepEqual(
+      segmentRows(result, roads).map((r) => [r.segment_id, r.name]),
+      [
+        [1, "Rue A"],
+        [2, null],
+      ],
+    );
   });
 });

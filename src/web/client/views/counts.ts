@@ -1,10 +1,10 @@
 import { ApiError } from "../api.js";
 import type { AppContext, View } from "../context.js";
 import { byId, el, setStatus } from "../ui.js";
-import { CountsApi, type CountsResult, type Place } from "./counts/api.js";
+import { CountsApi, type Place } from "./counts/api.js";
 import { MonthlyDrawer, monthLabel } from "./counts/chart.js";
 import { circleBbox } from "./counts/geo.js";
-import { CountsLayers, type DrawnSegment } from "./counts/layers.js";
+import { CountsLayers } from "./counts/layers.js";
 import {
   DAY_PARTS,
   DAY_TYPES,
@@ -19,7 +19,8 @@ import {
   type CountsQuery,
   type LonLat,
 } from "./counts/query.js";
-import { legendEntries, volumeBreaks, classOf } from "./counts/scale.js";
+import { drawnSegments, segmentRows, type CountsResult, type RoadInfo } from "./counts/result.js";
+import { legendEntries, volumeBreaks } from "./counts/scale.js";
 import { setUpPlaceSearch } from "./counts/search.js";
 import type { SegmentRow } from "./counts/sort.js";
 import { SegmentTable } from "./counts/table.js";
@@ -75,7 +76,12 @@ export function countsView(ctx: AppContext): View {
     (id) => void chooseSegment(id),
     (point) => setPlace(point, `Map point ${point[1].toFixed(5)}, ${point[0].toFixed(5)}`),
   );
-  const drawer = new MonthlyDrawer(() => void chooseSegment(null));
+  const drawer = new MonthlyDrawer(() => {
+    const closing = selected;
+    const hadFocus = drawer.element.contains(document.activeElement);
+    void chooseSegment(null);
+    if (hadFocus && closing !== null) table.focusRow(closing);
+  });
   byId("map-area").append(drawer.element);
   const table = new SegmentTable("Segments with trips in the month", (id) => {
     const line = shown?.lines.get(id);
@@ -200,13 +206,13 @@ export function countsView(ctx: AppContext): View {
     ui.run.disabled = true;
     setStatus(ui.status, "Loading counts…", "loading");
     try {
-      const [result, names] = await Promise.all([
+      const [result, roads] = await Promise.all([
         api.counts(q),
-        // Names only label the list; without them the ids are shown.
-        api.roadNames(q.country, circleBbox(q.point, q.radiusM)).catch(() => new Map<number, string>()),
+        // Names only label the list and popups; without them the ids are shown.
+        api.roads(q.country, circleBbox(q.point, q.radiusM)).catch((): RoadInfo => new Map()),
       ]);
       if (request !== latestRun) return;
-      showResult(q, result, names, charged);
+      showResult(q, result, roads, charged);
     } catch (err) {
       if (request === latestRun) reportError(ui.status, "Counts failed", err);
     } finally {
@@ -214,34 +220,10 @@ export function countsView(ctx: AppContext): View {
     }
   }
 
-  function showResult(
-    q: CountsQuery,
-    result: CountsResult,
-    names: Map<number, string>,
-    charged: boolean,
-  ): void {
-    const byId = new Map(result.metrics.map((m) => [m.segment_id, m]));
+  function showResult(q: CountsQuery, result: CountsResult, roads: RoadInfo, charged: boolean): void {
     const breaks = volumeBreaks(result.metrics.map((m) => m.trips_volume));
-    const drawn: { line: LonLat[]; props: DrawnSegment }[] = [];
-    for (const [id, line] of result.lines) {
-      const m = byId.get(id);
-      drawn.push({
-        line,
-        props: {
-          segment_id: id,
-          cls: m ? classOf(m.trips_volume, breaks) : -1,
-          name: names.get(id) ?? null,
-          road_class: m?.road_class ?? "",
-          trips_volume: m?.trips_volume ?? null,
-          vmt: m?.vmt ?? null,
-          avg_speed: m?.avg_speed ?? null,
-        },
-      });
-    }
-    // Volume lines above no-data lines, high volumes on top.
-    drawn.sort((a, b) => a.props.cls - b.props.cls);
-    layers.setSegments(drawn, breaks.length + 1);
-    const rows: SegmentRow[] = result.metrics.map((m) => ({ ...m, name: names.get(m.segment_id) ?? null }));
+    layers.setSegments(drawnSegments(result, roads, breaks), breaks.length + 1);
+    const rows = segmentRows(result, roads);
     shown = { query: q, rows, lines: result.lines, years: [...years] };
     renderLegend(breaks);
     table.show(rows);
@@ -260,8 +242,7 @@ export function countsView(ctx: AppContext): View {
           : "Shown again from this page's results: not charged."),
     );
     void estimateCost();
-    if (selected !== null && !byId.has(selected) && !result.lines.has(selected)) void chooseSegment(null);
-    else if (selected !== null) void chooseSegment(selected);
+    if (selected !== null) void chooseSegment(result.lines.has(selected) ? selected : null);
   }
 
   function renderLegend(breaks: number[]): void {

@@ -1,5 +1,6 @@
 import type { Bbox, SegmentCollection, StreetflowApi } from "../../api.js";
 import { collectPages, type PagedAnswer } from "./paging.js";
+import type { CountsResult, RoadInfo, SegmentMetrics } from "./result.js";
 import {
   metricsBody,
   monthlyBody,
@@ -25,25 +26,10 @@ export interface Place {
   road_class: string;
 }
 
-export interface SegmentMetrics {
-  segment_id: number;
-  trips_volume: number;
-  vmt: number;
-  avg_speed: number | null;
-  road_class: string;
-}
-
 export interface MonthMetrics {
   year_month: string;
   trips_volume: number;
   avg_speed: number | null;
-}
-
-export interface CountsResult {
-  /** Segments with data in the month, closest to the place first (the API's order). */
-  metrics: SegmentMetrics[];
-  /** Every selected segment's line, with or without data. */
-  lines: Map<number, LonLat[]>;
 }
 
 /**
@@ -102,13 +88,15 @@ export class CountsApi {
       .sort((a, b) => a.year_month.localeCompare(b.year_month));
   }
 
-  /** Names of the roads in a box (the counts interface answers ids and lines only). */
-  async roadNames(country: string, bbox: Bbox): Promise<Map<number, string>> {
+  /** Names and classes of the roads in a box (the counts interface answers ids and lines only). */
+  async roads(country: string, bbox: Bbox): Promise<RoadInfo> {
     const segments: SegmentCollection = await this.api.segments(country, bbox);
-    const names = new Map<number, string>();
-    for (const f of segments.features)
-      if (f.properties.name) names.set(f.properties.segment_id, f.properties.name);
-    return names;
+    return new Map(
+      segments.features.map(({ properties: p }) => [
+        p.segment_id,
+        { name: p.name, road_class: p.road_class },
+      ]),
+    );
   }
 
   private paged(path: string, body: unknown): Promise<PagedAnswer> {

@@ -77,6 +77,9 @@ export class MonthlyDrawer {
       el("div", { className: "chart-box" }, this.canvas),
       this.details,
     );
+    this.element.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") onClose();
+    });
   }
 
   setTitle(title: string): void {

@@ -1,18 +1,8 @@
 import * as maplibregl from "maplibre-gl";
 import { circleRing } from "./geo.js";
 import type { LonLat } from "./query.js";
+import type { DrawnSegment } from "./result.js";
 import { NO_DATA_COLOUR, styleOf } from "./scale.js";
-
-/** Properties of a drawn segment; `cls` is its volume class (-1 without data in the month). */
-export interface DrawnSegment {
-  segment_id: number;
-  cls: number;
-  name: string | null;
-  road_class: string;
-  trips_volume: number | null;
-  vmt: number | null;
-  avg_speed: number | null;
-}
 
 const AREA = "counts-area";
 const SEGMENTS = "counts-segments";

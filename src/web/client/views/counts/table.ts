@@ -51,6 +51,11 @@ export class SegmentTable {
     }
   }
 
+  /** Puts the keyboard back on a segment's row (after its chart closes). */
+  focusRow(segmentId: number): void {
+    this.body.querySelector<HTMLButtonElement>(`tr[data-segment-id="${segmentId}"] button`)?.focus();
+  }
+
   private render(): void {
     this.head.replaceChildren(el("tr", {}, ...COLUMNS.map((c) => this.headerCell(c))));
     const sorted = sortRows(this.rows, this.order).slice(0, MAX_LISTED_SEGMENTS);
