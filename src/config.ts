@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { badRequest } from "./domain/errors.js";
 
 export interface Config {
   dataDir: string;
@@ -9,6 +10,20 @@ export interface Config {
   jobWorkers: number;
   /** The built web application to serve at `/` (default dist/web of the installation). */
   webRoot?: string;
+  /** STREETFLOW_BASEMAP_URL / _ATTRIBUTION as given; checked by `basemapOf` when the server starts. */
+  basemapUrl?: string;
+  basemapAttribution?: string;
+}
+
+/**
+ * A map drawn under Streetflow's own layers in the web application: XYZ raster tiles (a URL template
+ * with {z}, {x} and {y}) or a MapLibre style (a URL ending in .json). None by default: self-hosted
+ * installations are often offline.
+ */
+export interface Basemap {
+  url: string;
+  attribution: string | null;
+  type: "raster" | "style";
 }
 
 /** Settings from the environment; CLI flags override them. */
@@ -20,7 +35,28 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     // Two by default: a long analysis does not hold up a short one; more only if the machine has cores.
     jobWorkers: Number(env.STREETFLOW_JOB_WORKERS ?? Math.min(2, availableParallelism())),
     webRoot: env.STREETFLOW_WEB_ROOT ? resolve(env.STREETFLOW_WEB_ROOT) : undefined,
+    basemapUrl: env.STREETFLOW_BASEMAP_URL?.trim() || undefined,
+    basemapAttribution: env.STREETFLOW_BASEMAP_ATTRIBUTION?.trim() || undefined,
   };
+}
+
+/**
+ * The configured basemap, or null without one. Throws a message naming the variable when the URL is
+ * neither http(s) nor a path on this server (`/tiles/{z}/{x}/{y}.png`), or is a tile template without
+ * {z}, {x} and {y}.
+ */
+export function basemapOf(config: Pick<Config, "basemapUrl" | "basemapAttribution">): Basemap | null {
+  const url = config.basemapUrl;
+  if (!url) return null;
+  // A DomainError, so the CLI prints the reason as one line.
+  const fail = (why: string) =>
+    badRequest("invalid_basemap_url", `STREETFLOW_BASEMAP_URL ${why}: ${url}`, "STREETFLOW_BASEMAP_URL");
+  if (!/^(https?:\/\/[^/]+|\/)/i.test(url)) throw fail("must start with http://, https:// or /");
+  const path = url.split(/[?#]/)[0];
+  const type = path.toLowerCase().endsWith(".json") ? "style" : "raster";
+  if (type === "raster" && !["{z}", "{x}", "{y}"].every((p) => url.includes(p)))
+    throw fail("must be a tile template with {z}, {x} and {y}, or a style URL ending in .json");
+  return { url, attribution: config.basemapAttribution ?? null, type };
 }
 
 export const databaseFile = (dataDir: string) => resolve(dataDir, "streetflow.db");

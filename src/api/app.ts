@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
@@ -15,7 +16,8 @@ import { echoRoutes } from "./v2/echo.js";
 import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
-import { DEFAULT_WEB_ROOT, registerWebApp } from "./web.js";
+import { placeRoutes } from "./v2/places.js";
+import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
 export interface AppDeps {
   store: Store;
@@ -25,6 +27,8 @@ export interface AppDeps {
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
   webRoot?: string;
+  /** Map under the web application's layers, sent to the page in /config.json (none by default). */
+  basemap?: Basemap | null;
 }
 
 declare module "fastify" {
@@ -79,10 +83,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
       await v2.register(networkRoutes);
+      await v2.register(placeRoutes);
     },
     { prefix: "/api/v2" },
   );
   await app.register(countsRoutes, { prefix: "/counts/v1" });
+  registerClientConfig(app, deps.basemap ?? null);
   await registerWebApp(app, deps.webRoot ?? DEFAULT_WEB_ROOT);
   return app;
 }

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import type { Basemap } from "../config.js";
 
 /** dist/web/ of the repository, from src/api/ (tsx) and dist/api/ (built) alike. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
@@ -37,4 +39,27 @@ export async function registerWebApp(app: FastifyInstance, webRoot: string): Pro
       if (path.endsWith(".html")) reply.header("cache-control", "no-cache");
     },
   });
+}
+
+const ClientConfig = Type.Object({
+  basemap: Type.Union([
+    Type.Null(),
+    Type.Object({
+      url: Type.String(),
+      attribution: Type.Union([Type.String(), Type.Null()]),
+      type: Type.Union([Type.Literal("raster"), Type.Literal("style")]),
+    }),
+  ]),
+});
+
+/**
+ * `GET /config.json`: the page's settings (the optional basemap), read before sign-in and so without a key;
+ * it holds nothing secret. Sent `no-cache` so a changed setting shows on the next load.
+ */
+export function registerClientConfig(app: FastifyInstance, basemap: Basemap | null): void {
+  app.get(
+    "/config.json",
+    { schema: { hide: true, response: { 200: ClientConfig } } },
+    async (_request, reply) => reply.header("cache-control", "no-cache").send({ basemap }),
+  );
 }

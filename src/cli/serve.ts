@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { configFromEnv, databaseFile } from "../config.js";
+import { basemapOf, configFromEnv, databaseFile } from "../config.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
@@ -32,13 +32,17 @@ export function serveCommand(program: Command): void {
       // The flag is checked by workerCount; a default from the environment is not, so check it here.
       if (!isWorkerCount(opts.jobWorkers))
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
+      const config = configFromEnv();
+      // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
+      const basemap = basemapOf(config);
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
         store: rt.store,
         networks: rt.networks,
         logger: true,
-        webRoot: configFromEnv().webRoot,
+        webRoot: config.webRoot,
+        basemap,
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.

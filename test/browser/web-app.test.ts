@@ -1,6 +1,7 @@
 import { after, before, describe } from "node:test";
 import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../helpers/browser.js";
 import { analysesSuite } from "./suites/analyses.js";
+import { countsSuite } from "./suites/counts.js";
 import { signInSuite } from "./suites/sign-in.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
@@ -21,4 +22,6 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   signInSuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
+  // Last: it ends by using up the demo key's counts quota.
+  countsSuite(env);
 });

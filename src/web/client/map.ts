@@ -1,5 +1,6 @@
 import * as maplibregl from "maplibre-gl";
 import type { Bbox, SegmentCollection } from "./api.js";
+import { addBasemap, fetchBasemap } from "./basemap.js";
 
 /** Colour and base width (px at zoom 15) of each road class; unknown classes draw thin grey. */
 export const ROAD_STYLE: Record<string, { colour: string; width: number }> = {
@@ -68,7 +69,11 @@ export class StreetMap {
         customAttribution: "Road data © OpenStreetMap contributors",
       }),
     );
-    this.loaded = new Promise((resolve) => this.map.once("load", () => resolve()));
+    // The optional basemap goes in first, so everything drawn later lies above it.
+    const basemap = fetchBasemap();
+    this.loaded = new Promise<void>((resolve) => this.map.once("load", () => resolve())).then(async () =>
+      addBasemap(this.map, await basemap),
+    );
   }
 
   /** Draws (or replaces) the road network and, when asked, fits the view to `bbox`. */
