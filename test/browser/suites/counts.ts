@@ -69,7 +69,9 @@ export function countsSuite(env: BrowserEnv): void {
           `/api/v2/networks/mc/places?q=${encodeURIComponent(street)}&limit=1`,
         )
       ).places;
-      const value = (label: string) => page.getByLabel(label, { exact: true }).inputValue();
+      // Within the Counts panel: the (hidden) analysis form has a "Travel mode" too.
+      const panel = page.getByRole("tabpanel", { name: "Counts" });
+      const value = (label: string) => panel.getByLabel(label, { exact: true }).inputValue();
       const [year, month] = (await value("Month")).split("-").map(Number);
       const filters = {
         country: "mc",
