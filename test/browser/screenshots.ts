@@ -23,11 +23,11 @@ async function signIn(page: Page, server: WebServer) {
 
 async function overview(page: Page) {
   const zoneSets = page.getByRole("tabpanel", { name: "Zone sets" });
-  await zoneSets.getByLabel(/Monaco districts/).check();
-  await page.getByText("Zones (", { exact: false }).waitFor();
+  await zoneSets.getByRole("checkbox", { name: /Monaco districts/ }).check();
+  await zoneSets.locator("summary", { hasText: "Zones (" }).waitFor();
   await settle(page);
   await page.screenshot({ path: `${OUT}map-network-zones-analyses.png` });
-  await zoneSets.getByLabel(/Monaco districts/).uncheck();
+  await zoneSets.getByRole("checkbox", { name: /Monaco districts/ }).uncheck();
 }
 
 async function zoneEditor(page: Page) {
