@@ -18,6 +18,7 @@ import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
 import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
+import { MIGRATIONS } from "../src/store/sqlite/migrations.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { SegmentStatCell } from "../src/store/types.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
@@ -34,7 +35,9 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const file = sharedDataFile(EXTRACT);
   if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, await readOsmSegments(file));
-  const store = openStatsStore(join(tmpdir(), "streetflow-bench-counts.sqlite"), network);
+  // One cache per schema version: opening another version's cache would migrate it under that branch's feet.
+  const cache = join(tmpdir(), `streetflow-bench-counts-schema${MIGRATIONS.length}.sqlite`);
+  const store = openStatsStore(cache, network);
   const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
   const provider = timedProvider(metricsFromAggregates(store.segmentStats));
   const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
