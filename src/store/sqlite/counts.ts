@@ -108,30 +108,30 @@ interface ResultRow {
 }
 
 export class SqliteCountsResults implements CountsResultRepo {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   save(r: StoredCountsResult, pages: unknown[][][], now: string): void {
-    const putPage = this.db.prepare(
-      "INSERT INTO counts_result_pages (request_id, page, rows) VALUES (?, ?, ?)",
-    );
+    const putPage = this.sql("INSERT INTO counts_result_pages (request_id, page, rows) VALUES (?, ?, ?)");
     this.db.transaction(() => {
-      this.db.prepare("DELETE FROM counts_results WHERE expires_at <= ?").run(now);
-      this.db
-        .prepare(
-          `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at,
+      this.sql("DELETE FROM counts_results WHERE expires_at <= ?").run(now);
+      this.sql(
+        `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at,
            expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          r.requestId,
-          r.orgId,
-          r.kind,
-          JSON.stringify(r.columns),
-          JSON.stringify(r.extra),
-          r.pageSize,
-          r.totalRows,
-          r.createdAt,
-          r.expiresAt,
-        );
+      ).run(
+        r.requestId,
+        r.orgId,
+        r.kind,
+        JSON.stringify(r.columns),
+        JSON.stringify(r.extra),
+        r.pageSize,
+        r.totalRows,
+        r.createdAt,
+        r.expiresAt,
+      );
       pages.forEach((rows, i) => putPage.run(r.requestId, i + 1, JSON.stringify(rows)));
     })();
   }
@@ -142,11 +142,9 @@ export class SqliteCountsResults implements CountsResultRepo {
     requestId: string,
     now: string,
   ): StoredCountsResult | null {
-    const row = this.db
-      .prepare(
-        "SELECT * FROM counts_results WHERE request_id = ? AND org_id = ? AND kind = ? AND expires_at > ?",
-      )
-      .get(requestId, orgId, kind, now) as ResultRow | undefined;
+    const row = this.sql(
+      "SELECT * FROM counts_results WHERE request_id = ? AND org_id = ? AND kind = ? AND expires_at > ?",
+    ).get(requestId, orgId, kind, now) as ResultRow | undefined;
     if (!row) return null;
     return {
       requestId: row.request_id,
@@ -162,31 +160,32 @@ export class SqliteCountsResults implements CountsResultRepo {
   }
 
   page(requestId: string, page: number): unknown[][] | null {
-    const row = this.db
-      .prepare("SELECT rows FROM counts_result_pages WHERE request_id = ? AND page = ?")
-      .get(requestId, page) as { rows: string } | undefined;
+    const row = this.sql("SELECT rows FROM counts_result_pages WHERE request_id = ? AND page = ?").get(
+      requestId,
+      page,
+    ) as { rows: string } | undefined;
     return row ? JSON.parse(row.rows) : null;
   }
 }
 
 export class SqliteUsage implements UsageRepo {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   record(u: UsageRecord): void {
-    this.db
-      .prepare(
-        "INSERT INTO counts_usage (key_id, org_id, at, segments, fields, units) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(u.keyId, u.orgId, u.at, u.segments, u.fields, u.units);
+    this.sql(
+      "INSERT INTO counts_usage (key_id, org_id, at, segments, fields, units) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(u.keyId, u.orgId, u.at, u.segments, u.fields, u.units);
   }
 
   totals(orgId: string, from: string, to: string): UsageTotals[] {
-    const rows = this.db
-      .prepare(
-        `SELECT key_id, COUNT(*) AS calls, SUM(segments) AS segments, SUM(fields) AS fields, SUM(units) AS units
+    const rows = this.sql(
+      `SELECT key_id, COUNT(*) AS calls, SUM(segments) AS segments, SUM(fields) AS fields, SUM(units) AS units
          FROM counts_usage WHERE org_id = ? AND at >= ? AND at < ? GROUP BY key_id ORDER BY key_id`,
-      )
-      .all(orgId, from, to) as {
+    ).all(orgId, from, to) as {
       key_id: string;
       calls: number;
       segments: number;
@@ -203,25 +202,24 @@ export class SqliteUsage implements UsageRepo {
   }
 
   unitsOfKey(keyId: string, from: string, to: string): number {
-    const row = this.db
-      .prepare(
-        "SELECT COALESCE(SUM(units), 0) AS units FROM counts_usage WHERE key_id = ? AND at >= ? AND at < ?",
-      )
-      .get(keyId, from, to) as { units: number };
+    const row = this.sql(
+      "SELECT COALESCE(SUM(units), 0) AS units FROM counts_usage WHERE key_id = ? AND at >= ? AND at < ?",
+    ).get(keyId, from, to) as { units: number };
     return row.units;
   }
 
   setQuota(keyIdOrPrefix: string, units: number | null): string | null {
-    const row = this.db
-      .prepare("SELECT id FROM api_keys WHERE id = ? OR prefix = ?")
-      .get(keyIdOrPrefix, keyIdOrPrefix) as { id: string } | undefined;
+    const row = this.sql("SELECT id FROM api_keys WHERE id = ? OR prefix = ?").get(
+      keyIdOrPrefix,
+      keyIdOrPrefix,
+    ) as { id: string } | undefined;
     if (!row) return null;
-    this.db.prepare("UPDATE api_keys SET counts_quota_units = ? WHERE id = ?").run(units, row.id);
+    this.sql("UPDATE api_keys SET counts_quota_units = ? WHERE id = ?").run(units, row.id);
     return row.id;
   }
 
   quotaOf(keyId: string): number | null {
-    const row = this.db.prepare("SELECT counts_quota_units AS q FROM api_keys WHERE id = ?").get(keyId) as
+    const row = this.sql("SELECT counts_quota_units AS q FROM api_keys WHERE id = ?").get(keyId) as
       { q: number | null } | undefined;
     return row?.q ?? null;
   }
