@@ -16,6 +16,7 @@ import {
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import {
+  emptySegmentMonth,
   SPEED_BINS,
   type SegmentMonthStats,
   type SegmentStatCell,
@@ -89,6 +90,23 @@ const addTo = (into: Record<string, number>, more: Record<string, number>) => {
   for (const [k, v] of Object.entries(more)) into[k] = (into[k] ?? 0) + v;
 };
 
+/** An empty sum with the histogram SPEED_BINS long, as queries with details give it. */
+const emptySum = (segmentId: number, month: string): SegmentMonthStats => ({
+  ...emptySegmentMonth(segmentId, month),
+  speedHistogram: new Array(SPEED_BINS).fill(0),
+});
+
+type Counts = Omit<SegmentMonthStats, "segmentId" | "month">;
+
+function addCounts(into: Counts, c: Counts): void {
+  into.trips += c.trips;
+  into.speedSumKph += c.speedSumKph;
+  into.speedCount += c.speedCount;
+  c.speedHistogram.forEach((n, bin) => (into.speedHistogram[bin] = (into.speedHistogram[bin] ?? 0) + n));
+  addTo(into.purposes, c.purposes);
+  addTo(into.incomes, c.incomes);
+}
+
 /** The sums a query must give, folded from the cells themselves. */
 function expected(cells: SegmentStatCell[], months: string[], f: Filters): SegmentMonthStats[] {
   const sums = new Map<string, SegmentMonthStats>();
@@ -103,25 +121,8 @@ function expected(cells: SegmentStatCell[], months: string[], f: Filters): Segme
     if (!selected) continue;
     const key = `${c.segmentId}|${c.month}`;
     let s = sums.get(key);
-    if (!s) {
-      s = {
-        segmentId: c.segmentId,
-        month: c.month,
-        trips: 0,
-        speedSumKph: 0,
-        speedCount: 0,
-        speedHistogram: new Array(SPEED_BINS).fill(0),
-        purposes: {},
-        incomes: {},
-      };
-      sums.set(key, s);
-    }
-    s.trips += c.trips;
-    s.speedSumKph += c.speedSumKph;
-    s.speedCount += c.speedCount;
-    c.speedHistogram.forEach((n, bin) => (s.speedHistogram[bin] += n));
-    addTo(s.purposes, c.purposes);
-    addTo(s.incomes, c.incomes);
+    if (!s) sums.set(key, (s = emptySum(c.segmentId, c.month)));
+    addCounts(s, c);
   }
   return [...sums.values()]
     .filter((s) => s.trips > 0)
@@ -240,22 +241,9 @@ describe("migration to packed segment-months", () => {
       const key = [c.segmentId, c.month, c.dayOfWeek, c.hour, c.direction, c.vehicleClass, c.source].join(
         "|",
       );
-      const m = merged.get(key);
-      if (!m) {
-        merged.set(key, {
-          ...c,
-          speedHistogram: [...c.speedHistogram],
-          purposes: { ...c.purposes },
-          incomes: { ...c.incomes },
-        });
-        continue;
-      }
-      m.trips += c.trips;
-      m.speedSumKph += c.speedSumKph;
-      m.speedCount += c.speedCount;
-      c.speedHistogram.forEach((n, bin) => (m.speedHistogram[bin] = (m.speedHistogram[bin] ?? 0) + n));
-      addTo(m.purposes, c.purposes);
-      addTo(m.incomes, c.incomes);
+      let m = merged.get(key);
+      if (!m) merged.set(key, (m = { ...c, ...emptySegmentMonth(c.segmentId, c.month) }));
+      addCounts(m, c);
     }
     const put = db.prepare("INSERT INTO segment_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const c of merged.values())
@@ -310,21 +298,19 @@ describe("migration to packed segment-months", () => {
     return totals
       .filter((t) => t.trips > 0)
       .map((t) => {
-        const s: SegmentMonthStats = {
-          segmentId: t.segment_id,
-          month: t.month,
+        const s = {
+          ...emptySum(t.segment_id, t.month),
           trips: t.trips,
           speedSumKph: t.speed,
           speedCount: t.count,
-          speedHistogram: new Array(SPEED_BINS).fill(0),
-          purposes: {},
-          incomes: {},
         };
-        for (const d of detailsOf.get(`${t.segment_id}|${t.month}`) ?? []) {
-          (JSON.parse(d.speed_histogram) as number[]).forEach((n, bin) => (s.speedHistogram[bin] += n));
-          addTo(s.purposes, JSON.parse(d.purposes));
-          addTo(s.incomes, JSON.parse(d.incomes));
-        }
+        for (const d of detailsOf.get(`${t.segment_id}|${t.month}`) ?? [])
+          addCounts(s, {
+            ...emptySegmentMonth(t.segment_id, t.month),
+            speedHistogram: JSON.parse(d.speed_histogram),
+            purposes: JSON.parse(d.purposes),
+            incomes: JSON.parse(d.incomes),
+          });
         return s;
       });
   }

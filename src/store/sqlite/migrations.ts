@@ -245,22 +245,15 @@ function packSegmentStats(db: Database.Database): void {
   // Rowid tables on purpose: the key index stays small and dense, and each row's BLOB is one table
   // lookup away. WITHOUT ROWID would put the BLOBs (kilobytes each) into the key's b-tree, and a
   // 1,000-segment read took 5× longer that way.
-  db.exec(`
-  CREATE TABLE segment_month_totals (
+  const packedTable = (name: string) => `
+  CREATE TABLE ${name} (
     country TEXT NOT NULL,
     segment_id INTEGER NOT NULL,
     month TEXT NOT NULL,
     cells BLOB NOT NULL,
     PRIMARY KEY (country, segment_id, month)
-  );
-  CREATE TABLE segment_month_details (
-    country TEXT NOT NULL,
-    segment_id INTEGER NOT NULL,
-    month TEXT NOT NULL,
-    cells BLOB NOT NULL,
-    PRIMARY KEY (country, segment_id, month)
-  );
-  `);
+  );`;
+  db.exec(packedTable("segment_month_totals") + packedTable("segment_month_details"));
   const segments = db.prepare("SELECT DISTINCT country, segment_id FROM segment_stats").all() as {
     country: string;
     segment_id: number;
@@ -269,12 +262,9 @@ function packSegmentStats(db: Database.Database): void {
     `SELECT * FROM segment_stats WHERE country = ? AND segment_id = ?
      ORDER BY month, day_of_week, hour, direction, vehicle_class, source`,
   );
-  const putTotals = db.prepare(
-    "INSERT INTO segment_month_totals (country, segment_id, month, cells) VALUES (?, ?, ?, ?)",
-  );
-  const putDetails = db.prepare(
-    "INSERT INTO segment_month_details (country, segment_id, month, cells) VALUES (?, ?, ?, ?)",
-  );
+  const put = (table: string) =>
+    db.prepare(`INSERT INTO ${table} (country, segment_id, month, cells) VALUES (?, ?, ?, ?)`);
+  const [putTotals, putDetails] = [put("segment_month_totals"), put("segment_month_details")];
   for (const { country, segment_id } of segments) {
     const months = new Map<string, SegmentMonthCounters>();
     for (const row of cellsOf.all(country, segment_id) as SegmentStatRow[]) {
