@@ -172,24 +172,32 @@ export function addTotals(blob: Uint8Array, mask: Uint8Array, into: SegmentMonth
   into.speedSumKph += sum + error;
 }
 
+/** Per-counter sums of one details BLOB, reused across calls (and whether a counter was present at all). */
+const counterSums = new Float64Array(256);
+const counterSeen = new Uint8Array(256);
+
 /** Adds the selected cells' speed bins, purposes and income bands to `into` (histogram SPEED_BINS long). */
 export function addDetails(blob: Uint8Array, mask: Uint8Array, into: SegmentMonthStats): void {
   const { key, count } = detailsView(blob);
-  const histogram = into.speedHistogram;
-  while (histogram.length < SPEED_BINS) histogram.push(0);
+  counterSums.fill(0);
+  counterSeen.fill(0);
+  // Summed per counter code first: string-keyed updates per entry cost several times more.
   for (let i = 0; i < key.length; i++) {
     if (mask[key[i] >>> 8] === 0) continue;
     const counter = key[i] & 255;
-    const n = count[i];
-    if (counter < PURPOSE_COUNTER) histogram[counter] += n;
-    else if (counter < INCOME_COUNTER) {
-      const purpose = TRIP_PURPOSES[counter - PURPOSE_COUNTER];
-      into.purposes[purpose] = (into.purposes[purpose] ?? 0) + n;
-    } else {
-      const band = String(counter - INCOME_COUNTER);
-      into.incomes[band] = (into.incomes[band] ?? 0) + n;
-    }
+    counterSums[counter] += count[i];
+    counterSeen[counter] = 1;
   }
+  const histogram = into.speedHistogram;
+  for (let bin = 0; bin < SPEED_BINS; bin++) histogram[bin] = (histogram[bin] ?? 0) + counterSums[bin];
+  TRIP_PURPOSES.forEach((purpose, i) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + i));
+  for (let band = 0; band < 256 - INCOME_COUNTER; band++)
+    addCounter(into.incomes, String(band), INCOME_COUNTER + band);
+}
+
+/** Purposes and bands present stay in the answer even at 0, as they did with the former JSON counts. */
+function addCounter(into: Record<string, number>, name: string, counter: number): void {
+  if (counterSeen[counter] === 1) into[name] = (into[name] ?? 0) + counterSums[counter];
 }
 
 function purposeCounter(purpose: string): number {
