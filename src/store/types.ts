@@ -242,6 +242,20 @@ export type SegmentMonthStats = Omit<
   "dayOfWeek" | "hour" | "direction" | "vehicleClass" | "source"
 >;
 
+/** A segment-month with nothing counted yet: the start of every sum and every new cell. */
+export function emptySegmentMonth(segmentId: number, month: string): SegmentMonthStats {
+  return {
+    segmentId,
+    month,
+    trips: 0,
+    speedSumKph: 0,
+    speedCount: 0,
+    speedHistogram: [],
+    purposes: {},
+    incomes: {},
+  };
+}
+
 export interface SegmentStatsRepo {
   /** Adds the cells to what is stored (cells with equal keys sum up). */
   add(country: string, cells: SegmentStatCell[]): void;

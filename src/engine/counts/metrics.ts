@@ -85,20 +85,25 @@ export function metricsFromAggregates(
         ? devicesByMonth(query.country, { from: months[0], to: months[months.length - 1] })
         : new Map(),
     );
+    // Per month, not per row: counting a month's days walks its calendar.
+    const daysOf = new Map(query.months.map((m) => [monthKey(m), daysOfTypeInMonth(m, query.daysOfWeek)]));
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
-      for (const stat of bySegment.get(segment.id) ?? [])
-        rows.push(query.fields.map((f) => metricValue(f, segment, stat, query, factorOf(stat.month))));
+      for (const stat of bySegment.get(segment.id) ?? []) {
+        const days = daysOf.get(stat.month) ?? 0;
+        const volume = days > 0 ? (stat.trips * factorOf(stat.month)) / days : 0;
+        rows.push(query.fields.map((f) => metricValue(f, segment, stat, volume)));
+      }
     return rows;
   };
 }
 
+/** `dailyVolume`: average trips per day of the requested day type in the row's month, expanded. */
 function metricValue(
   field: MetricField,
   segment: Segment,
   stat: SegmentMonthStats,
-  query: MetricsQuery,
-  factor: number,
+  dailyVolume: number,
 ): MetricValue {
   switch (field) {
     case "segment_id":
@@ -112,9 +117,9 @@ function metricValue(
     case "trips_sample_count":
       return stat.trips;
     case "trips_volume":
-      return Math.round(dailyVolume(stat, query, factor));
+      return Math.round(dailyVolume);
     case "vmt":
-      return round((dailyVolume(stat, query, factor) * segment.lengthM) / METRES_PER_MILE, 2);
+      return round((dailyVolume * segment.lengthM) / METRES_PER_MILE, 2);
     case "avg_speed":
       return stat.speedCount > 0 ? round(stat.speedSumKph / stat.speedCount / KPH_PER_MPH, 1) : null;
     case "free_flow_speed": {
@@ -126,13 +131,6 @@ function metricValue(
     case "income":
       return shares(stat.incomes);
   }
-}
-
-/** Average trips per day of the requested day type in that month, expanded. */
-function dailyVolume(stat: SegmentMonthStats, query: MetricsQuery, factor: number): number {
-  const [year, month] = stat.month.split("-").map(Number);
-  const days = daysOfTypeInMonth({ year, month }, query.daysOfWeek);
-  return days > 0 ? (stat.trips * factor) / days : 0;
 }
 
 /** Percentile of a binned distribution, interpolated linearly inside the bin (km/h). */

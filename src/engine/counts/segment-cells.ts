@@ -1,5 +1,5 @@
 import type { SegmentStatCell } from "../../store/types.js";
-import { SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
+import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
 import type { MatchedTrip } from "../trips/types.js";
@@ -28,19 +28,12 @@ export class SegmentCellAccumulator {
       let cell = this.cells.get(key);
       if (!cell) {
         cell = {
-          segmentId: step.segmentId,
-          month: local.day.slice(0, 7),
+          ...emptySegmentMonth(step.segmentId, local.day.slice(0, 7)),
           dayOfWeek: local.weekday,
           hour: local.hour,
           direction,
           vehicleClass: trip.vehicleClass,
           source: trip.source,
-          trips: 0,
-          speedSumKph: 0,
-          speedCount: 0,
-          speedHistogram: [],
-          purposes: {},
-          incomes: {},
         };
         this.cells.set(key, cell);
       }

@@ -1,11 +1,16 @@
 import type Database from "better-sqlite3";
+import type { SegmentStatCell } from "../types.js";
+import { SegmentMonthCounters } from "./segment-month-pack.js";
+
+/** SQL to run, or a function for a step SQL cannot express (reshaping data). */
+export type Migration = string | ((db: Database.Database) => void);
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction;
  * `PRAGMA user_version` records how far a database has come. Append only:
  * never edit a migration that has shipped.
  */
-export const MIGRATIONS: string[] = [
+export const MIGRATIONS: Migration[] = [
   `
   CREATE TABLE organizations (
     id TEXT PRIMARY KEY,
@@ -215,13 +220,96 @@ export const MIGRATIONS: string[] = [
   `
   ALTER TABLE network_imports ADD COLUMN time_zone TEXT;
   `,
+  packSegmentStats,
 ];
+
+interface SegmentStatRow {
+  country: string;
+  segment_id: number;
+  month: string;
+  day_of_week: number;
+  hour: number;
+  direction: "with" | "against";
+  vehicle_class: string;
+  source: string;
+  trips: number;
+  speed_sum_kph: number;
+  speed_count: number;
+  speed_histogram: string;
+  purposes: string;
+  incomes: string;
+}
+
+/**
+ * Segment counts move from one row per cell (segment_stats) to one packed row per segment × month
+ * (segment-month-pack.ts): the cells are copied over unchanged, a segment at a time, then the
+ * per-cell table goes.
+ */
+function packSegmentStats(db: Database.Database): void {
+  // Rowid tables on purpose: the key index stays small and dense, and each row's BLOB is one table
+  // lookup away. WITHOUT ROWID would put the BLOBs (kilobytes each) into the key's b-tree, and a
+  // 1,000-segment read took 5× longer that way.
+  const packedTable = (name: string) => `
+  CREATE TABLE ${name} (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    cells BLOB NOT NULL,
+    PRIMARY KEY (country, segment_id, month)
+  );`;
+  db.exec(packedTable("segment_month_totals") + packedTable("segment_month_details"));
+  const segments = db.prepare("SELECT DISTINCT country, segment_id FROM segment_stats").all() as {
+    country: string;
+    segment_id: number;
+  }[];
+  const cellsOf = db.prepare(
+    `SELECT * FROM segment_stats WHERE country = ? AND segment_id = ?
+     ORDER BY month, day_of_week, hour, direction, vehicle_class, source`,
+  );
+  const put = (table: string) =>
+    db.prepare(`INSERT INTO ${table} (country, segment_id, month, cells) VALUES (?, ?, ?, ?)`);
+  const [putTotals, putDetails] = [put("segment_month_totals"), put("segment_month_details")];
+  for (const { country, segment_id } of segments) {
+    const months = new Map<string, SegmentMonthCounters>();
+    for (const row of cellsOf.all(country, segment_id) as SegmentStatRow[]) {
+      let counters = months.get(row.month);
+      if (!counters) months.set(row.month, (counters = new SegmentMonthCounters()));
+      counters.add(cellOfRow(row));
+    }
+    for (const [month, counters] of months) {
+      const packed = counters.encode();
+      putTotals.run(country, segment_id, month, packed.totals);
+      putDetails.run(country, segment_id, month, packed.details);
+    }
+  }
+  db.exec("DROP TABLE segment_stats");
+}
+
+function cellOfRow(r: SegmentStatRow): SegmentStatCell {
+  return {
+    segmentId: r.segment_id,
+    month: r.month,
+    dayOfWeek: r.day_of_week,
+    hour: r.hour,
+    direction: r.direction,
+    vehicleClass: r.vehicle_class,
+    source: r.source,
+    trips: r.trips,
+    speedSumKph: r.speed_sum_kph,
+    speedCount: r.speed_count,
+    speedHistogram: JSON.parse(r.speed_histogram),
+    purposes: JSON.parse(r.purposes),
+    incomes: JSON.parse(r.incomes),
+  };
+}
 
 export function migrate(db: Database.Database): number {
   const current = db.pragma("user_version", { simple: true }) as number;
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
+      const step = MIGRATIONS[v];
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     })();
   }

@@ -28,6 +28,7 @@ import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.j
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
+import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 
 export interface SqliteStoreOptions {
@@ -115,7 +116,12 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 });
 
 class SqliteAccounts implements AccountRepo {
-  constructor(private readonly db: Database.Database) {}
+  /** For the statements every request runs (key lookup). */
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   isEmpty(): boolean {
     return (this.db.prepare("SELECT COUNT(*) AS n FROM organizations").get() as { n: number }).n === 0;
@@ -184,11 +190,9 @@ class SqliteAccounts implements AccountRepo {
   }
 
   findKeyByHash(keyHash: string): ApiKeyRecord | null {
-    const row = this.db
-      .prepare(
-        "SELECT id, org_id, prefix, label, created_at, revoked_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-      )
-      .get(keyHash) as KeyRow | undefined;
+    const row = this.sql(
+      "SELECT id, org_id, prefix, label, created_at, revoked_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+    ).get(keyHash) as KeyRow | undefined;
     return row ? toKey(row) : null;
   }
 
@@ -415,7 +419,12 @@ class SqliteZoneSets implements ZoneSetRepo {
 }
 
 class SqliteTripStats implements TripStatsRepo {
-  constructor(private readonly db: Database.Database) {}
+  /** For the statements every metrics request runs (device tallies). */
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statementCache(db);
+  }
 
   addDayCounts(country: string, rows: DayCount[]): void {
     const upsert = this.db.prepare(
@@ -430,12 +439,10 @@ class SqliteTripStats implements TripStatsRepo {
 
   devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number> {
     // Days sort as text, so a month range is a range of the primary key.
-    const rows = this.db
-      .prepare(
-        `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
-         WHERE country = ? AND day >= ? AND day < ? GROUP BY month`,
-      )
-      .all(country, range?.from ?? "0000-00", `${range?.to ?? "9999-99"}-99`) as {
+    const rows = this.sql(
+      `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
+       WHERE country = ? AND day >= ? AND day < ? GROUP BY month`,
+    ).all(country, range?.from ?? "0000-00", `${range?.to ?? "9999-99"}-99`) as {
       month: string;
       devices: number;
     }[];

@@ -1,0 +1,257 @@
+import { TRACE_SOURCES, TRIP_PURPOSES, VEHICLE_CLASSES } from "../../engine/trips/types.js";
+import {
+  SPEED_BINS,
+  type SegmentMonthStats,
+  type SegmentStatCell,
+  type SegmentStatsQuery,
+} from "../types.js";
+
+/**
+ * The packed layout of segment counts: one row per segment × month holding every cell the trip
+ * pipeline tallies (day of week × hour × direction × vehicle class × source), so nothing is lost
+ * and any day type or day part is still a union of cells. A metrics query reads one row per
+ * segment-month and sums the cells its filters select through a mask, in memory, instead of
+ * SQLite visiting one index entry per cell (~170 per segment-month).
+ *
+ * Two BLOBs per segment-month, only cells that were ever added, sorted by cell index:
+ * - totals, read by every query: header, then speed sums (float64), trips and speed counts (uint32)
+ *   and cell indexes (uint16), each as one column;
+ * - details, read only for the histogram, purpose and income fields: header, then (cell << 8 | counter)
+ *   keys and counts (uint32), where counter is a speed bin, a purpose or an income band.
+ * Numbers are in the machine's byte order, as in the trip chunks (little-endian on x86-64 and ARM64).
+ */
+
+/** Written into every BLOB's header; a layout change bumps it and comes with its own migration. */
+const PACK_FORMAT = 1;
+const HEADER_BYTES = 8;
+
+// Value orders follow the text order of the former per-cell table's primary key, so sums visit
+// cells in the same order as SQLite's SUM did there (see addTotals).
+const DIRECTIONS = ["against", "with"] as const;
+const CLASSES = [...VEHICLE_CLASSES].sort();
+const SOURCES = [...TRACE_SOURCES].sort();
+const SLOTS = DIRECTIONS.length * CLASSES.length * SOURCES.length;
+/** Cells of one segment-month. */
+export const CELLS = 7 * 24 * SLOTS;
+
+/** Detail counters of a cell: speed bins 0..SPEED_BINS-1, then purposes, then income bands 0..127. */
+const PURPOSE_COUNTER = 64;
+const INCOME_COUNTER = 128;
+const MAX_COUNT = 0xffff_ffff;
+
+/** A cell's index, or -1 when a value is outside the layout. */
+function indexOf(dayOfWeek: number, hour: number, direction: string, vehicleClass: string, source: string) {
+  const d = DIRECTIONS.indexOf(direction as (typeof DIRECTIONS)[number]);
+  const c = CLASSES.indexOf(vehicleClass as (typeof CLASSES)[number]);
+  const s = SOURCES.indexOf(source as (typeof SOURCES)[number]);
+  const inRange = Number.isInteger(dayOfWeek) && dayOfWeek >= 1 && dayOfWeek <= 7 && Number.isInteger(hour);
+  if (!inRange || hour < 0 || hour > 23 || d < 0 || c < 0 || s < 0) return -1;
+  return ((((dayOfWeek - 1) * 24 + hour) * DIRECTIONS.length + d) * CLASSES.length + c) * SOURCES.length + s;
+}
+
+/** Which cells a query's filters select (1) — values outside the layout select nothing. */
+export function cellMask(
+  q: Pick<SegmentStatsQuery, "daysOfWeek" | "hours" | "directions" | "vehicleClasses" | "sources">,
+): Uint8Array {
+  const mask = new Uint8Array(CELLS);
+  for (const dayOfWeek of q.daysOfWeek)
+    for (const hour of q.hours)
+      for (const direction of q.directions)
+        for (const vehicleClass of q.vehicleClasses)
+          for (const source of q.sources) {
+            const i = indexOf(dayOfWeek, hour, direction, vehicleClass, source);
+            if (i >= 0) mask[i] = 1;
+          }
+  return mask;
+}
+
+interface Totals {
+  trips: number;
+  speedCount: number;
+  speedSumKph: number;
+}
+
+/** One segment-month decoded for updating (ingest, migration): add cells, encode again. */
+export class SegmentMonthCounters {
+  private readonly totals = new Map<number, Totals>();
+  /** (cell << 8 | counter) → count. */
+  private readonly details = new Map<number, number>();
+
+  static decode(totals?: Uint8Array, details?: Uint8Array): SegmentMonthCounters {
+    const counters = new SegmentMonthCounters();
+    if (totals) {
+      const t = totalsView(totals);
+      for (let i = 0; i < t.cell.length; i++)
+        counters.totals.set(t.cell[i], {
+          trips: t.trips[i],
+          speedCount: t.speedCount[i],
+          speedSumKph: t.speedSum[i],
+        });
+    }
+    if (details) {
+      const d = detailsView(details);
+      for (let i = 0; i < d.key.length; i++) counters.details.set(d.key[i], d.count[i]);
+    }
+    return counters;
+  }
+
+  /** Adds one cell of this segment-month; throws on values the layout has no place for. */
+  add(c: SegmentStatCell): void {
+    const cell = indexOf(c.dayOfWeek, c.hour, c.direction, c.vehicleClass, c.source);
+    if (cell < 0)
+      throw new RangeError(
+        `segment cell out of range: day ${c.dayOfWeek}, hour ${c.hour}, ${c.direction}, ${c.vehicleClass}, ${c.source}`,
+      );
+    const t = this.totals.get(cell);
+    if (t) {
+      t.trips += c.trips;
+      t.speedCount += c.speedCount;
+      t.speedSumKph += c.speedSumKph;
+    } else {
+      this.totals.set(cell, { trips: c.trips, speedCount: c.speedCount, speedSumKph: c.speedSumKph });
+    }
+    c.speedHistogram.slice(0, SPEED_BINS).forEach((n, bin) => this.addDetail(cell, bin, n ?? 0));
+    for (const [purpose, n] of Object.entries(c.purposes)) this.addDetail(cell, purposeCounter(purpose), n);
+    for (const [band, n] of Object.entries(c.incomes)) this.addDetail(cell, incomeCounter(band), n);
+  }
+
+  private addDetail(cell: number, counter: number, n: number): void {
+    // Histogram zeros carry nothing; purpose and income keys are kept even at 0, as the JSON kept them.
+    if (n === 0 && counter < PURPOSE_COUNTER) return;
+    const key = cell * 256 + counter;
+    this.details.set(key, (this.details.get(key) ?? 0) + n);
+  }
+
+  encode(): { totals: Buffer; details: Buffer } {
+    const cells = [...this.totals.keys()].sort((a, b) => a - b);
+    const n = cells.length;
+    const totals = new ArrayBuffer(HEADER_BYTES + 18 * n);
+    const t = totalsView(new Uint8Array(header(totals, n)));
+    cells.forEach((cell, i) => {
+      const v = this.totals.get(cell)!;
+      t.cell[i] = cell;
+      t.trips[i] = checkedCount(v.trips);
+      t.speedCount[i] = checkedCount(v.speedCount);
+      t.speedSum[i] = v.speedSumKph;
+    });
+    const keys = [...this.details.keys()].sort((a, b) => a - b);
+    const details = new ArrayBuffer(HEADER_BYTES + 8 * keys.length);
+    const d = detailsView(new Uint8Array(header(details, keys.length)));
+    keys.forEach((key, i) => {
+      d.key[i] = key;
+      d.count[i] = checkedCount(this.details.get(key)!);
+    });
+    return { totals: Buffer.from(totals), details: Buffer.from(details) };
+  }
+}
+
+/**
+ * Adds the selected cells' trips and speeds to `into`. The speed sum is compensated
+ * (Kahan–Babuška–Neumaier) in cell order, exactly as SQLite's SUM added the same cells up in the
+ * former per-cell table, so speeds come out bit for bit as before.
+ */
+export function addTotals(blob: Uint8Array, mask: Uint8Array, into: SegmentMonthStats): void {
+  // The hot loop of every metrics call: plain locals and typed arrays only.
+  const { cell, trips, speedCount, speedSum } = totalsView(blob);
+  let tripSum = 0;
+  let countSum = 0;
+  let sum = 0;
+  let error = 0;
+  for (let i = 0; i < cell.length; i++) {
+    if (mask[cell[i]] === 0) continue;
+    tripSum += trips[i];
+    countSum += speedCount[i];
+    const r = speedSum[i];
+    const t = sum + r;
+    if (Math.abs(sum) > Math.abs(r)) error += sum - t + r;
+    else error += r - t + sum;
+    sum = t;
+  }
+  into.trips += tripSum;
+  into.speedCount += countSum;
+  into.speedSumKph += sum + error;
+}
+
+/** Per-counter sums of one details BLOB, reused across calls (and whether a counter was present at all). */
+const counterSums = new Float64Array(256);
+const counterSeen = new Uint8Array(256);
+
+/** Adds the selected cells' speed bins, purposes and income bands to `into` (histogram SPEED_BINS long). */
+export function addDetails(blob: Uint8Array, mask: Uint8Array, into: SegmentMonthStats): void {
+  const { key, count } = detailsView(blob);
+  counterSums.fill(0);
+  counterSeen.fill(0);
+  // Summed per counter code first: string-keyed updates per entry cost several times more.
+  for (let i = 0; i < key.length; i++) {
+    if (mask[key[i] >>> 8] === 0) continue;
+    const counter = key[i] & 255;
+    counterSums[counter] += count[i];
+    counterSeen[counter] = 1;
+  }
+  const histogram = into.speedHistogram;
+  for (let bin = 0; bin < SPEED_BINS; bin++) histogram[bin] = (histogram[bin] ?? 0) + counterSums[bin];
+  TRIP_PURPOSES.forEach((purpose, i) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + i));
+  for (let band = 0; band < 256 - INCOME_COUNTER; band++)
+    addCounter(into.incomes, String(band), INCOME_COUNTER + band);
+}
+
+/** Purposes and bands present stay in the answer even at 0, as they did with the former JSON counts. */
+function addCounter(into: Record<string, number>, name: string, counter: number): void {
+  if (counterSeen[counter] === 1) into[name] = (into[name] ?? 0) + counterSums[counter];
+}
+
+function purposeCounter(purpose: string): number {
+  const i = TRIP_PURPOSES.indexOf(purpose as (typeof TRIP_PURPOSES)[number]);
+  if (i < 0) throw new RangeError(`unknown trip purpose "${purpose}"`);
+  return PURPOSE_COUNTER + i;
+}
+
+function incomeCounter(band: string): number {
+  const n = Number(band);
+  if (!/^(0|[1-9]\d*)$/.test(band) || n > 255 - INCOME_COUNTER)
+    throw new RangeError(`income band "${band}" out of range`);
+  return INCOME_COUNTER + n;
+}
+
+function checkedCount(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > MAX_COUNT)
+    throw new RangeError(`count ${n} does not fit the layout`);
+  return n;
+}
+
+function header(buffer: ArrayBuffer, n: number): ArrayBuffer {
+  const words = new Uint32Array(buffer, 0, 2);
+  words[0] = n;
+  words[1] = PACK_FORMAT;
+  return buffer;
+}
+
+/** Typed arrays need aligned offsets; SQLite's BLOBs arrive as fresh buffers, but copy if not. */
+function aligned(blob: Uint8Array): Uint8Array {
+  return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
+}
+
+function countOf(blob: Uint8Array): number {
+  const [n, format] = new Uint32Array(blob.buffer, blob.byteOffset, 2);
+  if (format !== PACK_FORMAT) throw new Error(`segment counts BLOB of unknown format ${format}`);
+  return n;
+}
+
+function totalsView(raw: Uint8Array) {
+  const blob = aligned(raw);
+  const n = countOf(blob);
+  const at = blob.byteOffset + HEADER_BYTES;
+  return {
+    speedSum: new Float64Array(blob.buffer, at, n),
+    trips: new Uint32Array(blob.buffer, at + 8 * n, n),
+    speedCount: new Uint32Array(blob.buffer, at + 12 * n, n),
+    cell: new Uint16Array(blob.buffer, at + 16 * n, n),
+  };
+}
+
+function detailsView(raw: Uint8Array) {
+  const blob = aligned(raw);
+  const n = countOf(blob);
+  const at = blob.byteOffset + HEADER_BYTES;
+  return { key: new Uint32Array(blob.buffer, at, n), count: new Uint32Array(blob.buffer, at + 4 * n, n) };
+}

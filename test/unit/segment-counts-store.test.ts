@@ -1,0 +1,329 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import Database from "better-sqlite3";
+import { DAY_PARTS, DAY_TYPES, DIRECTIONS } from "../../src/domain/counts/metrics-request.js";
+import { COUNTS_MODES } from "../../src/domain/counts/selection.js";
+import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js";
+import { Network } from "../../src/engine/network/network.js";
+import { Rng } from "../../src/engine/simulate/rng.js";
+import { LocalClock } from "../../src/engine/time.js";
+import {
+  TRACE_SOURCES,
+  TRIP_PURPOSES,
+  VEHICLE_CLASSES,
+  type MatchedTrip,
+} from "../../src/engine/trips/types.js";
+import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
+import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
+import {
+  emptySegmentMonth,
+  SPEED_BINS,
+  type SegmentMonthStats,
+  type SegmentStatCell,
+  type SegmentStatsQuery,
+} from "../../src/store/types.js";
+import { gridNetwork, rowSeg } from "../helpers/counts.js";
+
+const SEGMENTS = [rowSeg(0, 0), rowSeg(0, 1), 1_234_567_890 * 10_000 + 3];
+const MONTHS = ["2025-01", "2025-02"];
+
+type Filters = Omit<SegmentStatsQuery, "country" | "segmentIds" | "months">;
+
+/** Every filter combination a metrics request can ask for (day type × day part × direction × mode × source). */
+function everyFilter(): Filters[] {
+  const out: Filters[] = [];
+  for (const daysOfWeek of Object.values(DAY_TYPES))
+    for (const part of DAY_PARTS)
+      for (const direction of DIRECTIONS)
+        for (const mode of Object.values(COUNTS_MODES))
+          for (const sources of [["lbs"], ["telematics"], ["lbs", "telematics"]])
+            out.push({
+              daysOfWeek,
+              hours: Array.from({ length: part.endHour - part.startHour + 1 }, (_, i) => part.startHour + i),
+              directions: direction === "bidirectional" ? ["with", "against"] : [direction],
+              vehicleClasses: mode.vehicleClasses,
+              sources,
+            });
+  return out;
+}
+
+/**
+ * Random cells over three segments and two months, repeated keys included. With `exactSpeeds`
+ * speeds are quarters of km/h, so their sums are exact whatever the order of addition.
+ */
+function randomCells(rng: Rng, n: number, exactSpeeds: boolean): SegmentStatCell[] {
+  const pick = <T>(list: readonly T[]) => list[rng.int(list.length)];
+  return Array.from({ length: n }, () => {
+    const trips = rng.int(21);
+    const speedCount = rng.int(trips + 1);
+    const speedHistogram: number[] = [];
+    for (let k = 0; k < speedCount; k++) {
+      const bin = rng.int(SPEED_BINS);
+      speedHistogram[bin] = (speedHistogram[bin] ?? 0) + 1;
+    }
+    const purposes: Record<string, number> = {};
+    for (const p of TRIP_PURPOSES) if (rng.chance(0.4)) purposes[p] = rng.int(trips + 1);
+    const incomes: Record<string, number> = {};
+    for (let band = 0; band <= 7; band++) if (rng.chance(0.3)) incomes[String(band)] = rng.int(trips + 1);
+    return {
+      segmentId: pick(SEGMENTS),
+      month: pick(MONTHS),
+      dayOfWeek: 1 + rng.int(7),
+      hour: rng.int(24),
+      direction: pick(["with", "against"] as const),
+      vehicleClass: pick(VEHICLE_CLASSES),
+      source: pick(TRACE_SOURCES),
+      trips,
+      speedCount,
+      // Otherwise all 53 bits of the mantissa in use, so the order of addition shows in the last bits.
+      speedSumKph: exactSpeeds
+        ? speedCount * (rng.int(480) / 4)
+        : speedCount * 130 * (rng.next() + rng.next() * 2 ** -32),
+      speedHistogram,
+      purposes,
+      incomes,
+    };
+  });
+}
+
+const addTo = (into: Record<string, number>, more: Record<string, number>) => {
+  for (const [k, v] of Object.entries(more)) into[k] = (into[k] ?? 0) + v;
+};
+
+/** An empty sum with the histogram SPEED_BINS long, as queries with details give it. */
+const emptySum = (segmentId: number, month: string): SegmentMonthStats => ({
+  ...emptySegmentMonth(segmentId, month),
+  speedHistogram: new Array(SPEED_BINS).fill(0),
+});
+
+type Counts = Omit<SegmentMonthStats, "segmentId" | "month">;
+
+function addCounts(into: Counts, c: Counts): void {
+  into.trips += c.trips;
+  into.speedSumKph += c.speedSumKph;
+  into.speedCount += c.speedCount;
+  c.speedHistogram.forEach((n, bin) => (into.speedHistogram[bin] = (into.speedHistogram[bin] ?? 0) + n));
+  addTo(into.purposes, c.purposes);
+  addTo(into.incomes, c.incomes);
+}
+
+/** The sums a query must give, folded from the cells themselves. */
+function expected(cells: SegmentStatCell[], months: string[], f: Filters): SegmentMonthStats[] {
+  const sums = new Map<string, SegmentMonthStats>();
+  for (const c of cells) {
+    const selected =
+      months.includes(c.month) &&
+      f.daysOfWeek.includes(c.dayOfWeek) &&
+      f.hours.includes(c.hour) &&
+      f.directions.includes(c.direction) &&
+      f.vehicleClasses.includes(c.vehicleClass) &&
+      f.sources.includes(c.source);
+    if (!selected) continue;
+    const key = `${c.segmentId}|${c.month}`;
+    let s = sums.get(key);
+    if (!s) sums.set(key, (s = emptySum(c.segmentId, c.month)));
+    addCounts(s, c);
+  }
+  return [...sums.values()]
+    .filter((s) => s.trips > 0)
+    .sort((a, b) => a.segmentId - b.segmentId || a.month.localeCompare(b.month));
+}
+
+const query = (stats: SqliteSegmentStats, months: string[], f: Filters, details = true) =>
+  stats.query({ country: "li", segmentIds: SEGMENTS, months, ...f, details });
+
+function freshStats(): SqliteSegmentStats {
+  const db = new Database(":memory:");
+  migrate(db);
+  return new SqliteSegmentStats(db);
+}
+
+describe("segment counts store: one packed row per segment × month", () => {
+  const rng = new Rng(7, "segment-counts");
+  const cells = randomCells(rng, 1500, true);
+
+  it("sums the same as the cells themselves for every filter combination", () => {
+    const stats = freshStats();
+    // Several batches, so months are updated in place as ingest does.
+    for (let i = 0; i < cells.length; i += 400) stats.add("li", cells.slice(i, i + 400));
+    stats.add("zz", randomCells(rng, 100, true)); // another country never leaks in
+    for (const f of everyFilter()) {
+      const label = JSON.stringify(f);
+      assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), label);
+      const totals = query(stats, ["2025-02"], f, false);
+      const want = expected(cells, ["2025-02"], f).map((s) => ({
+        ...s,
+        speedHistogram: [],
+        purposes: {},
+        incomes: {},
+      }));
+      assert.deepEqual(totals, want, label);
+    }
+  });
+
+  it("adding to a stored month gives what adding everything at once gives", () => {
+    const once = freshStats();
+    once.add("li", cells);
+    const inSteps = freshStats();
+    for (let i = 0; i < cells.length; i += 25) inSteps.add("li", cells.slice(i, i + 25));
+    for (const f of everyFilter().filter((_, i) => i % 17 === 0))
+      assert.deepEqual(query(inSteps, MONTHS, f), query(once, MONTHS, f));
+  });
+
+  it("refuses cells the layout has no place for", () => {
+    const stats = freshStats();
+    const [cell] = randomCells(rng, 1, true);
+    assert.throws(() => stats.add("li", [{ ...cell, vehicleClass: "plane" }]), RangeError);
+    assert.throws(() => stats.add("li", [{ ...cell, hour: 24 }]), RangeError);
+    assert.throws(() => stats.add("li", [{ ...cell, purposes: { shopping: 1 } }]), RangeError);
+    assert.throws(() => stats.add("li", [{ ...cell, incomes: { "300": 1 } }]), RangeError);
+    assert.deepEqual(query(stats, MONTHS, everyFilter()[0]), []);
+  });
+
+  it("ingesting more trips into a month already stored updates that month", () => {
+    const network = new Network("li", gridNetwork());
+    const segment = network.segmentById(rowSeg(0, 0))!;
+    const stats = freshStats();
+    const cellsOf = new SegmentCellAccumulator(network, new LocalClock("UTC"));
+    // Monday 6 January 2025 08:00 UTC; 100 m in 9 s = 40 km/h.
+    const trip = (minute: number, vehicleClass: MatchedTrip["vehicleClass"]): MatchedTrip => {
+      const t = Date.UTC(2025, 0, 6, 8, minute);
+      return {
+        deviceId: `d${minute}`,
+        vehicleClass,
+        source: "lbs",
+        origin: segment.coords[0],
+        destination: segment.coords[1],
+        startT: t,
+        endT: t + 9_000,
+        lengthM: segment.lengthM,
+        path: [{ segmentId: segment.id, forward: true, enterT: t, exitT: t + 9_000 }],
+        purpose: "hbw",
+        incomeBand: 2,
+      };
+    };
+    const ingest = (trips: MatchedTrip[]) => {
+      trips.forEach((t) => cellsOf.addTrip(t));
+      stats.add("li", cellsOf.drain());
+    };
+    const mondayPeakAm: Filters = {
+      daysOfWeek: DAY_TYPES.monday,
+      hours: [6, 7, 8, 9],
+      directions: ["with"],
+      vehicleClasses: COUNTS_MODES.vehicle.vehicleClasses,
+      sources: ["lbs"],
+    };
+    const kph = segment.lengthM / 1000 / (9 / 3600);
+    ingest([trip(0, "personal"), trip(5, "personal")]);
+    let [s] = query(stats, ["2025-01"], mondayPeakAm);
+    assert.equal(s.trips, 2);
+    ingest([trip(10, "personal"), trip(20, "heavy_commercial")]);
+    [s] = query(stats, ["2025-01"], mondayPeakAm);
+    assert.equal(s.trips, 4);
+    assert.equal(s.speedCount, 4);
+    assert.ok(Math.abs(s.speedSumKph - 4 * kph) < 1e-9);
+    assert.deepEqual(s.purposes, { hbw: 4 });
+    assert.deepEqual(s.incomes, { "2": 4 });
+    const [trucks] = query(stats, ["2025-01"], { ...mondayPeakAm, vehicleClasses: ["heavy_commercial"] });
+    assert.equal(trucks.trips, 1);
+  });
+});
+
+describe("migration to packed segment-months", () => {
+  /** A database as it was before the migration, with per-cell rows written as the former store wrote them. */
+  function formerDatabase(cells: SegmentStatCell[]): Database.Database {
+    const db = new Database(":memory:");
+    const before = MIGRATIONS.findIndex((m) => typeof m !== "string");
+    for (const m of MIGRATIONS.slice(0, before)) db.exec(m as string);
+    db.pragma(`user_version = ${before}`);
+    const merged = new Map<string, SegmentStatCell>();
+    for (const c of cells) {
+      const key = [c.segmentId, c.month, c.dayOfWeek, c.hour, c.direction, c.vehicleClass, c.source].join(
+        "|",
+      );
+      let m = merged.get(key);
+      if (!m) merged.set(key, (m = { ...c, ...emptySegmentMonth(c.segmentId, c.month) }));
+      addCounts(m, c);
+    }
+    const put = db.prepare("INSERT INTO segment_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const c of merged.values())
+      put.run(
+        "li",
+        c.segmentId,
+        c.month,
+        c.dayOfWeek,
+        c.hour,
+        c.direction,
+        c.vehicleClass,
+        c.source,
+        c.trips,
+        c.speedSumKph,
+        c.speedCount,
+        JSON.stringify(Array.from({ length: SPEED_BINS }, (_, i) => c.speedHistogram[i] ?? 0)),
+        JSON.stringify(c.purposes),
+        JSON.stringify(c.incomes),
+      );
+    return db;
+  }
+
+  /** Totals as the former store's SQL summed them (SUM over the matching cells), details folded in JS. */
+  function formerQuery(db: Database.Database, f: Filters): SegmentMonthStats[] {
+    const lists = [f.daysOfWeek, f.hours, f.directions, f.vehicleClasses, f.sources];
+    const [days, hours, directions, classes, sources] = lists.map((l) => l.map(() => "?").join(","));
+    const where = `country = 'li' AND day_of_week IN (${days}) AND hour IN (${hours})
+      AND direction IN (${directions}) AND vehicle_class IN (${classes}) AND source IN (${sources})`;
+    const params = lists.flat();
+    const totals = db
+      .prepare(
+        `SELECT segment_id, month, SUM(trips) AS trips, SUM(speed_sum_kph) AS speed, SUM(speed_count) AS count
+         FROM segment_stats WHERE ${where} GROUP BY segment_id, month ORDER BY segment_id, month`,
+      )
+      .all(...params) as { segment_id: number; month: string; trips: number; speed: number; count: number }[];
+    const details = db
+      .prepare(
+        `SELECT segment_id, month, speed_histogram, purposes, incomes FROM segment_stats WHERE ${where}`,
+      )
+      .all(...params) as {
+      segment_id: number;
+      month: string;
+      speed_histogram: string;
+      purposes: string;
+      incomes: string;
+    }[];
+    const detailsOf = new Map<string, typeof details>();
+    for (const d of details) {
+      const key = `${d.segment_id}|${d.month}`;
+      detailsOf.set(key, [...(detailsOf.get(key) ?? []), d]);
+    }
+    return totals
+      .filter((t) => t.trips > 0)
+      .map((t) => {
+        const s = {
+          ...emptySum(t.segment_id, t.month),
+          trips: t.trips,
+          speedSumKph: t.speed,
+          speedCount: t.count,
+        };
+        for (const d of detailsOf.get(`${t.segment_id}|${t.month}`) ?? [])
+          addCounts(s, {
+            ...emptySegmentMonth(t.segment_id, t.month),
+            speedHistogram: JSON.parse(d.speed_histogram),
+            purposes: JSON.parse(d.purposes),
+            incomes: JSON.parse(d.incomes),
+          });
+        return s;
+      });
+  }
+
+  it("carries every cell over: queries answer bit for bit what the per-cell table answered", () => {
+    // Arbitrary speeds: the packed sums must add up in the same order as SQLite's SUM did.
+    const db = formerDatabase(randomCells(new Rng(11, "migration"), 1000, false));
+    const filters = everyFilter();
+    const before = filters.map((f) => formerQuery(db, f));
+    migrate(db);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+    assert.ok(!tables.includes("segment_stats"));
+    const stats = new SqliteSegmentStats(db);
+    filters.forEach((f, i) => assert.deepEqual(query(stats, MONTHS, f), before[i], JSON.stringify(f)));
+  });
+});
