@@ -1,5 +1,5 @@
 /**
- * Segment counts latency: `npm run bench -- counts [requests=20]`.
+ * Segment counts latency: `npm run bench -- counts [requests=20] [grid]`.
  * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
  * filled for every segment × month (Jan–Feb 2025) × day of week × hour (one direction, class
  * and source per cell; cached in the OS temp dir), served by the real app over Fastify
@@ -8,6 +8,8 @@
  * process CPU time per request (steadier than wall time on a shared machine), and where the time
  * goes: selection (POST /segmentcount, same body), the store query (the metrics provider, timed
  * inside the request) and the rest (validation, JSON, metering, paging).
+ * No shared extract has 10,000 car segments, so `grid` runs the same on a synthetic 101 × 101 street grid
+ * (20,200 segments) for radii of ~100, ~1,000 and ~10,000 segments.
  */
 import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -18,27 +20,57 @@ import { metricsFromAggregates, type MetricsProvider } from "../src/engine/count
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
-import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
+import { ACCESS_CAR, type LonLat, type Segment } from "../src/engine/network/types.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { SegmentStatCell } from "../src/store/types.js";
+import { gridNetwork } from "../test/helpers/grid-network.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf } from "./lib/synthetic.js";
 
 const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const COUNTRY = "li";
 const MONTHS = ["2025-01", "2025-02"];
 const FIELDS = ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"];
-const TARGETS = [100, 1000, Infinity];
+
+/** Where the segments come from: the real extract, or the synthetic grid for the 10,000-segment case. */
+interface Source {
+  name: string;
+  country: string;
+  targets: number[];
+  segments: () => Promise<Segment[] | null>;
+}
+
+const EXTRACT_SOURCE: Source = {
+  name: EXTRACT,
+  country: "li",
+  targets: [100, 1000, Infinity],
+  segments: async () => {
+    const file = sharedDataFile(EXTRACT);
+    return file ? readOsmSegments(file) : null;
+  },
+};
+
+const GRID_SOURCE: Source = {
+  name: "synthetic 101 × 101 grid",
+  country: "gg",
+  targets: [100, 1000, 10_000],
+  segments: async () => gridNetwork({ size: 101, spacingM: 100 }).segments,
+};
+
+/** The country of the run's source; set once at the start of a run (the request bodies name it). */
+let COUNTRY = EXTRACT_SOURCE.country;
 
 export default async function countsBench(args: string[]): Promise<Record<string, unknown>> {
-  const [requests = 20] = args.map(Number);
-  const file = sharedDataFile(EXTRACT);
-  if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
-  const network = new Network(COUNTRY, await readOsmSegments(file));
-  // One cache per schema version: opening another version's cache would migrate it under that branch's feet.
-  const cache = join(tmpdir(), `streetflow-bench-counts-schema${MIGRATIONS.length}.sqlite`);
-  const store = openStatsStore(cache, network);
+  const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 20);
+  const source = args.includes("grid") ? GRID_SOURCE : EXTRACT_SOURCE;
+  COUNTRY = source.country;
+  const segments = await source.segments();
+  if (!segments) return { skipped: `shared data absent: ${EXTRACT}` };
+  const network = new Network(COUNTRY, segments);
+  // One cache per schema version and source: opening another version's cache would migrate it under that
+  // branch's feet.
+  const cache = join(tmpdir(), `streetflow-bench-counts-${COUNTRY}-schema${MIGRATIONS.length}.sqlite`);
+  const store = openStatsStore(cache, network, source.name);
   const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
   const provider = timedProvider(metricsFromAggregates(store.segmentStats));
   const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
@@ -57,13 +89,13 @@ export default async function countsBench(args: string[]): Promise<Record<string
     const load = loadavg();
     const cpu = process.cpuUsage();
     const sizes = [];
-    for (const target of TARGETS) {
+    for (const target of source.targets) {
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
       sizes.push(await measure(post, provider, centre, bufferM, requests));
     }
     const used = process.cpuUsage(cpu);
     return {
-      network: `${EXTRACT}, ${network.size} segments (${carSegments} car-accessible)`,
+      network: `${source.name}, ${network.size} segments (${carSegments} car-accessible)`,
       cells: network.size * MONTHS.length * 7 * 24,
       requestsPerSize: requests,
       sizes,
@@ -181,8 +213,8 @@ function centreOf(network: Network): LonLat {
 }
 
 /** The cached store: the network and one aggregate cell per segment × month × day of week × hour. */
-function openStatsStore(file: string, network: Network): SqliteStore {
-  const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
+function openStatsStore(file: string, network: Network, sourceName: string): SqliteStore {
+  const info = { country: COUNTRY, source: sourceName, segmentCount: network.size, importedAt: "" };
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if (store.network.countries().some((c) => c.country === COUNTRY)) return store;
