@@ -186,7 +186,11 @@ describe("segment counts store: one packed row per segment × month", () => {
     const stats = freshStats();
     const cellsOf = new SegmentCellAccumulator(network, new LocalClock("UTC"));
     // Monday 6 January 2025 08:00 UTC; 100 m in 9 s = 40 km/h.
-    const trip = (minute: number, vehicleClass: MatchedTrip["vehicleClass"]): MatchedTrip => {
+    const trip = (
+      minute: number,
+      vehicleClass: MatchedTrip["vehicleClass"],
+      incomeBand: number | null = 2,
+    ): MatchedTrip => {
       const t = Date.UTC(2025, 0, 6, 8, minute);
       return {
         deviceId: `d${minute}`,
@@ -199,7 +203,7 @@ describe("segment counts store: one packed row per segment × month", () => {
         lengthM: segment.lengthM,
         path: [{ segmentId: segment.id, forward: true, enterT: t, exitT: t + 9_000 }],
         purpose: "hbw",
-        incomeBand: 2,
+        incomeBand: incomeBand ?? undefined,
       };
     };
     const ingest = (trips: MatchedTrip[]) => {
@@ -226,6 +230,11 @@ describe("segment counts store: one packed row per segment × month", () => {
     assert.deepEqual(s.incomes, { "2": 4 });
     const [trucks] = query(stats, ["2025-01"], { ...mondayPeakAm, vehicleClasses: ["heavy_commercial"] });
     assert.equal(trucks.trips, 1);
+    // Band 0 counts like any band; a trip without a band counts as a trip but in no band.
+    ingest([trip(30, "personal", 0), trip(31, "personal", null)]);
+    [s] = query(stats, ["2025-01"], mondayPeakAm);
+    assert.equal(s.trips, 6);
+    assert.deepEqual(s.incomes, { "0": 1, "2": 4 });
   });
 });
 

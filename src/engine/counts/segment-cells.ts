@@ -40,7 +40,9 @@ export class SegmentCellAccumulator {
       cell.trips++;
       this.addSpeed(cell, step.segmentId, (step.exitT - step.enterT) / 1000);
       if (trip.purpose) cell.purposes[trip.purpose] = (cell.purposes[trip.purpose] ?? 0) + 1;
-      if (trip.incomeBand) cell.incomes[trip.incomeBand] = (cell.incomes[trip.incomeBand] ?? 0) + 1;
+      // Band 0 is a real band (the generator's lowest); only a missing or negative band is unknown.
+      const band = trip.incomeBand;
+      if (band !== undefined && band >= 0) cell.incomes[band] = (cell.incomes[band] ?? 0) + 1;
     }
   }
 
