@@ -5,7 +5,14 @@ import { parseMetricsFilters } from "../../src/domain/counts/metrics-request.js"
 import { parseRoadClasses, parseSelector } from "../../src/domain/counts/selection.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { expansionFactor, INDEX_PANEL, monthlyExpansion } from "../../src/domain/expansion.js";
-import { daysOfTypeInMonth, histogramPercentile } from "../../src/engine/counts/metrics.js";
+import {
+  daysOfTypeInMonth,
+  histogramPercentile,
+  metricsFromAggregates,
+  type MetricsQuery,
+} from "../../src/engine/counts/metrics.js";
+import { emptySegmentMonth, type SegmentStatsRepo } from "../../src/store/types.js";
+import { gridNetwork } from "../helpers/grid-network.js";
 import {
   classifyInPolygon,
   lineIntersectsPolygon,
@@ -191,6 +198,47 @@ describe("metrics filters and helpers", () => {
     assert.equal(daysOfTypeInMonth(jan2025, [6, 7]), 8);
     assert.equal(daysOfTypeInMonth({ year: 2024, month: 2 }, [1]), 4);
     assert.equal(daysOfTypeInMonth({ year: 2024, month: 2 }, [4]), 5);
+  });
+
+  it("counts only the days with trips of a month the data covers in part", () => {
+    const jan2025 = { year: 2025, month: 1 };
+    // Data from Monday 20 to Thursday 30 January: 11 days, 9 of them weekdays.
+    const withTrips = new Set<string>();
+    for (let d = 20; d <= 31; d++) if (d !== 31) withTrips.add(`2025-01-${d}`);
+    assert.equal(daysOfTypeInMonth(jan2025, [1, 2, 3, 4, 5, 6, 7], withTrips), 11);
+    assert.equal(daysOfTypeInMonth(jan2025, [1, 2, 3, 4, 5], withTrips), 9);
+    assert.equal(daysOfTypeInMonth(jan2025, [6, 7], withTrips), 2);
+    // Days of another month, or none of the type: the calendar, as without tallies.
+    assert.equal(daysOfTypeInMonth(jan2025, [1, 2, 3, 4, 5], new Set(["2025-02-03"])), 23);
+    assert.equal(daysOfTypeInMonth(jan2025, [6, 7], new Set(["2025-01-20"])), 8);
+  });
+
+  it("averages a partly covered month's volume over its days with trips", () => {
+    const [segment] = gridNetwork().segments;
+    const stat = { ...emptySegmentMonth(segment.id, "2025-01"), trips: 110 };
+    const stats = { query: () => [stat] } as unknown as SegmentStatsRepo;
+    const query: MetricsQuery = {
+      country: "mc",
+      segments: [segment],
+      fields: ["trips_volume"],
+      months: [{ year: 2025, month: 1 }],
+      daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+      hours: Array.from({ length: 24 }, (_, h) => h),
+      direction: "bidirectional",
+      vehicleClasses: ["personal"],
+      sources: ["lbs"],
+    };
+    const asked: unknown[] = [];
+    const tallies = {
+      devicesByMonth: () => new Map<string, number>(),
+      daysWithTrips: (...args: unknown[]) => {
+        asked.push(args);
+        return new Set(Array.from({ length: 11 }, (_, i) => `2025-01-${20 + i}`));
+      },
+    };
+    assert.deepEqual([...metricsFromAggregates(stats, tallies)(query)], [[10]]); // 110 trips / 11 days
+    assert.deepEqual(asked, [["mc", ["personal"], "2025-01-01", "2025-01-31"]]);
+    assert.deepEqual([...metricsFromAggregates(stats)(query)], [[4]]); // no tallies: 110 / 31 calendar days
   });
 
   it("reads percentiles from speed histograms", () => {

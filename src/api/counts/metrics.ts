@@ -35,9 +35,11 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   const { store, networks } = app.deps;
   const provider =
     config.metricsProvider ??
-    metricsFromAggregates(store.segmentStats, (country, range) =>
-      store.tripStats.devicesByMonth(country, range),
-    );
+    metricsFromAggregates(store.segmentStats, {
+      devicesByMonth: (country, range) => store.tripStats.devicesByMonth(country, range),
+      daysWithTrips: (country, classes, from, to) =>
+        new Set(store.tripStats.dailyTotals(country, classes, from, to).map((d) => d.day)),
+    });
   const metricsBody = (page: ResultPage) => ({
     columns: page.columns,
     data: page.data,

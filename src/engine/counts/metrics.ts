@@ -42,25 +42,46 @@ const FREE_FLOW_PERCENTILE = 0.85;
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-/** Calendar days of the month falling on the given ISO days of week. */
-export function daysOfTypeInMonth(m: YearMonth, daysOfWeek: readonly number[]): number {
+/**
+ * Days of the month falling on the given ISO days of week: those with stored trips when `withTrips` is
+ * given and the month has any, else every calendar day. A month the data covers only in part (ingest began
+ * or ended inside it) is then averaged over the days it has, not read low.
+ */
+export function daysOfTypeInMonth(
+  m: YearMonth,
+  daysOfWeek: readonly number[],
+  withTrips?: ReadonlySet<string>,
+): number {
   const days = new Date(Date.UTC(m.year, m.month, 0)).getUTCDate();
-  let n = 0;
+  const month = monthKey(m);
+  const calendar: string[] = [];
   for (let d = 1; d <= days; d++) {
-    if (daysOfWeek.includes(isoWeekday(new Date(Date.UTC(m.year, m.month - 1, d))))) n++;
+    if (daysOfWeek.includes(isoWeekday(new Date(Date.UTC(m.year, m.month - 1, d)))))
+      calendar.push(`${month}-${String(d).padStart(2, "0")}`);
   }
-  return n;
+  const covered = withTrips ? calendar.filter((day) => withTrips.has(day)).length : 0;
+  // No day of the type with trips (tallies absent, or filed a UTC day off the local one): the calendar.
+  return covered > 0 ? covered : calendar.length;
 }
+
+/** What the provider reads besides the segment aggregates: the trip store's per-day tallies. */
+export interface TripTallies {
+  /** Distinct devices per month (YYYY-MM), for the sample expansion. */
+  devicesByMonth(country: string, range: { from: string; to: string }): Map<string, number>;
+  /** Days (YYYY-MM-DD) from..to with stored trips of the vehicle classes. */
+  daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Set<string>;
+}
+
+const NO_TALLIES: TripTallies = {
+  devicesByMonth: () => new Map(),
+  daysWithTrips: () => new Set(),
+};
 
 /** Fields that need the per-cell histograms and shares, not just the totals. */
 const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "income"]);
 
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
-export function metricsFromAggregates(
-  stats: SegmentStatsRepo,
-  devicesByMonth: (country: string, range: { from: string; to: string }) => Map<string, number> = () =>
-    new Map(),
-): MetricsProvider {
+export function metricsFromAggregates(stats: SegmentStatsRepo, tallies = NO_TALLIES): MetricsProvider {
   return (query) => {
     const aggregates = stats.query({
       country: query.country,
@@ -80,13 +101,15 @@ export function metricsFromAggregates(
       else bySegment.set(a.segmentId, [a]);
     }
     const months = query.months.map(monthKey).sort();
-    const factorOf = monthlyExpansion(
-      months.length > 0
-        ? devicesByMonth(query.country, { from: months[0], to: months[months.length - 1] })
-        : new Map(),
-    );
+    const range = months.length > 0 ? { from: months[0], to: months[months.length - 1] } : null;
+    const factorOf = monthlyExpansion(range ? tallies.devicesByMonth(query.country, range) : new Map());
+    const withTrips = range
+      ? tallies.daysWithTrips(query.country, query.vehicleClasses, `${range.from}-01`, `${range.to}-31`)
+      : new Set<string>();
     // Per month, not per row: counting a month's days walks its calendar.
-    const daysOf = new Map(query.months.map((m) => [monthKey(m), daysOfTypeInMonth(m, query.daysOfWeek)]));
+    const daysOf = new Map(
+      query.months.map((m) => [monthKey(m), daysOfTypeInMonth(m, query.daysOfWeek, withTrips)]),
+    );
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
       for (const stat of bySegment.get(segment.id) ?? []) {
