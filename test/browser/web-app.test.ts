@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../helpers/browser.js";
 import { analysesSuite } from "./suites/analyses.js";
 import { countsSuite } from "./suites/counts.js";
+import { journeySuite } from "./suites/journey.js";
 import { signInSuite } from "./suites/sign-in.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
@@ -22,6 +23,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   signInSuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
+  journeySuite(env);
   // Last: it ends by using up the demo key's counts quota.
   countsSuite(env);
 });
