@@ -1,14 +1,6 @@
 import { basename } from "node:path";
 import { openInput } from "./open-input.js";
-import {
-  parseLatitude,
-  parseLongitude,
-  parseIncomeBand,
-  parseOptionalNumber,
-  parseTimestamp,
-  parseTripPurpose,
-  parseVehicleClass,
-} from "./fields.js";
+import { addOptionalFields, parseLatitude, parseLongitude, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
 type Column =
@@ -142,21 +134,14 @@ function pointOfRow(cells: string[], col: ColumnIndex): TracePoint | string {
   const point: TracePoint = { deviceId, lon, lat, t };
   // Optional columns, most often absent: checked only when the row has them.
   if (cells.length > 4) {
-    const speed = parseOptionalNumber(cellOf(cells, col.speed), "speed");
-    if (typeof speed === "string") return speed;
-    const heading = parseOptionalNumber(cellOf(cells, col.heading), "heading");
-    if (typeof heading === "string") return heading;
-    const vehicleClass = parseVehicleClass(cellOf(cells, col.vehicleClass));
-    if (typeof vehicleClass === "object") return vehicleClass.problem;
-    const purpose = parseTripPurpose(cellOf(cells, col.purpose));
-    if (typeof purpose === "object") return purpose.problem;
-    const incomeBand = parseIncomeBand(cellOf(cells, col.incomeBand));
-    if (typeof incomeBand === "string") return incomeBand;
-    if (speed !== undefined) point.speed = speed;
-    if (heading !== undefined) point.heading = heading;
-    if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
-    if (purpose !== undefined) point.purpose = purpose;
-    if (incomeBand !== undefined) point.incomeBand = incomeBand;
+    const problem = addOptionalFields(point, {
+      speed: cellOf(cells, col.speed),
+      heading: cellOf(cells, col.heading),
+      vehicleClass: cellOf(cells, col.vehicleClass),
+      purpose: cellOf(cells, col.purpose),
+      incomeBand: cellOf(cells, col.incomeBand),
+    });
+    if (problem) return problem;
   }
   return point;
 }

@@ -1,4 +1,5 @@
 import { TRIP_PURPOSES, VEHICLE_CLASSES, type TripPurpose, type VehicleClass } from "../trips/types.js";
+import type { TracePoint } from "./types.js";
 
 /** Below this an epoch number is seconds, above it milliseconds (1e11 s is the year 5138; 1e11 ms is 1973). */
 const EPOCH_MS_THRESHOLD = 1e11;
@@ -80,4 +81,36 @@ export function parseIncomeBand(raw: string | undefined): number | undefined | s
   return Number.isInteger(v) && v >= 0 && v <= MAX_INCOME_BAND
     ? v
     : `income band "${text}" is not an integer from 0 to ${MAX_INCOME_BAND}`;
+}
+
+/** The optional columns of a trace point as raw text, however a format names or nests them. */
+export interface OptionalFields {
+  speed?: string;
+  heading?: string;
+  vehicleClass?: string;
+  purpose?: string;
+  incomeBand?: string;
+}
+
+/**
+ * Reads the optional columns into `point` (those present only); answers the first problem, leaving the
+ * point untouched, or undefined when all are readable.
+ */
+export function addOptionalFields(point: TracePoint, raw: OptionalFields): string | undefined {
+  const speed = parseOptionalNumber(raw.speed, "speed");
+  if (typeof speed === "string") return speed;
+  const heading = parseOptionalNumber(raw.heading, "heading");
+  if (typeof heading === "string") return heading;
+  const vehicleClass = parseVehicleClass(raw.vehicleClass);
+  if (typeof vehicleClass === "object") return vehicleClass.problem;
+  const purpose = parseTripPurpose(raw.purpose);
+  if (typeof purpose === "object") return purpose.problem;
+  const incomeBand = parseIncomeBand(raw.incomeBand);
+  if (typeof incomeBand === "string") return incomeBand;
+  if (speed !== undefined) point.speed = speed;
+  if (heading !== undefined) point.heading = heading;
+  if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
+  if (purpose !== undefined) point.purpose = purpose;
+  if (incomeBand !== undefined) point.incomeBand = incomeBand;
+  return undefined;
 }

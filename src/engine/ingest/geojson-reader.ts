@@ -1,14 +1,6 @@
 import { basename } from "node:path";
 import { openInput } from "./open-input.js";
-import {
-  parseLatitude,
-  parseLongitude,
-  parseIncomeBand,
-  parseOptionalNumber,
-  parseTimestamp,
-  parseTripPurpose,
-  parseVehicleClass,
-} from "./fields.js";
+import { addOptionalFields, parseLatitude, parseLongitude, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
 interface Feature {
@@ -89,23 +81,15 @@ function pointOf(
   if (typeof lat === "string") return lat;
   const t = parseTimestamp(time === undefined || time === null ? "" : String(time));
   if (typeof t === "string") return t;
-  const speed = parseOptionalNumber(stringOf(props.speed), "speed");
-  if (typeof speed === "string") return speed;
-  const heading = parseOptionalNumber(stringOf(props.heading), "heading");
-  if (typeof heading === "string") return heading;
-  const vehicleClass = parseVehicleClass(stringOf(props.vehicle_class));
-  if (typeof vehicleClass === "object") return vehicleClass.problem;
-  const purpose = parseTripPurpose(stringOf(props.trip_purpose ?? props.purpose));
-  if (typeof purpose === "object") return purpose.problem;
-  const incomeBand = parseIncomeBand(stringOf(props.income_band ?? props.incomeBand));
-  if (typeof incomeBand === "string") return incomeBand;
   const point: TracePoint = { deviceId, lon, lat, t };
-  if (speed !== undefined) point.speed = speed;
-  if (heading !== undefined) point.heading = heading;
-  if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
-  if (purpose !== undefined) point.purpose = purpose;
-  if (incomeBand !== undefined) point.incomeBand = incomeBand;
-  return point;
+  const problem = addOptionalFields(point, {
+    speed: stringOf(props.speed),
+    heading: stringOf(props.heading),
+    vehicleClass: stringOf(props.vehicle_class),
+    purpose: stringOf(props.trip_purpose ?? props.purpose),
+    incomeBand: stringOf(props.income_band ?? props.incomeBand),
+  });
+  return problem ?? point;
 }
 
 /** A Barefoot sample `{point: "POINT(lon lat)", time, id}` as a Point feature (bad ones keep no geometry). */
