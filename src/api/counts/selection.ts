@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { resolveSelection } from "../../domain/counts/resolve.js";
-import { firstPage, laterPage } from "../../domain/counts/results.js";
+import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
@@ -15,6 +15,15 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
 ) => {
   const { store, networks } = app.deps;
   const prefix = app.prefix;
+  // The first page and the later ones answer alike.
+  const geometryBody = (page: ResultPage) => ({
+    columns: page.columns,
+    data: page.data,
+    paging: pagingBody(prefix, "geometry", page.next),
+    query_rows: page.data.length,
+    request_id: page.requestId,
+    status: "done" as const,
+  });
 
   app.post(
     "/geometry",
@@ -39,14 +48,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
         ttlMs: config.resultTtlMs,
         now: config.now(),
       });
-      return {
-        columns: page.columns,
-        data: page.data,
-        paging: pagingBody(prefix, "geometry", page.next),
-        query_rows: page.data.length,
-        request_id: page.requestId,
-        status: "done" as const,
-      };
+      return geometryBody(page);
     },
   );
 
@@ -66,14 +68,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       const { request_id: id } = request.params;
       const number = requestedPage(request.query.page);
       const page = laterPage(store, request.apiKey.orgId, "geometry", id, number, config.now());
-      return {
-        columns: page.columns,
-        data: page.data,
-        paging: pagingBody(prefix, "geometry", page.next),
-        query_rows: page.data.length,
-        request_id: page.requestId,
-        status: "done" as const,
-      };
+      return geometryBody(page);
     },
   );
 
