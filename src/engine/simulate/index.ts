@@ -17,7 +17,7 @@ import {
   type Anchor,
   type Device,
   type Landscape,
-  type SourceMix,
+  type PopulationOptions,
 } from "./population.js";
 import { Rng } from "./rng.js";
 import { RoutePlanner, routingProfileOf, type PlannedRoute, type RouteStep } from "./routes.js";
@@ -34,22 +34,10 @@ export {
   type WriteSummary,
 } from "./writers.js";
 
-export interface SimulateOptions {
+export interface SimulateOptions extends PopulationOptions {
   /** First and last month simulated, inclusive ("YYYY-MM", UTC). */
   from: string;
   to: string;
-  /** Mean trips per day over a week (weekdays more, weekends fewer). */
-  tripsPerDay: number;
-  seed: number;
-  source: SourceMix;
-  /** Total devices; by default derived from tripsPerDay and each class's usual daily trips. */
-  devices?: number;
-  /** Sampling interval in seconds: fixed for telematics, mean for lbs (defaults: 5/10/15 s per unit, 30 s). */
-  samplingS?: number;
-  /** σ of the positional noise per axis in metres (defaults: lbs 10, telematics 5). */
-  noiseM?: number;
-  /** Share of trips per class; missing classes keep their default share, then all are normalised. */
-  vehicleMix?: Partial<Record<VehicleClass, number>>;
 }
 
 /** What really happened on a simulated trip: the reference map matching and analyses are checked against. */

@@ -219,12 +219,17 @@ export interface Device {
 export type SourceMix = "lbs" | "telematics" | "mixed";
 
 export interface PopulationOptions {
+  /** Mean trips per day over a week (weekdays more, weekends fewer). */
   tripsPerDay: number;
   seed: number;
   source: SourceMix;
+  /** Total devices; by default derived from tripsPerDay and each class's usual daily trips. */
   devices?: number;
+  /** Sampling interval in seconds: fixed for telematics, mean for lbs (defaults: 5/10/15 s per unit, 30 s). */
   samplingS?: number;
+  /** σ of the positional noise per axis in metres (defaults: lbs 10, telematics 5). */
   noiseM?: number;
+  /** Share of trips per class; missing classes keep their default share, then all are normalised. */
   vehicleMix?: Partial<Record<VehicleClass, number>>;
 }
 
