@@ -6,7 +6,14 @@
  */
 import type { Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../src/domain/accounts.js";
-import { launchBrowser, signedInPage, startWebServer, type WebServer } from "../helpers/browser.js";
+import {
+  busiestPrimaryStreet,
+  callApi,
+  launchBrowser,
+  signedInPage,
+  startWebServer,
+  type WebServer,
+} from "../helpers/browser.js";
 import { boxFeature, monacoDistricts } from "../helpers/zones.js";
 
 const OUT = new URL("../../docs/screenshots/", import.meta.url).pathname;
@@ -60,38 +67,20 @@ async function countsExplorer(page: Page, street: string) {
   await page.screenshot({ path: `${OUT}counts-explorer.png` });
 }
 
-/** The primary road with the most segments in the demo network: a street with traffic on it. */
-async function busyStreet(server: WebServer): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/api/v2/networks/mc/segments`, {
-    headers: { "x-stl-key": server.key },
-  });
-  const { features } = (await res.json()) as {
-    features: { properties: { name: string | null; road_class: string } }[];
-  };
-  const counts = new Map<string, number>();
-  for (const { properties: p } of features)
-    if (p.name && p.road_class === "primary") counts.set(p.name, (counts.get(p.name) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1])[0][0];
-}
-
 const server = await startWebServer();
 const browser = await launchBrowser();
 try {
-  await fetch(`${server.baseUrl}/api/v2/zone_sets`, {
-    method: "POST",
-    headers: { "x-stl-key": server.key, "content-type": "application/json" },
-    body: JSON.stringify({
-      insight_login_email: DEMO_EMAIL,
-      zone_set_name: "Monaco districts",
-      zones: {
-        type: "FeatureCollection",
-        features: [
-          ...monacoDistricts(),
-          boxFeature("Larvotto", 4, [7.433, 43.742, 7.44, 43.748]),
-          boxFeature("Monaco-Ville", 5, [7.417, 43.728, 7.427, 43.733]),
-        ],
-      },
-    }),
+  await callApi(server, "POST", "/api/v2/zone_sets", {
+    insight_login_email: DEMO_EMAIL,
+    zone_set_name: "Monaco districts",
+    zones: {
+      type: "FeatureCollection",
+      features: [
+        ...monacoDistricts(),
+        boxFeature("Larvotto", 4, [7.433, 43.742, 7.44, 43.748]),
+        boxFeature("Monaco-Ville", 5, [7.417, 43.728, 7.427, 43.733]),
+      ],
+    },
   });
   const signInPage = await browser.newPage({ viewport: VIEWPORT });
   await signIn(signInPage, server);
@@ -127,7 +116,7 @@ try {
   // Let the map finish drawing the arcs before the capture.
   await settle(page);
   await page.screenshot({ path: `${OUT}analysis-flow-map.png` });
-  await countsExplorer(page, await busyStreet(server));
+  await countsExplorer(page, await busiestPrimaryStreet(server));
   console.log(`screenshots written to ${OUT}`);
 } finally {
   await browser.close();

@@ -7,6 +7,7 @@
  * built web bundle. CI installs chromium (`apt-get install -y chromium`, see .ci/run); elsewhere the
  * browser suites are skipped with a message when no Chromium is found, unless CI is set.
  */
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -81,6 +82,41 @@ export async function signedInPage(
     .waitFor({ state: "attached", timeout: 30_000 });
   if (errors.length > 0) throw new Error(`page errors: ${errors.join("; ")}`);
   return page;
+}
+
+/**
+ * A call of the server's API with the demo key, as a client sends it, beside what the page does. Fails the
+ * test unless the answer has `status` (any 2xx when none is given).
+ */
+export async function callApi(
+  server: WebServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  status?: number,
+): Promise<Response> {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { "x-stl-key": server.key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const problem = `${method} ${path}: ${res.status} ${await res.clone().text()}`;
+  if (status === undefined) assert.ok(res.ok, problem);
+  else assert.equal(res.status, status, problem);
+  return res;
+}
+
+/** The demo network's primary road with the most segments: a real street name that has traffic. */
+export async function busiestPrimaryStreet(server: WebServer): Promise<string> {
+  const { features } = (await (
+    await callApi(server, "GET", "/api/v2/networks/mc/segments", undefined, 200)
+  ).json()) as {
+    features: { properties: { name: string | null; road_class: string } }[];
+  };
+  const segments = new Map<string, number>();
+  for (const { properties: p } of features)
+    if (p.name && p.road_class === "primary") segments.set(p.name, (segments.get(p.name) ?? 0) + 1);
+  return [...segments].sort((a, b) => b[1] - a[1])[0][0];
 }
 
 /** Polls `check` until it is true (for API state the page changed). */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
-import { signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
+import { callApi, signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
 import { monacoDistricts } from "../../helpers/zones.js";
 
 export function analysesSuite(env: BrowserEnv): void {
@@ -11,15 +11,7 @@ export function analysesSuite(env: BrowserEnv): void {
     let server: WebServer;
     let browser: Browser;
 
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.baseUrl}${path}`, {
-        method,
-        headers: { "x-stl-key": server.key, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      assert.ok(res.ok, `${method} ${path}: ${res.status} ${await res.clone().text()}`);
-      return res;
-    };
+    const api = (method: string, path: string, body?: unknown) => callApi(server, method, path, body);
     const analysisCount = async () =>
       ((await (await api("GET", "/api/v2/analyses")).json()) as { analyses: unknown[] }).analyses.length;
 

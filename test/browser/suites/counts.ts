@@ -1,7 +1,13 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
+import {
+  busiestPrimaryStreet,
+  callApi,
+  signedInPage,
+  type WebServer,
+  type BrowserEnv,
+} from "../../helpers/browser.js";
 import { runCli } from "../../helpers/server.js";
 
 interface Paged {
@@ -17,15 +23,8 @@ export function countsSuite(env: BrowserEnv): void {
     /** A named main road of the demo network, found over the API (not assumed). */
     let street: string;
 
-    const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const res = await fetch(server.baseUrl + path, {
-        method,
-        headers: { "x-stl-key": server.key, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      assert.equal(res.status, 200, `${method} ${path}`);
-      return (await res.json()) as T;
-    };
+    const call = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
+      (await (await callApi(server, method, path, body, 200)).json()) as T;
     /** Every row of a metrics call, following its pages. */
     const metricsRows = async (body: unknown) => {
       let page = await call<Paged>("POST", "/counts/v1/metrics", body);
@@ -39,13 +38,7 @@ export function countsSuite(env: BrowserEnv): void {
 
     before(async () => {
       ({ server, browser } = env);
-      const segments = await call<{
-        features: { properties: { name: string | null; road_class: string } }[];
-      }>("GET", "/api/v2/networks/mc/segments");
-      const lengths = new Map<string, number>();
-      for (const { properties: p } of segments.features)
-        if (p.name && p.road_class === "primary") lengths.set(p.name, (lengths.get(p.name) ?? 0) + 1);
-      street = [...lengths].sort((a, b) => b[1] - a[1])[0][0];
+      street = await busiestPrimaryStreet(server);
     });
 
     /** Opens Counts, searches the street, chooses it with the keyboard, sets the radius and runs the query. */

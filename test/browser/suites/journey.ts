@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
-import { signedInPage, type BrowserEnv, type WebServer } from "../../helpers/browser.js";
+import { callApi, signedInPage, type BrowserEnv, type WebServer } from "../../helpers/browser.js";
 
 /**
  * The issue's whole path in one go, as a planner walks it: draw a zone set on the map and save it, find it
@@ -18,11 +18,7 @@ export function journeySuite(env: BrowserEnv): void {
       ({ server, browser } = env);
     });
 
-    const api = async (path: string) => {
-      const res = await fetch(`${server.baseUrl}${path}`, { headers: { "x-stl-key": server.key } });
-      assert.equal(res.status, 200, `GET ${path}`);
-      return res;
-    };
+    const api = (path: string) => callApi(server, "GET", path, undefined, 200);
 
     async function clickMap(page: Page, [dx, dy]: [number, number]): Promise<void> {
       const box = (await page.locator("#map canvas").boundingBox())!;

@@ -2,7 +2,7 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
-import { eventually, signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
+import { callApi, eventually, signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
 import { zippedShapefile } from "../../helpers/shapefile.js";
 
 interface ZoneSetSummary {
@@ -26,11 +26,8 @@ export function zoneEditorSuite(env: BrowserEnv): void {
       ({ server, browser } = env);
     });
 
-    const api = async <T>(path: string): Promise<T> => {
-      const res = await fetch(`${server.baseUrl}${path}`, { headers: { "x-stl-key": server.key } });
-      assert.equal(res.status, 200, `GET ${path}`);
-      return (await res.json()) as T;
-    };
+    const api = async <T>(path: string): Promise<T> =>
+      (await (await callApi(server, "GET", path, undefined, 200)).json()) as T;
     const zoneSets = () => api<{ zone_sets: ZoneSetSummary[] }>("/api/v2/zone_sets").then((r) => r.zone_sets);
     const zonesOf = (uuid: string) =>
       api<{ features: StoredZone[] }>(`/api/v2/zone_sets/${uuid}`).then((r) => r.features);
