@@ -419,7 +419,7 @@ class SqliteZoneSets implements ZoneSetRepo {
 }
 
 class SqliteTripStats implements TripStatsRepo {
-  /** For the statements every metrics request runs (device tallies). */
+  /** For the statements every metrics request runs (device tallies, days with trips). */
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -464,12 +464,11 @@ class SqliteTripStats implements TripStatsRepo {
   dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[] {
     if (vehicleClasses.length === 0) return [];
     const marks = vehicleClasses.map(() => "?").join(",");
-    return this.db
-      .prepare(
-        `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
-         WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
-      )
-      .all(country, ...vehicleClasses, from, to) as DayTotal[];
+    // Prepared once per class count: every metrics request reads its month's days with trips.
+    return this.sql(
+      `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
+       WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+    ).all(country, ...vehicleClasses, from, to) as DayTotal[];
   }
 }
 
