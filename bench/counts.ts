@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../src/api/app.js";
 import { issueApiKey } from "../src/domain/accounts.js";
-import { metricsFromAggregates, type MetricsProvider } from "../src/engine/counts/metrics.js";
+import { metricsFromAggregates, tripTalliesOf, type MetricsProvider } from "../src/engine/counts/metrics.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
@@ -72,7 +72,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const cache = join(tmpdir(), `streetflow-bench-counts-${COUNTRY}-schema${MIGRATIONS.length}.sqlite`);
   const store = openStatsStore(cache, network, source.name);
   const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-  const provider = timedProvider(metricsFromAggregates(store.segmentStats));
+  // With the trip tallies the route reads too, so the figures are the served request's.
+  const provider = timedProvider(metricsFromAggregates(store.segmentStats, tripTalliesOf(store.tripStats)));
   const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
   try {
     const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);

@@ -10,7 +10,7 @@ import {
 import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
 import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
 import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
-import { metricsFromAggregates, type MetricsQuery } from "../../engine/counts/metrics.js";
+import { metricsFromAggregates, tripTalliesOf, type MetricsQuery } from "../../engine/counts/metrics.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
@@ -34,12 +34,7 @@ function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): Me
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
   const { store, networks } = app.deps;
   const provider =
-    config.metricsProvider ??
-    metricsFromAggregates(store.segmentStats, {
-      devicesByMonth: (country, range) => store.tripStats.devicesByMonth(country, range),
-      daysWithTrips: (country, classes, from, to) =>
-        new Set(store.tripStats.dailyTotals(country, classes, from, to).map((d) => d.day)),
-    });
+    config.metricsProvider ?? metricsFromAggregates(store.segmentStats, tripTalliesOf(store.tripStats));
   const metricsBody = (page: ResultPage) => ({
     columns: page.columns,
     data: page.data,

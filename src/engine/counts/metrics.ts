@@ -4,6 +4,7 @@ import {
   SPEED_BIN_KPH,
   type SegmentMonthStats,
   type SegmentStatsRepo,
+  type TripStatsRepo,
   type YearMonth,
 } from "../../store/types.js";
 import type { Segment } from "../network/types.js";
@@ -70,6 +71,15 @@ export interface TripTallies {
   devicesByMonth(country: string, range: { from: string; to: string }): Map<string, number>;
   /** Days (YYYY-MM-DD) from..to with stored trips of the vehicle classes. */
   daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Set<string>;
+}
+
+/** The tallies as the trip store keeps them. */
+export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
+  return {
+    devicesByMonth: (country, range) => trips.devicesByMonth(country, range),
+    daysWithTrips: (country, classes, from, to) =>
+      new Set(trips.dailyTotals(country, classes, from, to).map((d) => d.day)),
+  };
 }
 
 const NO_TALLIES: TripTallies = {
