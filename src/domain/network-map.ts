@@ -1,6 +1,6 @@
 import { badRequest, notFound } from "./errors.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import { timeZoneOfCountry } from "../engine/time.js";
+import { timeZoneOfImport } from "./network-time-zone.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import type { NetworkRepo } from "../store/types.js";
 
@@ -36,7 +36,7 @@ export function networkSummaries(repo: NetworkRepo, networks: NetworkRegistry): 
     const network = networks.get(info.country);
     if (!network) return [];
     const { country, importedAt } = info;
-    const timeZone = info.timeZone ?? timeZoneOfCountry(country);
+    const timeZone = timeZoneOfImport(info);
     return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox }];
   });
 }

@@ -1,5 +1,5 @@
 import { timeZoneOfCountry } from "../engine/time.js";
-import type { Store } from "../store/types.js";
+import type { NetworkImportInfo, Store } from "../store/types.js";
 import { badRequest } from "./errors.js";
 
 /**
@@ -9,8 +9,12 @@ import { badRequest } from "./errors.js";
  */
 export function networkTimeZone(store: Store, country: string): string {
   const code = country.toLowerCase();
-  const info = store.network.countries().find((c) => c.country === code);
-  return info?.timeZone ?? timeZoneOfCountry(code);
+  return timeZoneOfImport(store.network.countries().find((c) => c.country === code) ?? { country: code });
+}
+
+/** The zone stored with an import, or the country table's for imports made before zones were stored. */
+export function timeZoneOfImport(info: Pick<NetworkImportInfo, "country" | "timeZone">): string {
+  return info.timeZone ?? timeZoneOfCountry(info.country);
 }
 
 /** An IANA zone name as Intl knows it (e.g. "Europe/Monaco"); 400 `invalid_time_zone` otherwise. */
