@@ -36,6 +36,22 @@ function byRoadClass<K extends "colour" | "width">(key: K, fallback: (typeof ROA
   ] as unknown as maplibregl.ExpressionSpecification;
 }
 
+/** Layer filters by kind of geometry; zones are stored as Multi*, drawn shapes are single: match both. */
+export const POLYGON_FEATURES: maplibregl.FilterSpecification = [
+  "match",
+  ["geometry-type"],
+  ["Polygon", "MultiPolygon"],
+  true,
+  false,
+];
+export const LINE_FEATURES: maplibregl.FilterSpecification = [
+  "match",
+  ["geometry-type"],
+  ["LineString", "MultiLineString"],
+  true,
+  false,
+];
+
 /** No tile server is reachable offline: the style holds a plain background and Streetflow's own GeoJSON. */
 const OFFLINE_STYLE: maplibregl.StyleSpecification = {
   version: 8,
@@ -98,40 +114,25 @@ export class StreetMap {
     const colour = ZONE_COLOURS[this.zoneColourIndex++ % ZONE_COLOURS.length];
     const id = `zones-${uuid}`;
     this.map.addSource(id, { type: "geojson", data: zones });
-    // Zones are stored as MultiPolygon; match both spellings of each kind.
-    const polygons: maplibregl.FilterSpecification = [
-      "match",
-      ["geometry-type"],
-      ["Polygon", "MultiPolygon"],
-      true,
-      false,
-    ];
-    const lines: maplibregl.FilterSpecification = [
-      "match",
-      ["geometry-type"],
-      ["LineString", "MultiLineString"],
-      true,
-      false,
-    ];
     this.map.addLayer({
       id: `${id}-fill`,
       type: "fill",
       source: id,
-      filter: polygons,
+      filter: POLYGON_FEATURES,
       paint: { "fill-color": colour, "fill-opacity": 0.2 },
     });
     this.map.addLayer({
       id: `${id}-outline`,
       type: "line",
       source: id,
-      filter: polygons,
+      filter: POLYGON_FEATURES,
       paint: { "line-color": colour, "line-width": 1.5 },
     });
     this.map.addLayer({
       id: `${id}-line`,
       type: "line",
       source: id,
-      filter: lines,
+      filter: LINE_FEATURES,
       paint: { "line-color": colour, "line-width": 5, "line-opacity": 0.8 },
       layout: { "line-cap": "round" },
     });

@@ -14,6 +14,7 @@ import {
   type HexColor,
 } from "terra-draw";
 import { TerraDrawMapLibreGLAdapter } from "terra-draw-maplibre-gl-adapter";
+import { POLYGON_FEATURES } from "../../map.js";
 
 export type EditableGeometry = Polygon | LineString;
 export type DrawTool = "polygon" | "linestring" | "select";
@@ -197,7 +198,7 @@ export class ZoneDrawing {
       id: FIXED_LAYERS[0],
       type: "fill",
       source: FIXED_SOURCE,
-      filter: ["match", ["geometry-type"], ["Polygon", "MultiPolygon"], true, false],
+      filter: POLYGON_FEATURES,
       paint: { "fill-color": colour, "fill-opacity": 0.2 },
     });
     this.map.addLayer({
