@@ -6,7 +6,7 @@ import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
 import { installErrorHandling, ErrorBody } from "./errors.js";
-import { requireApiKey, zoneApiKey } from "./auth.js";
+import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
 import { analysisRoutes } from "./v2/analyses.js";
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (v2) => {
+      v2.addHook("onRequest", rejectRepeatedQuery);
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
       await v2.register(accountRoutes);
