@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
-import { installErrorHandling, ErrorBody } from "./errors.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
@@ -44,6 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate("deps", deps);
