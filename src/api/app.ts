@@ -17,12 +17,15 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { loggerOptions, type LogSink } from "./logging.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
 export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
+  /** Log one line per request to stdout (the server does; tests pass `logSink` instead). */
   logger?: boolean;
+  logSink?: LogSink;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
@@ -42,7 +45,7 @@ const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...loggerOptions(deps.logger ?? false, deps.logSink),
     bodyLimit: BODY_LIMIT,
     frameworkErrors,
     clientErrorHandler,

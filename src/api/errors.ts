@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
+import { logRequestLine } from "./logging.js";
 import { DomainError, ValidationError } from "../domain/errors.js";
 
 /** The one error body every failing request gets. */
@@ -74,9 +75,11 @@ function frameworkErrorBody(err: FastifyError): [number, ErrorPayload] | undefin
 }
 
 /** Errors raised before routing (bad URL encoding, over-long path parameter). */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const [status, payload] = frameworkErrorBody(err) ?? [400, body("invalid_request", err.message)];
   void reply.status(status).send(payload);
+  // Fastify writes no completion line for requests that never reached routing.
+  logRequestLine(request, reply);
 }
 
 /**
