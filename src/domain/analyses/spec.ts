@@ -15,6 +15,7 @@ import {
   type DayPart,
   type DayType,
 } from "./grammar.js";
+import { charCount } from "../text-length.js";
 
 /** Analysis types this service runs, by canonical spelling. */
 export const ANALYSIS_TYPES = ["OD_Analysis"] as const;
@@ -152,7 +153,7 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
   if (given === null) return `analysis_${uuid.replace(/-/g, "").slice(0, 12)}`;
   const name = given.trim();
   if (name === "") issues.push({ field: "analysis_name", message: "must not be blank" });
-  if (name.length > MAX_NAME_LENGTH)
+  if (charCount(name) > MAX_NAME_LENGTH)
     issues.push({ field: "analysis_name", message: `must be at most ${MAX_NAME_LENGTH} characters` });
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name))
@@ -412,7 +413,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     tags: tags(body, issues),
   };
   checkIgnoredFields(body, issues);
-  if (spec.description !== null && spec.description.length > 2000)
+  if (spec.description !== null && charCount(spec.description) > 2000)
     issues.push({ field: "description", message: "must be at most 2000 characters" });
   if (issues.length) throw new ValidationError(issues);
   return spec;
