@@ -18,6 +18,7 @@ import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
 import { loggerOptions, type LogSink } from "./logging.js";
+import { presetGeographyRoutes } from "./v2/preset-geographies.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
 export interface AppDeps {
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(analysisRoutes);
       await v2.register(networkRoutes);
       await v2.register(placeRoutes);
+      await v2.register(presetGeographyRoutes);
     },
     { prefix: "/api/v2" },
   );
