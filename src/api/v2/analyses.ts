@@ -11,7 +11,9 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../domain/analyses/lifecycle.js";
-import { validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ignoredFieldWarnings } from "../../domain/analyses/vendor-options.js";
+import { braceless } from "../errors.js";
 import type { StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
@@ -41,6 +43,13 @@ const AnalysisBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+const AnalysisCreated = Type.Object({
+  ...SuccessCreated.properties,
+  warnings: Type.Optional(
+    Type.Array(Type.String(), { description: "unknown top-level fields that were ignored (also logged)" }),
+  ),
+});
 
 const StatusEntry = Type.Object({
   name: Type.String(),
@@ -164,13 +173,19 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["analyses"],
         querystring: KeyQuery,
         body: AnalysisBody,
-        response: { 200: SuccessCreated },
+        response: { 201: AnalysisCreated },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
       const created = createAnalysis(store, spec);
-      return { name: created.name, status: "success" as const, uuid: created.uuid };
+      const ignored = ignoredRequestFields(request.body);
+      if (ignored.length)
+        request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
+      const warnings = ignored.length ? { warnings: ignoredFieldWarnings(ignored) } : {};
+      return reply
+        .status(201)
+        .send({ name: created.name, status: "success" as const, uuid: created.uuid, ...warnings });
     },
   );
 
@@ -198,7 +213,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (found) return statusEntry(found);
         const error =
           wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
-        return { ...ref, status: "Not Found" as const, error };
+        return { ...ref, status: "Not Found" as const, error: braceless(error) };
       });
       return { analyses, status: "success" as const };
     },
