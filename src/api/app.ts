@@ -17,6 +17,7 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { tagRoutes } from "./v2/tags.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
 export interface AppDeps {
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
+      await v2.register(tagRoutes);
       await v2.register(networkRoutes);
       await v2.register(placeRoutes);
     },

@@ -12,9 +12,13 @@ import {
   statusEntry,
 } from "../../domain/analyses/lifecycle.js";
 import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
-import { ignoredFieldWarnings } from "../../domain/analyses/vendor-options.js";
+import {
+  ignoredFieldWarnings,
+  vendorOptionsJson,
+  vendorOptionsOf,
+} from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
-import type { StoredAnalysis } from "../../store/types.js";
+import type { Store, StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
@@ -88,6 +92,7 @@ const ListEntry = Type.Object({
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
+  tags: Type.Array(Type.String(), { description: "the organization's tags the analysis carries" }),
 });
 const SetRef = Type.Object({ name: Type.String(), uuid: Type.String() });
 const NamedSlice = Type.Object({
@@ -108,10 +113,21 @@ const AnalysisDetail = Type.Object({
   trip_attributes: Type.Boolean(),
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  tags: Type.Array(Type.String()),
+  // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
+  enable_home_work_locations: Type.Boolean(),
+  hwl_enable_visitor: Type.Boolean(),
+  hwl_enable_resident: Type.Boolean(),
+  hwl_enable_worker: Type.Boolean(),
+  aadt_calibration_year: Type.Union([Type.Integer(), Type.Null()]),
+  segment_types: Type.Array(Type.String()),
+  enable_15min: Type.Boolean(),
+  is_massive_queue: Type.Boolean(),
+  zone_intersection_type: Type.String(),
+  enable_visualization: Type.Boolean(),
+  enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = (a: StoredAnalysis) => ({
+const listEntry = (store: Store, a: StoredAnalysis) => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
@@ -119,15 +135,16 @@ const listEntry = (a: StoredAnalysis) => ({
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
+  tags: store.tags.tagsOf(a.uuid),
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-function analysisDetail(a: StoredAnalysis) {
+function analysisDetail(store: Store, a: StoredAnalysis) {
   const { spec } = a;
   return {
-    ...listEntry(a),
+    ...listEntry(store, a),
     output_type: spec.outputType,
     country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
@@ -143,7 +160,7 @@ function analysisDetail(a: StoredAnalysis) {
     trip_attributes: spec.tripAttributes,
     unit_of_measurement: spec.unit,
     description: spec.description,
-    tags: spec.tags,
+    ...vendorOptionsJson(vendorOptionsOf(spec)),
   };
 }
 
@@ -225,7 +242,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "The organization's analyses, newest first (deleted ones left out)",
         tags: ["analyses"],
-        querystring: KeyQuery,
+        querystring: Type.Object({
+          ...KeyQuery.properties,
+          tag: Type.Optional(
+            Type.String({ description: "only analyses carrying this tag (case-insensitive)" }),
+          ),
+        }),
         response: {
           200: Type.Object({
             analyses: Type.Array(ListEntry),
@@ -234,13 +256,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
-      analyses: store.analyses
+    async (request) => {
+      const wanted = request.query.tag?.trim().toLowerCase();
+      const entries = store.analyses
         .list(request.apiKey.orgId)
         .filter((a) => a.state !== "deleted")
-        .map(listEntry),
-      status: "success" as const,
-    }),
+        .map((a) => listEntry(store, a));
+      return {
+        analyses: wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries,
+        status: "success" as const,
+      };
+    },
   );
 
   app.get(
@@ -257,7 +283,10 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      analysis: analysisDetail(requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      analysis: analysisDetail(
+        store,
+        requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+      ),
       status: "success" as const,
     }),
   );

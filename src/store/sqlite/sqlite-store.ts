@@ -23,7 +23,10 @@ import type {
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
+  NotificationRepo,
+  TagRepo,
 } from "../types.js";
+import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
@@ -54,6 +57,8 @@ export class SqliteStore implements Store {
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
+  readonly tags: TagRepo;
+  readonly notifications: NotificationRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -80,6 +85,8 @@ export class SqliteStore implements Store {
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
+    this.tags = new SqliteTags(this.db);
+    this.notifications = new SqliteNotifications(this.db);
   }
 
   transaction<T>(fn: () => T): T {
