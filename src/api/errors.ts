@@ -24,8 +24,15 @@ interface ErrorPayload {
   error: { code: string; message: string; field?: string; issues?: { field: string; message: string }[] };
 }
 
+/**
+ * Clients format error messages as templates (`{name}` is a placeholder there), so no message carries a
+ * brace: the catalogue is written without them, and a brace a user value brings in becomes a parenthesis.
+ */
+export const braceless = (message: string) => message.replace(/\{/g, "(").replace(/\}/g, ")");
+
 function body(code: string, message: string, field?: string): ErrorPayload {
-  return { status: "error", error: field ? { code, message, field } : { code, message } };
+  const text = braceless(message);
+  return { status: "error", error: field ? { code, message: text, field } : { code, message: text } };
 }
 
 /** `/zones/0/properties/name` → `zones[0].properties.name` */
@@ -109,7 +116,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ValidationError) {
       const payload = body(err.code, err.message, err.field);
-      payload.error.issues = err.issues;
+      payload.error.issues = err.issues.map((i) => ({ field: i.field, message: braceless(i.message) }));
       return reply.status(err.httpStatus).send(payload);
     }
     if (err instanceof DomainError)

@@ -25,7 +25,38 @@ export interface Store {
   readonly trips: TripRepo;
   /** Boundaries imported with each country's network (preset geographies). */
   readonly presetAreas: PresetAreaRepo;
+  /** The organization's analysis tags and which analyses carry them. */
+  readonly tags: TagRepo;
+  /** Per-organization notification settings (the completion webhook). */
+  readonly notifications: NotificationRepo;
   close(): void;
+}
+
+export interface TagSummary {
+  name: string;
+  createdBy: string;
+  createdAt: string;
+  /** Live (not deleted) analyses carrying the tag. */
+  analysisCount: number;
+}
+
+export interface TagRepo {
+  /** Creates the tag; false when the organization already has it (case-insensitive). */
+  create(orgId: string, name: string, createdBy: string): boolean;
+  list(orgId: string): TagSummary[];
+  /** Names of existing tags among `names` (canonical spelling), in the order given. */
+  existing(orgId: string, names: string[]): string[];
+  /** Tags the analyses (creating missing tags); idempotent. */
+  tag(orgId: string, names: string[], analysisUuids: string[], createdBy: string): void;
+  untag(orgId: string, names: string[], analysisUuids: string[]): void;
+  /** Tag names of an analysis, alphabetical. */
+  tagsOf(analysisUuid: string): string[];
+}
+
+export interface NotificationRepo {
+  completionWebhook(orgId: string): string | null;
+  /** null removes the webhook. */
+  setCompletionWebhook(orgId: string, url: string | null): void;
 }
 
 export interface Organization {

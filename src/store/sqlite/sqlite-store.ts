@@ -24,7 +24,10 @@ import type {
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
+  NotificationRepo,
+  TagRepo,
 } from "../types.js";
+import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
@@ -57,6 +60,8 @@ export class SqliteStore implements Store {
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
   readonly presetAreas: PresetAreaRepo;
+  readonly tags: TagRepo;
+  readonly notifications: NotificationRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -84,6 +89,8 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
     this.presetAreas = new SqlitePresetAreas(this.db);
+    this.tags = new SqliteTags(this.db);
+    this.notifications = new SqliteNotifications(this.db);
   }
 
   transaction<T>(fn: () => T): T {
