@@ -449,27 +449,46 @@ class SqliteTripStats implements TripStatsRepo {
     return new Map(rows.map((r) => [r.month, r.devices]));
   }
 
-  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
+  monthsWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): YearMonth[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
     const rows = this.db
       .prepare(
         `SELECT DISTINCT substr(day, 1, 7) AS ym FROM trip_day_counts
-         WHERE country = ? AND vehicle_class IN (${marks}) AND trips > 0 ORDER BY ym`,
+         WHERE country = ? AND ${where} AND trips > 0 ORDER BY ym`,
       )
-      .all(country, ...vehicleClasses) as { ym: string }[];
+      .all(country, ...values) as { ym: string }[];
     return rows.map((r) => ({ year: Number(r.ym.slice(0, 4)), month: Number(r.ym.slice(5, 7)) }));
   }
 
-  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
-    // Prepared once per class count: every metrics request reads its month's days with trips.
+  dailyTotals(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+    sources?: readonly string[],
+  ): DayTotal[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
+    // Prepared once per class and source count: every metrics request reads its month's days with trips.
     return this.sql(
       `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
-       WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
-    ).all(country, ...vehicleClasses, from, to) as DayTotal[];
+       WHERE country = ? AND ${where} AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+    ).all(country, ...values, from, to) as DayTotal[];
   }
+}
+
+/** The tallies' class filter, and their source filter when sources are given. */
+function classesAndSources(vehicleClasses: readonly string[], sources?: readonly string[]) {
+  const marks = (list: readonly string[]) => list.map(() => "?").join(",");
+  const where = `vehicle_class IN (${marks(vehicleClasses)})`;
+  return sources
+    ? { where: `${where} AND source IN (${marks(sources)})`, values: [...vehicleClasses, ...sources] }
+    : { where, values: [...vehicleClasses] };
 }
 
 function isUniqueViolation(e: unknown): boolean {
