@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { readOsmSegments } from "../engine/network/osm-import.js";
+import { readOsmNetwork } from "../engine/network/osm-import.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
 import { timeZoneOfCountry } from "../engine/time.js";
 import type { Runtime } from "../runtime.js";
@@ -15,18 +15,25 @@ export async function importNetwork(
   const code = country.toLowerCase();
   // Checked before the (long) read, so a typo costs nothing.
   const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
-  const segments = await readOsmSegments(file, { onProgress: log });
-  rt.store.network.replaceCountry(
-    {
-      country: code,
-      source: basename(file),
-      segmentCount: segments.length,
-      importedAt: new Date().toISOString(),
-      timeZone: zone,
-    },
-    segments,
-  );
+  const { segments, transit } = await readOsmNetwork(file, { onProgress: log });
+  rt.store.transaction(() => {
+    rt.store.network.replaceCountry(
+      {
+        country: code,
+        source: basename(file),
+        segmentCount: segments.length,
+        importedAt: new Date().toISOString(),
+        timeZone: zone,
+      },
+      segments,
+    );
+    rt.store.network.replaceTransit(code, transit);
+  });
   rt.networks.invalidate(code);
-  log(`Imported ${segments.length} road segments for "${code}" (local time ${zone})`);
+  const rail = transit.filter((r) => r.kind === "rail").length;
+  log(
+    `Imported ${segments.length} road segments for "${code}" (local time ${zone}); ` +
+      `transit layer: ${rail} rail lines, ${transit.length - rail} bus routes`,
+  );
   return segments.length;
 }

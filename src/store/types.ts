@@ -1,5 +1,5 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { Segment } from "../engine/network/types.js";
+import type { Segment, TransitRoute } from "../engine/network/types.js";
 import type { JobQueue } from "../jobs/queue.js";
 import type { TripColumns } from "../engine/trips/columns.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
@@ -73,6 +73,10 @@ export interface NetworkRepo {
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
   loadSegments(country: string): Segment[];
   countries(): NetworkImportInfo[];
+  /** Replaces the country's transit layer (rail lines, bus routes) in one transaction. */
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void;
+  /** Rail lines first, then bus routes, each by OSM id. */
+  loadTransit(country: string): TransitRoute[];
 }
 
 export interface StoredZoneSet {

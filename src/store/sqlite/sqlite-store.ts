@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { conflict } from "../../domain/errors.js";
-import type { LonLat, Segment } from "../../engine/network/types.js";
+import type { LonLat, Segment, TransitRoute } from "../../engine/network/types.js";
 import type { JobQueue } from "../../jobs/queue.js";
 import type {
   AccountRepo,
@@ -292,6 +292,53 @@ class SqliteNetwork implements NetworkRepo {
         )
         .run(info.country, info.source, count, info.importedAt, info.timeZone ?? null);
     })();
+  }
+
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void {
+    const insert = this.db.prepare(
+      `INSERT INTO transit_routes (country, kind, osm_id, service, name, ref, way_ids, coords)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM transit_routes WHERE country = ?").run(country);
+      for (const r of routes)
+        insert.run(
+          country,
+          r.kind,
+          r.osmId,
+          r.service,
+          r.name,
+          r.ref,
+          JSON.stringify(r.wayIds),
+          packCoords(r.coords),
+        );
+    })();
+  }
+
+  loadTransit(country: string): TransitRoute[] {
+    const rows = this.db
+      .prepare(
+        `SELECT kind, osm_id, service, name, ref, way_ids, coords FROM transit_routes
+         WHERE country = ? ORDER BY kind = 'bus', osm_id`,
+      )
+      .all(country) as {
+      kind: TransitRoute["kind"];
+      osm_id: number;
+      service: string;
+      name: string | null;
+      ref: string | null;
+      way_ids: string;
+      coords: Buffer;
+    }[];
+    return rows.map((r) => ({
+      kind: r.kind,
+      osmId: r.osm_id,
+      service: r.service,
+      name: r.name,
+      ref: r.ref,
+      wayIds: JSON.parse(r.way_ids) as number[],
+      coords: unpackCoords(r.coords),
+    }));
   }
 
   loadSegments(country: string): Segment[] {
