@@ -234,6 +234,20 @@ export const MIGRATIONS: Migration[] = [
   );
   `,
   vendorAnalysisFeatures,
+  // The transit layer of an import: rail lines (with their geometry) and bus routes (ways they run on).
+  `
+  CREATE TABLE transit_routes (
+    country TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    service TEXT NOT NULL,
+    name TEXT,
+    ref TEXT,
+    way_ids TEXT NOT NULL,
+    coords BLOB NOT NULL,
+    PRIMARY KEY (country, kind, osm_id)
+  );
+  `,
 ];
 
 /**
