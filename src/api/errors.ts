@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { DomainError, ValidationError } from "../domain/errors.js";
+import { DomainError, RetryLaterError, ValidationError } from "../domain/errors.js";
 
 /** The one error body every failing request gets. */
 export const ErrorBody = Type.Object(
@@ -50,6 +50,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       payload.error.issues = err.issues;
       return reply.status(err.httpStatus).send(payload);
     }
+    if (err instanceof RetryLaterError) reply.header("retry-after", String(err.retryAfterSeconds));
     if (err instanceof DomainError)
       return reply.status(err.httpStatus).send(body(err.code, err.message, err.field));
     if (err.validation) return reply.status(400).send(schemaValidationBody(err));

@@ -2,16 +2,13 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
-import {
-  PUBLIC_STATUS,
-  cancelAnalysis,
-  createAnalysis,
-  deleteAnalysis,
-  metricCsv,
-  requireAnalysis,
-  statusEntry,
-} from "../../domain/analyses/lifecycle.js";
+import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
 import { validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import {
+  assertMayAnalyse,
+  guardedAnalysisAction,
+  guardedCreateAnalysis,
+} from "../../domain/security/guarded.js";
 import type { StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
@@ -168,8 +165,9 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      assertMayAnalyse(request.principal);
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
-      const created = createAnalysis(store, spec);
+      const created = guardedCreateAnalysis(store, request.principal, spec);
       return { name: created.name, status: "success" as const, uuid: created.uuid };
     },
   );
@@ -252,7 +250,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: "POST" | "DELETE",
     url: string,
     summary: string,
-    action: typeof cancelAnalysis,
+    action: "cancel" | "delete",
   ) =>
     app.route({
       method,
@@ -267,15 +265,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (request) => {
         assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-        return lifecycleResponse(action(store, request.apiKey.orgId, request.params.uuid));
+        return lifecycleResponse(
+          guardedAnalysisAction(store, request.principal, action, request.params.uuid),
+        );
       },
     });
-  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", cancelAnalysis);
+  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", "cancel");
   lifecycleRoute(
     "DELETE",
     "/analyses/:uuid",
     "Delete a finished analysis and its results; its name can be used again",
-    deleteAnalysis,
+    "delete",
   );
 
   app.get(

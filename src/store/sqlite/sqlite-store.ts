@@ -20,6 +20,7 @@ import type {
   StoredZoneSet,
   TripRepo,
   TripStatsRepo,
+  UserRole,
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
@@ -30,6 +31,7 @@ import { SqliteJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
+import { SqliteSecurity } from "./security.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
+  readonly security: SqliteSecurity;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -80,6 +83,7 @@ export class SqliteStore implements Store {
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
+    this.security = new SqliteSecurity(this.db);
   }
 
   transaction<T>(fn: () => T): T {
@@ -153,14 +157,14 @@ class SqliteAccounts implements AccountRepo {
     return (rows as OrgRow[]).map(toOrg);
   }
 
-  addUser(email: string, orgId: string): void {
+  addUser(email: string, orgId: string, role: UserRole = "analyst"): void {
     this.db.transaction(() => {
       this.db
         .prepare("INSERT OR IGNORE INTO users (email_key, email, created_at) VALUES (?, ?, ?)")
         .run(key(email), email.trim(), now());
       this.db
-        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id) VALUES (?, ?)")
-        .run(key(email), orgId);
+        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id, role) VALUES (?, ?, ?)")
+        .run(key(email), orgId, role);
     })();
   }
 
