@@ -28,7 +28,8 @@ import { sessionRoutes } from "./security/sessions.js";
 export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
-  logger?: boolean;
+  /** true: Fastify's JSON log on stdout; or its options (level, stream). Keys in URLs are masked either way. */
+  logger?: boolean | { level?: string; stream?: NodeJS.WritableStream };
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
@@ -46,13 +47,30 @@ declare module "fastify" {
   }
 }
 
+/** `?key=sf_…` as the v2 clients send it must not reach the log: the request line is logged masked. */
+export const maskSecrets = (url: string) => url.replace(/([?&](?:key|token)=)[^&#]*/gi, "$1[masked]");
+
+function loggerOptions(logger: AppDeps["logger"]) {
+  if (!logger) return false;
+  return {
+    ...(logger === true ? {} : logger),
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: maskSecrets(req.url),
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}
+
 /** Zone sets of up to 7,000 detailed polygons are large; cap bodies well above that. */
 const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const security = securityOptions(deps.security);
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: loggerOptions(deps.logger),
     trustProxy: security.trustProxy,
     bodyLimit: BODY_LIMIT,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
