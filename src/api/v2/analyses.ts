@@ -2,15 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
-import {
-  PUBLIC_STATUS,
-  cancelAnalysis,
-  createAnalysis,
-  deleteAnalysis,
-  metricCsv,
-  requireAnalysis,
-  statusEntry,
-} from "../../domain/analyses/lifecycle.js";
+import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
 import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
   ignoredFieldWarnings,
@@ -18,6 +10,11 @@ import {
   vendorOptionsOf,
 } from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
+import {
+  assertMayAnalyse,
+  guardedAnalysisAction,
+  guardedCreateAnalysis,
+} from "../../domain/security/guarded.js";
 import type { Store, StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
@@ -207,8 +204,9 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      assertMayAnalyse(request.principal);
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
-      const created = createAnalysis(store, spec);
+      const created = guardedCreateAnalysis(store, request.principal, spec);
       const ignored = ignoredRequestFields(request.body);
       if (ignored.length)
         request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
@@ -309,7 +307,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: "POST" | "DELETE",
     url: string,
     summary: string,
-    action: typeof cancelAnalysis,
+    action: "cancel" | "delete",
   ) =>
     app.route({
       method,
@@ -324,15 +322,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (request) => {
         assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-        return lifecycleResponse(action(store, request.apiKey.orgId, request.params.uuid));
+        return lifecycleResponse(
+          guardedAnalysisAction(store, request.principal, action, request.params.uuid),
+        );
       },
     });
-  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", cancelAnalysis);
+  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", "cancel");
   lifecycleRoute(
     "DELETE",
     "/analyses/:uuid",
     "Delete a finished analysis and its results; its name can be used again",
-    deleteAnalysis,
+    "delete",
   );
 
   app.get(

@@ -21,6 +21,7 @@ import type {
   StoredZoneSet,
   TripRepo,
   TripStatsRepo,
+  UserRole,
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
@@ -35,6 +36,7 @@ import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
+import { SqliteSecurity } from "./security.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -62,6 +64,7 @@ export class SqliteStore implements Store {
   readonly presetAreas: PresetAreaRepo;
   readonly tags: TagRepo;
   readonly notifications: NotificationRepo;
+  readonly security: SqliteSecurity;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -91,6 +94,7 @@ export class SqliteStore implements Store {
     this.presetAreas = new SqlitePresetAreas(this.db);
     this.tags = new SqliteTags(this.db);
     this.notifications = new SqliteNotifications(this.db);
+    this.security = new SqliteSecurity(this.db);
   }
 
   transaction<T>(fn: () => T): T {
@@ -164,14 +168,14 @@ class SqliteAccounts implements AccountRepo {
     return (rows as OrgRow[]).map(toOrg);
   }
 
-  addUser(email: string, orgId: string): void {
+  addUser(email: string, orgId: string, role: UserRole = "analyst"): void {
     this.db.transaction(() => {
       this.db
         .prepare("INSERT OR IGNORE INTO users (email_key, email, created_at) VALUES (?, ?, ?)")
         .run(key(email), email.trim(), now());
       this.db
-        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id) VALUES (?, ?)")
-        .run(key(email), orgId);
+        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id, role) VALUES (?, ?, ?)")
+        .run(key(email), orgId, role);
     })();
   }
 
