@@ -1,6 +1,4 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
@@ -17,6 +15,7 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { registerApiDocs } from "./docs.js";
 import { loggerOptions, type LogSink } from "./logging.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
@@ -55,27 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   app.addSchema(ErrorBody);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Streetflow",
-        version: "0.1.0",
-        description:
-          "Zone and analysis interface under /api/v2 (key in query `key` or header `x-stl-key`); " +
-          "road-segment counts under /counts/v1 (header `x-service-key`).",
-      },
-      components: {
-        securitySchemes: {
-          queryKey: { type: "apiKey", in: "query", name: "key" },
-          stlKey: { type: "apiKey", in: "header", name: "x-stl-key" },
-          serviceKey: { type: "apiKey", in: "header", name: "x-service-key" },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-  app.get("/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await registerApiDocs(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register(

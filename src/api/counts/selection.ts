@@ -31,7 +31,6 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         body: SelectionBody,
         response: { 200: GeometryResponse },
       },
@@ -58,7 +57,6 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       schema: {
         summary: "A later page of a geometry answer",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         params: RequestIdParams,
         querystring: PageQuery,
         response: { 200: GeometryResponse },
@@ -78,7 +76,6 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         body: SelectionBody,
         response: {
           200: Type.Object({
