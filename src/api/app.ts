@@ -16,6 +16,7 @@ import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
 import { registerApiDocs } from "./docs.js";
+import { BODY_LIMITS } from "./limits.js";
 import { loggerOptions, type LogSink } from "./logging.js";
 import { presetGeographyRoutes } from "./v2/preset-geographies.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
@@ -40,13 +41,10 @@ declare module "fastify" {
   }
 }
 
-/** Zone sets of up to 7,000 detailed polygons are large; cap bodies well above that. */
-const BODY_LIMIT = 64 * 1024 * 1024;
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOptions(deps.logger ?? false, deps.logSink),
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: BODY_LIMITS.default,
     frameworkErrors,
     clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },

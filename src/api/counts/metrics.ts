@@ -14,6 +14,7 @@ import { metricsFromAggregates, tripTalliesOf, type MetricsQuery } from "../../e
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): MetricsQuery {
   const { startHour, endHour } = filters.dayPart;
@@ -48,6 +49,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   app.post(
     "/metrics",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],

@@ -5,6 +5,7 @@ import { firstPage, laterPage, type ResultPage } from "../../domain/counts/resul
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
@@ -28,6 +29,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app.post(
     "/geometry",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
@@ -73,6 +75,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app.post(
     "/segmentcount",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],

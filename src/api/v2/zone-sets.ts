@@ -3,6 +3,7 @@ import { Type } from "typebox";
 import { createZoneSet, deleteZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 /**
  * The known members are typed; `zones` and `osm_ids` stay loose so the domain
@@ -45,6 +46,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/zone_sets",
     {
+      bodyLimit: BODY_LIMITS.zoneSet,
       schema: {
         summary: "Create a zone set from GeoJSON zones or OSM way ids",
         tags: ["zone sets"],
