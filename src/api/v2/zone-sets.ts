@@ -4,6 +4,7 @@ import { requireZoneSet } from "../../domain/zone-sets.js";
 import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 /**
  * The known members are typed; `zones` and `osm_ids` stay loose so the domain
@@ -46,6 +47,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/zone_sets",
     {
+      bodyLimit: BODY_LIMITS.zoneSet,
       schema: {
         summary: "Create a zone set from GeoJSON zones or OSM way ids",
         tags: ["zone sets"],
