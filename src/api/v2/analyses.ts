@@ -87,6 +87,7 @@ const ListEntry = Type.Object({
   progress: Type.Number({ description: "0..1" }),
   analysis_type: Type.String(),
   travel_mode_type: Type.String(),
+  country: Type.String({ description: "the road network the analysis runs on (lists filter by it)" }),
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
@@ -101,7 +102,6 @@ const NamedSlice = Type.Object({
 const AnalysisDetail = Type.Object({
   ...ListEntry.properties,
   output_type: Type.String(),
-  country: Type.String(),
   oz_sets: Type.Array(SetRef),
   dz_sets: Type.Array(SetRef),
   date_ranges: Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() })),
@@ -133,6 +133,7 @@ const listEntry = (store: Store, a: StoredAnalysis) => ({
   progress: a.progress,
   analysis_type: a.spec.analysisType,
   travel_mode_type: a.spec.travelMode,
+  country: a.spec.country,
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
@@ -155,7 +156,6 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
   return {
     ...listEntry(store, a),
     output_type: spec.outputType,
-    country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
     date_ranges: spec.dateRanges.map(({ start_date, end_date }) => ({ start_date, end_date })),

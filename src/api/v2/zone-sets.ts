@@ -30,6 +30,14 @@ const ZoneSetSummary = Type.Object({
   created_at: Type.String(),
 });
 
+const ZoneSetListEntry = Type.Object({
+  ...ZoneSetSummary.properties,
+  bbox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()], {
+    description:
+      "[west, south, east, north] of all zones (a Streetflow addition: the page lists a network's sets)",
+  }),
+});
+
 const ZoneSetParams = Type.Object({ name_or_uuid: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const summaryOf = (z: Omit<StoredZoneSet, "featureCollection">) => ({
@@ -70,13 +78,13 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["zone sets"],
         querystring: KeyQuery,
         response: {
-          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetSummary) }),
+          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetListEntry) }),
         },
       },
     },
     async (request) => ({
       status: "success" as const,
-      zone_sets: store.zoneSets.list(request.apiKey.orgId).map(summaryOf),
+      zone_sets: store.zoneSets.list(request.apiKey.orgId).map((z) => ({ ...summaryOf(z), bbox: z.bbox })),
     }),
   );
 
