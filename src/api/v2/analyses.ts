@@ -11,7 +11,7 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../domain/analyses/lifecycle.js";
-import { validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ANALYSIS_TYPES, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import type { StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
@@ -27,11 +27,12 @@ const AnalysisBody = Type.Object(
     analysis_name: field(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
-    analysis_type: field("OD_Analysis"),
+    analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
     travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
-    dz_sets: field("destination zone sets: [{name} | {uuid}]"),
+    dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
+    geography_type: field("OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}"),
     date_ranges: field("[{start_date, end_date}] MM/DD/YYYY within the supported data periods"),
     day_types: field("comma-separated <name>|<start><end>, weekdays 1 (Monday) to 7"),
     day_parts: field("comma-separated <name>|<HH><HH>, end hour inclusive"),
@@ -100,6 +101,9 @@ const AnalysisDetail = Type.Object({
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   tags: Type.Array(Type.String()),
+  geography_type: Type.Optional(
+    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
+  ),
 });
 
 const listEntry = (a: StoredAnalysis) => ({
@@ -113,6 +117,14 @@ const listEntry = (a: StoredAnalysis) => ({
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/** The type-specific parameters of a stored spec, in the request's terms. */
+function typeDetail(spec: StoredAnalysis["spec"]) {
+  const options = spec.options ?? {};
+  return {
+    ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
+  };
+}
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
 function analysisDetail(a: StoredAnalysis) {
@@ -135,6 +147,7 @@ function analysisDetail(a: StoredAnalysis) {
     unit_of_measurement: spec.unit,
     description: spec.description,
     tags: spec.tags,
+    ...typeDetail(spec),
   };
 }
 

@@ -16,6 +16,7 @@ import type {
   NetworkImportInfo,
   NetworkRepo,
   Organization,
+  PresetAreaRepo,
   Store,
   StoredZoneSet,
   TripRepo,
@@ -27,6 +28,7 @@ import type {
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
+import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
+  readonly presetAreas: PresetAreaRepo;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -80,6 +83,7 @@ export class SqliteStore implements Store {
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
+    this.presetAreas = new SqlitePresetAreas(this.db);
   }
 
   transaction<T>(fn: () => T): T {
