@@ -21,10 +21,14 @@ import type {
   StoredZoneSet,
   TripRepo,
   TripStatsRepo,
+  UserRole,
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
+  NotificationRepo,
+  TagRepo,
 } from "../types.js";
+import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
@@ -32,6 +36,7 @@ import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
+import { SqliteSecurity } from "./security.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -57,6 +62,9 @@ export class SqliteStore implements Store {
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
   readonly presetAreas: PresetAreaRepo;
+  readonly tags: TagRepo;
+  readonly notifications: NotificationRepo;
+  readonly security: SqliteSecurity;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -84,6 +92,9 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
     this.presetAreas = new SqlitePresetAreas(this.db);
+    this.tags = new SqliteTags(this.db);
+    this.notifications = new SqliteNotifications(this.db);
+    this.security = new SqliteSecurity(this.db);
   }
 
   transaction<T>(fn: () => T): T {
@@ -157,14 +168,14 @@ class SqliteAccounts implements AccountRepo {
     return (rows as OrgRow[]).map(toOrg);
   }
 
-  addUser(email: string, orgId: string): void {
+  addUser(email: string, orgId: string, role: UserRole = "analyst"): void {
     this.db.transaction(() => {
       this.db
         .prepare("INSERT OR IGNORE INTO users (email_key, email, created_at) VALUES (?, ?, ?)")
         .run(key(email), email.trim(), now());
       this.db
-        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id) VALUES (?, ?)")
-        .run(key(email), orgId);
+        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id, role) VALUES (?, ?, ?)")
+        .run(key(email), orgId, role);
     })();
   }
 
