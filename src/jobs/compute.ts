@@ -4,6 +4,7 @@ import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { isoWeekday } from "../engine/time.js";
 import { computeOdMetrics } from "./od-metrics.js";
+import { findTravelMode } from "../domain/travel-modes.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -42,7 +43,13 @@ export const SAMPLE_SIZE_HEADER = [
 export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   const rows: (string | number)[][] = [];
   for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
+    const days = store.tripStats.dailyTotals(
+      spec.country,
+      spec.vehicleClasses,
+      range.startDay,
+      range.endDay,
+      findTravelMode(spec.travelMode)?.sources,
+    );
     for (const dayType of spec.dayTypes) {
       const matching = days.filter((d) => {
         const weekday = isoWeekday(d.day);
@@ -61,9 +68,18 @@ export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   return toCsv(SAMPLE_SIZE_HEADER, rows);
 }
 
-/** OD_Analysis: the origin-destination metrics from the stored trips, and the sample behind them. */
+/** The metrics of each analysis type, by its canonical name (see domain/analyses/catalogue.ts). */
+const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs> = {
+  OD_Analysis: computeOdMetrics,
+  // The OD computation with the preset geography's areas as destination zones.
+  OD_Preset_Geography: computeOdMetrics,
+};
+
+/** Any analysis type: its metrics from the stored trips, and the sample behind them. */
 export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
-  const metrics = computeOdMetrics(spec, ctx);
+  const metricsOf = METRICS_OF_TYPE[spec.analysisType];
+  if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
+  const metrics = metricsOf(spec, ctx);
   metrics.sample_size = sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;
