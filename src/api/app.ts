@@ -5,8 +5,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
-import { installErrorHandling, ErrorBody } from "./errors.js";
-import { requireApiKey, zoneApiKey } from "./auth.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
+import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
 import { analysisRoutes } from "./v2/analyses.js";
@@ -17,24 +17,37 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { loggerOptions, type LogSink } from "./logging.js";
 import { presetGeographyRoutes } from "./v2/preset-geographies.js";
+import { tagRoutes } from "./v2/tags.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
+import cookie from "@fastify/cookie";
+import { adminRoutes } from "./security/admin.js";
+import { registerSecurityHeaders, swaggerCsp } from "./security/headers.js";
+import { securityOptions, type SecurityOptions, type SecurityOverrides } from "./security/options.js";
+import { registerRateLimits } from "./security/rate-limits.js";
+import { sessionRoutes } from "./security/sessions.js";
 
 export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
+  /** Log one line per request to stdout (the server does; tests pass `logSink` instead). */
   logger?: boolean;
+  logSink?: LogSink;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
   webRoot?: string;
   /** Map under the web application's layers, sent to the page in /config.json (none by default). */
   basemap?: Basemap | null;
+  /** Session and lockout limits, rate limits (raise them for load tests) and the trust-proxy setting. */
+  security?: SecurityOverrides;
 }
 
 declare module "fastify" {
   interface FastifyInstance {
     deps: AppDeps;
+    security: SecurityOptions;
   }
 }
 
@@ -42,14 +55,25 @@ declare module "fastify" {
 const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const security = securityOptions(deps.security);
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...loggerOptions(deps.logger ?? false, deps.logSink),
+    trustProxy: security.trustProxy,
     bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate("deps", deps);
+  app.decorate("security", security);
+  app.decorateRequest("principal", null as never);
+  app.decorateRequest("session", null);
   installErrorHandling(app);
   app.addSchema(ErrorBody);
+  await app.register(cookie);
+  await registerSecurityHeaders(app, deps.basemap ?? null);
+  // Before any route: the plugin attaches its hook to the routes registered after it.
+  await registerRateLimits(app, deps.store, security.rateLimits);
 
   await app.register(swagger, {
     openapi: {
@@ -70,19 +94,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: true, transformStaticCSP: swaggerCsp });
   app.get("/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register(
     async (v2) => {
-      v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
+      v2.addHook("onRequest", rejectRepeatedQuery);
+      v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey, security.policy));
       await v2.register(echoRoutes);
       await v2.register(accountRoutes);
       await v2.register(dateRangeRoutes);
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
+      await v2.register(tagRoutes);
       await v2.register(networkRoutes);
       await v2.register(placeRoutes);
       await v2.register(presetGeographyRoutes);
@@ -90,6 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: "/api/v2" },
   );
   await app.register(countsRoutes, { prefix: "/counts/v1" });
+  await app.register(sessionRoutes, { prefix: "/auth" });
+  await app.register(adminRoutes, { prefix: "/admin/api" });
   registerClientConfig(app, deps.basemap ?? null);
   await registerWebApp(app, deps.webRoot ?? DEFAULT_WEB_ROOT);
   return app;

@@ -4,6 +4,7 @@ import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { isoWeekday } from "../engine/time.js";
 import { computeOdMetrics } from "./od-metrics.js";
+import { findTravelMode } from "../domain/travel-modes.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -42,7 +43,13 @@ export const SAMPLE_SIZE_HEADER = [
 export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   const rows: (string | number)[][] = [];
   for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
+    const days = store.tripStats.dailyTotals(
+      spec.country,
+      spec.vehicleClasses,
+      range.startDay,
+      range.endDay,
+      findTravelMode(spec.travelMode)?.sources,
+    );
     for (const dayType of spec.dayTypes) {
       const matching = days.filter((d) => {
         const weekday = isoWeekday(d.day);
