@@ -233,7 +233,10 @@ export interface ZoneFeature {
   properties: Record<string, unknown>;
 }
 
-export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection">;
+export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection"> & {
+  /** [west, south, east, north] of all zones, kept by the store (lists filter sets by network with it). */
+  bbox: [number, number, number, number] | null;
+};
 
 export interface ZoneSetRepo {
   /** Throws DomainError 409 when the name is taken (case-insensitive) in the organization. */

@@ -108,6 +108,8 @@ describe("analyses endpoints", () => {
     const listed = list.analyses.find((a: { uuid: string }) => a.uuid === uuid);
     assert.equal(listed.progress, 1);
     assert.equal(listed.travel_mode_type, "Truck");
+    // The list names each analysis' network, so the page lists those of the chosen network.
+    assert.equal(listed.country, "mc");
   });
 
   it("cancels a running analysis; deleting it while Processing is refused", async () => {

@@ -475,7 +475,7 @@ describe("security headers, and no secret in the database or the log", () => {
     const files = readdirSync(dir).filter((f) => f.startsWith("streetflow.db"));
     const database = files.map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
     const log = logLines.join("");
-    assert.ok(log.includes("/api/v2/zone_sets?key=[masked]"), "requests are logged, keys masked");
+    assert.ok(log.includes(`"route":"/api/v2/zone_sets"`), "requests are logged, by route");
     const secrets = {
       password: PASSWORD,
       "reset password": "secret reset password",

@@ -1,3 +1,4 @@
+import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
@@ -31,7 +32,7 @@ const AnalysisBody = Type.Object(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
     analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
-    travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
+    travel_mode_type: field(`one of ${Object.keys(TRAVEL_MODES).join(", ")}`),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
     dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
@@ -87,6 +88,7 @@ const ListEntry = Type.Object({
   progress: Type.Number({ description: "0..1" }),
   analysis_type: Type.String(),
   travel_mode_type: Type.String(),
+  country: Type.String({ description: "the road network the analysis runs on (lists filter by it)" }),
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
@@ -101,7 +103,6 @@ const NamedSlice = Type.Object({
 const AnalysisDetail = Type.Object({
   ...ListEntry.properties,
   output_type: Type.String(),
-  country: Type.String(),
   oz_sets: Type.Array(SetRef),
   dz_sets: Type.Array(SetRef),
   date_ranges: Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() })),
@@ -133,6 +134,7 @@ const listEntry = (store: Store, a: StoredAnalysis) => ({
   progress: a.progress,
   analysis_type: a.spec.analysisType,
   travel_mode_type: a.spec.travelMode,
+  country: a.spec.country,
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
@@ -155,7 +157,6 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
   return {
     ...listEntry(store, a),
     output_type: spec.outputType,
-    country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
     date_ranges: spec.dateRanges.map(({ start_date, end_date }) => ({ start_date, end_date })),

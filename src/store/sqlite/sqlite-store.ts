@@ -37,6 +37,7 @@ import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
+import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -409,6 +410,7 @@ interface ZoneSetRow {
   zone_count: number;
   created_at: string;
   features?: string;
+  bbox: string | null;
 }
 
 const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
@@ -419,6 +421,7 @@ const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
   withCalibration: r.with_calibration === 1,
   zoneCount: r.zone_count,
   createdAt: r.created_at,
+  bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
 });
 
 class SqliteZoneSets implements ZoneSetRepo {
@@ -428,8 +431,8 @@ class SqliteZoneSets implements ZoneSetRepo {
     try {
       this.db
         .prepare(
-          `INSERT INTO zone_sets (uuid, org_id, name, name_key, geom_type, with_calibration, zone_count, created_at, features)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO zone_sets (uuid, org_id, name, name_key, geom_type, with_calibration, zone_count, created_at, features, bbox)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           z.uuid,
@@ -441,6 +444,7 @@ class SqliteZoneSets implements ZoneSetRepo {
           z.zoneCount,
           z.createdAt,
           JSON.stringify(z.featureCollection),
+          zoneSetBboxJson(z.featureCollection),
         );
     } catch (e) {
       if (isUniqueViolation(e))
@@ -465,7 +469,7 @@ class SqliteZoneSets implements ZoneSetRepo {
   list(orgId: string): ZoneSetSummary[] {
     const rows = this.db
       .prepare(
-        `SELECT uuid, org_id, name, geom_type, with_calibration, zone_count, created_at FROM zone_sets
+        `SELECT uuid, org_id, name, geom_type, with_calibration, zone_count, created_at, bbox FROM zone_sets
          WHERE org_id = ? ORDER BY created_at, name`,
       )
       .all(orgId) as ZoneSetRow[];

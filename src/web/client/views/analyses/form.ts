@@ -1,6 +1,7 @@
 /** The "New analysis" form: fields from the API's definitions, checks before sending, server issues in place. */
 import { ApiError, type ZoneSetSummary } from "../../api.js";
 import type { AppContext } from "../../context.js";
+import { zoneSetOnNetwork } from "../../networks.js";
 import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi } from "./api.js";
 import {
@@ -423,12 +424,14 @@ export function analysisForm(
 
   const loadZoneSets = async () => {
     try {
-      fillZoneSets(await ctx.api.listZoneSets());
+      const network = ctx.currentNetwork();
+      fillZoneSets((await ctx.api.listZoneSets()).filter((set) => zoneSetOnNetwork(set, network)));
     } catch (err) {
       ctx.showError(status, "Zone sets failed to load", err);
     }
   };
   ctx.events.on("zone-sets-changed", () => void loadZoneSets());
+  ctx.events.on("network-changed", () => void loadZoneSets());
 
   // ---- submit ----
 
