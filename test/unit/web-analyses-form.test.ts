@@ -123,6 +123,12 @@ describe("web analyses: form rules", () => {
     assert.equal("dz_sets" in body, false);
     assert.equal("geography_type" in analysisRequest(form()), false);
     assert.equal(issueSlot("geography_type"), "geography_type");
+    const activity = analysisRequest(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }));
+    assert.deepEqual(
+      checkForm(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }), SUPPORTED),
+      [],
+    );
+    assert.equal("dz_sets" in activity || "geography_type" in activity, false);
   });
 
   it("puts each server issue next to its field", () => {

@@ -130,6 +130,12 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     destinations: false,
     geography: true,
   },
+  {
+    value: "Zone_Activity_Analysis",
+    label: "Zone activity (Zone_Activity_Analysis)",
+    destinations: false,
+    geography: false,
+  },
 ];
 
 export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>
