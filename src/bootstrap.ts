@@ -2,9 +2,14 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./domain/accounts.js";
+import { generatePassword } from "./domain/security/passwords.js";
+import { setPassword } from "./domain/security/sessions.js";
 import { importNetwork } from "./services/network-import.js";
 import { tripMatcher } from "./engine/matching/index.js";
-import { Simulation } from "./engine/simulate/index.js";
+import type { Network } from "./engine/network/network.js";
+import { Simulation, type SimulateOptions } from "./engine/simulate/index.js";
+import type { TraceSource } from "./engine/trips/types.js";
+import { storeTransitRiders } from "./services/transit.js";
 import { writeSimulation } from "./engine/simulate/writers.js";
 import { formatIngestReport, ingestFiles } from "./services/ingest.js";
 import type { Runtime } from "./runtime.js";
@@ -13,20 +18,15 @@ import type { Runtime } from "./runtime.js";
 export const DEMO_PBF = resolve(fileURLToPath(import.meta.url), "../../data/osm/monaco.osm.pbf");
 export const DEMO_COUNTRY = "mc";
 
+export const DEMO_KEY_FILE = "demo-api-key.txt";
+export const DEMO_PASSWORD_FILE = "demo-password.txt";
+
 /**
- * First start on an empty store: a demo organization, user and key (written to
- * demo-api-key.txt so a newcomer can curl at once) and the Monaco network.
+ * First start on an empty store: the demo account (see ensureDemoAccount), the Monaco network and a year of
+ * simulated trips.
  */
 export async function ensureDemoData(rt: Runtime, log: (line: string) => void): Promise<void> {
-  if (rt.store.accounts.isEmpty()) {
-    const org = rt.store.accounts.createOrganization(DEMO_ORG);
-    rt.store.accounts.addUser(DEMO_EMAIL, org.id);
-    const { key } = issueApiKey(rt.store, org.id, "demo");
-    const file = join(rt.dataDir, "demo-api-key.txt");
-    writeFileSync(file, `${key}\n`, { mode: 0o600 });
-    log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
-    log(`Demo API key: ${key}  (also in ${file})`);
-  }
+  await ensureDemoAccount(rt, log);
   if (!rt.store.network.countries().some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
     await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
@@ -34,8 +34,37 @@ export async function ensureDemoData(rt: Runtime, log: (line: string) => void): 
   if (rt.store.trips.countTrips(DEMO_COUNTRY) === 0) await loadDemoTrips(rt, log);
 }
 
+/**
+ * A demo organization with an admin user and a key. The user's generated password and the key are printed
+ * and written side by side in the data directory, so a newcomer can sign in or curl at once.
+ */
+export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void): Promise<void> {
+  if (rt.store.accounts.isEmpty()) {
+    const org = rt.store.accounts.createOrganization(DEMO_ORG);
+    rt.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
+    const { key } = issueApiKey(rt.store, org.id, "demo");
+    const file = join(rt.dataDir, DEMO_KEY_FILE);
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
+    log(`Demo API key: ${key}  (also in ${file})`);
+  }
+  // Also for a store made before passwords existed: the demo admin gets one the first time.
+  const demoUser = rt.store.security.organizationsOf(DEMO_EMAIL).length > 0;
+  if (demoUser && !rt.store.security.passwordHashOf(DEMO_EMAIL)) {
+    const password = generatePassword();
+    await setPassword(rt.store, DEMO_EMAIL, password);
+    const file = join(rt.dataDir, DEMO_PASSWORD_FILE);
+    writeFileSync(file, `${password}\n`, { mode: 0o600 });
+    log(`Demo sign-in: ${DEMO_EMAIL} with password ${password}  (also in ${file})`);
+  }
+}
+
 /** Demo trips per day: a year of them simulates, matches and stores in well under a minute. */
 export const DEMO_TRIPS_PER_DAY = 30;
+/** Trips per day of the demo's connected-vehicle (telematics) fleet, the data of All_Vehicles_CVD_Plus. */
+export const DEMO_CVD_TRIPS_PER_DAY = 5;
+/** Transit rider journeys per day (bus or rail, with their walks): the data of the Bus and Rail modes. */
+export const DEMO_TRANSIT_RIDERS_PER_DAY = 10;
 
 /** The twelve full months before `today`, as simulate's from/to. */
 export function demoYear(today = new Date()): { from: string; to: string } {
@@ -47,30 +76,57 @@ export function demoYear(today = new Date()): { from: string; to: string } {
 }
 
 /**
- * Simulates a year of location-based traces on the demo network (fixed seed,
- * so every fresh install has the same data) and ingests them like any other
- * traces: split, map-matched, stored.
+ * A year of demo data on the demo network, with data in every travel mode (fixed seeds, so every
+ * fresh install has the same data): location-based traces of every road class and a small
+ * connected-vehicle fleet, ingested like any other traces (split, map-matched, stored), and
+ * transit riders on the imported bus routes and rail lines, stored as they travelled.
  */
 async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<void> {
   const network = rt.networks.get(DEMO_COUNTRY);
   if (!network) return;
   const { from, to } = demoYear();
   log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
-  const dir = join(rt.dataDir, "demo-traces");
-  const sim = new Simulation(network, {
+  await simulateAndIngest(rt, network, "lbs", join(rt.dataDir, "demo-traces"), log, {
     from,
     to,
     tripsPerDay: DEMO_TRIPS_PER_DAY,
     seed: 2024,
     source: "lbs",
   });
-  const written = writeSimulation(sim.trips(), dir);
+  log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
+  await simulateAndIngest(rt, network, "telematics", join(rt.dataDir, "demo-traces-cvd"), log, {
+    from,
+    to,
+    tripsPerDay: DEMO_CVD_TRIPS_PER_DAY,
+    seed: 2025,
+    source: "telematics",
+    // Connected vehicles are cars and trucks.
+    vehicleMix: { bicycle: 0, pedestrian: 0 },
+  });
+  log(`Simulating transit riders (${DEMO_TRANSIT_RIDERS_PER_DAY} journeys per day)...`);
+  storeTransitRiders(
+    rt,
+    DEMO_COUNTRY,
+    { from, to, ridersPerDay: DEMO_TRANSIT_RIDERS_PER_DAY, seed: 2024 },
+    (l) => log(`  ${l}`),
+  );
+}
+
+async function simulateAndIngest(
+  rt: Runtime,
+  network: Network,
+  source: TraceSource,
+  dir: string,
+  log: (line: string) => void,
+  options: SimulateOptions,
+): Promise<void> {
+  const written = writeSimulation(new Simulation(network, options).trips(), dir);
   const report = await ingestFiles(
     rt,
     written.months.map((m) => m.traces),
     {
       country: DEMO_COUNTRY,
-      source: "lbs",
+      source,
       vehicleClass: "personal",
       matcher: tripMatcher(network),
       onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifySchema } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { swaggerCsp } from "./security/headers.js";
 
 /** The three ways a key is sent; Swagger UI's Authorize asks for each once and fills every call. */
 const SECURITY_SCHEMES = {
@@ -46,6 +47,8 @@ export async function registerApiDocs(app: FastifyInstance): Promise<void> {
   });
   await app.register(swaggerUi, {
     routePrefix: "/docs",
+    staticCSP: true,
+    transformStaticCSP: swaggerCsp,
     logo: { type: "image/svg+xml", content: Buffer.from(LOGO_SVG), href: "/docs", target: "_self" },
     theme: {
       title: "Streetflow API",

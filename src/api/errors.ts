@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { logRequestLine } from "./logging.js";
-import { DomainError, ValidationError } from "../domain/errors.js";
+import { DomainError, RetryLaterError, ValidationError } from "../domain/errors.js";
 
 /** The one error body every failing request gets. */
 export const ErrorBody = Type.Object(
@@ -24,8 +24,15 @@ interface ErrorPayload {
   error: { code: string; message: string; field?: string; issues?: { field: string; message: string }[] };
 }
 
+/**
+ * Clients format error messages as templates (`{name}` is a placeholder there), so no message carries a
+ * brace: the catalogue is written without them, and a brace a user value brings in becomes a parenthesis.
+ */
+export const braceless = (message: string) => message.replace(/\{/g, "(").replace(/\}/g, ")");
+
 function body(code: string, message: string, field?: string): ErrorPayload {
-  return { status: "error", error: field ? { code, message, field } : { code, message } };
+  const text = braceless(message);
+  return { status: "error", error: field ? { code, message: text, field } : { code, message: text } };
 }
 
 /** `/zones/0/properties/name` → `zones[0].properties.name` */
@@ -109,9 +116,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ValidationError) {
       const payload = body(err.code, err.message, err.field);
-      payload.error.issues = err.issues;
+      payload.error.issues = err.issues.map((i) => ({ field: i.field, message: braceless(i.message) }));
       return reply.status(err.httpStatus).send(payload);
     }
+    if (err instanceof RetryLaterError) reply.header("retry-after", String(err.retryAfterSeconds));
     if (err instanceof DomainError)
       return reply.status(err.httpStatus).send(body(err.code, err.message, err.field));
     if (err.validation) return reply.status(400).send(schemaValidationBody(err));

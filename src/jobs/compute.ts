@@ -4,6 +4,8 @@ import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { isoWeekday } from "../engine/time.js";
 import { computeOdMetrics } from "./od-metrics.js";
+import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
+import { findTravelMode } from "../domain/travel-modes.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -42,7 +44,13 @@ export const SAMPLE_SIZE_HEADER = [
 export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   const rows: (string | number)[][] = [];
   for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
+    const days = store.tripStats.dailyTotals(
+      spec.country,
+      spec.vehicleClasses,
+      range.startDay,
+      range.endDay,
+      findTravelMode(spec.travelMode)?.sources,
+    );
     for (const dayType of spec.dayTypes) {
       const matching = days.filter((d) => {
         const weekday = isoWeekday(d.day);
@@ -66,6 +74,7 @@ const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) 
   OD_Analysis: computeOdMetrics,
   // The OD computation with the preset geography's areas as destination zones.
   OD_Preset_Geography: computeOdMetrics,
+  Zone_Activity_Analysis: computeZoneActivityMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

@@ -1,7 +1,7 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type ObservedTrip, type OdRow } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
@@ -15,7 +15,9 @@ import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
 import { daysBetween, LocalClock, monthKey } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
-import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
+import { VEHICLE_CLASS_OF_CODE } from "../engine/trips/codes.js";
+import { TRACE_SOURCES, type VehicleClass } from "../engine/trips/types.js";
+import { findTravelMode, type TravelMode } from "../domain/travel-modes.js";
 import type { Store, ZoneFeature } from "../store/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 
@@ -23,29 +25,48 @@ import type { ComputeContext, MetricCsvs } from "./compute.js";
 const GROUPS = [
   {
     name: "All Vehicles",
-    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian"],
+    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian", "bus", "rail"],
   },
   { name: "Personal", classes: ["personal"] },
   { name: "Commercial", classes: ["medium_commercial", "heavy_commercial"] },
   { name: "Medium Commercial", classes: ["medium_commercial"] },
   { name: "Heavy Commercial", classes: ["heavy_commercial"] },
 ] as const;
-const ALL = 0;
-const PERSONAL = 1;
-const COMMERCIAL = 2;
+export const ALL = 0;
+export const PERSONAL = 1;
+export const COMMERCIAL = 2;
+const MEDIUM = 3;
+const HEAVY = 4;
 
 /** Which groups each vehicle class (by its code in the trip store) counts in. */
-const GROUPS_OF_CLASS: number[][] = VEHICLE_CLASSES.map((c) =>
+const GROUPS_OF_CLASS: number[][] = Array.from(VEHICLE_CLASS_OF_CODE, (c) =>
   GROUPS.flatMap((g, i) => ((g.classes as readonly string[]).includes(c) ? [i] : [])),
 );
 
-/** How the all-traffic metric names its device type for single-mode analyses. */
+/** Device type of the mode's own traffic for modes of one kind of traveller (the vehicle modes: All Vehicles). */
+const SINGLE_KIND_NAMES: Partial<Record<string, string>> = {
+  Truck: "Truck",
+  Bicycle: "Bicycle",
+  Pedestrian: "Pedestrian",
+  Bus: "Bus",
+  Rail: "Rail",
+};
+
+/** The device-type name of each group's rows, as the CSVs write it. */
+export function groupNames(spec: AnalysisSpec): string[] {
+  return [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)];
+}
+
+/** How the all-traffic metric names its device type. */
 function allGroupName(spec: AnalysisSpec): string {
-  const only = (c: VehicleClass) => spec.vehicleClasses.length === 1 && spec.vehicleClasses[0] === c;
-  if (only("bicycle")) return "Bicycle";
-  if (only("pedestrian")) return "Pedestrian";
-  if (spec.travelMode === "Truck") return "Truck";
-  return GROUPS[ALL].name;
+  return SINGLE_KIND_NAMES[spec.travelMode] ?? GROUPS[ALL].name;
+}
+
+/** The analysis' travel mode; specs store its canonical name, so it is always found. */
+function modeOf(spec: AnalysisSpec): TravelMode {
+  const mode = findTravelMode(spec.travelMode);
+  if (!mode) throw new Error(`unknown travel mode "${spec.travelMode}"`);
+  return mode;
 }
 
 interface ZoneSide {
@@ -129,7 +150,12 @@ export interface OdAggregation {
  * formats the result; ground-truth tests and diagnostics read the raw sample
  * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregation {
+export function aggregateOd(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
+  watch?: (seen: ObservedTrip) => void,
+): OdAggregation {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -158,10 +184,11 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
     spec.outputType === "volume"
       ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
       : null;
-  if (attributes || calibration)
+  if (attributes || calibration || watch)
     aggregator.observer = (seen) => {
       if (attributes) distributions.add(seen);
       calibration?.add(seen);
+      watch?.(seen);
     };
   scanTrips(spec, ctx, network, aggregator);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
@@ -171,7 +198,8 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
 
 /**
  * Origin-destination metrics of an OD_Analysis from the stored trips:
- * od_all, od_pers / od_comm where the travel mode has those vehicles, zone_od_all,
+ * od_<suffix> and zone_od_<suffix> of the mode's own traffic (od_all, od_bike, od_bus, ...; Truck: od_comm
+ * split by weight), od_pers / od_comm where a vehicle mode has those vehicles,
  * and the trip- and traveler-attribute distributions when asked for.
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
@@ -186,27 +214,33 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     dayTypes: spec.dayTypes.map((d) => d.label),
     dayParts: spec.dayParts.map((p) => p.label),
   };
-  const metrics: MetricCsvs = {
-    od_all: odCsv(
+  const mode = modeOf(spec);
+  const metrics: MetricCsvs = {};
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
+  const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
+  if (mode.suffix === "comm") {
+    metrics.od_comm = odCsv(
+      rows.filter((r) => commercial.includes(r.group)),
+      labels,
+    );
+  } else {
+    metrics[`od_${mode.suffix}`] = odCsv(
       rows.filter((r) => r.group === ALL),
       labels,
-    ),
-  };
-  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
-  if (has("personal") && spec.vehicleClasses.length > 1)
-    metrics.od_pers = odCsv(
-      rows.filter((r) => r.group === PERSONAL),
-      labels,
     );
-  if (has("medium_commercial") || has("heavy_commercial")) {
-    // Truck analyses also split commercial traffic into medium and heavy vehicles.
-    const wanted = spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL];
-    metrics.od_comm = odCsv(
-      rows.filter((r) => wanted.includes(r.group)),
-      labels,
-    );
+    if (has("personal") && spec.vehicleClasses.length > 1)
+      metrics.od_pers = odCsv(
+        rows.filter((r) => r.group === PERSONAL),
+        labels,
+      );
+    if (has("medium_commercial") || has("heavy_commercial"))
+      metrics.od_comm = odCsv(
+        rows.filter((r) => commercial.includes(r.group)),
+        labels,
+      );
   }
-  metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
+  metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
     Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
   return metrics;
@@ -277,7 +311,13 @@ function scanTrips(
   const view = new TripView(network);
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
   let seen = 0;
-  const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
+  const { sources } = modeOf(spec);
+  const options = {
+    ...scanMonths(spec),
+    vehicleClasses: spec.vehicleClasses,
+    // Modes of one trace source (LBS_Plus, CVD_Plus) leave the other source's trips out.
+    sources: sources.length < TRACE_SOURCES.length ? sources : undefined,
+  };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
   const weightOf = weightByUtcMonth(

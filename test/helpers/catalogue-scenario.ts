@@ -80,6 +80,6 @@ export async function finished(
     });
     const entry = res.json().analyses[0];
     if (entry.status !== "Processing") return entry;
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100)); // well under the per-key rate limit
   }
 }

@@ -1,18 +1,22 @@
+import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
+import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
+import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
-  PUBLIC_STATUS,
-  cancelAnalysis,
-  createAnalysis,
-  deleteAnalysis,
-  metricCsv,
-  requireAnalysis,
-  statusEntry,
-} from "../../domain/analyses/lifecycle.js";
-import { ANALYSIS_TYPES, validateAnalysisRequest } from "../../domain/analyses/spec.js";
-import type { StoredAnalysis } from "../../store/types.js";
+  ignoredFieldWarnings,
+  vendorOptionsJson,
+  vendorOptionsOf,
+} from "../../domain/analyses/vendor-options.js";
+import { braceless } from "../errors.js";
+import {
+  assertMayAnalyse,
+  guardedAnalysisAction,
+  guardedCreateAnalysis,
+} from "../../domain/security/guarded.js";
+import type { Store, StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
@@ -28,7 +32,7 @@ const AnalysisBody = Type.Object(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
     analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
-    travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
+    travel_mode_type: field(`one of ${Object.keys(TRAVEL_MODES).join(", ")}`),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
     dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
@@ -42,6 +46,13 @@ const AnalysisBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+const AnalysisCreated = Type.Object({
+  ...SuccessCreated.properties,
+  warnings: Type.Optional(
+    Type.Array(Type.String(), { description: "unknown top-level fields that were ignored (also logged)" }),
+  ),
+});
 
 const StatusEntry = Type.Object({
   name: Type.String(),
@@ -77,9 +88,11 @@ const ListEntry = Type.Object({
   progress: Type.Number({ description: "0..1" }),
   analysis_type: Type.String(),
   travel_mode_type: Type.String(),
+  country: Type.String({ description: "the road network the analysis runs on (lists filter by it)" }),
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
+  tags: Type.Array(Type.String(), { description: "the organization's tags the analysis carries" }),
 });
 const SetRef = Type.Object({ name: Type.String(), uuid: Type.String() });
 const NamedSlice = Type.Object({
@@ -90,7 +103,6 @@ const NamedSlice = Type.Object({
 const AnalysisDetail = Type.Object({
   ...ListEntry.properties,
   output_type: Type.String(),
-  country: Type.String(),
   oz_sets: Type.Array(SetRef),
   dz_sets: Type.Array(SetRef),
   date_ranges: Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() })),
@@ -100,20 +112,33 @@ const AnalysisDetail = Type.Object({
   trip_attributes: Type.Boolean(),
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  tags: Type.Array(Type.String()),
   geography_type: Type.Optional(
     Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
   ),
+  // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
+  enable_home_work_locations: Type.Boolean(),
+  hwl_enable_visitor: Type.Boolean(),
+  hwl_enable_resident: Type.Boolean(),
+  hwl_enable_worker: Type.Boolean(),
+  aadt_calibration_year: Type.Union([Type.Integer(), Type.Null()]),
+  segment_types: Type.Array(Type.String()),
+  enable_15min: Type.Boolean(),
+  is_massive_queue: Type.Boolean(),
+  zone_intersection_type: Type.String(),
+  enable_visualization: Type.Boolean(),
+  enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = (a: StoredAnalysis) => ({
+const listEntry = (store: Store, a: StoredAnalysis) => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
   travel_mode_type: a.spec.travelMode,
+  country: a.spec.country,
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
+  tags: store.tags.tagsOf(a.uuid),
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
@@ -127,12 +152,11 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
 }
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-function analysisDetail(a: StoredAnalysis) {
+function analysisDetail(store: Store, a: StoredAnalysis) {
   const { spec } = a;
   return {
-    ...listEntry(a),
+    ...listEntry(store, a),
     output_type: spec.outputType,
-    country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
     date_ranges: spec.dateRanges.map(({ start_date, end_date }) => ({ start_date, end_date })),
@@ -146,8 +170,8 @@ function analysisDetail(a: StoredAnalysis) {
     trip_attributes: spec.tripAttributes,
     unit_of_measurement: spec.unit,
     description: spec.description,
-    tags: spec.tags,
     ...typeDetail(spec),
+    ...vendorOptionsJson(vendorOptionsOf(spec)),
   };
 }
 
@@ -177,13 +201,20 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["analyses"],
         querystring: KeyQuery,
         body: AnalysisBody,
-        response: { 200: SuccessCreated },
+        response: { 201: AnalysisCreated },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      assertMayAnalyse(request.principal);
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
-      const created = createAnalysis(store, spec);
-      return { name: created.name, status: "success" as const, uuid: created.uuid };
+      const created = guardedCreateAnalysis(store, request.principal, spec);
+      const ignored = ignoredRequestFields(request.body);
+      if (ignored.length)
+        request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
+      const warnings = ignored.length ? { warnings: ignoredFieldWarnings(ignored) } : {};
+      return reply
+        .status(201)
+        .send({ name: created.name, status: "success" as const, uuid: created.uuid, ...warnings });
     },
   );
 
@@ -211,7 +242,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (found) return statusEntry(found);
         const error =
           wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
-        return { ...ref, status: "Not Found" as const, error };
+        return { ...ref, status: "Not Found" as const, error: braceless(error) };
       });
       return { analyses, status: "success" as const };
     },
@@ -223,7 +254,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "The organization's analyses, newest first (deleted ones left out)",
         tags: ["analyses"],
-        querystring: KeyQuery,
+        querystring: Type.Object({
+          ...KeyQuery.properties,
+          tag: Type.Optional(
+            Type.String({ description: "only analyses carrying this tag (case-insensitive)" }),
+          ),
+        }),
         response: {
           200: Type.Object({
             analyses: Type.Array(ListEntry),
@@ -232,13 +268,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
-      analyses: store.analyses
+    async (request) => {
+      const wanted = request.query.tag?.trim().toLowerCase();
+      const entries = store.analyses
         .list(request.apiKey.orgId)
         .filter((a) => a.state !== "deleted")
-        .map(listEntry),
-      status: "success" as const,
-    }),
+        .map((a) => listEntry(store, a));
+      return {
+        analyses: wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries,
+        status: "success" as const,
+      };
+    },
   );
 
   app.get(
@@ -255,7 +295,10 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      analysis: analysisDetail(requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      analysis: analysisDetail(
+        store,
+        requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+      ),
       status: "success" as const,
     }),
   );
@@ -265,7 +308,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: "POST" | "DELETE",
     url: string,
     summary: string,
-    action: typeof cancelAnalysis,
+    action: "cancel" | "delete",
   ) =>
     app.route({
       method,
@@ -280,15 +323,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (request) => {
         assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-        return lifecycleResponse(action(store, request.apiKey.orgId, request.params.uuid));
+        return lifecycleResponse(
+          guardedAnalysisAction(store, request.principal, action, request.params.uuid),
+        );
       },
     });
-  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", cancelAnalysis);
+  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", "cancel");
   lifecycleRoute(
     "DELETE",
     "/analyses/:uuid",
     "Delete a finished analysis and its results; its name can be used again",
-    deleteAnalysis,
+    "delete",
   );
 
   app.get(

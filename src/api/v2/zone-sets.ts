@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { createZoneSet, deleteZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
+import { requireZoneSet } from "../../domain/zone-sets.js";
+import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
@@ -27,6 +28,14 @@ const ZoneSetSummary = Type.Object({
   with_calibration: Type.Boolean(),
   zone_count: Type.Integer(),
   created_at: Type.String(),
+});
+
+const ZoneSetListEntry = Type.Object({
+  ...ZoneSetSummary.properties,
+  bbox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()], {
+    description:
+      "[west, south, east, north] of all zones (a Streetflow addition: the page lists a network's sets)",
+  }),
 });
 
 const ZoneSetParams = Type.Object({ name_or_uuid: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -56,7 +65,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = createZoneSet(request.body, { store, networks, orgId: request.apiKey.orgId });
+      const created = guardedCreateZoneSet(request.principal, request.body, { store, networks });
       return reply.status(201).send({ name: created.name, status: "success" as const, uuid: created.uuid });
     },
   );
@@ -69,13 +78,13 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["zone sets"],
         querystring: KeyQuery,
         response: {
-          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetSummary) }),
+          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetListEntry) }),
         },
       },
     },
     async (request) => ({
       status: "success" as const,
-      zone_sets: store.zoneSets.list(request.apiKey.orgId).map(summaryOf),
+      zone_sets: store.zoneSets.list(request.apiKey.orgId).map((z) => ({ ...summaryOf(z), bbox: z.bbox })),
     }),
   );
 
@@ -109,7 +118,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const set = deleteZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
+      const set = guardedDeleteZoneSet(store, request.principal, request.params.name_or_uuid);
       return { status: "success" as const, name: set.name, uuid: set.uuid };
     },
   );

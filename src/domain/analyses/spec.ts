@@ -24,10 +24,18 @@ import {
   type AnalysisOptions,
   type ExtraZoneSetField,
 } from "./catalogue.js";
+import {
+  parseVendorOptions,
+  unknownFields,
+  VENDOR_FIELDS_NOT_USED,
+  VENDOR_OPTION_FIELDS,
+  type VendorOptions,
+} from "./vendor-options.js";
+
+export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
 
 /** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
 export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);
-export const OUTPUT_TYPES = ["index", "volume"] as const;
 export const UNITS = ["miles", "km"] as const;
 export const MAX_NAME_LENGTH = 50;
 
@@ -39,14 +47,6 @@ export const DEFAULT_BINS = {
   trip_circuity_bins: "1-1.2,1.2-1.4,1.4-1.6,1.6-1.8,1.8-2,2+",
 };
 export const DEFAULT_SPEED_PERCENTILES = "5,15,50,85,95";
-
-/** Request fields published clients send that are type-checked, then ignored (see docs/analyses.md). */
-export const IGNORED_FIELDS = [
-  "travel_mode_data",
-  "is_ui_enabled",
-  "enable_visualization",
-  "enable_completion_email",
-] as const;
 
 const KNOWN_FIELDS = new Set<string>([
   "insight_login_email",
@@ -68,8 +68,12 @@ const KNOWN_FIELDS = new Set<string>([
   ...Object.keys(DEFAULT_BINS),
   "enable_speed_percentile",
   "speed_percentile_bins",
-  ...IGNORED_FIELDS,
+  ...VENDOR_OPTION_FIELDS,
+  ...VENDOR_FIELDS_NOT_USED,
 ]);
+
+/** Classes whose volumes vehicle counts calibrate; riders, cyclists and walkers are not counted by them. */
+const CALIBRATED_CLASSES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
 
 export interface ZoneSetRef {
   uuid: string;
@@ -112,6 +116,8 @@ export interface AnalysisSpec {
   middleFilterSets?: ZoneSetRef[];
   /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
   options?: AnalysisOptions;
+  /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
+  vendor?: VendorOptions;
 }
 
 /** What validation reads: the store and the loaded road networks. */
@@ -177,7 +183,10 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
 function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues: Issue[]): StoredZoneSet[] {
   const refs = body[field];
   if (!Array.isArray(refs) || refs.length === 0) {
-    issues.push({ field, message: "must be a non-empty array of {name} or {uuid} objects" });
+    issues.push({
+      field,
+      message: "must be a non-empty array of zone set references, each an object with name or uuid",
+    });
     return [];
   }
   const found = new Map<string, StoredZoneSet>();
@@ -189,7 +198,7 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     if (typeof value !== "string" || value.trim() === "")
       return issues.push({
         field: where,
-        message: "must be {name: <zone set name>} or {uuid: <zone set uuid>}",
+        message: "must be an object with one key, name or uuid, naming a zone set",
       });
     const set = ctx.store.zoneSets.get(ctx.orgId, value.trim());
     if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
@@ -272,7 +281,10 @@ function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequest
 function dateRanges(body: Body, supported: DateRange[] | null, issues: Issue[]): SpecDateRange[] {
   const given = body.date_ranges;
   if (!Array.isArray(given) || given.length === 0) {
-    issues.push({ field: "date_ranges", message: "must be a non-empty array of {start_date, end_date}" });
+    issues.push({
+      field: "date_ranges",
+      message: "must be a non-empty array of objects with start_date and end_date",
+    });
     return [];
   }
   const bounds = (supported ?? []).map((r) => [
@@ -320,6 +332,9 @@ const hasCalibration = (sets: StoredZoneSet[]) =>
     ),
   );
 
+const hasPassThrough = (sets: StoredZoneSet[]) =>
+  sets.some((s) => s.featureCollection.features.some((f) => f.properties.is_pass === 1));
+
 function tags(body: Body, issues: Issue[]): string[] {
   const v = body.tags;
   if (v === undefined || v === null) return [];
@@ -342,12 +357,17 @@ function bins(body: Body, issues: Issue[]): AnalysisSpec["bins"] {
   };
 }
 
+/** Fields published clients send that Streetflow type-checks, then ignores (see docs/analyses.md). */
 function checkIgnoredFields(body: Body, issues: Issue[]): void {
-  for (const field of ["is_ui_enabled", "enable_visualization", "enable_completion_email"])
-    optionalBoolean(body, field, issues);
+  optionalBoolean(body, "is_ui_enabled", issues);
   const data = body.travel_mode_data;
   if (data !== undefined && data !== null && typeof data !== "string" && !isObject(data))
     issues.push({ field: "travel_mode_data", message: "must be a string or an object" });
+}
+
+/** Top-level fields of a create request that are neither known nor a misspelling of one: ignored. */
+export function ignoredRequestFields(body: unknown): string[] {
+  return isObject(body) ? unknownFields(body, KNOWN_FIELDS).ignored : [];
 }
 
 /**
@@ -362,9 +382,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
   assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
 
-  const issues: Issue[] = [];
-  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
-  if (unknown.length) issues.push({ field: unknown[0], message: `unknown field(s): ${unknown.join(", ")}` });
+  const issues: Issue[] = [...unknownFields(body, KNOWN_FIELDS).misspelt];
 
   const uuid = crypto.randomUUID();
   const name = analysisName(body, uuid, issues);
@@ -400,7 +418,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     }) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
+      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 
@@ -411,7 +429,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     "output_type",
     issues,
   );
-  if (outputType === "volume" && mode?.vehicleClasses.every((c) => c === "bicycle" || c === "pedestrian"))
+  if (outputType === "volume" && mode?.vehicleClasses.every((c) => !CALIBRATED_CLASSES.includes(c)))
     issues.push({
       field: "output_type",
       message: `volume output is calibrated with vehicle counts; it is not available for ${mode.name}, use index`,
@@ -421,6 +439,12 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
       field: "output_type",
       message:
         "volume output needs calibration: none of the referenced zone sets has a pass-through zone with calibration_type",
+    });
+
+  if (outputType === "aadt" && allSets.length && !hasPassThrough(allSets))
+    issues.push({
+      field: "output_type",
+      message: "aadt output is computed on pass-through zones; none of the referenced zone sets has one",
     });
 
   const dayTypes = parseDayTypes(optionalString(body, "day_types", issues) ?? DEFAULT_DAY_TYPES, issues);
@@ -459,6 +483,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     tags: tags(body, issues),
     middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
     options,
+    vendor: parseVendorOptions(body, issues),
   };
   checkIgnoredFields(body, issues);
   if (spec.description !== null && charCount(spec.description) > 2000)

@@ -2,6 +2,7 @@ import type { SegmentStatCell } from "../../store/types.js";
 import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
+import { isSegmentCounted } from "../trips/codes.js";
 import type { MatchedTrip } from "../trips/types.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
@@ -26,6 +27,7 @@ export class SegmentCellAccumulator {
    * passes would report more trips than were made.
    */
   addTrip(trip: MatchedTrip): void {
+    if (!isSegmentCounted(trip.vehicleClass)) return;
     const counted = new Set<string>();
     for (const step of trip.path) {
       const direction = step.forward ? "with" : "against";

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../types.js";
 import { SegmentMonthCounters } from "./segment-month-pack.js";
+import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 /** SQL to run, or a function for a step SQL cannot express (reshaping data). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -233,7 +234,116 @@ export const MIGRATIONS: Migration[] = [
     PRIMARY KEY (country, geography_type, area_id)
   );
   `,
+  vendorAnalysisFeatures,
+  // The transit layer of an import: rail lines (with their geometry) and bus routes (ways they run on).
+  `
+  CREATE TABLE transit_routes (
+    country TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    service TEXT NOT NULL,
+    name TEXT,
+    ref TEXT,
+    way_ids TEXT NOT NULL,
+    coords BLOB NOT NULL,
+    PRIMARY KEY (country, kind, osm_id)
+  );
+  `,
+  // Accounts and web security: passwords, roles per membership, sessions, lockouts, reset links, audit log,
+  // per-key rate limits. Existing members become admins: before roles, every member could do everything.
+  `
+  ALTER TABLE users ADD COLUMN password_hash TEXT;
+  ALTER TABLE users ADD COLUMN disabled_at TEXT;
+  ALTER TABLE memberships ADD COLUMN role TEXT NOT NULL DEFAULT 'admin';
+  ALTER TABLE api_keys ADD COLUMN rate_limit_per_minute INTEGER;
+  ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'api';
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    email_key TEXT NOT NULL REFERENCES users(email_key),
+    org_id TEXT NOT NULL REFERENCES organizations(id),
+    csrf_token TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions (email_key);
+  CREATE TABLE login_failures (
+    subject TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    last_failure_at TEXT NOT NULL,
+    locked_until TEXT
+  );
+  CREATE TABLE password_resets (
+    token_hash TEXT PRIMARY KEY,
+    email_key TEXT NOT NULL REFERENCES users(email_key),
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  );
+  CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT
+  );
+  CREATE INDEX audit_log_org ON audit_log (org_id, id);
+  `,
+  addZoneSetBbox,
 ];
+
+/**
+ * Vendor-client features of analyses: job priority (is_massive_queue), the organization's tags and
+ * which analyses carry them (the tags of existing analyses' requests become real tags), and the
+ * per-organization completion webhook (enable_completion_email).
+ */
+function vendorAnalysisFeatures(db: Database.Database): void {
+  db.exec(`
+  ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX jobs_claimable;
+  CREATE INDEX jobs_claimable ON jobs (state, priority DESC, seq);
+  CREATE TABLE tags (
+    id INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id),
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (org_id, name_key)
+  );
+  CREATE TABLE analysis_tags (
+    analysis_uuid TEXT NOT NULL REFERENCES analyses(uuid),
+    tag_id INTEGER NOT NULL REFERENCES tags(id),
+    PRIMARY KEY (analysis_uuid, tag_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX analysis_tags_by_tag ON analysis_tags (tag_id);
+  CREATE TABLE completion_webhooks (
+    org_id TEXT PRIMARY KEY REFERENCES organizations(id),
+    url TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `);
+  const analyses = db.prepare("SELECT uuid, org_id, spec, created_at FROM analyses").all() as {
+    uuid: string;
+    org_id: string;
+    spec: string;
+    created_at: string;
+  }[];
+  const addTag = db.prepare(
+    `INSERT INTO tags (org_id, name, name_key, created_by, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (org_id, name_key) DO NOTHING`,
+  );
+  const link = db.prepare(
+    `INSERT OR IGNORE INTO analysis_tags (analysis_uuid, tag_id)
+     SELECT ?, id FROM tags WHERE org_id = ? AND name_key = ?`,
+  );
+  for (const a of analyses) {
+    const spec = JSON.parse(a.spec) as { tags?: string[]; loginEmail?: string };
+    for (const tag of spec.tags ?? []) {
+      addTag.run(a.org_id, tag, tag.trim().toLowerCase(), spec.loginEmail ?? "", a.created_at);
+      link.run(a.uuid, a.org_id, tag.trim().toLowerCase());
+    }
+  }
+}
 
 interface SegmentStatRow {
   country: string;
@@ -313,6 +423,17 @@ function cellOfRow(r: SegmentStatRow): SegmentStatCell {
     purposes: JSON.parse(r.purposes),
     incomes: JSON.parse(r.incomes),
   };
+}
+
+/** Zone sets keep their bounding box (JSON [w, s, e, n]), so lists can show the sets of one network. */
+function addZoneSetBbox(db: Database.Database): void {
+  db.exec("ALTER TABLE zone_sets ADD COLUMN bbox TEXT");
+  const update = db.prepare("UPDATE zone_sets SET bbox = ? WHERE uuid = ?");
+  const rows = db.prepare("SELECT uuid, features FROM zone_sets").all() as {
+    uuid: string;
+    features: string;
+  }[];
+  for (const { uuid, features } of rows) update.run(zoneSetBboxJson(JSON.parse(features)), uuid);
 }
 
 export function migrate(db: Database.Database): number {

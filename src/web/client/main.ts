@@ -1,6 +1,7 @@
 import { ApiError, StreetflowApi, type Account, type NetworkInfo } from "./api.js";
 import { errorReporter, EventBus, type AppContext } from "./context.js";
 import { StreetMap } from "./map.js";
+import { initialNetwork } from "./networks.js";
 import { byId, messageOf, setStatus } from "./ui.js";
 import { analysesView } from "./views/analyses.js";
 import { countsView } from "./views/counts.js";
@@ -85,7 +86,7 @@ function startApp(
   ui.appView.hidden = false;
   ui.signOut.hidden = false;
   ui.sidebarToggle.hidden = false;
-  let current = networks[0];
+  let current = initialNetwork(networks);
   const ctx: AppContext = {
     api,
     account,
