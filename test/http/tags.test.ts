@@ -14,7 +14,7 @@ describe("tags and the vendor's analysis options", () => {
     ctx.store.close();
   });
 
-  const call = (method: "GET" | "POST", url: string, payload?: unknown, key = ctx.orgA.key) =>
+  const call = (method: "GET" | "POST", url: string, payload?: object, key = ctx.orgA.key) =>
     ctx.app.inject({ method, url: `/api/v2/${url}${url.includes("?") ? "&" : "?"}key=${key}`, payload });
   const create = async (extra: Record<string, unknown>) => {
     const res = await call("POST", "analyses", odRequest(ctx.orgA.email, extra));
