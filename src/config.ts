@@ -31,7 +31,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     dataDir: resolve(env.STREETFLOW_DATA_DIR ?? "./var"),
     port: Number(env.PORT ?? 8080),
-    host: env.HOST ?? "0.0.0.0",
+    // Loopback by default: a fresh install with its demo key is not reachable from the network until
+    // HOST (or --host) says so, e.g. HOST=0.0.0.0 behind a reverse proxy or in a container.
+    host: env.HOST?.trim() || "127.0.0.1",
     // Two by default: a long analysis does not hold up a short one; more only if the machine has cores.
     jobWorkers: Number(env.STREETFLOW_JOB_WORKERS ?? Math.min(2, availableParallelism())),
     webRoot: env.STREETFLOW_WEB_ROOT ? resolve(env.STREETFLOW_WEB_ROOT) : undefined,

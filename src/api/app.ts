@@ -5,8 +5,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
-import { installErrorHandling, ErrorBody } from "./errors.js";
-import { requireApiKey, zoneApiKey } from "./auth.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
+import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
 import { analysisRoutes } from "./v2/analyses.js";
@@ -18,12 +18,16 @@ import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
 import { tagRoutes } from "./v2/tags.js";
+import { loggerOptions, type LogSink } from "./logging.js";
+import { presetGeographyRoutes } from "./v2/preset-geographies.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 
 export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
+  /** Log one line per request to stdout (the server does; tests pass `logSink` instead). */
   logger?: boolean;
+  logSink?: LogSink;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
@@ -43,8 +47,10 @@ const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...loggerOptions(deps.logger ?? false, deps.logSink),
     bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate("deps", deps);
@@ -76,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (v2) => {
+      v2.addHook("onRequest", rejectRepeatedQuery);
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey));
       await v2.register(echoRoutes);
       await v2.register(accountRoutes);
@@ -86,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(tagRoutes);
       await v2.register(networkRoutes);
       await v2.register(placeRoutes);
+      await v2.register(presetGeographyRoutes);
     },
     { prefix: "/api/v2" },
   );

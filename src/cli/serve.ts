@@ -20,7 +20,11 @@ export function serveCommand(program: Command): void {
     .command("serve")
     .description("start the HTTP server (API, jobs and web application)")
     .option("--port <port>", "port to listen on (env PORT)", String(configFromEnv().port))
-    .option("--host <host>", "address to bind (env HOST)", configFromEnv().host)
+    .option(
+      "--host <host>",
+      "address to listen on, 0.0.0.0 for every interface (env HOST)",
+      configFromEnv().host,
+    )
     .option("--no-demo", "do not create demo data in an empty store")
     .option("--no-jobs", "serve the API only; another process runs the analysis jobs")
     .option(
@@ -67,9 +71,15 @@ export function serveCommand(program: Command): void {
       await app.listen({ port: Number(opts.port), host: opts.host });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
-      console.log(`Streetflow listening on http://localhost:${port} (API docs at /docs)`);
+      const shown = LOCAL_ADDRESSES.has(opts.host) ? "localhost" : opts.host;
+      console.log(
+        `Streetflow listening on http://${shown}:${port} (bound to ${opts.host}; API docs at /docs)`,
+      );
     });
 }
+
+/** Addresses a browser on this machine reaches as localhost. */
+const LOCAL_ADDRESSES = new Set(["127.0.0.1", "::1", "0.0.0.0", "::", "localhost"]);
 
 /** Commander reports the InvalidArgumentError as a one-line usage error. */
 function workerCount(value: string): number {

@@ -23,6 +23,8 @@ export interface Store {
   /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
   transaction<T>(fn: () => T): T;
   readonly trips: TripRepo;
+  /** Boundaries imported with each country's network (preset geographies). */
+  readonly presetAreas: PresetAreaRepo;
   /** The organization's analysis tags and which analyses carry them. */
   readonly tags: TagRepo;
   /** Per-organization notification settings (the completion webhook). */
@@ -104,6 +106,27 @@ export interface NetworkRepo {
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
   loadSegments(country: string): Segment[];
   countries(): NetworkImportInfo[];
+}
+
+/** One area of a preset geography (a boundary imported with the network). */
+export interface PresetArea {
+  country: string;
+  /** `admin_N` for administrative level N, `zip` for postal codes. */
+  geographyType: string;
+  /** The area's id in analysis results: the postal code for `zip`, else the OSM relation id. */
+  areaId: string;
+  osmId: number;
+  name: string | null;
+  geometry: { type: "Polygon" | "MultiPolygon"; coordinates: unknown };
+}
+
+export interface PresetAreaRepo {
+  /** Replaces all areas of a country (one transaction). */
+  replaceCountry(country: string, areas: readonly PresetArea[]): void;
+  /** Geography types present for the country, with their area counts, in name order. */
+  types(country: string): { geographyType: string; areas: number }[];
+  /** Areas of one geography type, by area id. */
+  list(country: string, geographyType: string): PresetArea[];
 }
 
 export interface StoredZoneSet {

@@ -73,7 +73,7 @@ describe("completion webhook (enable_completion_email)", () => {
   });
 
   it("is called when an analysis asking for it finishes, and only then", async () => {
-    const create = (extra: object) =>
+    const create = (extra: Record<string, unknown>) =>
       ctx.app.inject({
         method: "POST",
         url: `/api/v2/analyses?key=${ctx.orgA.key}`,

@@ -11,7 +11,7 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../domain/analyses/lifecycle.js";
-import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
   ignoredFieldWarnings,
   vendorOptionsJson,
@@ -33,11 +33,12 @@ const AnalysisBody = Type.Object(
     analysis_name: field(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
-    analysis_type: field("OD_Analysis"),
+    analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
     travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
-    dz_sets: field("destination zone sets: [{name} | {uuid}]"),
+    dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
+    geography_type: field("OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}"),
     date_ranges: field("[{start_date, end_date}] MM/DD/YYYY within the supported data periods"),
     day_types: field("comma-separated <name>|<start><end>, weekdays 1 (Monday) to 7"),
     day_parts: field("comma-separated <name>|<HH><HH>, end hour inclusive"),
@@ -125,6 +126,9 @@ const AnalysisDetail = Type.Object({
   zone_intersection_type: Type.String(),
   enable_visualization: Type.Boolean(),
   enable_completion_email: Type.Boolean(),
+  geography_type: Type.Optional(
+    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
+  ),
 });
 
 const listEntry = (store: Store, a: StoredAnalysis) => ({
@@ -139,6 +143,14 @@ const listEntry = (store: Store, a: StoredAnalysis) => ({
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/** The type-specific parameters of a stored spec, in the request's terms. */
+function typeDetail(spec: StoredAnalysis["spec"]) {
+  const options = spec.options ?? {};
+  return {
+    ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
+  };
+}
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
 function analysisDetail(store: Store, a: StoredAnalysis) {
@@ -161,6 +173,7 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
     unit_of_measurement: spec.unit,
     description: spec.description,
     ...vendorOptionsJson(vendorOptionsOf(spec)),
+    ...typeDetail(spec),
   };
 }
 

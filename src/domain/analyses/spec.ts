@@ -22,9 +22,18 @@ import {
   VENDOR_OPTION_FIELDS,
   type VendorOptions,
 } from "./vendor-options.js";
+import { charCount } from "../text-length.js";
+import {
+  ALL_ZONE_SET_FIELDS,
+  ANALYSIS_CATALOGUE,
+  analysisTypeDef,
+  TYPE_FIELDS,
+  type AnalysisOptions,
+  type ExtraZoneSetField,
+} from "./catalogue.js";
 
-/** Analysis types this service runs, by canonical spelling. */
-export const ANALYSIS_TYPES = ["OD_Analysis"] as const;
+/** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
+export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);
 export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
 export const UNITS = ["miles", "km"] as const;
 export const MAX_NAME_LENGTH = 50;
@@ -45,7 +54,7 @@ const KNOWN_FIELDS = new Set<string>([
   "travel_mode_type",
   "output_type",
   "oz_sets",
-  "dz_sets",
+  ...TYPE_FIELDS,
   "date_ranges",
   "day_types",
   "day_parts",
@@ -79,7 +88,7 @@ export interface AnalysisSpec {
   orgId: string;
   name: string;
   loginEmail: string;
-  analysisType: (typeof ANALYSIS_TYPES)[number];
+  analysisType: string;
   travelMode: string;
   vehicleClasses: VehicleClass[];
   /** Country code of the road network the zones lie on. */
@@ -101,6 +110,10 @@ export interface AnalysisSpec {
   tags: string[];
   /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
   vendor?: VendorOptions;
+  /** Middle-filter zone sets (OD_MF_Analysis); absent in specs stored before the catalogue. */
+  middleFilterSets?: ZoneSetRef[];
+  /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
+  options?: AnalysisOptions;
 }
 
 /** What validation reads: the store and the loaded road networks. */
@@ -154,7 +167,7 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
   if (given === null) return `analysis_${uuid.replace(/-/g, "").slice(0, 12)}`;
   const name = given.trim();
   if (name === "") issues.push({ field: "analysis_name", message: "must not be blank" });
-  if (name.length > MAX_NAME_LENGTH)
+  if (charCount(name) > MAX_NAME_LENGTH)
     issues.push({ field: "analysis_name", message: `must be at most ${MAX_NAME_LENGTH} characters` });
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name))
@@ -188,6 +201,29 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     found.set(set.uuid, set);
   });
   return [...found.values()];
+}
+
+/**
+ * The zone-set fields besides oz_sets: those the type needs are required, the others refused
+ * (an empty list is accepted, as clients send one). With no known type, OD_Analysis' dz_sets
+ * and any given ones are checked, so every problem of the request is reported.
+ */
+function extraZoneSets(
+  body: Body,
+  wanted: readonly ExtraZoneSetField[] | null,
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+): Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> {
+  const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
+  for (const field of ALL_ZONE_SET_FIELDS) {
+    const given = body[field];
+    const empty = given === undefined || given === null || (Array.isArray(given) && given.length === 0);
+    const check = wanted === null ? field === "dz_sets" || !empty : wanted.includes(field);
+    if (check) out[field] = zoneSets(body, field, ctx, issues);
+    else if (!empty)
+      issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
+  }
+  return out;
 }
 
 type Bbox = [number, number, number, number];
@@ -361,10 +397,21 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
       message: `${modeName === null ? "is required" : `"${modeName}" is not a travel mode`}; one of ${Object.keys(TRAVEL_MODES).join(", ")}`,
     });
 
+  const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
   const origins = zoneSets(body, "oz_sets", ctx, issues);
-  const destinations = zoneSets(body, "dz_sets", ctx, issues);
-  const allSets = [...origins, ...destinations];
+  const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
+  const destinations = extra.dz_sets ?? [];
+  const allSets = [...origins, ...Object.values(extra).flat()];
   const country = allSets.length ? analysisCountry(body, allSets, ctx, issues) : null;
+  const options =
+    typeDef?.readOptions({
+      body,
+      store: ctx.store,
+      orgId: ctx.orgId,
+      country,
+      sets: { oz_sets: origins, ...extra },
+      issues,
+    }) ?? {};
   const supported =
     country && mode
       ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
@@ -431,9 +478,11 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     description: optionalString(body, "description", issues),
     tags: tags(body, issues),
     vendor: parseVendorOptions(body, issues),
+    middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
+    options,
   };
   checkIgnoredFields(body, issues);
-  if (spec.description !== null && spec.description.length > 2000)
+  if (spec.description !== null && charCount(spec.description) > 2000)
     issues.push({ field: "description", message: "must be at most 2000 characters" });
   if (issues.length) throw new ValidationError(issues);
   return spec;

@@ -221,6 +221,18 @@ export const MIGRATIONS: Migration[] = [
   ALTER TABLE network_imports ADD COLUMN time_zone TEXT;
   `,
   packSegmentStats,
+  // Preset geographies: administrative and postal-code boundaries imported with a network.
+  `
+  CREATE TABLE preset_areas (
+    country TEXT NOT NULL,
+    geography_type TEXT NOT NULL,
+    area_id TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    name TEXT,
+    geometry TEXT NOT NULL,
+    PRIMARY KEY (country, geography_type, area_id)
+  );
+  `,
   vendorAnalysisFeatures,
 ];
 

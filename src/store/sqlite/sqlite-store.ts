@@ -16,6 +16,7 @@ import type {
   NetworkImportInfo,
   NetworkRepo,
   Organization,
+  PresetAreaRepo,
   Store,
   StoredZoneSet,
   TripRepo,
@@ -30,6 +31,7 @@ import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
+import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
@@ -57,6 +59,7 @@ export class SqliteStore implements Store {
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
+  readonly presetAreas: PresetAreaRepo;
   readonly tags: TagRepo;
   readonly notifications: NotificationRepo;
 
@@ -85,6 +88,7 @@ export class SqliteStore implements Store {
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
+    this.presetAreas = new SqlitePresetAreas(this.db);
     this.tags = new SqliteTags(this.db);
     this.notifications = new SqliteNotifications(this.db);
   }
