@@ -77,6 +77,7 @@ describe("analyses endpoints", () => {
       uuid,
       status: "Data Available",
       metrics: ["od_all", "od_comm", "zone_od_all", "sample_size"],
+      shapefiles: ["origin_zones", "destination_zones"],
     });
 
     const csv = await download("name/trucks%20january/sample_size");

@@ -91,6 +91,7 @@ describe("completion webhook (enable_completion_email)", () => {
       uuid,
       status: "Data Available",
       metrics: ["od_all", "od_comm", "zone_od_all", "sample_size"],
+      shapefiles: ["origin_zones", "destination_zones"],
       insight_login_email: ctx.orgA.email,
     });
   });
