@@ -2,6 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./domain/accounts.js";
+import { generatePassword } from "./domain/security/passwords.js";
+import { setPassword } from "./domain/security/sessions.js";
 import { importNetwork } from "./services/network-import.js";
 import { tripMatcher } from "./engine/matching/index.js";
 import { Simulation } from "./engine/simulate/index.js";
@@ -13,25 +15,45 @@ import type { Runtime } from "./runtime.js";
 export const DEMO_PBF = resolve(fileURLToPath(import.meta.url), "../../data/osm/monaco.osm.pbf");
 export const DEMO_COUNTRY = "mc";
 
+export const DEMO_KEY_FILE = "demo-api-key.txt";
+export const DEMO_PASSWORD_FILE = "demo-password.txt";
+
 /**
- * First start on an empty store: a demo organization, user and key (written to
- * demo-api-key.txt so a newcomer can curl at once) and the Monaco network.
+ * First start on an empty store: the demo account (see ensureDemoAccount), the Monaco network and a year of
+ * simulated trips.
  */
 export async function ensureDemoData(rt: Runtime, log: (line: string) => void): Promise<void> {
-  if (rt.store.accounts.isEmpty()) {
-    const org = rt.store.accounts.createOrganization(DEMO_ORG);
-    rt.store.accounts.addUser(DEMO_EMAIL, org.id);
-    const { key } = issueApiKey(rt.store, org.id, "demo");
-    const file = join(rt.dataDir, "demo-api-key.txt");
-    writeFileSync(file, `${key}\n`, { mode: 0o600 });
-    log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
-    log(`Demo API key: ${key}  (also in ${file})`);
-  }
+  await ensureDemoAccount(rt, log);
   if (!rt.store.network.countries().some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
     await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
   }
   if (rt.store.trips.countTrips(DEMO_COUNTRY) === 0) await loadDemoTrips(rt, log);
+}
+
+/**
+ * A demo organization with an admin user and a key. The user's generated password and the key are printed
+ * and written side by side in the data directory, so a newcomer can sign in or curl at once.
+ */
+export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void): Promise<void> {
+  if (rt.store.accounts.isEmpty()) {
+    const org = rt.store.accounts.createOrganization(DEMO_ORG);
+    rt.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
+    const { key } = issueApiKey(rt.store, org.id, "demo");
+    const file = join(rt.dataDir, DEMO_KEY_FILE);
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
+    log(`Demo API key: ${key}  (also in ${file})`);
+  }
+  // Also for a store made before passwords existed: the demo admin gets one the first time.
+  const demoUser = rt.store.security.organizationsOf(DEMO_EMAIL).length > 0;
+  if (demoUser && !rt.store.security.passwordHashOf(DEMO_EMAIL)) {
+    const password = generatePassword();
+    await setPassword(rt.store, DEMO_EMAIL, password);
+    const file = join(rt.dataDir, DEMO_PASSWORD_FILE);
+    writeFileSync(file, `${password}\n`, { mode: 0o600 });
+    log(`Demo sign-in: ${DEMO_EMAIL} with password ${password}  (also in ${file})`);
+  }
 }
 
 /** Demo trips per day: a year of them simulates, matches and stores in well under a minute. */

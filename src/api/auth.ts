@@ -1,13 +1,24 @@
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { authenticateKey } from "../domain/accounts.js";
-import { badRequest, unauthorized } from "../domain/errors.js";
-import type { ApiKeyRecord, Store } from "../store/types.js";
+import { badRequest, DomainError, unauthorized } from "../domain/errors.js";
+import type { SecurityPolicy } from "../domain/security/policy.js";
+import { keyPrincipal, liveSession, sessionPrincipal } from "../domain/security/sessions.js";
+import type { Principal } from "../domain/security/principal.js";
+import type { ApiKeyRecord, SessionRecord, Store } from "../store/types.js";
 
 declare module "fastify" {
   interface FastifyRequest {
+    /** The key the request is metered under: the caller's, or for a session its organization's web-app key. */
     apiKey: ApiKeyRecord;
+    principal: Principal;
+    /** Set for requests made with a session cookie. */
+    session: SessionRecord | null;
   }
 }
+
+export const SESSION_COOKIE = "streetflow_session";
+export const CSRF_HEADER = "x-csrf-token";
 
 /** Where a key was found (for the error's `field`) and what was given. */
 export interface GivenKey {
@@ -35,17 +46,63 @@ export const zoneApiKey: KeySource = (request) =>
 export const countsApiKey: KeySource = (request) =>
   fromHeader(request, "x-service-key") ?? fromHeader(request, "x-stl-key");
 
-/** onRequest hook: rejects with 401 before any body is parsed or work is done. */
-export function requireApiKey(store: Store, source: KeySource) {
+/** Any of the key places (admin and session routes take a key only to refuse it with 403). */
+export const anyApiKey: KeySource = (request) => zoneApiKey(request) ?? countsApiKey(request);
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+const sameToken = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/** The session of the request's cookie, or null. */
+export function sessionOf(
+  store: Store,
+  policy: SecurityPolicy,
+  request: FastifyRequest,
+): SessionRecord | null {
+  const id = request.cookies?.[SESSION_COOKIE];
+  return id ? liveSession(store, policy, id) : null;
+}
+
+/**
+ * A cookie is sent by the browser on its own, so a state-changing request made with one must also carry the
+ * session's CSRF token, which only the page (same origin) can read.
+ */
+export function assertCsrf(request: FastifyRequest, session: SessionRecord): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const given = request.headers[CSRF_HEADER];
+  if (typeof given !== "string" || !sameToken(given, session.csrfToken))
+    throw new DomainError(
+      403,
+      "csrf_token_invalid",
+      `this request needs the session's ${CSRF_HEADER} header`,
+    );
+}
+
+/**
+ * onRequest hook: an API key (exactly as the vendor interfaces define it) or a web-application session;
+ * rejects with 401 before any body is parsed or work is done.
+ */
+export function requireApiKey(store: Store, source: KeySource, policy: SecurityPolicy) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const given = source(request);
-    if (given === undefined || given.value === "") throw unauthorized("an API key is required");
-    // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
-    if (typeof given.value !== "string")
-      throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
-    const record = authenticateKey(store, given.value);
-    if (!record) throw unauthorized("the API key is not valid");
-    request.apiKey = record;
+    if (given !== undefined && given.value !== "") {
+      // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
+      if (typeof given.value !== "string")
+        throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
+      const record = authenticateKey(store, given.value);
+      if (!record) throw unauthorized("the API key is not valid");
+      request.apiKey = record;
+      request.principal = keyPrincipal(record);
+      request.session = null;
+      return;
+    }
+    const session = sessionOf(store, policy, request);
+    if (!session) throw unauthorized("an API key is required");
+    assertCsrf(request, session);
+    request.principal = sessionPrincipal(store, session);
+    request.apiKey = store.security.webKeyOf(session.orgId);
+    request.session = session;
   };
 }
 

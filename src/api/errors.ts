@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { logRequestLine } from "./logging.js";
-import { DomainError, ValidationError } from "../domain/errors.js";
+import { DomainError, RetryLaterError, ValidationError } from "../domain/errors.js";
 
 /** The one error body every failing request gets. */
 export const ErrorBody = Type.Object(
@@ -119,6 +119,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       payload.error.issues = err.issues.map((i) => ({ field: i.field, message: braceless(i.message) }));
       return reply.status(err.httpStatus).send(payload);
     }
+    if (err instanceof RetryLaterError) reply.header("retry-after", String(err.retryAfterSeconds));
     if (err instanceof DomainError)
       return reply.status(err.httpStatus).send(body(err.code, err.message, err.field));
     if (err.validation) return reply.status(400).send(schemaValidationBody(err));

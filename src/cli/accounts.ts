@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { assertEmail, issueApiKey, requireOrganization } from "../domain/accounts.js";
-import { notFound } from "../domain/errors.js";
+import { badRequest, notFound } from "../domain/errors.js";
+import { generatePassword } from "../domain/security/passwords.js";
+import { isRole, type Role } from "../domain/security/principal.js";
+import { setPassword } from "../domain/security/sessions.js";
 import { withRuntime } from "./runtime.js";
 
 export function accountCommands(program: Command): void {
@@ -25,12 +28,31 @@ export function accountCommands(program: Command): void {
     .command("add <email>")
     .description("add a user to an organization")
     .requiredOption("--org <org>", "organization name or id")
-    .action((email: string, opts: { org: string }) =>
+    .option("--role <role>", "admin, analyst or viewer", "analyst")
+    .action((email: string, opts: { org: string; role: string }) =>
       withRuntime(program, ({ store }) => {
         assertEmail(email, "email");
+        if (!isRole(opts.role))
+          throw badRequest("invalid_role", "the role is admin, analyst or viewer", "role");
         const o = requireOrganization(store, opts.org);
-        store.accounts.addUser(email, o.id);
-        console.log(`user ${email} added to ${o.name}`);
+        store.accounts.addUser(email, o.id, opts.role as Role);
+        console.log(`user ${email} added to ${o.name} as ${opts.role}`);
+      }),
+    );
+  user
+    .command("password <email>")
+    .description(
+      "set a user's password, read from standard input (first line) or generated and printed; ends the user's sessions",
+    )
+    .option("--generate", "generate a password and print it (the default on a terminal)")
+    .action((email: string, opts: { generate?: boolean }) =>
+      withRuntime(program, async ({ store }) => {
+        // A typed password would echo on the terminal: there, one is generated instead.
+        const piped = !opts.generate && !process.stdin.isTTY;
+        const password = piped ? (await readStdin()).split(/\r?\n/)[0] : generatePassword();
+        await setPassword(store, email, password);
+        console.error(`password of ${email} set`);
+        if (!piped) console.log(password);
       }),
     );
 
@@ -68,4 +90,10 @@ export function accountCommands(program: Command): void {
           console.log(`${k.id}  ${k.prefix}…  ${k.revokedAt ? "revoked" : "active"}  ${k.label ?? ""}`);
       }),
     );
+}
+
+async function readStdin(): Promise<string> {
+  let text = "";
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
 }

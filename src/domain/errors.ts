@@ -41,3 +41,15 @@ export class ValidationError extends DomainError {
     );
   }
 }
+
+/** A refusal the caller may retry after a while (rate limits, sign-in throttling): the HTTP layer adds Retry-After. */
+export class RetryLaterError extends DomainError {
+  constructor(
+    httpStatus: number,
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(httpStatus, code, message);
+  }
+}

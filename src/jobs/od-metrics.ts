@@ -15,7 +15,9 @@ import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
 import { daysBetween, LocalClock, monthKey } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
-import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
+import { VEHICLE_CLASS_OF_CODE } from "../engine/trips/codes.js";
+import { TRACE_SOURCES, type VehicleClass } from "../engine/trips/types.js";
+import { findTravelMode, type TravelMode } from "../domain/travel-modes.js";
 import type { Store, ZoneFeature } from "../store/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { ZoneTally } from "../engine/analysis/zone-tally.js";
@@ -31,7 +33,7 @@ import {
 const GROUPS = [
   {
     name: "All Vehicles",
-    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian"],
+    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian", "bus", "rail"],
   },
   { name: "Personal", classes: ["personal"] },
   { name: "Commercial", classes: ["medium_commercial", "heavy_commercial"] },
@@ -41,19 +43,33 @@ const GROUPS = [
 const ALL = 0;
 const PERSONAL = 1;
 const COMMERCIAL = 2;
+const MEDIUM = 3;
+const HEAVY = 4;
 
 /** Which groups each vehicle class (by its code in the trip store) counts in. */
-const GROUPS_OF_CLASS: number[][] = VEHICLE_CLASSES.map((c) =>
+const GROUPS_OF_CLASS: number[][] = Array.from(VEHICLE_CLASS_OF_CODE, (c) =>
   GROUPS.flatMap((g, i) => ((g.classes as readonly string[]).includes(c) ? [i] : [])),
 );
 
-/** How the all-traffic metric names its device type for single-mode analyses. */
+/** Device type of the mode's own traffic for modes of one kind of traveller (the vehicle modes: All Vehicles). */
+const SINGLE_KIND_NAMES: Partial<Record<string, string>> = {
+  Truck: "Truck",
+  Bicycle: "Bicycle",
+  Pedestrian: "Pedestrian",
+  Bus: "Bus",
+  Rail: "Rail",
+};
+
+/** How the all-traffic metric names its device type. */
 function allGroupName(spec: AnalysisSpec): string {
-  const only = (c: VehicleClass) => spec.vehicleClasses.length === 1 && spec.vehicleClasses[0] === c;
-  if (only("bicycle")) return "Bicycle";
-  if (only("pedestrian")) return "Pedestrian";
-  if (spec.travelMode === "Truck") return "Truck";
-  return GROUPS[ALL].name;
+  return SINGLE_KIND_NAMES[spec.travelMode] ?? GROUPS[ALL].name;
+}
+
+/** The analysis' travel mode; specs store its canonical name, so it is always found. */
+function modeOf(spec: AnalysisSpec): TravelMode {
+  const mode = findTravelMode(spec.travelMode);
+  if (!mode) throw new Error(`unknown travel mode "${spec.travelMode}"`);
+  return mode;
 }
 
 interface ZoneSide {
@@ -226,7 +242,8 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
 
 /**
  * Origin-destination metrics of an OD_Analysis from the stored trips:
- * od_all, od_pers / od_comm where the travel mode has those vehicles, zone_od_all,
+ * od_<suffix> and zone_od_<suffix> of the mode's own traffic (od_all, od_bike, od_bus, ...; Truck: od_comm
+ * split by weight), od_pers / od_comm where a vehicle mode has those vehicles,
  * and the trip- and traveler-attribute distributions when asked for.
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
@@ -239,31 +256,38 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     dayTypes: spec.dayTypes.map((d) => d.label),
     dayParts: spec.dayParts.map((p) => p.label),
   };
-  const metrics: MetricCsvs = {
-    od_all: odCsv(
+  const mode = modeOf(spec);
+  const metrics: MetricCsvs = {};
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
+  const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
+  if (mode.suffix === "comm") {
+    metrics.od_comm = odCsv(
+      rows.filter((r) => commercial.includes(r.group)),
+      labels,
+    );
+  } else {
+    metrics[`od_${mode.suffix}`] = odCsv(
       rows.filter((r) => r.group === ALL),
       labels,
-    ),
-  };
-  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
-  if (has("personal") && spec.vehicleClasses.length > 1)
-    metrics.od_pers = odCsv(
-      rows.filter((r) => r.group === PERSONAL),
-      labels,
     );
-  if (has("medium_commercial") || has("heavy_commercial")) {
-    // Truck analyses also split commercial traffic into medium and heavy vehicles.
-    const wanted = spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL];
-    metrics.od_comm = odCsv(
-      rows.filter((r) => wanted.includes(r.group)),
-      labels,
-    );
+    if (has("personal") && spec.vehicleClasses.length > 1)
+      metrics.od_pers = odCsv(
+        rows.filter((r) => r.group === PERSONAL),
+        labels,
+      );
+    if (has("medium_commercial") || has("heavy_commercial"))
+      metrics.od_comm = odCsv(
+        rows.filter((r) => commercial.includes(r.group)),
+        labels,
+      );
   }
-  metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
+  metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
     Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
+  // The mode's own traffic per quarter hour: od_all_15min, od_bike_15min, ...
   if (od.quarterHours)
-    metrics.od_all_15min = odCsv(
+    metrics[`od_${mode.suffix}_15min`] = odCsv(
       od.quarterHours.rows(1, scale).filter((r) => r.group === ALL),
       { ...labels, dayParts: QUARTER_HOURS },
     );
@@ -446,7 +470,13 @@ function scanTrips(
   const view = new TripView(network);
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
   let seen = 0;
-  const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
+  const { sources } = modeOf(spec);
+  const options = {
+    ...scanMonths(spec),
+    vehicleClasses: spec.vehicleClasses,
+    // Modes of one trace source (LBS_Plus, CVD_Plus) leave the other source's trips out.
+    sources: sources.length < TRACE_SOURCES.length ? sources : undefined,
+  };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
   const weightOf = weightByUtcMonth(

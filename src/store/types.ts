@@ -1,8 +1,8 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { Segment } from "../engine/network/types.js";
+import type { Segment, TransitRoute } from "../engine/network/types.js";
 import type { JobQueue } from "../jobs/queue.js";
 import type { TripColumns } from "../engine/trips/columns.js";
-import type { MatchedTrip, VehicleClass } from "../engine/trips/types.js";
+import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
 
 /**
  * Storage behind the service. The SQLite implementation is the default; any
@@ -29,6 +29,8 @@ export interface Store {
   readonly tags: TagRepo;
   /** Per-organization notification settings (the completion webhook). */
   readonly notifications: NotificationRepo;
+  /** Passwords, roles, sessions, lockouts, reset links, the audit log and per-key rate limits. */
+  readonly security: SecurityRepo;
   close(): void;
 }
 
@@ -80,8 +82,8 @@ export interface AccountRepo {
   createOrganization(name: string): Organization;
   findOrganization(idOrName: string): Organization | null;
   listOrganizations(): Organization[];
-  /** Creates the user if new and makes it a member of the organization. */
-  addUser(email: string, orgId: string): void;
+  /** Creates the user if new and makes it a member of the organization (role analyst unless given). */
+  addUser(email: string, orgId: string, role?: UserRole): void;
   isMember(email: string, orgId: string): boolean;
   /** E-mail addresses of the organization's users, as first written, in alphabetical order. */
   listMembers(orgId: string): string[];
@@ -90,6 +92,80 @@ export interface AccountRepo {
   findKeyByHash(keyHash: string): ApiKeyRecord | null;
   listKeys(orgId: string): ApiKeyRecord[];
   revokeKey(idOrPrefix: string): ApiKeyRecord | null;
+}
+
+export type UserRole = "admin" | "analyst" | "viewer";
+
+export interface UserRecord {
+  email: string;
+  role: UserRole;
+  /** scrypt hash with its salt and parameters; null until a password is set. */
+  passwordHash: string | null;
+  disabledAt: string | null;
+}
+
+/** A web-application sign-in; the store keeps only a hash of the session id the cookie carries. */
+export interface SessionRecord {
+  idHash: string;
+  email: string;
+  orgId: string;
+  csrfToken: string;
+  createdAt: string;
+  lastSeenAt: string;
+}
+
+/** Failed sign-ins of one subject (`account:EMAIL` or `ip:ADDRESS`). */
+export interface FailureRecord {
+  failures: number;
+  lastFailureAt: string;
+  lockedUntil: string | null;
+}
+
+export interface AuditEntry {
+  orgId: string;
+  at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+}
+
+export interface SecurityRepo {
+  /** The user as a member of the organization (role per organization), or null. */
+  member(email: string, orgId: string): UserRecord | null;
+  /** The organizations a user belongs to, oldest membership first. */
+  organizationsOf(email: string): string[];
+  members(orgId: string): UserRecord[];
+  passwordHashOf(email: string): string | null;
+  /** False when there is no such user. */
+  setPasswordHash(email: string, hash: string): boolean;
+  setRole(email: string, orgId: string, role: UserRole): boolean;
+  setDisabled(email: string, disabled: boolean, at: string): boolean;
+
+  createSession(session: SessionRecord): void;
+  findSession(idHash: string): SessionRecord | null;
+  touchSession(idHash: string, at: string): void;
+  deleteSession(idHash: string): void;
+  deleteSessionsOf(email: string): void;
+
+  failuresOf(subject: string): FailureRecord | null;
+  saveFailures(subject: string, record: FailureRecord): void;
+  clearFailures(subject: string): void;
+
+  createReset(tokenHash: string, email: string, expiresAt: string): void;
+  /** The e-mail of an unused, unexpired reset link, marking it used; null otherwise. */
+  consumeReset(tokenHash: string, now: string): string | null;
+
+  audit(entry: AuditEntry): void;
+  auditLog(orgId: string, limit: number): AuditEntry[];
+
+  /** Requests per minute allowed to a key (null: the server's default). */
+  rateLimitOf(keyId: string): number | null;
+  setRateLimit(keyId: string, perMinute: number | null): void;
+  setKeyLabel(keyId: string, label: string | null): void;
+  /** The organization's key that meters web-application sessions, created on first use. */
+  webKeyOf(orgId: string): ApiKeyRecord;
+  /** Usage per key and month (YYYY-MM) since `from` (ISO). */
+  monthlyUsage(orgId: string, from: string): { keyId: string; month: string; calls: number; units: number }[];
 }
 
 export interface NetworkImportInfo {
@@ -106,6 +182,10 @@ export interface NetworkRepo {
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
   loadSegments(country: string): Segment[];
   countries(): NetworkImportInfo[];
+  /** Replaces the country's transit layer (rail lines, bus routes) in one transaction. */
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void;
+  /** Rail lines first, then bus routes, each by OSM id. */
+  loadTransit(country: string): TransitRoute[];
 }
 
 /** One area of a preset geography (a boundary imported with the network). */
@@ -183,15 +263,25 @@ export interface DayCount {
 export interface TripStatsRepo {
   /** Adds to the tallies of each (day, vehicle class, source). */
   addDayCounts(country: string, rows: DayCount[]): void;
-  /** Months having at least one stored trip of the given vehicle classes in the country. */
-  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
+  /** Months having at least one stored trip of the given vehicle classes (and sources, when given) in the country. */
+  monthsWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): YearMonth[];
   /**
    * Distinct devices that made stored trips, per month of the trips' days (YYYY-MM → count), for the
    * months `from..to` (YYYY-MM, inclusive) or all months when no range is given.
    */
   devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number>;
-  /** Per-day totals over the given vehicle classes and all sources, days `from..to` inclusive (YYYY-MM-DD). */
-  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[];
+  /** Per-day totals over the given vehicle classes and sources (all when absent), days `from..to` inclusive (YYYY-MM-DD). */
+  dailyTotals(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+    sources?: readonly string[],
+  ): DayTotal[];
 }
 
 export interface DayTotal {
@@ -382,6 +472,8 @@ export interface TripScanOptions {
   toMonth?: YearMonth;
   /** Only these classes; all when absent. */
   vehicleClasses?: readonly VehicleClass[];
+  /** Only trips of these trace sources; all when absent. */
+  sources?: readonly TraceSource[];
 }
 
 export interface AppendResult {

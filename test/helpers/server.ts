@@ -17,6 +17,7 @@ export interface RunningServer {
 export function runCli(
   dataDir: string,
   args: string[],
+  input = "",
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
@@ -27,6 +28,7 @@ export function runCli(
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input);
   });
 }
 
@@ -68,6 +70,10 @@ export async function startServer(
         child.kill("SIGTERM");
       }),
   };
+}
+
+export function demoPassword(dataDir: string): string {
+  return readFileSync(join(dataDir, "demo-password.txt"), "utf8").trim();
 }
 
 export function demoKey(dataDir: string): string {

@@ -76,7 +76,7 @@ describe("analyses endpoints", () => {
       name: "Trucks January",
       uuid,
       status: "Data Available",
-      metrics: ["od_all", "od_comm", "zone_od_all", "sample_size"],
+      metrics: ["od_comm", "zone_od_comm", "sample_size"],
       shapefiles: ["origin_zones", "destination_zones"],
     });
 
@@ -100,7 +100,7 @@ describe("analyses endpoints", () => {
     assert.equal(missing.statusCode, 404);
     assert.match(
       missing.json().error.message,
-      /no metric "od_pers"; available: od_all, od_comm, zone_od_all, sample_size/,
+      /no metric "od_pers"; available: od_comm, zone_od_comm, sample_size/,
     );
 
     const list = (
@@ -329,9 +329,8 @@ describe("analyses endpoints", () => {
     const { uuid } = (await create(body)).json();
     const done = await waitFor(uuid, "Data Available");
     assert.deepEqual(done.metrics, [
-      "od_all",
       "od_comm",
-      "zone_od_all",
+      "zone_od_comm",
       "od_trip_duration",
       "od_trip_length",
       "od_trip_speed",

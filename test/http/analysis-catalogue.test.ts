@@ -35,7 +35,7 @@ describe("the analysis catalogue over HTTP", () => {
 
   it("runs OD_Preset_Geography to Data Available with origins in zones and destinations in quarters", async () => {
     const res = await create(base({ analysis_type: "OD_Preset_Geography", geography_type: "admin_10" }));
-    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
     const done = await finished(ctx, uuid);
     assert.equal(done.status, "Data Available");

@@ -90,7 +90,7 @@ describe("completion webhook (enable_completion_email)", () => {
       name: "Announced",
       uuid,
       status: "Data Available",
-      metrics: ["od_all", "od_comm", "zone_od_all", "sample_size"],
+      metrics: ["od_comm", "zone_od_comm", "sample_size"],
       shapefiles: ["origin_zones", "destination_zones"],
       insight_login_email: ctx.orgA.email,
     });

@@ -9,8 +9,10 @@ import {
   namedItems,
   suggestedRange,
   usToIso,
+  TRAVEL_MODES as FORM_MODES,
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
+import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 
 const SUPPORTED = [
   { start_date: "01/01/2025", end_date: "03/31/2025" },
@@ -118,5 +120,14 @@ describe("web analyses: form rules", () => {
     assert.equal(issueSlot("country"), "oz_sets");
     assert.equal(issueSlot("trip_speed_bins"), "form");
     assert.equal(issueSlot(undefined), "form");
+  });
+});
+
+describe("analysis form travel modes", () => {
+  it("offers every travel mode the API accepts, in the API's order", () => {
+    assert.deepEqual(
+      FORM_MODES.map((m) => m.value),
+      Object.keys(TRAVEL_MODES),
+    );
   });
 });

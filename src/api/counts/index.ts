@@ -12,7 +12,7 @@ export const countsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
   const config = { ...DEFAULT_COUNTS_CONFIG, ...app.deps.counts };
   app.addHook("onRequest", rejectRepeatedQuery);
-  app.addHook("onRequest", requireApiKey(store, countsApiKey));
+  app.addHook("onRequest", requireApiKey(store, countsApiKey, app.security.policy));
 
   app.get(
     "/date_ranges/:country/:travel_mode",

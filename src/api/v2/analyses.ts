@@ -5,9 +5,6 @@ import { assertMember } from "../../domain/accounts.js";
 import {
   PUBLIC_STATUS,
   assertDataAvailable,
-  cancelAnalysis,
-  createAnalysis,
-  deleteAnalysis,
   metricCsv,
   requireAnalysis,
   statusEntry,
@@ -21,6 +18,11 @@ import {
 import { braceless } from "../errors.js";
 import { analysisShapefile, shapefileNames } from "../../domain/analyses/shapefiles.js";
 import { reviewDetail } from "../../domain/analyses/od-review.js";
+import {
+  assertMayAnalyse,
+  guardedAnalysisAction,
+  guardedCreateAnalysis,
+} from "../../domain/security/guarded.js";
 import type { Store, StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
@@ -119,6 +121,9 @@ const AnalysisDetail = Type.Object({
   trip_attributes: Type.Boolean(),
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
+  geography_type: Type.Optional(
+    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
+  ),
   // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
   enable_home_work_locations: Type.Boolean(),
   hwl_enable_visitor: Type.Boolean(),
@@ -131,9 +136,6 @@ const AnalysisDetail = Type.Object({
   zone_intersection_type: Type.String(),
   enable_visualization: Type.Boolean(),
   enable_completion_email: Type.Boolean(),
-  geography_type: Type.Optional(
-    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
-  ),
 });
 
 const listEntry = (store: Store, a: StoredAnalysis) => ({
@@ -177,8 +179,8 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
     trip_attributes: spec.tripAttributes,
     unit_of_measurement: spec.unit,
     description: spec.description,
-    ...vendorOptionsJson(vendorOptionsOf(spec)),
     ...typeDetail(spec),
+    ...vendorOptionsJson(vendorOptionsOf(spec)),
   };
 }
 
@@ -256,8 +258,9 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      assertMayAnalyse(request.principal);
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
-      const created = createAnalysis(store, spec);
+      const created = guardedCreateAnalysis(store, request.principal, spec);
       const ignored = ignoredRequestFields(request.body);
       if (ignored.length)
         request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
@@ -375,7 +378,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     method: "POST" | "DELETE",
     url: string,
     summary: string,
-    action: typeof cancelAnalysis,
+    action: "cancel" | "delete",
   ) =>
     app.route({
       method,
@@ -390,15 +393,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (request) => {
         assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-        return lifecycleResponse(action(store, request.apiKey.orgId, request.params.uuid));
+        return lifecycleResponse(
+          guardedAnalysisAction(store, request.principal, action, request.params.uuid),
+        );
       },
     });
-  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", cancelAnalysis);
+  lifecycleRoute("POST", "/analyses/cancel/:uuid", "Cancel a Processing analysis", "cancel");
   lifecycleRoute(
     "DELETE",
     "/analyses/:uuid",
     "Delete a finished analysis and its results; its name can be used again",
-    deleteAnalysis,
+    "delete",
   );
 
   app.get(

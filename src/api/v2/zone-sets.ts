@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { createZoneSet, deleteZoneSet, requireZoneSet } from "../../domain/zone-sets.js";
+import { requireZoneSet } from "../../domain/zone-sets.js";
+import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 
@@ -54,7 +55,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = createZoneSet(request.body, { store, networks, orgId: request.apiKey.orgId });
+      const created = guardedCreateZoneSet(request.principal, request.body, { store, networks });
       return reply.status(201).send({ name: created.name, status: "success" as const, uuid: created.uuid });
     },
   );
@@ -107,7 +108,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const set = deleteZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
+      const set = guardedDeleteZoneSet(store, request.principal, request.params.name_or_uuid);
       return { status: "success" as const, name: set.name, uuid: set.uuid };
     },
   );

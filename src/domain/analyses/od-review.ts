@@ -2,6 +2,7 @@ import { isoWeekday } from "../../engine/time.js";
 import type { Store, StoredAnalysis } from "../../store/types.js";
 import { PUBLIC_STATUS } from "./lifecycle.js";
 import type { AnalysisSpec } from "./spec.js";
+import { findTravelMode } from "../travel-modes.js";
 
 /**
  * The coverage review of an analysis: whether its zones and data periods have
@@ -25,7 +26,13 @@ export interface SamplePeriod {
 export function samplePeriods(spec: AnalysisSpec, store: Store): SamplePeriod[] {
   const periods: SamplePeriod[] = [];
   for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
+    const days = store.tripStats.dailyTotals(
+      spec.country,
+      spec.vehicleClasses,
+      range.startDay,
+      range.endDay,
+      findTravelMode(spec.travelMode)?.sources,
+    );
     for (const dayType of spec.dayTypes) {
       const matching = days.filter((d) => {
         const weekday = isoWeekday(d.day);

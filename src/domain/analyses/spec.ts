@@ -15,13 +15,6 @@ import {
   type DayPart,
   type DayType,
 } from "./grammar.js";
-import {
-  parseVendorOptions,
-  unknownFields,
-  VENDOR_FIELDS_NOT_USED,
-  VENDOR_OPTION_FIELDS,
-  type VendorOptions,
-} from "./vendor-options.js";
 import { charCount } from "../text-length.js";
 import {
   ALL_ZONE_SET_FIELDS,
@@ -31,10 +24,18 @@ import {
   type AnalysisOptions,
   type ExtraZoneSetField,
 } from "./catalogue.js";
+import {
+  parseVendorOptions,
+  unknownFields,
+  VENDOR_FIELDS_NOT_USED,
+  VENDOR_OPTION_FIELDS,
+  type VendorOptions,
+} from "./vendor-options.js";
+
+export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
 
 /** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
 export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);
-export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
 export const UNITS = ["miles", "km"] as const;
 export const MAX_NAME_LENGTH = 50;
 
@@ -70,6 +71,9 @@ const KNOWN_FIELDS = new Set<string>([
   ...VENDOR_OPTION_FIELDS,
   ...VENDOR_FIELDS_NOT_USED,
 ]);
+
+/** Classes whose volumes vehicle counts calibrate; riders, cyclists and walkers are not counted by them. */
+const CALIBRATED_CLASSES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
 
 export interface ZoneSetRef {
   uuid: string;
@@ -108,12 +112,12 @@ export interface AnalysisSpec {
   speedPercentiles: number[] | null;
   description: string | null;
   tags: string[];
-  /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
-  vendor?: VendorOptions;
   /** Middle-filter zone sets (OD_MF_Analysis); absent in specs stored before the catalogue. */
   middleFilterSets?: ZoneSetRef[];
   /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
   options?: AnalysisOptions;
+  /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
+  vendor?: VendorOptions;
 }
 
 /** What validation reads: the store and the loaded road networks. */
@@ -414,7 +418,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     }) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
+      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 
@@ -425,7 +429,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     "output_type",
     issues,
   );
-  if (outputType === "volume" && mode?.vehicleClasses.every((c) => c === "bicycle" || c === "pedestrian"))
+  if (outputType === "volume" && mode?.vehicleClasses.every((c) => !CALIBRATED_CLASSES.includes(c)))
     issues.push({
       field: "output_type",
       message: `volume output is calibrated with vehicle counts; it is not available for ${mode.name}, use index`,
@@ -477,9 +481,9 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     speedPercentiles: percentilesOn ? percentiles : null,
     description: optionalString(body, "description", issues),
     tags: tags(body, issues),
-    vendor: parseVendorOptions(body, issues),
     middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
     options,
+    vendor: parseVendorOptions(body, issues),
   };
   checkIgnoredFields(body, issues);
   if (spec.description !== null && charCount(spec.description) > 2000)

@@ -2,6 +2,7 @@ import type { SegmentStatCell } from "../../store/types.js";
 import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
+import { isSegmentCounted } from "../trips/codes.js";
 import type { MatchedTrip } from "../trips/types.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
@@ -21,6 +22,7 @@ export class SegmentCellAccumulator {
   ) {}
 
   addTrip(trip: MatchedTrip): void {
+    if (!isSegmentCounted(trip.vehicleClass)) return;
     for (const step of trip.path) {
       const local = this.clock.at(step.enterT);
       const direction = step.forward ? "with" : "against";

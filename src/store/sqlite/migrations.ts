@@ -234,6 +234,59 @@ export const MIGRATIONS: Migration[] = [
   );
   `,
   vendorAnalysisFeatures,
+  // The transit layer of an import: rail lines (with their geometry) and bus routes (ways they run on).
+  `
+  CREATE TABLE transit_routes (
+    country TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    service TEXT NOT NULL,
+    name TEXT,
+    ref TEXT,
+    way_ids TEXT NOT NULL,
+    coords BLOB NOT NULL,
+    PRIMARY KEY (country, kind, osm_id)
+  );
+  `,
+  // Accounts and web security: passwords, roles per membership, sessions, lockouts, reset links, audit log,
+  // per-key rate limits. Existing members become admins: before roles, every member could do everything.
+  `
+  ALTER TABLE users ADD COLUMN password_hash TEXT;
+  ALTER TABLE users ADD COLUMN disabled_at TEXT;
+  ALTER TABLE memberships ADD COLUMN role TEXT NOT NULL DEFAULT 'admin';
+  ALTER TABLE api_keys ADD COLUMN rate_limit_per_minute INTEGER;
+  ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'api';
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    email_key TEXT NOT NULL REFERENCES users(email_key),
+    org_id TEXT NOT NULL REFERENCES organizations(id),
+    csrf_token TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions (email_key);
+  CREATE TABLE login_failures (
+    subject TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    last_failure_at TEXT NOT NULL,
+    locked_until TEXT
+  );
+  CREATE TABLE password_resets (
+    token_hash TEXT PRIMARY KEY,
+    email_key TEXT NOT NULL REFERENCES users(email_key),
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  );
+  CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT
+  );
+  CREATE INDEX audit_log_org ON audit_log (org_id, id);
+  `,
 ];
 
 /**

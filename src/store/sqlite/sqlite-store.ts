@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { conflict } from "../../domain/errors.js";
-import type { LonLat, Segment } from "../../engine/network/types.js";
+import type { LonLat, Segment, TransitRoute } from "../../engine/network/types.js";
 import type { JobQueue } from "../../jobs/queue.js";
 import type {
   AccountRepo,
@@ -21,6 +21,7 @@ import type {
   StoredZoneSet,
   TripRepo,
   TripStatsRepo,
+  UserRole,
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
@@ -35,6 +36,7 @@ import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
+import { SqliteSecurity } from "./security.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -62,6 +64,7 @@ export class SqliteStore implements Store {
   readonly presetAreas: PresetAreaRepo;
   readonly tags: TagRepo;
   readonly notifications: NotificationRepo;
+  readonly security: SqliteSecurity;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -91,6 +94,7 @@ export class SqliteStore implements Store {
     this.presetAreas = new SqlitePresetAreas(this.db);
     this.tags = new SqliteTags(this.db);
     this.notifications = new SqliteNotifications(this.db);
+    this.security = new SqliteSecurity(this.db);
   }
 
   transaction<T>(fn: () => T): T {
@@ -164,14 +168,14 @@ class SqliteAccounts implements AccountRepo {
     return (rows as OrgRow[]).map(toOrg);
   }
 
-  addUser(email: string, orgId: string): void {
+  addUser(email: string, orgId: string, role: UserRole = "analyst"): void {
     this.db.transaction(() => {
       this.db
         .prepare("INSERT OR IGNORE INTO users (email_key, email, created_at) VALUES (?, ?, ?)")
         .run(key(email), email.trim(), now());
       this.db
-        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id) VALUES (?, ?)")
-        .run(key(email), orgId);
+        .prepare("INSERT OR IGNORE INTO memberships (email_key, org_id, role) VALUES (?, ?, ?)")
+        .run(key(email), orgId, role);
     })();
   }
 
@@ -303,6 +307,53 @@ class SqliteNetwork implements NetworkRepo {
         )
         .run(info.country, info.source, count, info.importedAt, info.timeZone ?? null);
     })();
+  }
+
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void {
+    const insert = this.db.prepare(
+      `INSERT INTO transit_routes (country, kind, osm_id, service, name, ref, way_ids, coords)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM transit_routes WHERE country = ?").run(country);
+      for (const r of routes)
+        insert.run(
+          country,
+          r.kind,
+          r.osmId,
+          r.service,
+          r.name,
+          r.ref,
+          JSON.stringify(r.wayIds),
+          packCoords(r.coords),
+        );
+    })();
+  }
+
+  loadTransit(country: string): TransitRoute[] {
+    const rows = this.db
+      .prepare(
+        `SELECT kind, osm_id, service, name, ref, way_ids, coords FROM transit_routes
+         WHERE country = ? ORDER BY kind = 'bus', osm_id`,
+      )
+      .all(country) as {
+      kind: TransitRoute["kind"];
+      osm_id: number;
+      service: string;
+      name: string | null;
+      ref: string | null;
+      way_ids: string;
+      coords: Buffer;
+    }[];
+    return rows.map((r) => ({
+      kind: r.kind,
+      osmId: r.osm_id,
+      service: r.service,
+      name: r.name,
+      ref: r.ref,
+      wayIds: JSON.parse(r.way_ids) as number[],
+      coords: unpackCoords(r.coords),
+    }));
   }
 
   loadSegments(country: string): Segment[] {
@@ -460,27 +511,46 @@ class SqliteTripStats implements TripStatsRepo {
     return new Map(rows.map((r) => [r.month, r.devices]));
   }
 
-  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
+  monthsWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): YearMonth[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
     const rows = this.db
       .prepare(
         `SELECT DISTINCT substr(day, 1, 7) AS ym FROM trip_day_counts
-         WHERE country = ? AND vehicle_class IN (${marks}) AND trips > 0 ORDER BY ym`,
+         WHERE country = ? AND ${where} AND trips > 0 ORDER BY ym`,
       )
-      .all(country, ...vehicleClasses) as { ym: string }[];
+      .all(country, ...values) as { ym: string }[];
     return rows.map((r) => ({ year: Number(r.ym.slice(0, 4)), month: Number(r.ym.slice(5, 7)) }));
   }
 
-  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
-    // Prepared once per class count: every metrics request reads its month's days with trips.
+  dailyTotals(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+    sources?: readonly string[],
+  ): DayTotal[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
+    // Prepared once per class and source count: every metrics request reads its month's days with trips.
     return this.sql(
       `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
-       WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
-    ).all(country, ...vehicleClasses, from, to) as DayTotal[];
+       WHERE country = ? AND ${where} AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+    ).all(country, ...values, from, to) as DayTotal[];
   }
+}
+
+/** The tallies' class filter, and their source filter when sources are given. */
+function classesAndSources(vehicleClasses: readonly string[], sources?: readonly string[]) {
+  const marks = (list: readonly string[]) => list.map(() => "?").join(",");
+  const where = `vehicle_class IN (${marks(vehicleClasses)})`;
+  return sources
+    ? { where: `${where} AND source IN (${marks(sources)})`, values: [...vehicleClasses, ...sources] }
+    : { where, values: [...vehicleClasses] };
 }
 
 function isUniqueViolation(e: unknown): boolean {

@@ -23,14 +23,19 @@ export interface Issue {
 /** The travel modes of the API (docs/analyses.md) with the words the form shows. */
 export const TRAVEL_MODES: { value: string; label: string }[] = [
   { value: "All_Vehicles", label: "All vehicles" },
+  { value: "All_Vehicles_LBS_Plus", label: "All vehicles, location-based devices only" },
+  { value: "All_Vehicles_CVD_Plus", label: "All vehicles, connected vehicles only" },
+  { value: "All_Vehicles_By_Weight", label: "All vehicles, commercial by weight" },
   { value: "Personal", label: "Personal vehicles" },
   { value: "Truck", label: "Trucks" },
+  { value: "Bus", label: "Bus riders" },
+  { value: "Rail", label: "Rail riders" },
   { value: "Bicycle", label: "Bicycles" },
   { value: "Pedestrian", label: "Pedestrians" },
 ];
 
 /** Modes whose counts are not vehicles: the API refuses volume output for them. */
-export const NON_VEHICLE_MODES = ["Bicycle", "Pedestrian"];
+export const NON_VEHICLE_MODES = ["Bus", "Rail", "Bicycle", "Pedestrian"];
 
 /** The API's default day types and day parts (`<name>|<code>`), offered as checkboxes. */
 export const DAY_TYPES = ["Average Day|17", "Average Weekday|14", "Average Weekend Day|67"];

@@ -1,0 +1,45 @@
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { RetryLaterError } from "../../domain/errors.js";
+import type { Store } from "../../store/types.js";
+import type { RateLimits } from "./options.js";
+
+/** The counter a request counts against: its key, its session, or (neither) its client address. */
+function subjectOf(request: FastifyRequest): string {
+  if (request.session) return `session:${request.session.idHash}`;
+  if (request.principal) return `key:${request.principal.keyId}`;
+  return `ip:${request.ip}`;
+}
+
+/**
+ * Requests per minute per key, per session and per address (@fastify/rate-limit). It runs as a preHandler,
+ * after authentication, so it knows the key; an admin's limit on a key replaces the default. Over the limit:
+ * 429 with Retry-After, in the usual error body.
+ */
+export async function registerRateLimits(
+  app: FastifyInstance,
+  store: Store,
+  limits: RateLimits,
+): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    hook: "preHandler",
+    timeWindow: 60_000,
+    store: limits.store,
+    keyGenerator: subjectOf,
+    max: async (request) => {
+      if (!request.principal) return limits.perAddress;
+      const own = store.security.rateLimitOf(request.principal.keyId);
+      return own ?? (request.session ? limits.perSession : limits.perKey);
+    },
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new RetryLaterError(
+        429,
+        "rate_limited",
+        `more than ${context.max} requests a minute; retry in ${seconds} seconds`,
+        seconds,
+      );
+    },
+  });
+}
