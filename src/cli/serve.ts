@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, databaseFile } from "../config.js";
+import { completionNotifier } from "../services/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
@@ -63,6 +64,7 @@ export function serveCommand(program: Command): void {
           queue: rt.store.jobs,
           dbFile: databaseFile(rt.dataDir),
           log: (line) => app.log.info(line),
+          onFinished: completionNotifier(rt.store, (line) => app.log.warn(line)),
         }).start(),
       );
       const close = async () => {

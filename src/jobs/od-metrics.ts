@@ -1,7 +1,7 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { OdAggregator, type ObservedTrip, type OdRow } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type ObservedTrip, type OdRow, type OdTrip } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
@@ -20,6 +20,14 @@ import { TRACE_SOURCES, type VehicleClass } from "../engine/trips/types.js";
 import { findTravelMode, type TravelMode } from "../domain/travel-modes.js";
 import type { Store, ZoneFeature } from "../store/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { ZoneTally } from "../engine/analysis/zone-tally.js";
+import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
+import {
+  coverageReview,
+  REVIEW_RESULT,
+  samplePeriods,
+  type ZoneSample,
+} from "../domain/analyses/od-review.js";
 
 /** Device-type groups of the OD metrics; a trip counts in every group its vehicle class belongs to. */
 const GROUPS = [
@@ -143,6 +151,10 @@ export interface OdAggregation {
   scale: number[] | undefined;
   distributions: OdDistributions;
   options: DistributionOptions;
+  /** Trips per zone (each once), for zone_counts and the coverage review. */
+  zones: ZoneTally;
+  /** enable_15min: od_all's cells per 15-minute day part. */
+  quarterHours: OdAggregator | null;
 }
 
 /**
@@ -177,6 +189,23 @@ export function aggregateOd(
     },
     new LocalClock(networkTimeZone(ctx.store, spec.country)),
   );
+  // trip_counts: totals over the analysed days, not daily averages.
+  aggregator.averagePerDay = spec.outputType !== "trip_counts";
+  const quarterHours = vendorOptionsOf(spec).fifteenMinute
+    ? new OdAggregator(
+        origins.compiled,
+        destinations.compiled,
+        same,
+        {
+          dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
+          dayParts: QUARTER_HOURS.map((_, q) => ({ startHour: q, endHour: q })),
+          dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
+          slotMinutes: 15,
+        },
+        new LocalClock(networkTimeZone(ctx.store, spec.country)),
+      )
+    : null;
+  if (quarterHours) quarterHours.averagePerDay = aggregator.averagePerDay;
   const options = distributionOptions(spec, network);
   const distributions = new OdDistributions(options);
   const attributes = spec.tripAttributes || spec.travelerAttributes;
@@ -184,16 +213,42 @@ export function aggregateOd(
     spec.outputType === "volume"
       ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
       : null;
-  if (attributes || calibration || watch)
-    aggregator.observer = (seen) => {
-      if (attributes) distributions.add(seen);
-      calibration?.add(seen);
-      watch?.(seen);
-    };
-  scanTrips(spec, ctx, network, aggregator);
+  const zones = new ZoneTally(
+    origins.compiled.zones.length,
+    destinations.compiled.zones.length,
+    same,
+    spec.dayParts.length,
+    ALL,
+  );
+  aggregator.observer = (seen) => {
+    if (attributes) distributions.add(seen);
+    calibration?.add(seen);
+    zones.add(seen);
+    watch?.(seen);
+  };
+  const sink = quarterHours
+    ? {
+        add(trip: OdTrip) {
+          aggregator.add(trip);
+          quarterHours.add(trip);
+        },
+      }
+    : aggregator;
+  scanTrips(spec, ctx, network, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   const rows = aggregator.rows(GROUPS.length, scale);
-  return { aggregator, origins, destinations, same, rows, scale, distributions, options };
+  return {
+    aggregator,
+    origins,
+    destinations,
+    same,
+    rows,
+    scale,
+    distributions,
+    options,
+    zones,
+    quarterHours,
+  };
 }
 
 /**
@@ -203,10 +258,8 @@ export function aggregateOd(
  * and the trip- and traveler-attribute distributions when asked for.
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
-  const { aggregator, origins, destinations, same, rows, scale, distributions, options } = aggregateOd(
-    spec,
-    ctx,
-  );
+  const od = aggregateOd(spec, ctx);
+  const { aggregator, origins, destinations, same, rows, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
@@ -243,7 +296,124 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
   metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
     Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
+  // The mode's own traffic per quarter hour: od_all_15min, od_bike_15min, ...
+  if (od.quarterHours)
+    metrics[`od_${mode.suffix}_15min`] = odCsv(
+      od.quarterHours.rows(1, scale).filter((r) => r.group === ALL),
+      { ...labels, dayParts: QUARTER_HOURS },
+    );
+  if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
+  if (spec.outputType === "aadt") metrics.aadt = aadtCsv(spec, ctx, labels);
+  const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
+  metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
+}
+
+/** `0: 12:00am-12:15am` … `95: 11:45pm-12:00am`: the day parts of od_all_15min. */
+const QUARTER_HOURS = Array.from({ length: 96 }, (_, q) => {
+  const at = (quarter: number) => {
+    const h = Math.floor(quarter / 4) % 24;
+    const m = String((quarter % 4) * 15).padStart(2, "0");
+    return `${h % 12 === 0 ? 12 : h % 12}:${m}${h < 12 ? "am" : "pm"}`;
+  };
+  return `${q}: ${at(q)}-${at(q + 1)}`;
+});
+
+/** The zones in ZoneTally's numbering (origins, then destinations unless both sides are one set). */
+function tallyZones(labels: OdLabels, same: boolean) {
+  return [
+    ...labels.origins.map((z) => ({ z, side: same ? ("both" as const) : ("origin" as const) })),
+    ...(same ? [] : labels.destinations.map((z) => ({ z, side: "destination" as const }))),
+  ];
+}
+
+export const ZONE_COUNTS_COLUMNS = [
+  "device_type",
+  "zone_id",
+  "zone_name",
+  "zone_is_pass_through",
+  "zone_direction",
+  "day_type",
+  "day_part",
+  "zone_traffic",
+];
+
+/**
+ * zone_counts: per zone, day type and day part, the expanded average daily trips that start, end or
+ * pass in the zone, each trip once (zone_od_all counts a zone's origin and destination sides apart).
+ */
+function zoneCountsCsv(od: OdAggregation, labels: OdLabels): string {
+  const rows: (string | number)[][] = [];
+  const zones = tallyZones(labels, od.same);
+  labels.dayTypes.forEach((dayType, dt) =>
+    zones.forEach(({ z }, i) =>
+      labels.dayParts.forEach((dayPart, dp) =>
+        rows.push([
+          labels.groups[ALL],
+          z.id ?? "",
+          z.name,
+          z.isPass ? "yes" : "no",
+          z.direction === null ? "N/A" : z.direction,
+          dayType,
+          dayPart,
+          od.aggregator.perDay(od.zones.weightOf(i, dt, dp) * (od.scale?.[ALL] ?? 1), dt),
+        ]),
+      ),
+    ),
+  );
+  return toCsv(ZONE_COUNTS_COLUMNS, rows);
+}
+
+export const AADT_COLUMNS = ["zone_id", "zone_name", "zone_direction", "year", "days_with_data", "aadt"];
+
+/**
+ * aadt: per pass-through zone, the annual average daily traffic of the year's data
+ * (aadt_calibration_year, else the year of the first date range): the expanded trips through the zone
+ * on the year's days with data, divided by those days. One pass over the year's trips, all hours.
+ */
+function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): string {
+  const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
+  const from = `${year}-01-01`;
+  const to = `${year}-12-31`;
+  const days = ctx.store.tripStats
+    .dailyTotals(spec.country, spec.vehicleClasses, from, to)
+    .filter((d) => d.trips > 0).length;
+  const yearSpec: AnalysisSpec = {
+    ...spec,
+    outputType: "index",
+    tripAttributes: false,
+    travelerAttributes: false,
+    dateRanges: [{ start_date: `01/01/${year}`, end_date: `12/31/${year}`, startDay: from, endDay: to }],
+    dayTypes: [{ name: "All Days", start: 1, end: 7, label: "All Days" }],
+    dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
+    vendor: { ...vendorOptionsOf(spec), fifteenMinute: false },
+  };
+  const yearly = aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
+  const rows = tallyZones(labels, yearly.same).flatMap(({ z }, i) =>
+    z.isPass
+      ? [
+          [
+            z.id ?? "",
+            z.name,
+            z.direction === null ? "N/A" : z.direction,
+            year,
+            days,
+            days > 0 ? Math.round(yearly.zones.weightOf(i, 0, 0) / days) : 0,
+          ],
+        ]
+      : [],
+  );
+  return toCsv(AADT_COLUMNS, rows);
+}
+
+/** Each zone's sampled trips, in the numbering of ZoneTally (origins, then destinations). */
+function zoneSamples(zones: ZoneTally, labels: OdLabels, same: boolean): ZoneSample[] {
+  return tallyZones(labels, same).map(({ z, side }, i) => ({
+    side,
+    zone_id: z.id,
+    zone_name: z.name,
+    sample_trips: zones.sampleOf(i),
+  }));
 }
 
 /** The trip- and traveler-attribute metrics asked for, one row per all-traffic row of od_all. */
@@ -306,7 +476,7 @@ function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  aggregator: OdAggregator,
+  aggregator: { add(trip: OdTrip): void },
 ): void {
   const view = new TripView(network);
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));

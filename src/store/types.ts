@@ -324,7 +324,10 @@ export interface AnalysisRepo {
   /** The transitions below are conditional: false when the analysis is not in a state that allows them. */
   markRunning(uuid: string): boolean;
   setProgress(uuid: string, progress: number): void;
-  /** running → done, storing each metric's CSV (replacing any of an earlier attempt). */
+  /**
+   * running → done, storing each result (replacing any of an earlier attempt); results named `_…` (the
+   * coverage review) are stored but not listed in `metrics`.
+   */
   complete(uuid: string, results: Record<string, string>): boolean;
   /** queued|running → failed. */
   fail(uuid: string, reason: string): boolean;

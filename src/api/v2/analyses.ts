@@ -3,7 +3,13 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
-import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
+import {
+  PUBLIC_STATUS,
+  assertDataAvailable,
+  metricCsv,
+  requireAnalysis,
+  statusEntry,
+} from "../../domain/analyses/lifecycle.js";
 import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
   ignoredFieldWarnings,
@@ -11,6 +17,8 @@ import {
   vendorOptionsOf,
 } from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
+import { analysisShapefile, shapefileNames } from "../../domain/analyses/shapefiles.js";
+import { reviewDetail } from "../../domain/analyses/od-review.js";
 import {
   assertMayAnalyse,
   guardedAnalysisAction,
@@ -59,6 +67,9 @@ const StatusEntry = Type.Object({
   uuid: Type.String(),
   status: Type.String({ description: "Processing, Data Available, Failed, Cancelled or Deleted" }),
   metrics: Type.Array(Type.String()),
+  shapefiles: Type.Optional(
+    Type.Array(Type.String(), { description: "Data Available: shapefiles downloadable like metrics" }),
+  ),
   failure_reason: Type.Optional(Type.String()),
 });
 const NotFoundEntry = Type.Object({
@@ -80,7 +91,6 @@ const LifecycleResponse = Type.Object({
   analysis_status: Type.String(),
 });
 const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
-const Csv = Type.String({ description: "CSV with a header row" });
 
 const Timestamp = Type.Union([Type.String(), Type.Null()]);
 const ListEntry = Type.Object({
@@ -175,6 +185,40 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
   };
 }
 
+const ReviewDetail = Type.Object({
+  name: Type.String(),
+  uuid: Type.String(),
+  analysis_status: Type.String(),
+  review_status: Type.String({
+    description: "passed, needs_review (something flagged), pending (Processing) or not_available",
+  }),
+  min_zone_sample: Type.Optional(Type.Integer({ description: "zones with fewer sampled trips are flagged" })),
+  zones: Type.Optional(
+    Type.Array(
+      Type.Object({
+        side: Type.String(),
+        zone_id: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+        zone_name: Type.String(),
+        sample_trips: Type.Integer(),
+        flagged: Type.Boolean(),
+      }),
+    ),
+  ),
+  periods: Type.Optional(
+    Type.Array(
+      Type.Object({
+        data_period: Type.String(),
+        day_type: Type.String(),
+        days_with_data: Type.Integer(),
+        approximate_device_count: Type.Integer(),
+        approximate_trip_count: Type.Integer(),
+        flagged: Type.Boolean(),
+      }),
+    ),
+  ),
+  status: Type.Literal("success"),
+});
+
 const lifecycleResponse = (a: StoredAnalysis) => ({
   name: a.name,
   uuid: a.uuid,
@@ -182,11 +226,21 @@ const lifecycleResponse = (a: StoredAnalysis) => ({
   analysis_status: PUBLIC_STATUS[a.state],
 });
 
-function sendCsv(reply: FastifyReply, a: StoredAnalysis, metric: string, csv: string) {
-  const file = `${a.name}_${metric}`.replace(/[^\w.-]+/g, "_");
+const fileName = (a: StoredAnalysis, part: string) => `${a.name}_${part}`.replace(/[^\w.-]+/g, "_");
+
+/** A metric as CSV, or one of the analysis' shapefiles as a zip: both are downloaded by the same path. */
+async function sendDownload(store: Store, reply: FastifyReply, a: StoredAnalysis, name: string) {
+  if (shapefileNames(a.spec).includes(name)) {
+    assertDataAvailable(a);
+    return reply
+      .type("application/zip")
+      .header("content-disposition", `attachment; filename="${fileName(a, name)}.zip"`)
+      .send(await analysisShapefile(store, a, name));
+  }
+  const csv = metricCsv(store, a, name);
   return reply
     .type("text/csv; charset=utf-8")
-    .header("content-disposition", `attachment; filename="${file}.csv"`)
+    .header("content-disposition", `attachment; filename="${fileName(a, name)}.csv"`)
     .send(csv);
 }
 
@@ -303,6 +357,23 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
+  app.get(
+    "/analyses/:uuid/review_detail",
+    {
+      schema: {
+        summary: "Coverage review: zones and periods with too little sampled data are flagged",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: UuidParams,
+        response: { 200: ReviewDetail },
+      },
+    },
+    async (request) => ({
+      ...reviewDetail(store, requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      status: "success" as const,
+    }),
+  );
+
   // Cancel and delete share their shape: the login must belong to the organization, the answer is the new state.
   const lifecycleRoute = (
     method: "POST" | "DELETE",
@@ -340,17 +411,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/analyses/download/name/:analysis_name/:metric",
     {
       schema: {
-        summary: "A metric of a completed analysis as CSV, by analysis name",
+        summary: "A metric (CSV) or shapefile (zip) of a completed analysis, by analysis name",
         tags: ["analyses"],
         querystring: KeyQuery,
         params: Type.Object({ analysis_name: Type.String(), metric: Type.String() }),
-        produces: ["text/csv"],
-        response: { 200: Csv },
+        produces: ["text/csv", "application/zip"],
       },
     },
     async (request, reply) => {
       const a = requireAnalysis(store, request.apiKey.orgId, request.params.analysis_name, "analysis_name");
-      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+      return sendDownload(store, reply, a, request.params.metric);
     },
   );
 
@@ -358,17 +428,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/analyses/download/uuid/:uuid/:metric",
     {
       schema: {
-        summary: "A metric of a completed analysis as CSV, by analysis uuid",
+        summary: "A metric (CSV) or shapefile (zip) of a completed analysis, by analysis uuid",
         tags: ["analyses"],
         querystring: KeyQuery,
         params: Type.Object({ uuid: Type.String(), metric: Type.String() }),
-        produces: ["text/csv"],
-        response: { 200: Csv },
+        produces: ["text/csv", "application/zip"],
       },
     },
     async (request, reply) => {
       const a = requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid");
-      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+      return sendDownload(store, reply, a, request.params.metric);
     },
   );
 };
