@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
@@ -39,6 +40,12 @@ export function serveCommand(program: Command): void {
       const config = configFromEnv();
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
+      // Fail in one line before the build and demo import work, not with a stack trace after it.
+      const busy = await portProblem(Number(opts.port), opts.host);
+      if (busy) {
+        console.error(`error: ${busy}`);
+        process.exit(1);
+      }
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
@@ -74,6 +81,21 @@ export function serveCommand(program: Command): void {
         `Streetflow listening on http://${shown}:${port} (bound to ${opts.host}; API docs at /docs)`,
       );
     });
+}
+
+/** Why the server could not listen on host:port (taken, not permitted), or null when it can. */
+function portProblem(port: number, host: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", (err: NodeJS.ErrnoException) =>
+      resolve(
+        err.code === "EADDRINUSE"
+          ? `port ${port} on ${host} is already in use; stop the other process or choose --port (env PORT)`
+          : `cannot listen on ${host}:${port} (${err.code ?? err.message})`,
+      ),
+    );
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
 }
 
 /** Addresses a browser on this machine reaches as localhost. */

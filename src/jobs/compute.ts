@@ -4,6 +4,7 @@ import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
 import { isoWeekday } from "../engine/time.js";
 import { computeOdMetrics } from "./od-metrics.js";
+import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 import { findTravelMode } from "../domain/travel-modes.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
@@ -73,6 +74,7 @@ const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) 
   OD_Analysis: computeOdMetrics,
   // The OD computation with the preset geography's areas as destination zones.
   OD_Preset_Geography: computeOdMetrics,
+  Zone_Activity_Analysis: computeZoneActivityMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

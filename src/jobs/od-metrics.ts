@@ -1,7 +1,7 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type ObservedTrip, type OdRow } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
@@ -32,9 +32,9 @@ const GROUPS = [
   { name: "Medium Commercial", classes: ["medium_commercial"] },
   { name: "Heavy Commercial", classes: ["heavy_commercial"] },
 ] as const;
-const ALL = 0;
-const PERSONAL = 1;
-const COMMERCIAL = 2;
+export const ALL = 0;
+export const PERSONAL = 1;
+export const COMMERCIAL = 2;
 const MEDIUM = 3;
 const HEAVY = 4;
 
@@ -51,6 +51,11 @@ const SINGLE_KIND_NAMES: Partial<Record<string, string>> = {
   Bus: "Bus",
   Rail: "Rail",
 };
+
+/** The device-type name of each group's rows, as the CSVs write it. */
+export function groupNames(spec: AnalysisSpec): string[] {
+  return [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)];
+}
 
 /** How the all-traffic metric names its device type. */
 function allGroupName(spec: AnalysisSpec): string {
@@ -145,7 +150,12 @@ export interface OdAggregation {
  * formats the result; ground-truth tests and diagnostics read the raw sample
  * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregation {
+export function aggregateOd(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
+  watch?: (seen: ObservedTrip) => void,
+): OdAggregation {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -174,10 +184,11 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
     spec.outputType === "volume"
       ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
       : null;
-  if (attributes || calibration)
+  if (attributes || calibration || watch)
     aggregator.observer = (seen) => {
       if (attributes) distributions.add(seen);
       calibration?.add(seen);
+      watch?.(seen);
     };
   scanTrips(spec, ctx, network, aggregator);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;

@@ -112,6 +112,25 @@ describe("web analyses: form rules", () => {
     assert.equal("analysis_name" in analysisRequest(form({ name: "  " })), false);
   });
 
+  it("asks each analysis type for its own destinations: zone sets or a preset geography", () => {
+    const preset = form({ analysisType: "OD_Preset_Geography", destinationSets: [], geographyType: "" });
+    assert.deepEqual(
+      checkForm(preset, SUPPORTED).map((i) => i.field),
+      ["geography_type"],
+    );
+    const body = analysisRequest({ ...preset, geographyType: "admin_10" });
+    assert.equal(body.geography_type, "admin_10");
+    assert.equal("dz_sets" in body, false);
+    assert.equal("geography_type" in analysisRequest(form()), false);
+    assert.equal(issueSlot("geography_type"), "geography_type");
+    const activity = analysisRequest(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }));
+    assert.deepEqual(
+      checkForm(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }), SUPPORTED),
+      [],
+    );
+    assert.equal("dz_sets" in activity || "geography_type" in activity, false);
+  });
+
   it("puts each server issue next to its field", () => {
     assert.equal(issueSlot("oz_sets[1]"), "oz_sets");
     assert.equal(issueSlot("date_ranges[2]"), "date_ranges[2]");

@@ -1,3 +1,4 @@
+import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
@@ -31,7 +32,7 @@ const AnalysisBody = Type.Object(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
     analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
-    travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
+    travel_mode_type: field(`one of ${Object.keys(TRAVEL_MODES).join(", ")}`),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
     dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),

@@ -225,9 +225,19 @@ export class AnalysisResults {
         await Promise.all(uuids.map(async (u) => [u, await this.ctx.api.zoneSet(u)] as const)),
       );
       if (load !== this.loadId) return;
+      // OD_Preset_Geography sends trips to preset areas, named like the CSV's destination zones.
+      const presets = detail.geography_type
+        ? await this.ctx.api.request<FeatureCollection>(
+            "GET",
+            `/api/v2/preset_geographies/${encodeURIComponent(detail.country)}/${encodeURIComponent(detail.geography_type)}`,
+          )
+        : null;
+      if (load !== this.loadId) return;
       this.zones = {
         origins: detail.oz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
-        destinations: detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
+        destinations: presets
+          ? presets.features
+          : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
       };
       await this.loadMetric(true);
     } catch (err) {
