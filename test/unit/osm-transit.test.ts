@@ -1,11 +1,11 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readOsmNetwork, type OsmNetwork } from "../../src/engine/network/osm-import.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
 
@@ -40,7 +40,7 @@ describe("the transit layer of an OSM import", () => {
   let xml: OsmNetwork;
   let monaco: OsmNetwork;
   before(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "streetflow-transit-")), "crossing.osm");
+    const file = join(tempDir("streetflow-transit-"), "crossing.osm");
     writeFileSync(file, XML);
     xml = await readOsmNetwork(file);
     monaco = await readOsmNetwork(MONACO);
