@@ -1,3 +1,4 @@
+import os from "node:os";
 import { Option, type Command } from "commander";
 import { badRequest, notFound } from "../domain/errors.js";
 import { tripMatcher } from "../engine/matching/index.js";
@@ -48,6 +49,7 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
             "network_not_found",
             `no road network for country "${opts.country}"; import one first`,
           );
+        const stop = stopOnSignals();
         const report = await ingestFiles(rt, files, {
           country: opts.country,
           source: opts.source,
@@ -55,8 +57,35 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
           matcher: matcherFor(network),
           batchSize,
           onProgress: (line) => console.error(line),
-        });
+          signal: stop.signal,
+        }).finally(stop.dispose);
         for (const line of formatIngestReport(report)) console.log(line);
+        if (report.interrupted) {
+          console.error(
+            `ingest interrupted by ${report.interrupted}: every stored batch is complete; ` +
+              "run the same command again to finish (trips already stored are skipped)",
+          );
+          process.exitCode = 128 + (os.constants.signals[report.interrupted as NodeJS.Signals] ?? 0);
+        }
       }),
     );
+}
+
+const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
+
+/**
+ * The first SIGTERM/SIGINT asks the ingest to stop after the batch in progress (each batch is one
+ * transaction, so the store stays consistent); a second one exits at once (SQLite rolls back an
+ * unfinished transaction).
+ */
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(128 + os.constants.signals[name]);
+    console.error(`${name} received: stopping after the batch in progress (send it again to quit at once)`);
+    controller.abort(name);
+  };
+  for (const name of STOP_SIGNALS) process.on(name, onSignal);
+  const dispose = () => STOP_SIGNALS.forEach((name) => process.off(name, onSignal));
+  return { signal: controller.signal, dispose };
 }

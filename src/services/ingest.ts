@@ -29,6 +29,8 @@ export interface IngestFilesOptions {
   /** How many problem messages the report keeps (the rest are only counted). */
   maxProblems?: number;
   onProgress?: (line: string) => void;
+  /** Aborting it (SIGTERM/SIGINT) stops the ingest after the batch in progress; see `IngestReport.interrupted`. */
+  signal?: AbortSignal;
 }
 
 export interface FileIngestReport {
@@ -43,6 +45,11 @@ export interface IngestReport {
   problems: string[];
   /** Problems beyond those kept. */
   moreProblems: number;
+  /**
+   * Set when `signal` stopped the ingest (to the abort reason, e.g. "SIGTERM"): every stored batch is
+   * whole, the file being read is not recorded in the ingest runs, and the files after it were not read.
+   */
+  interrupted?: string;
 }
 
 /**
@@ -81,7 +88,16 @@ export async function ingestFiles(
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
+      signal: opts.signal,
     });
+    report.files.push({ path, counts });
+    addCounts(report.totals, counts);
+    if (counts.interrupted) {
+      report.interrupted = String(opts.signal?.reason ?? "interrupted");
+      log(`${path}: interrupted, ${progressLine(counts)}`);
+      // Compaction is skipped too: it only tidies storage, and the next run does it.
+      return report;
+    }
     log(`${path}: done, ${progressLine(counts)}`);
     rt.store.trips.recordIngestRun({
       country,
@@ -93,8 +109,6 @@ export async function ingestFiles(
       finishedAt: new Date().toISOString(),
       counts: { ...counts },
     });
-    report.files.push({ path, counts });
-    addCounts(report.totals, counts);
   }
   // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
   const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
@@ -187,6 +201,7 @@ export function formatIngestReport(r: IngestReport): string[] {
   const t = r.totals;
   const d = t.droppedPoints;
   const lines = [
+    ...(r.interrupted ? [`interrupted:      by ${r.interrupted}, after the last whole batch`] : []),
     `files:            ${r.files.length}`,
     `points read:      ${n(t.pointsRead)}`,
     `bad rows:         ${n(t.badRows)}`,

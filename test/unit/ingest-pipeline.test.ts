@@ -95,6 +95,7 @@ describe("ingestFiles", () => {
       stored: 2,
       duplicates: 0,
       readErrors: 0,
+      interrupted: 0,
     });
     assert.deepEqual(report.problems, ["t.csv:42: latitude 95 is out of range"]);
     assert.match(formatIngestReport(report).join("\n"), /stored: +2 \(0 already stored\)/);

@@ -23,6 +23,8 @@ export interface IngestCounts extends SplitCounts {
   duplicates: number;
   /** 1 when reading the file failed part-way (e.g. a corrupt .gz); what was read before is kept. */
   readErrors: number;
+  /** 1 when the ingest was stopped part-way (`signal` aborted): the trips still open were not stored. */
+  interrupted: number;
 }
 
 export function emptyIngestCounts(): IngestCounts {
@@ -35,6 +37,7 @@ export function emptyIngestCounts(): IngestCounts {
     stored: 0,
     duplicates: 0,
     readErrors: 0,
+    interrupted: 0,
   };
 }
 
@@ -50,6 +53,11 @@ export interface TraceIngestOptions {
   progressEvery?: number;
   /** Row problems and match errors, formatted `file:line: message`; the caller caps how many it keeps. */
   onProblem?: (message: string) => void;
+  /**
+   * Stops reading when aborted (SIGTERM/SIGINT). The batch of complete trips is stored, the trips still
+   * open are dropped: a truncated trip would not be recognised as a duplicate when the file is ingested again.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -75,8 +83,9 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   };
 
   try {
-    for await (const records of readTraceFile(path))
+    reading: for await (const records of readTraceFile(path))
       for (const record of records) {
+        if (opts.signal?.aborted) break reading;
         if (record.problem) {
           counts.badRows++;
           opts.onProblem?.(formatProblem(record.problem));
@@ -90,7 +99,8 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     counts.readErrors++;
     opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
   }
-  take(splitter.flush());
+  if (opts.signal?.aborted) counts.interrupted = 1;
+  else take(splitter.flush());
   store();
   return merge(counts, splitter.counts);
 }
