@@ -40,6 +40,11 @@ export interface JobQueue {
    * runner shutting down cleanly, so the next runner need not wait for the lease to run out.
    */
   release(jobId: string, workerId: string): boolean;
+  /**
+   * Ends at once the leases of running jobs whose owner `isGone` says is dead, so the next `claim` takes
+   * them as it takes an expired lease (the attempt counts). Answers the jobs whose leases were ended.
+   */
+  expireLeases(isGone: (leaseOwner: string) => boolean): Job[];
   /** Cancels a queued or running job; false when it had already finished. */
   cancel(jobId: string): boolean;
   get(jobId: string): Job | null;

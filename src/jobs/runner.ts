@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Store, StoredAnalysis } from "../store/types.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../domain/analyses/lifecycle.js";
+import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
 import type { Job, JobQueue } from "./queue.js";
 import type { WorkerInput, WorkerMessage } from "./worker.js";
 
@@ -62,7 +63,7 @@ export class JobRunner {
   constructor(options: RunnerOptions) {
     const leaseMs = options.leaseMs ?? 60_000;
     this.o = {
-      workerId: `runner-${crypto.randomUUID()}`,
+      workerId: leaseOwnerId(),
       heartbeatMs: Math.max(10, Math.floor(leaseMs / 3)),
       pollMs: 1000,
       maxAttempts: 3,
@@ -74,10 +75,21 @@ export class JobRunner {
     };
   }
 
+  /** Starts polling, first taking back the jobs of dead processes of this host (see lease-owner.ts). */
   start(): this {
     this.stopping = false;
+    this.reclaimDeadLeases();
     this.schedule(0);
     return this;
+  }
+
+  private reclaimDeadLeases(): void {
+    try {
+      for (const job of this.o.queue.expireLeases((owner) => isDeadLocalOwner(owner)))
+        this.o.log(`job ${job.id}: its lease holder ${job.leaseOwner} is no longer running; taking it back`);
+    } catch (e) {
+      this.o.log(`job runner: reclaiming leases failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Stops polling and terminates a running worker; its job goes back to the queue for a later start. */

@@ -1,8 +1,16 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  isDeadLocalOwner,
+  isPidAlive,
+  leaseOwnerId,
+  parseLeaseOwner,
+  thisProcess,
+} from "../../src/jobs/lease-owner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 /** A store over a temp FILE with a hand-driven clock. */
@@ -130,5 +138,51 @@ describe("SQLite job queue", () => {
     assert.deepEqual(second.queue.claim("w2", 1000)!.payload, { uuid: "interrupted" });
     assert.equal(second.queue.get(interrupted.id)!.state, "running");
     second.store.close();
+  });
+
+  it("at a restart takes back at once the leases of dead processes of this host, not of live ones or other hosts", () => {
+    const file = join(dir, `leases${++n}.db`);
+    const crashed = openQueue(file);
+    // A process that has exited: signalling its pid answers ESRCH.
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const host = hostname();
+    const owners = {
+      dead: `${host}:${deadPid}:n0nce:r1`,
+      live: `${host}:${process.ppid}:n0nce:r1`,
+      otherHost: `elsewhere.example:${deadPid}:n0nce:r1`,
+      samePidEarlierStart: `${host}:${process.pid}:earlier:r1`,
+      oldForm: "runner-5f0c",
+    };
+    const jobOf: Record<string, string> = {};
+    for (const [name, owner] of Object.entries(owners)) {
+      crashed.queue.enqueue("analysis", { uuid: name });
+      jobOf[name] = crashed.queue.claim(owner, 60_000)!.id;
+    }
+    crashed.store.close();
+
+    // The restarted process: same file, same clock reading (no lease has run out).
+    const restarted = openQueue(file);
+    const self = { host, pid: process.pid, nonce: "current" };
+    const reclaimed = restarted.queue.expireLeases((owner) => isDeadLocalOwner(owner, self));
+    assert.deepEqual(reclaimed.map((j) => j.id).sort(), [jobOf.dead, jobOf.samePidEarlierStart].sort());
+
+    const taken = [restarted.queue.claim("new", 60_000)!, restarted.queue.claim("new", 60_000)!];
+    assert.deepEqual(taken.map((j) => j.id).sort(), reclaimed.map((j) => j.id).sort());
+    assert.ok(taken.every((j) => j.attempts === 2 && j.leaseOwner === "new"));
+    assert.equal(restarted.queue.claim("new", 60_000), null, "live, other-host and old-form leases are kept");
+    for (const name of ["live", "otherHost", "oldForm"] as const)
+      assert.equal(restarted.queue.get(jobOf[name])!.leaseOwner, owners[name]);
+    // The predecessor that lost its job cannot finish it any more.
+    assert.equal(restarted.queue.complete(jobOf.dead, owners.dead), false);
+    restarted.store.close();
+  });
+
+  it("parses lease owner ids of this form only; a live pid or this very process is not dead", () => {
+    const id = leaseOwnerId("r7");
+    assert.deepEqual(parseLeaseOwner(id), { host: hostname(), pid: process.pid, nonce: thisProcess().nonce });
+    assert.equal(isDeadLocalOwner(id), false);
+    assert.equal(parseLeaseOwner("runner-5f0c"), null);
+    assert.equal(isPidAlive(process.pid), true);
+    assert.equal(isPidAlive(spawnSync(process.execPath, ["-e", ""]).pid!), false);
   });
 });

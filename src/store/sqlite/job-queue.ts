@@ -96,6 +96,25 @@ export class SqliteJobQueue implements JobQueue {
     return this.updateOwned(jobId, workerId, set, this.clock());
   }
 
+  expireLeases(isGone: (leaseOwner: string) => boolean): Job[] {
+    return this.db
+      .transaction(() => {
+        const running = this.db
+          .prepare("SELECT id, lease_owner FROM jobs WHERE state = 'running' AND lease_owner IS NOT NULL")
+          .all() as { id: string; lease_owner: string }[];
+        const t = this.clock();
+        // Expired "now": claim takes leases that ended before its clock reading, so one ms back.
+        const expire = this.db.prepare(
+          "UPDATE jobs SET lease_expires_at = ?, updated_at = ? WHERE id = ? AND state = 'running' AND lease_owner = ?",
+        );
+        return running
+          .filter((r) => isGone(r.lease_owner))
+          .filter((r) => expire.run(t - 1, t, r.id, r.lease_owner).changes === 1)
+          .map((r) => this.get(r.id)!);
+      })
+      .immediate();
+  }
+
   cancel(jobId: string): boolean {
     const info = this.db
       .prepare(
