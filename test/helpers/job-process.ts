@@ -1,0 +1,19 @@
+/**
+ * A job process for crash tests: `node --import tsx job-process.ts DATA_DIR` runs one JobRunner on the
+ * data directory with the test compute (analyses named `hang…` never finish) and an hour-long lease, so
+ * a job it held is only taken back early by the dead-owner check. It prints the runner's log lines.
+ */
+import { databaseFile } from "../../src/config.js";
+import { JobRunner } from "../../src/jobs/runner.js";
+import { openRuntime } from "../../src/runtime.js";
+
+const rt = openRuntime(process.argv[2]);
+new JobRunner({
+  store: rt.store,
+  queue: rt.store.jobs,
+  dbFile: databaseFile(rt.dataDir),
+  leaseMs: 3_600_000,
+  pollMs: 50,
+  computeModule: new URL("./test-compute.ts", import.meta.url).href,
+  log: (line) => console.log(line),
+}).start();
