@@ -5,8 +5,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../store/types.js";
-import { installErrorHandling, ErrorBody } from "./errors.js";
-import { requireApiKey, zoneApiKey } from "./auth.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
+import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
 import { countsRoutes } from "./counts/index.js";
 import { analysisRoutes } from "./v2/analyses.js";
@@ -17,6 +17,9 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { loggerOptions, type LogSink } from "./logging.js";
+import { presetGeographyRoutes } from "./v2/preset-geographies.js";
+import { tagRoutes } from "./v2/tags.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 import cookie from "@fastify/cookie";
 import { adminRoutes } from "./security/admin.js";
@@ -28,8 +31,9 @@ import { sessionRoutes } from "./security/sessions.js";
 export interface AppDeps {
   store: Store;
   networks: NetworkRegistry;
-  /** true: Fastify's JSON log on stdout; or its options (level, stream). Keys in URLs are masked either way. */
-  logger?: boolean | { level?: string; stream?: NodeJS.WritableStream };
+  /** Log one line per request to stdout (the server does; tests pass `logSink` instead). */
+  logger?: boolean;
+  logSink?: LogSink;
   /** Overrides of the counts interface's page sizes, result expiry, clock and metrics provider. */
   counts?: Partial<CountsConfig>;
   /** Directory of the built web application (default dist/web/). */
@@ -47,32 +51,17 @@ declare module "fastify" {
   }
 }
 
-/** `?key=sf_…` as the v2 clients send it must not reach the log: the request line is logged masked. */
-export const maskSecrets = (url: string) => url.replace(/([?&](?:key|token)=)[^&#]*/gi, "$1[masked]");
-
-function loggerOptions(logger: AppDeps["logger"]) {
-  if (!logger) return false;
-  return {
-    ...(logger === true ? {} : logger),
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({
-        method: req.method,
-        url: maskSecrets(req.url),
-        remoteAddress: req.ip,
-      }),
-    },
-  };
-}
-
 /** Zone sets of up to 7,000 detailed polygons are large; cap bodies well above that. */
 const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const security = securityOptions(deps.security);
   const app = Fastify({
-    logger: loggerOptions(deps.logger),
+    ...loggerOptions(deps.logger ?? false, deps.logSink),
     trustProxy: security.trustProxy,
     bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate("deps", deps);
@@ -111,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (v2) => {
+      v2.addHook("onRequest", rejectRepeatedQuery);
       v2.addHook("onRequest", requireApiKey(deps.store, zoneApiKey, security.policy));
       await v2.register(echoRoutes);
       await v2.register(accountRoutes);
@@ -118,8 +108,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v2.register(zoneSetRoutes);
       await v2.register(osmIdRoutes);
       await v2.register(analysisRoutes);
+      await v2.register(tagRoutes);
       await v2.register(networkRoutes);
       await v2.register(placeRoutes);
+      await v2.register(presetGeographyRoutes);
     },
     { prefix: "/api/v2" },
   );

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { authenticateKey } from "../domain/accounts.js";
-import { DomainError, unauthorized } from "../domain/errors.js";
+import { DomainError, badRequest, unauthorized } from "../domain/errors.js";
 import type { SecurityPolicy } from "../domain/security/policy.js";
 import { keyPrincipal, liveSession, sessionPrincipal } from "../domain/security/sessions.js";
 import type { Principal } from "../domain/security/principal.js";
@@ -20,20 +20,31 @@ declare module "fastify" {
 export const SESSION_COOKIE = "streetflow_session";
 export const CSRF_HEADER = "x-csrf-token";
 
-type KeySource = (request: FastifyRequest) => string | undefined;
+/** Where a key was found (for the error's `field`) and what was given. */
+export interface GivenKey {
+  field: string;
+  value: unknown;
+}
 
-const header = (request: FastifyRequest, name: string): string | undefined => {
-  const v = request.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
+type KeySource = (request: FastifyRequest) => GivenKey | undefined;
+
+function fromHeader(request: FastifyRequest, name: string): GivenKey | undefined {
+  const value = request.headers[name];
+  return value === undefined ? undefined : { field: name, value };
+}
+
+function fromQuery(request: FastifyRequest, name: string): GivenKey | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.[name];
+  return value === undefined ? undefined : { field: name, value };
+}
 
 /** v2: `?key=` or header `x-stl-key`, as the published client libraries send it. */
 export const zoneApiKey: KeySource = (request) =>
-  (request.query as { key?: string } | undefined)?.key ?? header(request, "x-stl-key");
+  fromQuery(request, "key") ?? fromHeader(request, "x-stl-key");
 
 /** counts v1: header `x-service-key` (vendor), or `x-stl-key` that other client code sends. */
 export const countsApiKey: KeySource = (request) =>
-  header(request, "x-service-key") ?? header(request, "x-stl-key");
+  fromHeader(request, "x-service-key") ?? fromHeader(request, "x-stl-key");
 
 /** Any of the key places (admin and session routes take a key only to refuse it with 403). */
 export const anyApiKey: KeySource = (request) => zoneApiKey(request) ?? countsApiKey(request);
@@ -59,8 +70,8 @@ export function sessionOf(
  */
 export function assertCsrf(request: FastifyRequest, session: SessionRecord): void {
   if (SAFE_METHODS.has(request.method)) return;
-  const given = header(request, CSRF_HEADER);
-  if (!given || !sameToken(given, session.csrfToken))
+  const given = request.headers[CSRF_HEADER];
+  if (typeof given !== "string" || !sameToken(given, session.csrfToken))
     throw new DomainError(
       403,
       "csrf_token_invalid",
@@ -75,19 +86,34 @@ export function assertCsrf(request: FastifyRequest, session: SessionRecord): voi
 export function requireApiKey(store: Store, source: KeySource, policy: SecurityPolicy) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const given = source(request);
-    if (given) {
-      const record = authenticateKey(store, given);
-      if (!record) throw unauthorized("the API key is not valid");
-      request.apiKey = record;
-      request.principal = keyPrincipal(record);
-      request.session = null;
-      return;
-    }
-    const session = sessionOf(store, policy, request);
-    if (!session) throw unauthorized("an API key is required");
-    assertCsrf(request, session);
-    request.principal = sessionPrincipal(store, session);
-    request.apiKey = store.security.webKeyOf(session.orgId);
-    request.session = session;
+    if (given === undefined || given.value === "") return useSession(store, policy, request);
+    // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
+    if (typeof given.value !== "string")
+      throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
+    const record = authenticateKey(store, given.value);
+    if (!record) throw unauthorized("the API key is not valid");
+    request.apiKey = record;
+    request.principal = keyPrincipal(record);
+    request.session = null;
   };
+}
+
+function useSession(store: Store, policy: SecurityPolicy, request: FastifyRequest): void {
+  const session = sessionOf(store, policy, request);
+  if (!session) throw unauthorized("an API key is required");
+  assertCsrf(request, session);
+  request.principal = sessionPrincipal(store, session);
+  request.apiKey = store.security.webKeyOf(session.orgId);
+  request.session = session;
+}
+
+/**
+ * Root onRequest hook: a query parameter given twice (`?page=1&page=2`) is ambiguous, and the route
+ * schemas expect one string, so it is refused, naming the parameter, before anything else runs.
+ */
+export async function rejectRepeatedQuery(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (Array.isArray(value))
+      throw badRequest("invalid_request", `query parameter ${name} must be given once`, name);
 }

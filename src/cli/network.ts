@@ -10,7 +10,9 @@ const COUNTRY_CODE = /^[a-z]{2,3}$/i;
 export function networkCommands(program: Command): void {
   program
     .command("import-osm <file>")
-    .description("import the road network of an OSM file (.osm.pbf, .osm, .osm.gz), replacing the country's")
+    .description(
+      "import the road network of an OSM file (.osm.pbf, .osm, .osm.gz), replacing the country's network",
+    )
     .requiredOption("--country <code>", "country code the network is stored under, e.g. mc or de")
     .option(
       "--time-zone <zone>",

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, databaseFile } from "../config.js";
+import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
@@ -19,7 +19,11 @@ export function serveCommand(program: Command): void {
     .command("serve")
     .description("start the HTTP server (API, jobs and web application)")
     .option("--port <port>", "port to listen on (env PORT)", String(configFromEnv().port))
-    .option("--host <host>", "address to bind (env HOST)", configFromEnv().host)
+    .option(
+      "--host <host>",
+      "address to listen on, 0.0.0.0 for every interface (env HOST)",
+      configFromEnv().host,
+    )
     .option("--no-demo", "do not create demo data in an empty store")
     .option("--no-jobs", "serve the API only; another process runs the analysis jobs")
     .option(
@@ -35,6 +39,7 @@ export function serveCommand(program: Command): void {
       const config = configFromEnv();
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
+      const perMinute = rateLimitOf(config);
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
@@ -43,6 +48,10 @@ export function serveCommand(program: Command): void {
         logger: true,
         webRoot: config.webRoot,
         basemap,
+        security: {
+          trustProxy: config.trustProxy,
+          rateLimits: perMinute ? { perKey: perMinute, perSession: perMinute } : {},
+        },
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
@@ -65,9 +74,15 @@ export function serveCommand(program: Command): void {
       await app.listen({ port: Number(opts.port), host: opts.host });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
-      console.log(`Streetflow listening on http://localhost:${port} (API docs at /docs)`);
+      const shown = LOCAL_ADDRESSES.has(opts.host) ? "localhost" : opts.host;
+      console.log(
+        `Streetflow listening on http://${shown}:${port} (bound to ${opts.host}; API docs at /docs)`,
+      );
     });
 }
+
+/** Addresses a browser on this machine reaches as localhost. */
+const LOCAL_ADDRESSES = new Set(["127.0.0.1", "::1", "0.0.0.0", "::", "localhost"]);
 
 /** Commander reports the InvalidArgumentError as a one-line usage error. */
 function workerCount(value: string): number {

@@ -1,6 +1,7 @@
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import { normalizeName, searchPlaces, type PlaceSearchResult } from "../engine/network/places.js";
 import { badRequest, notFound } from "./errors.js";
+import { charCount } from "./text-length.js";
 
 /** Places one search answers by default, and at most. */
 export const DEFAULT_PLACE_LIMIT = 10;
@@ -19,7 +20,7 @@ export function findPlaces(
   q: string,
   limitText: string | undefined,
 ): PlaceSearchResult {
-  if (q.length > MAX_PLACE_QUERY)
+  if (charCount(q) > MAX_PLACE_QUERY)
     throw badRequest("invalid_query", `q must be at most ${MAX_PLACE_QUERY} characters`, "q");
   if (normalizeName(q) === "")
     throw badRequest("invalid_query", "q must contain at least one letter or digit", "q");

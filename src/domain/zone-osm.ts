@@ -2,6 +2,7 @@ import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { LonLat, Segment } from "../engine/network/types.js";
 import type { ZoneFeature } from "../store/types.js";
 import { MAX_ZONE_NAME_LENGTH } from "./zone-properties.js";
+import { truncateChars } from "./text-length.js";
 
 export type FieldReport = (field: string, message: string) => void;
 
@@ -41,11 +42,12 @@ export function joinWayPieces(segments: Segment[]): LonLat[][] {
 
 /** The way's name (else `way <id>`), suffixed with the id when an earlier zone has it already. */
 function uniqueZoneName(segments: Segment[], wayId: number, taken: Set<string>): string {
-  const base = (segments.find((s) => s.name)?.name ?? `way ${wayId}`).trim().slice(0, MAX_ZONE_NAME_LENGTH);
+  const way = (segments.find((s) => s.name)?.name ?? `way ${wayId}`).trim();
+  const base = truncateChars(way, MAX_ZONE_NAME_LENGTH);
   let name = base;
   if (taken.has(name.toLowerCase())) {
     const suffix = ` (${wayId})`;
-    name = base.slice(0, MAX_ZONE_NAME_LENGTH - suffix.length) + suffix;
+    name = truncateChars(base, MAX_ZONE_NAME_LENGTH - suffix.length) + suffix;
   }
   taken.add(name.toLowerCase());
   return name;

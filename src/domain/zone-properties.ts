@@ -6,6 +6,7 @@ import {
   RATIO_SUM_TOLERANCE,
   ROAD_TYPES,
 } from "./zone-vocabulary.js";
+import { charCount } from "./text-length.js";
 
 export { CALIBRATION_TYPES, GATE_SIZE_RANGE, MAX_ZONE_NAME_LENGTH, RATIO_SUM_TOLERANCE, ROAD_TYPES };
 
@@ -85,8 +86,8 @@ function checkName(v: unknown, report: Report): string {
     return "";
   }
   const name = v.trim();
-  if (name.length > MAX_ZONE_NAME_LENGTH)
-    report("name", `name must have at most ${MAX_ZONE_NAME_LENGTH} characters (has ${name.length})`);
+  if (charCount(name) > MAX_ZONE_NAME_LENGTH)
+    report("name", `name must have at most ${MAX_ZONE_NAME_LENGTH} characters (has ${charCount(name)})`);
   return name;
 }
 

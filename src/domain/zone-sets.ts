@@ -11,6 +11,7 @@ import {
   parseGeomType,
   type ZoneProperties,
 } from "./zone-properties.js";
+import { charCount } from "./text-length.js";
 
 /** Zones per set: the vendor's limit for one upload; larger files are split (CLI `zones upload`). */
 export const MAX_ZONES_PER_SET = 7_000;
@@ -77,7 +78,7 @@ function checkSetName(v: unknown, issues: Issues): string | null {
     return null;
   }
   const name = v.trim();
-  if (name.length > MAX_ZONE_SET_NAME_LENGTH)
+  if (charCount(name) > MAX_ZONE_SET_NAME_LENGTH)
     issues.add("zone_set_name", `zone_set_name must have at most ${MAX_ZONE_SET_NAME_LENGTH} characters`);
   return name;
 }

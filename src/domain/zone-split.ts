@@ -3,6 +3,7 @@ import type { ZoneFeature } from "../store/types.js";
 import { badRequest } from "./errors.js";
 import { zoneCentre } from "./zone-geometry.js";
 import { MAX_ZONE_SET_NAME_LENGTH, MAX_ZONES_PER_SET, type NormalisedZoneSet } from "./zone-sets.js";
+import { charCount } from "./text-length.js";
 
 /** ~5 m cells: fine enough that the sort order follows the Z-curve closely. */
 const GEOHASH_PRECISION = 9;
@@ -48,7 +49,7 @@ export function planZoneUpload(set: NormalisedZoneSet, maxZones = MAX_ZONES_PER_
   if (chunks.length === 1) return [set];
   const base = set.name ?? "zones";
   const lastName = `${base}_${chunks.length}`;
-  if (lastName.length > MAX_ZONE_SET_NAME_LENGTH)
+  if (charCount(lastName) > MAX_ZONE_SET_NAME_LENGTH)
     throw badRequest(
       "invalid_zone_set_name",
       `split set names such as "${lastName}" exceed ${MAX_ZONE_SET_NAME_LENGTH} characters; choose a shorter name`,

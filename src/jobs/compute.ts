@@ -61,9 +61,18 @@ export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
   return toCsv(SAMPLE_SIZE_HEADER, rows);
 }
 
-/** OD_Analysis: the origin-destination metrics from the stored trips, and the sample behind them. */
+/** The metrics of each analysis type, by its canonical name (see domain/analyses/catalogue.ts). */
+const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs> = {
+  OD_Analysis: computeOdMetrics,
+  // The OD computation with the preset geography's areas as destination zones.
+  OD_Preset_Geography: computeOdMetrics,
+};
+
+/** Any analysis type: its metrics from the stored trips, and the sample behind them. */
 export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
-  const metrics = computeOdMetrics(spec, ctx);
+  const metricsOf = METRICS_OF_TYPE[spec.analysisType];
+  if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
+  const metrics = metricsOf(spec, ctx);
   metrics.sample_size = sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;

@@ -72,6 +72,29 @@ function loadSide(
   return { features, keys, compiled: compileZoneSet(features, network) };
 }
 
+/**
+ * OD_Preset_Geography's destinations: the areas of the preset geography as end zones. An area's
+ * zone id is its numeric area id (the postal code, or the OSM relation id), its name the area's.
+ */
+function presetSide(store: Store, country: string, geographyType: string, network: Network): ZoneSide {
+  const areas = store.presetAreas.list(country, geographyType);
+  if (areas.length === 0)
+    throw new Error(
+      `the preset geography "${geographyType}" of "${country}" has no areas; import the network again`,
+    );
+  const features: ZoneFeature[] = areas.map((a) => ({
+    type: "Feature",
+    geometry: a.geometry,
+    properties: {
+      id: /^\d+$/.test(a.areaId) ? Number(a.areaId) : a.osmId,
+      name: a.name ?? a.areaId,
+      is_pass: 0,
+    },
+  }));
+  const keys = areas.map((a) => `preset:${geographyType}:${a.areaId}`);
+  return { features, keys, compiled: compileZoneSet(features, network) };
+}
+
 const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
   a.length === b.length && a.every((r, i) => r.uuid === b[i].uuid);
 
@@ -110,8 +133,13 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
-  const same = sameSets(spec.originSets, spec.destinationSets);
-  const destinations = same ? origins : loadSide(ctx.store, spec, spec.destinationSets, network);
+  const preset = spec.options?.geographyType;
+  const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
+  const destinations = same
+    ? origins
+    : preset !== undefined
+      ? presetSide(ctx.store, spec.country, preset, network)
+      : loadSide(ctx.store, spec, spec.destinationSets, network);
   const aggregator = new OdAggregator(
     origins.compiled,
     destinations.compiled,

@@ -19,11 +19,16 @@ export interface Job {
   failureReason: string | null;
   createdAt: number;
   updatedAt: number;
+  priority: number;
 }
 
 export interface JobQueue {
-  enqueue(kind: string, payload: unknown): Job;
-  /** Atomically takes the oldest queued job, or a running one whose lease expired; null when none. */
+  /** `priority` (default 0): higher runs first; equal priorities run oldest first. */
+  enqueue(kind: string, payload: unknown, options?: { priority?: number }): Job;
+  /**
+   * Atomically takes the queued job of highest priority (oldest first among equals), or a running one
+   * whose lease expired; null when none.
+   */
   claim(workerId: string, leaseMs: number): Job | null;
   /** Renews the lease; false when the job is no longer this worker's to run (cancelled, reclaimed, finished). */
   heartbeat(jobId: string, workerId: string, leaseMs: number): boolean;

@@ -143,8 +143,15 @@ async function sha256Of(path: string): Promise<string> {
 
 const n = (v: number) => v.toLocaleString("en-US");
 
+/** More trips stored than read is no mistake: say that the matcher split some (e.g. at a gap in the trace). */
+function splitNote(c: IngestCounts): string {
+  if (c.splitByMatcher === 0) return "";
+  const trips = c.splitByMatcher === 1 ? "1 trip" : `${n(c.splitByMatcher)} trips`;
+  return ` (the matcher split ${trips} into more, where the match broke off)`;
+}
+
 function progressLine(c: IngestCounts): string {
-  return `${n(c.pointsRead)} points, ${n(c.badRows)} bad rows, ${n(c.trips)} trips, ${n(c.stored)} stored`;
+  return `${n(c.pointsRead)} points, ${n(c.badRows)} bad rows, ${n(c.trips)} trips, ${n(c.stored)} stored${splitNote(c)}`;
 }
 
 /** The report as lines for the terminal. */
@@ -158,7 +165,7 @@ export function formatIngestReport(r: IngestReport): string[] {
     `points dropped:   ${n(d.jump)} jumps, ${n(d.outOfOrder)} out of order, ${n(d.duplicate)} duplicates, ${n(d.dwell)} at stops`,
     `trips dropped:    ${n(t.droppedTrips.tooFewPoints)} too few points, ${n(t.droppedTrips.tooShort)} under 200 m, ${n(t.droppedTrips.zeroDuration)} without duration`,
     `trips:            ${n(t.trips)}`,
-    `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors)`,
+    `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors, ${n(t.splitByMatcher)} split into more by the matcher)`,
     `stored:           ${n(t.stored)} (${n(t.duplicates)} already stored)`,
   ];
   if (t.readErrors > 0) lines.push(`files cut short:  ${n(t.readErrors)} (unreadable part-way)`);

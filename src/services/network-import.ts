@@ -1,10 +1,15 @@
 import { basename } from "node:path";
+import { readAdminAreas } from "../engine/network/admin-areas.js";
 import { readOsmSegments } from "../engine/network/osm-import.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
+import { presetAreasOf } from "../domain/preset-geographies.js";
 import { timeZoneOfCountry } from "../engine/time.js";
 import type { Runtime } from "../runtime.js";
 
-/** Reads an OSM file into segments and replaces the country's network in the store. */
+/**
+ * Reads an OSM file into segments and boundaries (the preset geographies) and replaces the
+ * country's network and presets in the store, together.
+ */
 export async function importNetwork(
   rt: Runtime,
   file: string,
@@ -16,17 +21,29 @@ export async function importNetwork(
   // Checked before the (long) read, so a typo costs nothing.
   const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
   const segments = await readOsmSegments(file, { onProgress: log });
-  rt.store.network.replaceCountry(
-    {
-      country: code,
-      source: basename(file),
-      segmentCount: segments.length,
-      importedAt: new Date().toISOString(),
-      timeZone: zone,
-    },
-    segments,
-  );
+  log("reading administrative and postal-code boundaries");
+  const areas = presetAreasOf(code, await readAdminAreas(file));
+  rt.store.transaction(() => {
+    rt.store.network.replaceCountry(
+      {
+        country: code,
+        source: basename(file),
+        segmentCount: segments.length,
+        importedAt: new Date().toISOString(),
+        timeZone: zone,
+      },
+      segments,
+    );
+    rt.store.presetAreas.replaceCountry(code, areas);
+  });
   rt.networks.invalidate(code);
   log(`Imported ${segments.length} road segments for "${code}" (local time ${zone})`);
+  log(`Imported ${areas.length} boundaries as preset geographies (${summary(areas)})`);
   return segments.length;
+}
+
+function summary(areas: readonly { geographyType: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const a of areas) counts.set(a.geographyType, (counts.get(a.geographyType) ?? 0) + 1);
+  return [...counts].map(([type, n]) => `${type}: ${n}`).join(", ") || "none";
 }

@@ -23,9 +23,42 @@ export interface Store {
   /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
   transaction<T>(fn: () => T): T;
   readonly trips: TripRepo;
+  /** Boundaries imported with each country's network (preset geographies). */
+  readonly presetAreas: PresetAreaRepo;
+  /** The organization's analysis tags and which analyses carry them. */
+  readonly tags: TagRepo;
+  /** Per-organization notification settings (the completion webhook). */
+  readonly notifications: NotificationRepo;
   /** Passwords, roles, sessions, lockouts, reset links, the audit log and per-key rate limits. */
   readonly security: SecurityRepo;
   close(): void;
+}
+
+export interface TagSummary {
+  name: string;
+  createdBy: string;
+  createdAt: string;
+  /** Live (not deleted) analyses carrying the tag. */
+  analysisCount: number;
+}
+
+export interface TagRepo {
+  /** Creates the tag; false when the organization already has it (case-insensitive). */
+  create(orgId: string, name: string, createdBy: string): boolean;
+  list(orgId: string): TagSummary[];
+  /** Names of existing tags among `names` (canonical spelling), in the order given. */
+  existing(orgId: string, names: string[]): string[];
+  /** Tags the analyses (creating missing tags); idempotent. */
+  tag(orgId: string, names: string[], analysisUuids: string[], createdBy: string): void;
+  untag(orgId: string, names: string[], analysisUuids: string[]): void;
+  /** Tag names of an analysis, alphabetical. */
+  tagsOf(analysisUuid: string): string[];
+}
+
+export interface NotificationRepo {
+  completionWebhook(orgId: string): string | null;
+  /** null removes the webhook. */
+  setCompletionWebhook(orgId: string, url: string | null): void;
 }
 
 export interface Organization {
@@ -149,6 +182,27 @@ export interface NetworkRepo {
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
   loadSegments(country: string): Segment[];
   countries(): NetworkImportInfo[];
+}
+
+/** One area of a preset geography (a boundary imported with the network). */
+export interface PresetArea {
+  country: string;
+  /** `admin_N` for administrative level N, `zip` for postal codes. */
+  geographyType: string;
+  /** The area's id in analysis results: the postal code for `zip`, else the OSM relation id. */
+  areaId: string;
+  osmId: number;
+  name: string | null;
+  geometry: { type: "Polygon" | "MultiPolygon"; coordinates: unknown };
+}
+
+export interface PresetAreaRepo {
+  /** Replaces all areas of a country (one transaction). */
+  replaceCountry(country: string, areas: readonly PresetArea[]): void;
+  /** Geography types present for the country, with their area counts, in name order. */
+  types(country: string): { geographyType: string; areas: number }[];
+  /** Areas of one geography type, by area id. */
+  list(country: string, geographyType: string): PresetArea[];
 }
 
 export interface StoredZoneSet {

@@ -1,7 +1,7 @@
 /**
  * Bundles the web application into dist/web/: main.js (esbuild, with maplibre-gl inside), styles.css (the
  * view stylesheets inlined), the HTML and maplibre-gl's worker module, which the bundle loads from its own
- * directory.
+ * directory, and the static pages: favicon.svg and method.html (how the figures are expanded).
  * Run: `npm run build:web` (part of `npm run build`).
  */
 import { build } from "esbuild";
@@ -18,6 +18,8 @@ const maplibreDist = dirname(require.resolve("maplibre-gl/package.json")) + "/di
 
 const STATIC_FILES: [from: string, to: string][] = [
   [join(clientDir, "index.html"), "index.html"],
+  [join(clientDir, "method.html"), "method.html"],
+  [join(clientDir, "favicon.svg"), "favicon.svg"],
   [join(maplibreDist, "maplibre-gl.css"), "maplibre-gl.css"],
   [join(maplibreDist, "maplibre-gl-worker.mjs"), "maplibre-gl-worker.mjs"],
 ];

@@ -93,7 +93,7 @@ describe("streetflow serve (real process, real HTTP)", () => {
         },
       ],
     });
-    assert.equal(created.status, 200);
+    assert.equal(created.status, 201);
     const { uuid } = (await created.json()) as { uuid: string };
     let status = "";
     for (let i = 0; i < 120 && status !== "Data Available"; i++) {

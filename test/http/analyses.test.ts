@@ -66,7 +66,7 @@ describe("analyses endpoints", () => {
 
   it("creates an analysis, computes it in a worker and serves the sample_size CSV", async () => {
     const res = await create(odRequest(ctx.orgA.email, { analysis_name: "Trucks January" }));
-    assert.equal(res.statusCode, 200);
+    assert.equal(res.statusCode, 201);
     const { name, status: ok, uuid } = res.json();
     assert.deepEqual([name, ok], ["Trucks January", "success"]);
     assert.match(uuid, /^[0-9a-f-]{36}$/);
@@ -161,7 +161,7 @@ describe("analyses endpoints", () => {
     assert.equal((await create(odRequest(ctx.orgA.email, { analysis_name: "REUSED" }))).statusCode, 409);
     assert.equal((await lifecycle("DELETE", queued.uuid)).statusCode, 200);
     const again = await create(odRequest(ctx.orgA.email, { analysis_name: "REUSED" }));
-    assert.equal(again.statusCode, 200);
+    assert.equal(again.statusCode, 201);
     // By name, the live analysis wins over the deleted one.
     assert.equal((await status([{ name: "reused" }])).json().analyses[0].uuid, again.json().uuid);
   });
@@ -194,6 +194,36 @@ describe("analyses endpoints", () => {
     ).json();
     assert.equal(afterwards.analyses.length, before.analyses.length);
     assert.equal((await status([{ name: "Invalid" }])).json().analyses[0].status, "Not Found");
+  });
+
+  it("ignores unknown fields with a warning, names the field a misspelt one meant, writes no braces", async () => {
+    const res = await create(odRequest(ctx.orgA.email, { analysis_name: "Stray keys", "11": "", colour: 1 }));
+    assert.equal(res.statusCode, 201);
+    assert.deepEqual(res.json().warnings, [
+      'unknown field "11" was ignored',
+      'unknown field "colour" was ignored',
+    ]);
+    assert.equal(
+      (await create(odRequest(ctx.orgA.email, { analysis_name: "No stray" }))).json().warnings,
+      undefined,
+    );
+
+    const misspelt = await create(
+      odRequest(ctx.orgA.email, { analysis_name: "Typo", day_type: "Weekday|15" }),
+    );
+    assert.equal(misspelt.statusCode, 400);
+    assert.equal(misspelt.json().error.field, "day_type");
+    assert.match(misspelt.json().error.message, /did you mean day_types/);
+
+    const braces = await create(
+      odRequest(ctx.orgA.email, { oz_sets: [{ id: 1 }], dz_sets: [{ name: "{zone}" }], date_ranges: [] }),
+    );
+    assert.equal(braces.statusCode, 400);
+    const { message, issues } = braces.json().error;
+    assert.equal(issues.length, 3);
+    for (const text of [message, ...issues.map((i: { message: string }) => i.message)])
+      assert.doesNotMatch(text, /[{}]/, text);
+    assert.match(message, /no zone set "\(zone\)"/);
   });
 
   it("answers 401 without a key and 403 for a login outside the organization", async () => {

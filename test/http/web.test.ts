@@ -197,6 +197,8 @@ describe("the web application at /", () => {
     assert.equal(res.headers["cache-control"], "no-cache");
     assert.match(res.body, /<script type="module" src="main.js"><\/script>/);
     assert.match(res.body, /<label for="api-key">API key<\/label>/);
+    // Browsers ask for an icon on every page load; without one each load logs a 404.
+    assert.match(res.body, /<link rel="icon" href="favicon.svg" type="image\/svg\+xml" \/>/);
   });
 
   it("serves the bundle, the maplibre worker and the CSS with their content types", async () => {
@@ -205,6 +207,8 @@ describe("the web application at /", () => {
       ["/maplibre-gl-worker.mjs?v=6.17.0", "application/javascript; charset=utf-8"],
       ["/styles.css", "text/css; charset=utf-8"],
       ["/maplibre-gl.css", "text/css; charset=utf-8"],
+      ["/favicon.svg", "image/svg+xml"],
+      ["/method.html", "text/html; charset=utf-8"],
     ];
     for (const [url, type] of expected) {
       const res = await app.inject(url);

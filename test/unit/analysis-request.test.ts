@@ -10,6 +10,7 @@ import {
   parsePercentiles,
 } from "../../src/domain/analyses/grammar.js";
 import { validateAnalysisRequest, type AnalysisRequestContext } from "../../src/domain/analyses/spec.js";
+import { DEFAULT_VENDOR_OPTIONS } from "../../src/domain/analyses/vendor-options.js";
 import { DomainError, ValidationError, type Issue } from "../../src/domain/errors.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -235,7 +236,7 @@ describe("validateAnalysisRequest", () => {
         oz_sets: [{ name: "Nowhere" }, { name: "Elsewhere" }, { id: 3 }],
         dz_sets: [],
         traveler_attributes: "yes",
-        colour: "red",
+        day_type: "Weekday|15",
         day_types: "Mon|11,Bad|80",
       }),
     );
@@ -243,7 +244,7 @@ describe("validateAnalysisRequest", () => {
     assert.deepEqual(Object.keys(byField).sort(), [
       "analysis_name",
       "analysis_type",
-      "colour",
+      "day_type",
       "day_types[1]",
       "dz_sets",
       "output_type",
@@ -258,7 +259,7 @@ describe("validateAnalysisRequest", () => {
     assert.match(byField.travel_mode_type, /All_Vehicles, Personal, Truck, Bicycle, Pedestrian/);
     assert.equal(byField["oz_sets[0]"], 'no zone set "Nowhere" in this organization');
     assert.equal(byField["oz_sets[1]"], 'no zone set "Elsewhere" in this organization');
-    assert.equal(byField.colour, "unknown field(s): colour");
+    assert.equal(byField.day_type, "is not a field; did you mean day_types?");
   });
 
   it("checks date ranges: strict dates, order, overlap, within the mode's supported periods", () => {
@@ -340,6 +341,45 @@ describe("validateAnalysisRequest", () => {
     assert.deepEqual(
       issues.map((i) => i.field),
       ["unit_of_measurement", "trip_circuity_bins[1]", "tags", "enable_visualization", "travel_mode_data"],
+    );
+  });
+
+  it("reads the vendor options, with the client's empty defaults", () => {
+    const ctxSpec = validateAnalysisRequest(
+      odRequest(org.email, {
+        "11": "",
+        zone_intersection_type: "",
+        aadt_calibration_year: "",
+        segment_types: [],
+        enable_15min: true,
+        is_massive_queue: true,
+        enable_completion_email: false,
+      }),
+      ctx,
+    );
+    assert.deepEqual(ctxSpec.vendor, {
+      ...DEFAULT_VENDOR_OPTIONS,
+      fifteenMinute: true,
+      massiveQueue: true,
+    });
+    const issues = issuesOf(
+      odRequest(org.email, {
+        enable_home_work_locations: true,
+        aadt_calibration_year: "1999",
+        segment_types: ["Primary", "Footway"],
+        zone_intersection_type: "touching",
+        enable_15min: "yes",
+      }),
+    );
+    assert.deepEqual(
+      issues.map((i) => i.field),
+      [
+        "enable_home_work_locations",
+        "aadt_calibration_year",
+        "segment_types",
+        "enable_15min",
+        "zone_intersection_type",
+      ],
     );
   });
 });

@@ -9,6 +9,7 @@ import { matchTrip } from "../../src/engine/matching/index.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
+import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 import type { Runtime } from "../../src/runtime.js";
 import { formatIngestReport, ingestFiles } from "../../src/services/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -88,6 +89,7 @@ describe("ingestFiles", () => {
       droppedTrips: { tooFewPoints: 0, tooShort: 0, zeroDuration: 0 },
       trips: 3,
       matchedTrips: 2,
+      splitByMatcher: 0,
       unmatchedTrips: 1,
       matchErrors: 0,
       stored: 2,
@@ -166,6 +168,35 @@ describe("ingestFiles", () => {
     assert.deepEqual(report.problems.slice(1), [
       "matching the trip of far at 2026-01-05T08:00:00.000Z failed: no candidates",
     ]);
+  });
+
+  it("says when the matcher split a trip, so more trips stored than read is explained", async () => {
+    // A matcher that breaks each trip in two halves, as the HMM does at a gap it cannot bridge.
+    const inHalves = (trip: RawTrip): MatchedTrip[] =>
+      matchTrip(rt.networks.get("de")!, trip).flatMap((m) => {
+        const mid = Math.floor(m.path.length / 2);
+        const midT = (m.startT + m.endT) / 2;
+        return [
+          { ...m, path: m.path.slice(0, mid), endT: midT },
+          { ...m, path: m.path.slice(mid), startT: midT + 1 },
+        ];
+      });
+    const lines: string[] = [];
+    const report = await ingestFiles(rt, [file], {
+      country: "de",
+      source: "lbs",
+      vehicleClass: "heavy_commercial",
+      matcher: inHalves,
+      onProgress: (line) => lines.push(line),
+    });
+    assert.equal(report.totals.trips, 3);
+    assert.equal(report.totals.splitByMatcher, 2);
+    assert.equal(report.totals.stored, 4);
+    assert.match(
+      lines.join("\n"),
+      /t\.csv: done, .*3 trips, 4 stored \(the matcher split 2 trips into more, where the match broke off\)/,
+    );
+    assert.match(formatIngestReport(report).join("\n"), /2 split into more by the matcher/);
   });
 
   it("keeps what it read from a corrupt .gz and reports where reading stopped", async () => {

@@ -35,6 +35,16 @@ describe("SQLite job queue", () => {
     store.close();
   });
 
+  it("claims a lower-priority job (is_massive_queue) after every ordinary one", () => {
+    const { queue, store } = fresh();
+    const massive = queue.enqueue("analysis", { uuid: "massive" }, { priority: -1 });
+    const ordinary = queue.enqueue("analysis", { uuid: "ordinary" });
+    assert.equal(massive.priority, -1);
+    assert.equal(queue.claim("w1", 60_000)!.id, ordinary.id);
+    assert.equal(queue.claim("w2", 60_000)!.id, massive.id);
+    store.close();
+  });
+
   it("completes and fails only under the owning worker's lease", () => {
     const { queue, store } = fresh();
     const job = queue.enqueue("analysis", {});

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireCountsMode } from "../../domain/counts/selection.js";
 import { notFound } from "../../domain/errors.js";
-import { countsApiKey, requireApiKey } from "../auth.js";
+import { countsApiKey, rejectRepeatedQuery, requireApiKey } from "../auth.js";
 import { DEFAULT_COUNTS_CONFIG } from "./config.js";
 import { metricsRoutes } from "./metrics.js";
 import { selectionRoutes } from "./selection.js";
@@ -11,6 +11,7 @@ import { selectionRoutes } from "./selection.js";
 export const countsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
   const config = { ...DEFAULT_COUNTS_CONFIG, ...app.deps.counts };
+  app.addHook("onRequest", rejectRepeatedQuery);
   app.addHook("onRequest", requireApiKey(store, countsApiKey, app.security.policy));
 
   app.get(

@@ -3,13 +3,19 @@ import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
 import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
-import { validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import {
+  ignoredFieldWarnings,
+  vendorOptionsJson,
+  vendorOptionsOf,
+} from "../../domain/analyses/vendor-options.js";
+import { braceless } from "../errors.js";
+import type { Store, StoredAnalysis } from "../../store/types.js";
 import {
   assertMayAnalyse,
   guardedAnalysisAction,
   guardedCreateAnalysis,
 } from "../../domain/security/guarded.js";
-import type { StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
@@ -24,11 +30,12 @@ const AnalysisBody = Type.Object(
     analysis_name: field(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
-    analysis_type: field("OD_Analysis"),
+    analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
     travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
-    dz_sets: field("destination zone sets: [{name} | {uuid}]"),
+    dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
+    geography_type: field("OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}"),
     date_ranges: field("[{start_date, end_date}] MM/DD/YYYY within the supported data periods"),
     day_types: field("comma-separated <name>|<start><end>, weekdays 1 (Monday) to 7"),
     day_parts: field("comma-separated <name>|<HH><HH>, end hour inclusive"),
@@ -38,6 +45,13 @@ const AnalysisBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+const AnalysisCreated = Type.Object({
+  ...SuccessCreated.properties,
+  warnings: Type.Optional(
+    Type.Array(Type.String(), { description: "unknown top-level fields that were ignored (also logged)" }),
+  ),
+});
 
 const StatusEntry = Type.Object({
   name: Type.String(),
@@ -76,6 +90,7 @@ const ListEntry = Type.Object({
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
+  tags: Type.Array(Type.String(), { description: "the organization's tags the analysis carries" }),
 });
 const SetRef = Type.Object({ name: Type.String(), uuid: Type.String() });
 const NamedSlice = Type.Object({
@@ -96,10 +111,24 @@ const AnalysisDetail = Type.Object({
   trip_attributes: Type.Boolean(),
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  tags: Type.Array(Type.String()),
+  geography_type: Type.Optional(
+    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
+  ),
+  // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
+  enable_home_work_locations: Type.Boolean(),
+  hwl_enable_visitor: Type.Boolean(),
+  hwl_enable_resident: Type.Boolean(),
+  hwl_enable_worker: Type.Boolean(),
+  aadt_calibration_year: Type.Union([Type.Integer(), Type.Null()]),
+  segment_types: Type.Array(Type.String()),
+  enable_15min: Type.Boolean(),
+  is_massive_queue: Type.Boolean(),
+  zone_intersection_type: Type.String(),
+  enable_visualization: Type.Boolean(),
+  enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = (a: StoredAnalysis) => ({
+const listEntry = (store: Store, a: StoredAnalysis) => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
@@ -107,15 +136,24 @@ const listEntry = (a: StoredAnalysis) => ({
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
+  tags: store.tags.tagsOf(a.uuid),
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
 
+/** The type-specific parameters of a stored spec, in the request's terms. */
+function typeDetail(spec: StoredAnalysis["spec"]) {
+  const options = spec.options ?? {};
+  return {
+    ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
+  };
+}
+
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-function analysisDetail(a: StoredAnalysis) {
+function analysisDetail(store: Store, a: StoredAnalysis) {
   const { spec } = a;
   return {
-    ...listEntry(a),
+    ...listEntry(store, a),
     output_type: spec.outputType,
     country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
@@ -131,7 +169,8 @@ function analysisDetail(a: StoredAnalysis) {
     trip_attributes: spec.tripAttributes,
     unit_of_measurement: spec.unit,
     description: spec.description,
-    tags: spec.tags,
+    ...typeDetail(spec),
+    ...vendorOptionsJson(vendorOptionsOf(spec)),
   };
 }
 
@@ -161,14 +200,20 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["analyses"],
         querystring: KeyQuery,
         body: AnalysisBody,
-        response: { 200: SuccessCreated },
+        response: { 201: AnalysisCreated },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       assertMayAnalyse(request.principal);
       const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
       const created = guardedCreateAnalysis(store, request.principal, spec);
-      return { name: created.name, status: "success" as const, uuid: created.uuid };
+      const ignored = ignoredRequestFields(request.body);
+      if (ignored.length)
+        request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
+      const warnings = ignored.length ? { warnings: ignoredFieldWarnings(ignored) } : {};
+      return reply
+        .status(201)
+        .send({ name: created.name, status: "success" as const, uuid: created.uuid, ...warnings });
     },
   );
 
@@ -196,7 +241,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (found) return statusEntry(found);
         const error =
           wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
-        return { ...ref, status: "Not Found" as const, error };
+        return { ...ref, status: "Not Found" as const, error: braceless(error) };
       });
       return { analyses, status: "success" as const };
     },
@@ -208,7 +253,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "The organization's analyses, newest first (deleted ones left out)",
         tags: ["analyses"],
-        querystring: KeyQuery,
+        querystring: Type.Object({
+          ...KeyQuery.properties,
+          tag: Type.Optional(
+            Type.String({ description: "only analyses carrying this tag (case-insensitive)" }),
+          ),
+        }),
         response: {
           200: Type.Object({
             analyses: Type.Array(ListEntry),
@@ -217,13 +267,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
-      analyses: store.analyses
+    async (request) => {
+      const wanted = request.query.tag?.trim().toLowerCase();
+      const entries = store.analyses
         .list(request.apiKey.orgId)
         .filter((a) => a.state !== "deleted")
-        .map(listEntry),
-      status: "success" as const,
-    }),
+        .map((a) => listEntry(store, a));
+      return {
+        analyses: wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries,
+        status: "success" as const,
+      };
+    },
   );
 
   app.get(
@@ -240,7 +294,10 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      analysis: analysisDetail(requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      analysis: analysisDetail(
+        store,
+        requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+      ),
       status: "success" as const,
     }),
   );

@@ -1,6 +1,10 @@
 import type { AnalysisState, Store, StoredAnalysis } from "../../store/types.js";
 import { conflict, notFound } from "../errors.js";
 import type { AnalysisSpec } from "./spec.js";
+import { vendorOptionsOf } from "./vendor-options.js";
+
+/** is_massive_queue: the job waits behind every ordinary one, as the vendor's bulk queue does. */
+export const MASSIVE_QUEUE_PRIORITY = -1;
 
 /** Job kind and payload of an analysis run. */
 export const ANALYSIS_JOB = "analysis";
@@ -44,8 +48,11 @@ export function statusEntry(a: StoredAnalysis): StatusEntry {
 export function createAnalysis(store: Store, spec: AnalysisSpec): StoredAnalysis {
   return store.transaction(() => {
     const payload: AnalysisJobPayload = { analysisUuid: spec.uuid };
-    const job = store.jobs.enqueue(ANALYSIS_JOB, payload);
-    return store.analyses.create({ spec, jobId: job.id });
+    const priority = vendorOptionsOf(spec).massiveQueue ? MASSIVE_QUEUE_PRIORITY : 0;
+    const job = store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
+    const created = store.analyses.create({ spec, jobId: job.id });
+    store.tags.tag(spec.orgId, spec.tags, [spec.uuid], spec.loginEmail);
+    return created;
   });
 }
 

@@ -15,10 +15,27 @@ import {
   type DayPart,
   type DayType,
 } from "./grammar.js";
+import { charCount } from "../text-length.js";
+import {
+  ALL_ZONE_SET_FIELDS,
+  ANALYSIS_CATALOGUE,
+  analysisTypeDef,
+  TYPE_FIELDS,
+  type AnalysisOptions,
+  type ExtraZoneSetField,
+} from "./catalogue.js";
+import {
+  parseVendorOptions,
+  unknownFields,
+  VENDOR_FIELDS_NOT_USED,
+  VENDOR_OPTION_FIELDS,
+  type VendorOptions,
+} from "./vendor-options.js";
 
-/** Analysis types this service runs, by canonical spelling. */
-export const ANALYSIS_TYPES = ["OD_Analysis"] as const;
-export const OUTPUT_TYPES = ["index", "volume"] as const;
+export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
+
+/** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
+export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);
 export const UNITS = ["miles", "km"] as const;
 export const MAX_NAME_LENGTH = 50;
 
@@ -31,14 +48,6 @@ export const DEFAULT_BINS = {
 };
 export const DEFAULT_SPEED_PERCENTILES = "5,15,50,85,95";
 
-/** Request fields published clients send that are type-checked, then ignored (see docs/analyses.md). */
-export const IGNORED_FIELDS = [
-  "travel_mode_data",
-  "is_ui_enabled",
-  "enable_visualization",
-  "enable_completion_email",
-] as const;
-
 const KNOWN_FIELDS = new Set<string>([
   "insight_login_email",
   "analysis_name",
@@ -46,7 +55,7 @@ const KNOWN_FIELDS = new Set<string>([
   "travel_mode_type",
   "output_type",
   "oz_sets",
-  "dz_sets",
+  ...TYPE_FIELDS,
   "date_ranges",
   "day_types",
   "day_parts",
@@ -59,7 +68,8 @@ const KNOWN_FIELDS = new Set<string>([
   ...Object.keys(DEFAULT_BINS),
   "enable_speed_percentile",
   "speed_percentile_bins",
-  ...IGNORED_FIELDS,
+  ...VENDOR_OPTION_FIELDS,
+  ...VENDOR_FIELDS_NOT_USED,
 ]);
 
 export interface ZoneSetRef {
@@ -79,7 +89,7 @@ export interface AnalysisSpec {
   orgId: string;
   name: string;
   loginEmail: string;
-  analysisType: (typeof ANALYSIS_TYPES)[number];
+  analysisType: string;
   travelMode: string;
   vehicleClasses: VehicleClass[];
   /** Country code of the road network the zones lie on. */
@@ -99,6 +109,12 @@ export interface AnalysisSpec {
   speedPercentiles: number[] | null;
   description: string | null;
   tags: string[];
+  /** Middle-filter zone sets (OD_MF_Analysis); absent in specs stored before the catalogue. */
+  middleFilterSets?: ZoneSetRef[];
+  /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
+  options?: AnalysisOptions;
+  /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
+  vendor?: VendorOptions;
 }
 
 /** What validation reads: the store and the loaded road networks. */
@@ -152,7 +168,7 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
   if (given === null) return `analysis_${uuid.replace(/-/g, "").slice(0, 12)}`;
   const name = given.trim();
   if (name === "") issues.push({ field: "analysis_name", message: "must not be blank" });
-  if (name.length > MAX_NAME_LENGTH)
+  if (charCount(name) > MAX_NAME_LENGTH)
     issues.push({ field: "analysis_name", message: `must be at most ${MAX_NAME_LENGTH} characters` });
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name))
@@ -164,7 +180,10 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
 function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues: Issue[]): StoredZoneSet[] {
   const refs = body[field];
   if (!Array.isArray(refs) || refs.length === 0) {
-    issues.push({ field, message: "must be a non-empty array of {name} or {uuid} objects" });
+    issues.push({
+      field,
+      message: "must be a non-empty array of zone set references, each an object with name or uuid",
+    });
     return [];
   }
   const found = new Map<string, StoredZoneSet>();
@@ -176,13 +195,36 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     if (typeof value !== "string" || value.trim() === "")
       return issues.push({
         field: where,
-        message: "must be {name: <zone set name>} or {uuid: <zone set uuid>}",
+        message: "must be an object with one key, name or uuid, naming a zone set",
       });
     const set = ctx.store.zoneSets.get(ctx.orgId, value.trim());
     if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
     found.set(set.uuid, set);
   });
   return [...found.values()];
+}
+
+/**
+ * The zone-set fields besides oz_sets: those the type needs are required, the others refused
+ * (an empty list is accepted, as clients send one). With no known type, OD_Analysis' dz_sets
+ * and any given ones are checked, so every problem of the request is reported.
+ */
+function extraZoneSets(
+  body: Body,
+  wanted: readonly ExtraZoneSetField[] | null,
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+): Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> {
+  const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
+  for (const field of ALL_ZONE_SET_FIELDS) {
+    const given = body[field];
+    const empty = given === undefined || given === null || (Array.isArray(given) && given.length === 0);
+    const check = wanted === null ? field === "dz_sets" || !empty : wanted.includes(field);
+    if (check) out[field] = zoneSets(body, field, ctx, issues);
+    else if (!empty)
+      issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
+  }
+  return out;
 }
 
 type Bbox = [number, number, number, number];
@@ -236,7 +278,10 @@ function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequest
 function dateRanges(body: Body, supported: DateRange[] | null, issues: Issue[]): SpecDateRange[] {
   const given = body.date_ranges;
   if (!Array.isArray(given) || given.length === 0) {
-    issues.push({ field: "date_ranges", message: "must be a non-empty array of {start_date, end_date}" });
+    issues.push({
+      field: "date_ranges",
+      message: "must be a non-empty array of objects with start_date and end_date",
+    });
     return [];
   }
   const bounds = (supported ?? []).map((r) => [
@@ -284,6 +329,9 @@ const hasCalibration = (sets: StoredZoneSet[]) =>
     ),
   );
 
+const hasPassThrough = (sets: StoredZoneSet[]) =>
+  sets.some((s) => s.featureCollection.features.some((f) => f.properties.is_pass === 1));
+
 function tags(body: Body, issues: Issue[]): string[] {
   const v = body.tags;
   if (v === undefined || v === null) return [];
@@ -306,12 +354,17 @@ function bins(body: Body, issues: Issue[]): AnalysisSpec["bins"] {
   };
 }
 
+/** Fields published clients send that Streetflow type-checks, then ignores (see docs/analyses.md). */
 function checkIgnoredFields(body: Body, issues: Issue[]): void {
-  for (const field of ["is_ui_enabled", "enable_visualization", "enable_completion_email"])
-    optionalBoolean(body, field, issues);
+  optionalBoolean(body, "is_ui_enabled", issues);
   const data = body.travel_mode_data;
   if (data !== undefined && data !== null && typeof data !== "string" && !isObject(data))
     issues.push({ field: "travel_mode_data", message: "must be a string or an object" });
+}
+
+/** Top-level fields of a create request that are neither known nor a misspelling of one: ignored. */
+export function ignoredRequestFields(body: unknown): string[] {
+  return isObject(body) ? unknownFields(body, KNOWN_FIELDS).ignored : [];
 }
 
 /**
@@ -326,9 +379,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
   assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
 
-  const issues: Issue[] = [];
-  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
-  if (unknown.length) issues.push({ field: unknown[0], message: `unknown field(s): ${unknown.join(", ")}` });
+  const issues: Issue[] = [...unknownFields(body, KNOWN_FIELDS).misspelt];
 
   const uuid = crypto.randomUUID();
   const name = analysisName(body, uuid, issues);
@@ -347,10 +398,21 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
       message: `${modeName === null ? "is required" : `"${modeName}" is not a travel mode`}; one of ${Object.keys(TRAVEL_MODES).join(", ")}`,
     });
 
+  const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
   const origins = zoneSets(body, "oz_sets", ctx, issues);
-  const destinations = zoneSets(body, "dz_sets", ctx, issues);
-  const allSets = [...origins, ...destinations];
+  const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
+  const destinations = extra.dz_sets ?? [];
+  const allSets = [...origins, ...Object.values(extra).flat()];
   const country = allSets.length ? analysisCountry(body, allSets, ctx, issues) : null;
+  const options =
+    typeDef?.readOptions({
+      body,
+      store: ctx.store,
+      orgId: ctx.orgId,
+      country,
+      sets: { oz_sets: origins, ...extra },
+      issues,
+    }) ?? {};
   const supported =
     country && mode
       ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
@@ -374,6 +436,12 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
       field: "output_type",
       message:
         "volume output needs calibration: none of the referenced zone sets has a pass-through zone with calibration_type",
+    });
+
+  if (outputType === "aadt" && allSets.length && !hasPassThrough(allSets))
+    issues.push({
+      field: "output_type",
+      message: "aadt output is computed on pass-through zones; none of the referenced zone sets has one",
     });
 
   const dayTypes = parseDayTypes(optionalString(body, "day_types", issues) ?? DEFAULT_DAY_TYPES, issues);
@@ -410,9 +478,12 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     speedPercentiles: percentilesOn ? percentiles : null,
     description: optionalString(body, "description", issues),
     tags: tags(body, issues),
+    middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
+    options,
+    vendor: parseVendorOptions(body, issues),
   };
   checkIgnoredFields(body, issues);
-  if (spec.description !== null && spec.description.length > 2000)
+  if (spec.description !== null && charCount(spec.description) > 2000)
     issues.push({ field: "description", message: "must be at most 2000 characters" });
   if (issues.length) throw new ValidationError(issues);
   return spec;

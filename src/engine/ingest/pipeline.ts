@@ -13,6 +13,8 @@ export type TripSink = (trips: MatchedTrip[]) => { inserted: number; duplicates:
 export interface IngestCounts extends SplitCounts {
   /** Matched trips the matcher produced (one raw trip may give several, or none). */
   matchedTrips: number;
+  /** Raw trips the matcher split into several matched trips (where the match broke off, e.g. a gap). */
+  splitByMatcher: number;
   /** Raw trips the matcher could not place on the network. */
   unmatchedTrips: number;
   /** Raw trips on which the matcher threw; the first messages go to `problems`. */
@@ -27,6 +29,7 @@ export function emptyIngestCounts(): IngestCounts {
   return {
     ...emptySplitCounts(),
     matchedTrips: 0,
+    splitByMatcher: 0,
     unmatchedTrips: 0,
     matchErrors: 0,
     stored: 0,
@@ -96,6 +99,7 @@ function matchOne(trip: RawTrip, opts: TraceIngestOptions, counts: IngestCounts)
   try {
     const matched = opts.matcher(trip);
     if (matched.length === 0) counts.unmatchedTrips++;
+    if (matched.length > 1) counts.splitByMatcher++;
     counts.matchedTrips += matched.length;
     return matched;
   } catch (e) {

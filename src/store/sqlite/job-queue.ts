@@ -12,6 +12,7 @@ interface JobRow {
   failure_reason: string | null;
   created_at: number;
   updated_at: number;
+  priority: number;
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -25,6 +26,7 @@ const toJob = (r: JobRow): Job => ({
   failureReason: r.failure_reason,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  priority: r.priority,
 });
 
 /** The job queue in the service's SQLite file; `clock` is injectable so tests can expire leases. */
@@ -34,16 +36,16 @@ export class SqliteJobQueue implements JobQueue {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  enqueue(kind: string, payload: unknown): Job {
+  enqueue(kind: string, payload: unknown, options: { priority?: number } = {}): Job {
     const t = this.clock();
     const id = crypto.randomUUID();
     // seq keeps insertion order even when two jobs share a millisecond.
     this.db
       .prepare(
-        `INSERT INTO jobs (id, seq, kind, payload, state, created_at, updated_at)
-         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs), ?, ?, 'queued', ?, ?)`,
+        `INSERT INTO jobs (id, seq, kind, payload, state, created_at, updated_at, priority)
+         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs), ?, ?, 'queued', ?, ?, ?)`,
       )
-      .run(id, kind, JSON.stringify(payload ?? null), t, t);
+      .run(id, kind, JSON.stringify(payload ?? null), t, t, options.priority ?? 0);
     return this.get(id)!;
   }
 
@@ -54,7 +56,7 @@ export class SqliteJobQueue implements JobQueue {
         const row = this.db
           .prepare(
             `SELECT id FROM jobs WHERE state = 'queued' OR (state = 'running' AND lease_expires_at < ?)
-           ORDER BY seq LIMIT 1`,
+           ORDER BY priority DESC, seq LIMIT 1`,
           )
           .get(t) as { id: string } | undefined;
         if (!row) return null;

@@ -221,6 +221,19 @@ export const MIGRATIONS: Migration[] = [
   ALTER TABLE network_imports ADD COLUMN time_zone TEXT;
   `,
   packSegmentStats,
+  // Preset geographies: administrative and postal-code boundaries imported with a network.
+  `
+  CREATE TABLE preset_areas (
+    country TEXT NOT NULL,
+    geography_type TEXT NOT NULL,
+    area_id TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    name TEXT,
+    geometry TEXT NOT NULL,
+    PRIMARY KEY (country, geography_type, area_id)
+  );
+  `,
+  vendorAnalysisFeatures,
   // Accounts and web security: passwords, roles per membership, sessions, lockouts, reset links, audit log,
   // per-key rate limits. Existing members become admins: before roles, every member could do everything.
   `
@@ -261,6 +274,60 @@ export const MIGRATIONS: Migration[] = [
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
 ];
+
+/**
+ * Vendor-client features of analyses: job priority (is_massive_queue), the organization's tags and
+ * which analyses carry them (the tags of existing analyses' requests become real tags), and the
+ * per-organization completion webhook (enable_completion_email).
+ */
+function vendorAnalysisFeatures(db: Database.Database): void {
+  db.exec(`
+  ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX jobs_claimable;
+  CREATE INDEX jobs_claimable ON jobs (state, priority DESC, seq);
+  CREATE TABLE tags (
+    id INTEGER PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id),
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (org_id, name_key)
+  );
+  CREATE TABLE analysis_tags (
+    analysis_uuid TEXT NOT NULL REFERENCES analyses(uuid),
+    tag_id INTEGER NOT NULL REFERENCES tags(id),
+    PRIMARY KEY (analysis_uuid, tag_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX analysis_tags_by_tag ON analysis_tags (tag_id);
+  CREATE TABLE completion_webhooks (
+    org_id TEXT PRIMARY KEY REFERENCES organizations(id),
+    url TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `);
+  const analyses = db.prepare("SELECT uuid, org_id, spec, created_at FROM analyses").all() as {
+    uuid: string;
+    org_id: string;
+    spec: string;
+    created_at: string;
+  }[];
+  const addTag = db.prepare(
+    `INSERT INTO tags (org_id, name, name_key, created_by, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (org_id, name_key) DO NOTHING`,
+  );
+  const link = db.prepare(
+    `INSERT OR IGNORE INTO analysis_tags (analysis_uuid, tag_id)
+     SELECT ?, id FROM tags WHERE org_id = ? AND name_key = ?`,
+  );
+  for (const a of analyses) {
+    const spec = JSON.parse(a.spec) as { tags?: string[]; loginEmail?: string };
+    for (const tag of spec.tags ?? []) {
+      addTag.run(a.org_id, tag, tag.trim().toLowerCase(), spec.loginEmail ?? "", a.created_at);
+      link.run(a.uuid, a.org_id, tag.trim().toLowerCase());
+    }
+  }
+}
 
 interface SegmentStatRow {
   country: string;

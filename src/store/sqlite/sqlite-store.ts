@@ -16,6 +16,7 @@ import type {
   NetworkImportInfo,
   NetworkRepo,
   Organization,
+  PresetAreaRepo,
   Store,
   StoredZoneSet,
   TripRepo,
@@ -24,10 +25,14 @@ import type {
   YearMonth,
   ZoneSetRepo,
   ZoneSetSummary,
+  NotificationRepo,
+  TagRepo,
 } from "../types.js";
+import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
 import { SqliteJobQueue } from "./job-queue.js";
+import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
@@ -56,6 +61,9 @@ export class SqliteStore implements Store {
   readonly analyses: AnalysisRepo;
   readonly jobs: JobQueue;
   readonly trips: TripRepo;
+  readonly presetAreas: PresetAreaRepo;
+  readonly tags: TagRepo;
+  readonly notifications: NotificationRepo;
   readonly security: SqliteSecurity;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
@@ -83,6 +91,9 @@ export class SqliteStore implements Store {
     this.analyses = new SqliteAnalyses(this.db);
     this.jobs = new SqliteJobQueue(this.db, options.clock);
     this.trips = new SqliteTrips(this.db);
+    this.presetAreas = new SqlitePresetAreas(this.db);
+    this.tags = new SqliteTags(this.db);
+    this.notifications = new SqliteNotifications(this.db);
     this.security = new SqliteSecurity(this.db);
   }
 

@@ -1,27 +1,7 @@
 import * as maplibregl from "maplibre-gl";
 import type { Bbox, SegmentCollection } from "./api.js";
 import { addBasemap, fetchBasemap } from "./basemap.js";
-
-/** Colour and base width (px at zoom 15) of each road class; unknown classes draw thin grey. */
-export const ROAD_STYLE: Record<string, { colour: string; width: number }> = {
-  motorway: { colour: "#d9480f", width: 5 },
-  trunk: { colour: "#e8590c", width: 4.5 },
-  primary: { colour: "#f08c00", width: 4 },
-  secondary: { colour: "#f59f00", width: 3.5 },
-  tertiary: { colour: "#fcc419", width: 3 },
-  ramp: { colour: "#e8590c", width: 2.5 },
-  unclassified: { colour: "#868e96", width: 2 },
-  residential: { colour: "#868e96", width: 2 },
-  living_street: { colour: "#a5a5a5", width: 1.8 },
-  road: { colour: "#a5a5a5", width: 1.8 },
-  service: { colour: "#adb5bd", width: 1.2 },
-  track: { colour: "#a9805b", width: 1 },
-  pedestrian: { colour: "#4dabf7", width: 1.5 },
-  footway: { colour: "#74c0fc", width: 0.8 },
-  cycleway: { colour: "#37b24d", width: 1 },
-  path: { colour: "#74c0fc", width: 0.8 },
-  steps: { colour: "#74c0fc", width: 0.8 },
-};
+import { MAP_BACKGROUND, ROAD_STYLE } from "./road-style.js";
 
 const ZONE_COLOURS = ["#7048e8", "#d6336c", "#1098ad", "#2b8a3e", "#c2255c", "#5c7cfa"];
 
@@ -56,7 +36,7 @@ export const LINE_FEATURES: maplibregl.FilterSpecification = [
 const OFFLINE_STYLE: maplibregl.StyleSpecification = {
   version: 8,
   sources: {},
-  layers: [{ id: "background", type: "background", paint: { "background-color": "#f4f1ea" } }],
+  layers: [{ id: "background", type: "background", paint: { "background-color": MAP_BACKGROUND } }],
 };
 
 export class StreetMap {

@@ -1,6 +1,6 @@
 import type { NetworkInfo } from "../api.js";
 import type { AppContext } from "../context.js";
-import { ROAD_STYLE } from "../map.js";
+import { legendLabel, ROAD_LEGEND } from "../road-style.js";
 import { byId, setStatus } from "../ui.js";
 
 /** The country selector, the road network on the map (following the viewport over the cap) and its legend. */
@@ -60,13 +60,13 @@ export async function setUpNetwork(ctx: AppContext, select: (n: NetworkInfo) => 
 
 function renderLegend(legend: HTMLElement): void {
   legend.replaceChildren(
-    ...Object.entries(ROAD_STYLE).map(([cls, style]) => {
+    ...ROAD_LEGEND.map((style) => {
       const item = document.createElement("li");
       const swatch = document.createElement("span");
       swatch.className = "swatch line";
       swatch.style.background = style.colour;
       swatch.style.height = `${Math.max(2, style.width)}px`;
-      item.append(swatch, cls.replace("_", " "));
+      item.append(swatch, legendLabel(style));
       return item;
     }),
   );

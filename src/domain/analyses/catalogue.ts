@@ -1,0 +1,56 @@
+import type { Issue } from "../errors.js";
+import type { Store, StoredZoneSet } from "../../store/types.js";
+import { odPresetGeography } from "./od-preset-geography.js";
+
+/** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
+export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
+
+/** What a type's own validation reads: the body, the store and the analysis' country (once known). */
+export interface TypeRequest {
+  body: Record<string, unknown>;
+  store: Store;
+  orgId: string;
+  country: string | null;
+  /** The zone sets the request references, by field. */
+  sets: Partial<Record<"oz_sets" | ExtraZoneSetField, StoredZoneSet[]>>;
+  issues: Issue[];
+}
+
+/** Type-specific parameters of a spec; each type fills only its own. */
+export interface AnalysisOptions {
+  /** OD_Preset_Geography: the preset geography of the destinations (`admin_8`, `zip`, …). */
+  geographyType?: string;
+}
+
+/** One analysis type: the request fields it takes and how they become spec options. */
+export interface AnalysisTypeDef {
+  /** Canonical spelling of `analysis_type`. */
+  name: string;
+  /** Zone-set fields required besides `oz_sets`; the others are refused. */
+  zoneSets: readonly ExtraZoneSetField[];
+  /** Request fields of this type only. */
+  fields: readonly string[];
+  readOptions(request: TypeRequest): AnalysisOptions;
+}
+
+const odAnalysis: AnalysisTypeDef = {
+  name: "OD_Analysis",
+  zoneSets: ["dz_sets"],
+  fields: [],
+  readOptions: () => ({}),
+};
+
+/** Every analysis type the service runs; its position is irrelevant, its name is the key. */
+export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [odAnalysis, odPresetGeography];
+
+export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];
+
+/** Request fields of every type, for the unknown-field check. */
+export const TYPE_FIELDS: readonly string[] = [
+  ...ALL_ZONE_SET_FIELDS,
+  ...new Set(ANALYSIS_CATALOGUE.flatMap((t) => t.fields)),
+];
+
+export function analysisTypeDef(name: string): AnalysisTypeDef | undefined {
+  return ANALYSIS_CATALOGUE.find((t) => t.name === name);
+}

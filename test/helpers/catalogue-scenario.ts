@@ -1,0 +1,86 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { MatchedTrip } from "../../src/engine/trips/types.js";
+import { JobRunner } from "../../src/jobs/runner.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { makeTestApp, type TestContext } from "./app.js";
+import { boxZone, square, STREET, streetTrip } from "./street-scenario.js";
+import { createZoneSet } from "../../src/domain/zone-sets.js";
+
+/**
+ * The hand-counted street of street-scenario.ts served over HTTP with a job runner on a
+ * file store: zone set "Street" (West, East end zones), quarters 501/502 as preset geography
+ * admin_10, and the week of 6-12 January 2025: 7 cars eastbound Monday 07:00 (10 min),
+ * 2 trucks eastbound Saturday noon (20 min), 1 car westbound Tuesday 08:30 (6 min).
+ */
+export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
+  const dir = mkdtempSync(join(tmpdir(), "streetflow-catalogue-"));
+  const store = new SqliteStore(join(dir, "streetflow.db"));
+  store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  const ctx = await makeTestApp(store);
+  const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
+    country: "mc",
+    geographyType: "admin_10",
+    areaId,
+    osmId: Number(areaId),
+    name,
+    geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
+  });
+  store.presetAreas.replaceCountry("mc", [
+    quarter("501", "West Quarter", -50, 150),
+    quarter("502", "East Quarter", 150, 350),
+  ]);
+  createZoneSet(
+    {
+      insight_login_email: ctx.orgA.email,
+      zone_set_name: "Street",
+      zones: {
+        type: "FeatureCollection",
+        features: [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 320)],
+      },
+    },
+    { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
+  );
+  const trips: MatchedTrip[] = [];
+  for (let i = 0; i < 7; i++)
+    trips.push(streetTrip({ device: `car${i}`, localIso: "2025-01-06T07:00:00", minutes: 10 }));
+  for (let i = 0; i < 2; i++)
+    trips.push(
+      streetTrip({
+        device: `truck${i}`,
+        localIso: "2025-01-11T12:00:00",
+        minutes: 20,
+        vehicleClass: "heavy_commercial",
+      }),
+    );
+  trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T08:30:00", minutes: 6, east: false }));
+  store.trips.appendTrips("mc", trips);
+  const runner = new JobRunner({
+    store,
+    queue: store.jobs,
+    dbFile: store.file,
+    pollMs: 20,
+    leaseMs: 5000,
+    heartbeatMs: 20,
+    computeModule: new URL("../../src/jobs/compute.ts", import.meta.url).href,
+  }).start();
+  return { ctx, runner };
+}
+
+/** Polls the analysis' status until it leaves Processing; answers the final status entry. */
+export async function finished(
+  ctx: TestContext,
+  uuid: string,
+): Promise<{ status: string; metrics: string[] }> {
+  for (;;) {
+    const res = await ctx.app.inject({
+      method: "POST",
+      url: `/api/v2/analyses/status?key=${ctx.orgA.key}`,
+      payload: { analyses: [{ uuid }] },
+    });
+    const entry = res.json().analyses[0];
+    if (entry.status !== "Processing") return entry;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

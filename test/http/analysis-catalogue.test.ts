@@ -1,0 +1,67 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { JobRunner } from "../../src/jobs/runner.js";
+import type { TestContext } from "../helpers/app.js";
+import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
+
+describe("the analysis catalogue over HTTP", () => {
+  let ctx: TestContext;
+  let runner: JobRunner;
+  before(async () => {
+    ({ ctx, runner } = await catalogueApp());
+  });
+  after(async () => {
+    await runner.stop();
+    await ctx.app.close();
+    ctx.store.close();
+  });
+
+  const base = (extra: Record<string, unknown>) => ({
+    insight_login_email: ctx.orgA.email,
+    travel_mode_type: "All_Vehicles",
+    oz_sets: [{ name: "Street" }],
+    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+    day_types: "Average Day|17",
+    day_parts: "All Day|0023",
+    ...extra,
+  });
+  const create = (body: Record<string, unknown>) =>
+    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
+  const download = (uuid: string, metric: string) =>
+    ctx.app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx.orgA.key}`,
+    });
+
+  it("runs OD_Preset_Geography to Data Available with origins in zones and destinations in quarters", async () => {
+    const res = await create(base({ analysis_type: "OD_Preset_Geography", geography_type: "admin_10" }));
+    assert.equal(res.statusCode, 200, res.body);
+    const { uuid } = res.json();
+    const done = await finished(ctx, uuid);
+    assert.equal(done.status, "Data Available");
+    assert.deepEqual(done.metrics, ["od_all", "od_pers", "od_comm", "zone_od_all", "sample_size"]);
+    const rows = (await download(uuid, "od_all")).body.split("\n");
+    // 9 devices in January: a trip stands for 10,000 / 9. West → East Quarter: 9 trips over 7 days
+    // (10,000 / 7 = 1,429); East → West Quarter: one (1,111 / 7 = 159).
+    const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
+    assert.deepEqual(rows.slice(1), [
+      `All Vehicles,1,West,no,N/A,502,East Quarter,no,N/A,${day},1429,1429,1429,12`,
+      `All Vehicles,2,East,no,N/A,501,West Quarter,no,N/A,${day},159,159,159,6`,
+      "",
+    ]);
+    const detail = await ctx.app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/${uuid}?key=${ctx.orgA.key}`,
+    });
+    assert.equal(detail.json().analysis.geography_type, "admin_10");
+  });
+
+  it("answers an unknown geography_type with a 400 listing the country's valid ones", async () => {
+    const res = await create(
+      base({ analysis_type: "OD_Preset_Geography", geography_type: "taz", country: "mc" }),
+    );
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error.field, "geography_type");
+    assert.match(res.json().error.message, /valid: admin_10/);
+  });
+});

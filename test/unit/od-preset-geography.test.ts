@@ -1,0 +1,108 @@
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { ValidationError } from "../../src/domain/errors.js";
+import type { MatchedTrip } from "../../src/engine/trips/types.js";
+import { computeAnalysis } from "../../src/jobs/compute.js";
+import { createStreetEnds, EMAIL, square, streetStore, streetTrip } from "../helpers/street-scenario.js";
+
+/** Two quarters of "mc" splitting the street at x = 150 m; the west one is known by OSM id 501. */
+export function seedQuarters(store: ReturnType<typeof streetStore>["store"]) {
+  const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
+    country: "mc",
+    geographyType: "admin_10",
+    areaId,
+    osmId: Number(areaId),
+    name,
+    geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
+  });
+  store.presetAreas.replaceCountry("mc", [
+    quarter("501", "West Quarter", -50, 150),
+    quarter("502", "East Quarter", 150, 350),
+  ]);
+}
+
+const request = (extra: Record<string, unknown>) => ({
+  insight_login_email: EMAIL,
+  analysis_name: "To quarters",
+  analysis_type: "od_preset_geography",
+  travel_mode_type: "All_Vehicles",
+  oz_sets: [{ name: "Street" }],
+  geography_type: "ADMIN_10",
+  date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+  day_types: "Average Day|17",
+  day_parts: "All Day|0023",
+  country: "mc",
+  ...extra,
+});
+
+describe("OD_Preset_Geography (hand-counted)", () => {
+  const { store, networks, ctx } = streetStore();
+  let metrics: Record<string, string>;
+
+  before(async () => {
+    createStreetEnds(ctx);
+    seedQuarters(store);
+    const trips: MatchedTrip[] = [];
+    for (let i = 0; i < 7; i++)
+      trips.push(streetTrip({ device: `car${i}`, localIso: "2025-01-06T07:00:00", minutes: 10 }));
+    for (let i = 0; i < 2; i++)
+      trips.push(
+        streetTrip({
+          device: `truck${i}`,
+          localIso: "2025-01-11T12:00:00",
+          minutes: 20,
+          vehicleClass: "heavy_commercial",
+        }),
+      );
+    trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T08:30:00", minutes: 6, east: false }));
+    trips.push(streetTrip({ device: "car9", localIso: "2025-01-20T07:00:00", minutes: 10 })); // after the range
+    store.trips.appendTrips("mc", trips);
+    const spec = validateAnalysisRequest(request({}), ctx);
+    assert.equal(spec.analysisType, "OD_Preset_Geography");
+    assert.deepEqual(spec.options, { geographyType: "admin_10" });
+    metrics = await computeAnalysis(spec, { store, networks, onProgress: () => {} });
+  });
+
+  it("counts trips from each origin zone to the quarter they end in", () => {
+    // 10 devices in January: each trip stands for 1,000. West → East Quarter: 9 trips in 7 days
+    // (9,000 / 7 = 1,286), 7 of 10 minutes and 2 of 20 (avg 12). East → West Quarter: one of 6 minutes.
+    const rows = metrics.od_all.split("\n");
+    assert.equal(rows[0].split(",")[5], "destination_zone_id");
+    const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
+    assert.deepEqual(rows.slice(1), [
+      `All Vehicles,1,West,no,N/A,502,East Quarter,no,N/A,${day},1286,1286,1286,12`,
+      `All Vehicles,2,East,no,N/A,501,West Quarter,no,N/A,${day},143,143,143,6`,
+      "",
+    ]);
+  });
+
+  it("lists each quarter's arrivals in zone_od_all, as destinations only", () => {
+    const lines = metrics.zone_od_all.split("\n");
+    assert.ok(
+      lines.includes(
+        "All Vehicles,502,East Quarter,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),N/A,1286",
+      ),
+    );
+    assert.ok(
+      lines.includes("All Vehicles,1,West,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am),1286,N/A"),
+    );
+  });
+
+  it("refuses a geography the country lacks, listing the valid ones, and destination sets", () => {
+    const issues = (body: Record<string, unknown>) => {
+      try {
+        validateAnalysisRequest(body, ctx);
+      } catch (e) {
+        if (e instanceof ValidationError) return e.issues.map((i) => `${i.field}: ${i.message}`);
+        throw e;
+      }
+      return [];
+    };
+    assert.deepEqual(issues(request({ geography_type: "zip" })), [
+      'geography_type: unknown geography_type "zip" for country "mc"; valid: admin_10',
+    ]);
+    assert.match(issues(request({ geography_type: undefined }))[0], /^geography_type: is required/);
+    assert.match(issues(request({ dz_sets: [{ name: "Street" }] }))[0], /^dz_sets: is not used by/);
+  });
+});
