@@ -3,6 +3,7 @@ import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../
 import { analysesSuite } from "./suites/analyses.js";
 import { countsSuite } from "./suites/counts.js";
 import { journeySuite } from "./suites/journey.js";
+import { securitySuite } from "./suites/security.js";
 import { signInSuite } from "./suites/sign-in.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
@@ -21,6 +22,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   });
 
   signInSuite(env);
+  securitySuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);
