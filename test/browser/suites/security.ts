@@ -21,7 +21,7 @@ async function watchedPage(browser: Browser): Promise<{ page: Page; problems: st
 
 async function signInWithPassword(page: Page, server: WebServer, email: string, password: string) {
   await page.goto(server.baseUrl);
-  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.locator("#account-name", { hasText: email }).waitFor();
@@ -68,7 +68,7 @@ export function securitySuite(env: BrowserEnv): void {
 
     it("an analyst signs in with e-mail and password, works, is refused the admin page, signs out and is refused", async () => {
       const { page, problems } = await watchedPage(browser);
-      const email = page.getByLabel("E-mail");
+      const email = page.getByLabel("E-mail", { exact: true });
       await page.goto(server.baseUrl);
       // Password managers recognise the form.
       assert.equal(await email.getAttribute("type"), "email");
@@ -147,7 +147,7 @@ export function securitySuite(env: BrowserEnv): void {
       await page.getByRole("link", { name: "Admin" }).click();
       await page.getByRole("heading", { name: "Users" }).waitFor();
 
-      await page.getByLabel("E-mail").fill("new.viewer@streetflow.local");
+      await page.getByLabel("E-mail", { exact: true }).fill("new.viewer@streetflow.local");
       await page.getByLabel("Role", { exact: true }).selectOption("viewer");
       await page.getByRole("button", { name: "Invite user" }).click();
       await page.getByText("new.viewer@streetflow.local invited as viewer").waitFor();
