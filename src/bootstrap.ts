@@ -6,7 +6,10 @@ import { generatePassword } from "./domain/security/passwords.js";
 import { setPassword } from "./domain/security/sessions.js";
 import { importNetwork } from "./services/network-import.js";
 import { tripMatcher } from "./engine/matching/index.js";
-import { Simulation } from "./engine/simulate/index.js";
+import type { Network } from "./engine/network/network.js";
+import { Simulation, type SimulateOptions } from "./engine/simulate/index.js";
+import type { TraceSource } from "./engine/trips/types.js";
+import { storeTransitRiders } from "./services/transit.js";
 import { writeSimulation } from "./engine/simulate/writers.js";
 import { formatIngestReport, ingestFiles } from "./services/ingest.js";
 import type { Runtime } from "./runtime.js";
@@ -58,6 +61,10 @@ export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void
 
 /** Demo trips per day: a year of them simulates, matches and stores in well under a minute. */
 export const DEMO_TRIPS_PER_DAY = 30;
+/** Trips per day of the demo's connected-vehicle (telematics) fleet, the data of All_Vehicles_CVD_Plus. */
+export const DEMO_CVD_TRIPS_PER_DAY = 5;
+/** Transit rider journeys per day (bus or rail, with their walks): the data of the Bus and Rail modes. */
+export const DEMO_TRANSIT_RIDERS_PER_DAY = 10;
 
 /** The twelve full months before `today`, as simulate's from/to. */
 export function demoYear(today = new Date()): { from: string; to: string } {
@@ -69,30 +76,57 @@ export function demoYear(today = new Date()): { from: string; to: string } {
 }
 
 /**
- * Simulates a year of location-based traces on the demo network (fixed seed,
- * so every fresh install has the same data) and ingests them like any other
- * traces: split, map-matched, stored.
+ * A year of demo data on the demo network, with data in every travel mode (fixed seeds, so every
+ * fresh install has the same data): location-based traces of every road class and a small
+ * connected-vehicle fleet, ingested like any other traces (split, map-matched, stored), and
+ * transit riders on the imported bus routes and rail lines, stored as they travelled.
  */
 async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<void> {
   const network = rt.networks.get(DEMO_COUNTRY);
   if (!network) return;
   const { from, to } = demoYear();
   log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
-  const dir = join(rt.dataDir, "demo-traces");
-  const sim = new Simulation(network, {
+  await simulateAndIngest(rt, network, "lbs", join(rt.dataDir, "demo-traces"), log, {
     from,
     to,
     tripsPerDay: DEMO_TRIPS_PER_DAY,
     seed: 2024,
     source: "lbs",
   });
-  const written = writeSimulation(sim.trips(), dir);
+  log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
+  await simulateAndIngest(rt, network, "telematics", join(rt.dataDir, "demo-traces-cvd"), log, {
+    from,
+    to,
+    tripsPerDay: DEMO_CVD_TRIPS_PER_DAY,
+    seed: 2025,
+    source: "telematics",
+    // Connected vehicles are cars and trucks.
+    vehicleMix: { bicycle: 0, pedestrian: 0 },
+  });
+  log(`Simulating transit riders (${DEMO_TRANSIT_RIDERS_PER_DAY} journeys per day)...`);
+  storeTransitRiders(
+    rt,
+    DEMO_COUNTRY,
+    { from, to, ridersPerDay: DEMO_TRANSIT_RIDERS_PER_DAY, seed: 2024 },
+    (l) => log(`  ${l}`),
+  );
+}
+
+async function simulateAndIngest(
+  rt: Runtime,
+  network: Network,
+  source: TraceSource,
+  dir: string,
+  log: (line: string) => void,
+  options: SimulateOptions,
+): Promise<void> {
+  const written = writeSimulation(new Simulation(network, options).trips(), dir);
   const report = await ingestFiles(
     rt,
     written.months.map((m) => m.traces),
     {
       country: DEMO_COUNTRY,
-      source: "lbs",
+      source,
       vehicleClass: "personal",
       matcher: tripMatcher(network),
       onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),

@@ -1,6 +1,4 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
@@ -17,13 +15,15 @@ import { zoneSetRoutes } from "./v2/zone-sets.js";
 import { osmIdRoutes } from "./v2/osm-ids.js";
 import { networkRoutes } from "./v2/networks.js";
 import { placeRoutes } from "./v2/places.js";
+import { registerApiDocs } from "./docs.js";
+import { BODY_LIMITS } from "./limits.js";
 import { loggerOptions, type LogSink } from "./logging.js";
 import { presetGeographyRoutes } from "./v2/preset-geographies.js";
 import { tagRoutes } from "./v2/tags.js";
 import { DEFAULT_WEB_ROOT, registerClientConfig, registerWebApp } from "./web.js";
 import cookie from "@fastify/cookie";
 import { adminRoutes } from "./security/admin.js";
-import { registerSecurityHeaders, swaggerCsp } from "./security/headers.js";
+import { registerSecurityHeaders } from "./security/headers.js";
 import { securityOptions, type SecurityOptions, type SecurityOverrides } from "./security/options.js";
 import { registerRateLimits } from "./security/rate-limits.js";
 import { sessionRoutes } from "./security/sessions.js";
@@ -51,15 +51,12 @@ declare module "fastify" {
   }
 }
 
-/** Zone sets of up to 7,000 detailed polygons are large; cap bodies well above that. */
-const BODY_LIMIT = 64 * 1024 * 1024;
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const security = securityOptions(deps.security);
   const app = Fastify({
     ...loggerOptions(deps.logger ?? false, deps.logSink),
     trustProxy: security.trustProxy,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: BODY_LIMITS.default,
     frameworkErrors,
     clientErrorHandler,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
@@ -75,27 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any route: the plugin attaches its hook to the routes registered after it.
   await registerRateLimits(app, deps.store, security.rateLimits);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Streetflow",
-        version: "0.1.0",
-        description:
-          "Zone and analysis interface under /api/v2 (key in query `key` or header `x-stl-key`); " +
-          "road-segment counts under /counts/v1 (header `x-service-key`).",
-      },
-      components: {
-        securitySchemes: {
-          queryKey: { type: "apiKey", in: "query", name: "key" },
-          stlKey: { type: "apiKey", in: "header", name: "x-stl-key" },
-          serviceKey: { type: "apiKey", in: "header", name: "x-service-key" },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: true, transformStaticCSP: swaggerCsp });
-  app.get("/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await registerApiDocs(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register(

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { authenticateKey } from "../domain/accounts.js";
-import { DomainError, badRequest, unauthorized } from "../domain/errors.js";
+import { badRequest, DomainError, unauthorized } from "../domain/errors.js";
 import type { SecurityPolicy } from "../domain/security/policy.js";
 import { keyPrincipal, liveSession, sessionPrincipal } from "../domain/security/sessions.js";
 import type { Principal } from "../domain/security/principal.js";
@@ -86,25 +86,24 @@ export function assertCsrf(request: FastifyRequest, session: SessionRecord): voi
 export function requireApiKey(store: Store, source: KeySource, policy: SecurityPolicy) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const given = source(request);
-    if (given === undefined || given.value === "") return useSession(store, policy, request);
-    // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
-    if (typeof given.value !== "string")
-      throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
-    const record = authenticateKey(store, given.value);
-    if (!record) throw unauthorized("the API key is not valid");
-    request.apiKey = record;
-    request.principal = keyPrincipal(record);
-    request.session = null;
+    if (given !== undefined && given.value !== "") {
+      // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
+      if (typeof given.value !== "string")
+        throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
+      const record = authenticateKey(store, given.value);
+      if (!record) throw unauthorized("the API key is not valid");
+      request.apiKey = record;
+      request.principal = keyPrincipal(record);
+      request.session = null;
+      return;
+    }
+    const session = sessionOf(store, policy, request);
+    if (!session) throw unauthorized("an API key is required");
+    assertCsrf(request, session);
+    request.principal = sessionPrincipal(store, session);
+    request.apiKey = store.security.webKeyOf(session.orgId);
+    request.session = session;
   };
-}
-
-function useSession(store: Store, policy: SecurityPolicy, request: FastifyRequest): void {
-  const session = sessionOf(store, policy, request);
-  if (!session) throw unauthorized("an API key is required");
-  assertCsrf(request, session);
-  request.principal = sessionPrincipal(store, session);
-  request.apiKey = store.security.webKeyOf(session.orgId);
-  request.session = session;
 }
 
 /**

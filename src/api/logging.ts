@@ -5,8 +5,8 @@ export interface LogSink {
   write(line: string): void;
 }
 
-/** A `key=` query parameter's value, wherever it appears in a URL. */
-const KEY_IN_URL = /([?&]key=)[^&#]*/gi;
+/** A `key=` (API key) or `token=` (one-time reset link) value, wherever it appears in a URL. */
+const KEY_IN_URL = /([?&](?:key|token)=)[^&#]*/gi;
 
 /** The URL with any API key replaced, so it can be logged. */
 export function redactUrl(url: string): string {
@@ -61,6 +61,7 @@ export function loggerOptions(
           'req.headers["x-service-key"]',
           "req.headers.authorization",
           "req.headers.cookie",
+          'req.headers["x-csrf-token"]',
           "req.query.key",
         ],
         censor: "[redacted]",

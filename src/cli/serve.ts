@@ -1,7 +1,9 @@
+import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
+import { completionNotifier } from "../services/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
@@ -40,6 +42,12 @@ export function serveCommand(program: Command): void {
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
+      // Fail in one line before the build and demo import work, not with a stack trace after it.
+      const busy = await portProblem(Number(opts.port), opts.host);
+      if (busy) {
+        console.error(`error: ${busy}`);
+        process.exit(1);
+      }
       const rt = openRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
@@ -61,6 +69,7 @@ export function serveCommand(program: Command): void {
           queue: rt.store.jobs,
           dbFile: databaseFile(rt.dataDir),
           log: (line) => app.log.info(line),
+          onFinished: completionNotifier(rt.store, (line) => app.log.warn(line)),
         }).start(),
       );
       const close = async () => {
@@ -79,6 +88,21 @@ export function serveCommand(program: Command): void {
         `Streetflow listening on http://${shown}:${port} (bound to ${opts.host}; API docs at /docs)`,
       );
     });
+}
+
+/** Why the server could not listen on host:port (taken, not permitted), or null when it can. */
+function portProblem(port: number, host: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", (err: NodeJS.ErrnoException) =>
+      resolve(
+        err.code === "EADDRINUSE"
+          ? `port ${port} on ${host} is already in use; stop the other process or choose --port (env PORT)`
+          : `cannot listen on ${host}:${port} (${err.code ?? err.message})`,
+      ),
+    );
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
 }
 
 /** Addresses a browser on this machine reaches as localhost. */

@@ -4,6 +4,7 @@ import { badRequest, notFound } from "../domain/errors.js";
 import type { Network } from "../engine/network/network.js";
 import { Simulation } from "../engine/simulate/index.js";
 import { writeSimulation } from "../engine/simulate/writers.js";
+import { storeTransitRiders } from "../services/transit.js";
 import { withRuntime } from "./runtime.js";
 
 interface SimulateCliOptions {
@@ -17,6 +18,7 @@ interface SimulateCliOptions {
   samplingS?: string;
   noiseM?: string;
   devices?: string;
+  transitRiders?: string;
 }
 
 export function simulateCommand(program: Command): void {
@@ -37,8 +39,14 @@ export function simulateCommand(program: Command): void {
     .option("--sampling-s <n>", "sampling interval in seconds (telematics fixed, lbs mean)")
     .option("--noise-m <n>", "GPS noise σ in metres")
     .option("--devices <n>", "number of devices (default: derived from trips per day)")
+    .option(
+      "--transit-riders <n>",
+      "also store n transit rider journeys per day (bus or rail ride with its walks) in the trip store, " +
+        "on the bus routes and rail lines imported with the network",
+    )
     .action((opts: SimulateCliOptions) =>
-      withRuntime(program, ({ networks }) => {
+      withRuntime(program, (rt) => {
+        const { networks } = rt;
         const network = networks.get(opts.country);
         if (!network) {
           throw notFound(
@@ -46,6 +54,7 @@ export function simulateCommand(program: Command): void {
             `no network for country ${opts.country}; import its OSM extract first`,
           );
         }
+        const ridersPerDay = transitRidersOf(opts);
         const sim = simulationOf(network, opts);
         const started = Date.now();
         const summary = writeSimulation(sim.trips(), opts.out, (m) =>
@@ -57,6 +66,15 @@ export function simulateCommand(program: Command): void {
             `(${summary.devices} travelled) on ${network.size} segments in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
             `${files.length} files in ${opts.out}`,
         );
+        if (ridersPerDay !== undefined) {
+          const seed = numberOption(opts.seed, "--seed");
+          storeTransitRiders(
+            rt,
+            opts.country,
+            { from: opts.from, to: opts.to, ridersPerDay, seed },
+            console.log,
+          );
+        }
       }),
     );
 }
@@ -78,6 +96,14 @@ function simulationOf(network: Network, opts: SimulateCliOptions): Simulation {
     // The generator refuses bad options with a plain Error; the CLI reports them as one line.
     throw badRequest("invalid_option", (err as Error).message);
   }
+}
+
+/** Checked before the (long) simulation, so a typo costs nothing. */
+function transitRidersOf(opts: SimulateCliOptions): number | undefined {
+  if (opts.transitRiders === undefined) return undefined;
+  const riders = numberOption(opts.transitRiders, "--transit-riders");
+  if (!(riders > 0)) throw badRequest("invalid_option", "--transit-riders must be positive");
+  return riders;
 }
 
 function numberOption(value: string, name: string): number {

@@ -2,7 +2,8 @@ import { badRequest, notFound } from "./errors.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import { timeZoneOfImport } from "./network-time-zone.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
-import type { NetworkRepo } from "../store/types.js";
+import { VEHICLE_CLASSES } from "../engine/trips/types.js";
+import type { NetworkRepo, TripStatsRepo } from "../store/types.js";
 
 /** Most segments one map request returns; a browser draws this many GeoJSON lines smoothly. */
 export const MAX_MAP_SEGMENTS = 20_000;
@@ -15,6 +16,8 @@ export interface NetworkSummary {
   importedAt: string;
   timeZone: string;
   bbox: Bbox;
+  /** `YYYY-MM` of the latest month with stored trips (any vehicle class); null without trips. */
+  lastTripMonth: string | null;
 }
 
 export interface SegmentFeature {
@@ -31,13 +34,19 @@ export interface SegmentsInBox {
 }
 
 /** Every imported network with its extent (built from the in-memory network, which other routes share). */
-export function networkSummaries(repo: NetworkRepo, networks: NetworkRegistry): NetworkSummary[] {
+export function networkSummaries(
+  repo: NetworkRepo,
+  networks: NetworkRegistry,
+  tripStats: TripStatsRepo,
+): NetworkSummary[] {
   return repo.countries().flatMap((info) => {
     const network = networks.get(info.country);
     if (!network) return [];
     const { country, importedAt } = info;
     const timeZone = timeZoneOfImport(info);
-    return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox }];
+    const last = tripStats.monthsWithTrips(country, VEHICLE_CLASSES).at(-1);
+    const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
+    return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth }];
   });
 }
 

@@ -4,6 +4,7 @@ import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { NetworkRepo } from "../store/types.js";
 import { ValidationError, badRequest, notFound, type Issue } from "./errors.js";
+import { positionCapProblem } from "./geometry-limits.js";
 
 /** Metres per unit of a radius buffer; keys lowercase. */
 export const BUFFER_UNITS: Record<string, number> = {
@@ -15,7 +16,6 @@ export const BUFFER_UNITS: Record<string, number> = {
   ft: 0.3048,
 };
 export const MAX_RADIUS_M = 50_000;
-export const MAX_POLYGON_VERTICES = 10_000;
 /** Beyond this the caller should narrow the geometry rather than build one giant zone set. */
 export const MAX_RESULT_WAYS = 50_000;
 
@@ -80,12 +80,11 @@ function parsePolygon(
   const field = "geometry.polygon";
   if (polygon.type.toLowerCase() !== "polygon")
     issues.push({ field: `${field}.type`, message: `must be "polygon", not "${polygon.type}"` });
-  const vertices = polygon.coordinates.reduce((n, ring) => n + ring.length, 0);
-  if (vertices > MAX_POLYGON_VERTICES)
-    issues.push({
-      field: `${field}.coordinates`,
-      message: `has ${vertices} positions, at most ${MAX_POLYGON_VERTICES}`,
-    });
+  const tooLarge = positionCapProblem(polygon.coordinates);
+  if (tooLarge) {
+    issues.push({ field: `${field}.coordinates`, message: tooLarge });
+    return { kind: "polygon", rings: [] };
+  }
   const rings = polygon.coordinates.map((ring, r) => {
     const positions = ring.map((p, i) => checkPosition(p, `${field}.coordinates[${r}][${i}]`, issues));
     const [first, last] = [positions[0], positions[positions.length - 1]];

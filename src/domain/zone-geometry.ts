@@ -1,4 +1,5 @@
 import type { ZoneFeature } from "../store/types.js";
+import { positionCapProblem } from "./geometry-limits.js";
 
 /** The two kinds of zone: areas (polygons) and pass-through lines. */
 export type ZoneKind = "polygon" | "line";
@@ -98,6 +99,8 @@ export function checkGeometry(geometry: unknown): GeometryCheck {
       ok: false,
       problem: `geometry type ${JSON.stringify(type)} is not accepted; use MultiPolygon, Polygon, LineString or MultiLineString`,
     };
+  const tooLarge = positionCapProblem(coordinates);
+  if (tooLarge) return { ok: false, problem: `geometry ${tooLarge}` };
   try {
     return { ok: true, kind, geometry: parseGeometry(type as string, coordinates) };
   } catch (e) {

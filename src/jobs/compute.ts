@@ -2,8 +2,9 @@ import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type { Network } from "../engine/network/network.js";
 import type { Store } from "../store/types.js";
 import { toCsv } from "../engine/analysis/csv.js";
-import { isoWeekday } from "../engine/time.js";
+import { samplePeriods } from "../domain/analyses/od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
+import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -40,24 +41,14 @@ export const SAMPLE_SIZE_HEADER = [
  * over a period are not known; the daily peak is a lower bound).
  */
 export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
-  const rows: (string | number)[][] = [];
-  for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, range.startDay, range.endDay);
-    for (const dayType of spec.dayTypes) {
-      const matching = days.filter((d) => {
-        const weekday = isoWeekday(d.day);
-        return d.trips > 0 && weekday >= dayType.start && weekday <= dayType.end;
-      });
-      rows.push([
-        `${range.start_date} - ${range.end_date}`,
-        dayType.label,
-        spec.travelMode,
-        matching.length,
-        Math.max(0, ...matching.map((d) => d.devices)),
-        matching.reduce((sum, d) => sum + d.trips, 0),
-      ]);
-    }
-  }
+  const rows = samplePeriods(spec, store).map((p) => [
+    p.data_period,
+    p.day_type,
+    spec.travelMode,
+    p.days_with_data,
+    p.approximate_device_count,
+    p.approximate_trip_count,
+  ]);
   return toCsv(SAMPLE_SIZE_HEADER, rows);
 }
 
@@ -66,6 +57,7 @@ const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) 
   OD_Analysis: computeOdMetrics,
   // The OD computation with the preset geography's areas as destination zones.
   OD_Preset_Geography: computeOdMetrics,
+  Zone_Activity_Analysis: computeZoneActivityMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

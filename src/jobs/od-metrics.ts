@@ -1,7 +1,7 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { OdAggregator, type OdRow } from "../engine/analysis/od-aggregate.js";
+import { OdAggregator, type ObservedTrip, type OdRow, type OdTrip } from "../engine/analysis/od-aggregate.js";
 import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
@@ -15,37 +15,66 @@ import { TripView } from "../engine/analysis/trip-view.js";
 import type { Network } from "../engine/network/network.js";
 import { daysBetween, LocalClock, monthKey } from "../engine/time.js";
 import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
-import { VEHICLE_CLASSES, type VehicleClass } from "../engine/trips/types.js";
+import { VEHICLE_CLASS_OF_CODE } from "../engine/trips/codes.js";
+import { TRACE_SOURCES, type VehicleClass } from "../engine/trips/types.js";
+import { findTravelMode, type TravelMode } from "../domain/travel-modes.js";
 import type { Store, ZoneFeature } from "../store/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { ZoneTally } from "../engine/analysis/zone-tally.js";
+import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
+import {
+  coverageReview,
+  REVIEW_RESULT,
+  samplePeriods,
+  type ZoneSample,
+} from "../domain/analyses/od-review.js";
 
 /** Device-type groups of the OD metrics; a trip counts in every group its vehicle class belongs to. */
 const GROUPS = [
   {
     name: "All Vehicles",
-    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian"],
+    classes: ["personal", "medium_commercial", "heavy_commercial", "bicycle", "pedestrian", "bus", "rail"],
   },
   { name: "Personal", classes: ["personal"] },
   { name: "Commercial", classes: ["medium_commercial", "heavy_commercial"] },
   { name: "Medium Commercial", classes: ["medium_commercial"] },
   { name: "Heavy Commercial", classes: ["heavy_commercial"] },
 ] as const;
-const ALL = 0;
-const PERSONAL = 1;
-const COMMERCIAL = 2;
+export const ALL = 0;
+export const PERSONAL = 1;
+export const COMMERCIAL = 2;
+const MEDIUM = 3;
+const HEAVY = 4;
 
 /** Which groups each vehicle class (by its code in the trip store) counts in. */
-const GROUPS_OF_CLASS: number[][] = VEHICLE_CLASSES.map((c) =>
+const GROUPS_OF_CLASS: number[][] = Array.from(VEHICLE_CLASS_OF_CODE, (c) =>
   GROUPS.flatMap((g, i) => ((g.classes as readonly string[]).includes(c) ? [i] : [])),
 );
 
-/** How the all-traffic metric names its device type for single-mode analyses. */
+/** Device type of the mode's own traffic for modes of one kind of traveller (the vehicle modes: All Vehicles). */
+const SINGLE_KIND_NAMES: Partial<Record<string, string>> = {
+  Truck: "Truck",
+  Bicycle: "Bicycle",
+  Pedestrian: "Pedestrian",
+  Bus: "Bus",
+  Rail: "Rail",
+};
+
+/** The device-type name of each group's rows, as the CSVs write it. */
+export function groupNames(spec: AnalysisSpec): string[] {
+  return [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)];
+}
+
+/** How the all-traffic metric names its device type. */
 function allGroupName(spec: AnalysisSpec): string {
-  const only = (c: VehicleClass) => spec.vehicleClasses.length === 1 && spec.vehicleClasses[0] === c;
-  if (only("bicycle")) return "Bicycle";
-  if (only("pedestrian")) return "Pedestrian";
-  if (spec.travelMode === "Truck") return "Truck";
-  return GROUPS[ALL].name;
+  return SINGLE_KIND_NAMES[spec.travelMode] ?? GROUPS[ALL].name;
+}
+
+/** The analysis' travel mode; specs store its canonical name, so it is always found. */
+function modeOf(spec: AnalysisSpec): TravelMode {
+  const mode = findTravelMode(spec.travelMode);
+  if (!mode) throw new Error(`unknown travel mode "${spec.travelMode}"`);
+  return mode;
 }
 
 interface ZoneSide {
@@ -122,6 +151,10 @@ export interface OdAggregation {
   scale: number[] | undefined;
   distributions: OdDistributions;
   options: DistributionOptions;
+  /** Trips per zone (each once), for zone_counts and the coverage review. */
+  zones: ZoneTally;
+  /** enable_15min: od_all's cells per 15-minute day part. */
+  quarterHours: OdAggregator | null;
 }
 
 /**
@@ -129,7 +162,12 @@ export interface OdAggregation {
  * formats the result; ground-truth tests and diagnostics read the raw sample
  * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregation {
+export function aggregateOd(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
+  watch?: (seen: ObservedTrip) => void,
+): OdAggregation {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -151,6 +189,23 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
     },
     new LocalClock(networkTimeZone(ctx.store, spec.country)),
   );
+  // trip_counts: totals over the analysed days, not daily averages.
+  aggregator.averagePerDay = spec.outputType !== "trip_counts";
+  const quarterHours = vendorOptionsOf(spec).fifteenMinute
+    ? new OdAggregator(
+        origins.compiled,
+        destinations.compiled,
+        same,
+        {
+          dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
+          dayParts: QUARTER_HOURS.map((_, q) => ({ startHour: q, endHour: q })),
+          dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
+          slotMinutes: 15,
+        },
+        new LocalClock(networkTimeZone(ctx.store, spec.country)),
+      )
+    : null;
+  if (quarterHours) quarterHours.averagePerDay = aggregator.averagePerDay;
   const options = distributionOptions(spec, network);
   const distributions = new OdDistributions(options);
   const attributes = spec.tripAttributes || spec.travelerAttributes;
@@ -158,27 +213,53 @@ export function aggregateOd(spec: AnalysisSpec, ctx: ComputeContext): OdAggregat
     spec.outputType === "volume"
       ? new CalibrationCounter(calibrationZones(spec, origins, same ? null : destinations), GROUPS.length)
       : null;
-  if (attributes || calibration)
-    aggregator.observer = (seen) => {
-      if (attributes) distributions.add(seen);
-      calibration?.add(seen);
-    };
-  scanTrips(spec, ctx, network, aggregator);
+  const zones = new ZoneTally(
+    origins.compiled.zones.length,
+    destinations.compiled.zones.length,
+    same,
+    spec.dayParts.length,
+    ALL,
+  );
+  aggregator.observer = (seen) => {
+    if (attributes) distributions.add(seen);
+    calibration?.add(seen);
+    zones.add(seen);
+    watch?.(seen);
+  };
+  const sink = quarterHours
+    ? {
+        add(trip: OdTrip) {
+          aggregator.add(trip);
+          quarterHours.add(trip);
+        },
+      }
+    : aggregator;
+  scanTrips(spec, ctx, network, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   const rows = aggregator.rows(GROUPS.length, scale);
-  return { aggregator, origins, destinations, same, rows, scale, distributions, options };
+  return {
+    aggregator,
+    origins,
+    destinations,
+    same,
+    rows,
+    scale,
+    distributions,
+    options,
+    zones,
+    quarterHours,
+  };
 }
 
 /**
  * Origin-destination metrics of an OD_Analysis from the stored trips:
- * od_all, od_pers / od_comm where the travel mode has those vehicles, zone_od_all,
+ * od_<suffix> and zone_od_<suffix> of the mode's own traffic (od_all, od_bike, od_bus, ...; Truck: od_comm
+ * split by weight), od_pers / od_comm where a vehicle mode has those vehicles,
  * and the trip- and traveler-attribute distributions when asked for.
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
-  const { aggregator, origins, destinations, same, rows, scale, distributions, options } = aggregateOd(
-    spec,
-    ctx,
-  );
+  const od = aggregateOd(spec, ctx);
+  const { aggregator, origins, destinations, same, rows, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
@@ -186,30 +267,153 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
     dayTypes: spec.dayTypes.map((d) => d.label),
     dayParts: spec.dayParts.map((p) => p.label),
   };
-  const metrics: MetricCsvs = {
-    od_all: odCsv(
+  const mode = modeOf(spec);
+  const metrics: MetricCsvs = {};
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
+  const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
+  if (mode.suffix === "comm") {
+    metrics.od_comm = odCsv(
+      rows.filter((r) => commercial.includes(r.group)),
+      labels,
+    );
+  } else {
+    metrics[`od_${mode.suffix}`] = odCsv(
       rows.filter((r) => r.group === ALL),
       labels,
-    ),
-  };
-  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
-  if (has("personal") && spec.vehicleClasses.length > 1)
-    metrics.od_pers = odCsv(
-      rows.filter((r) => r.group === PERSONAL),
-      labels,
     );
-  if (has("medium_commercial") || has("heavy_commercial")) {
-    // Truck analyses also split commercial traffic into medium and heavy vehicles.
-    const wanted = spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL];
-    metrics.od_comm = odCsv(
-      rows.filter((r) => wanted.includes(r.group)),
-      labels,
-    );
+    if (has("personal") && spec.vehicleClasses.length > 1)
+      metrics.od_pers = odCsv(
+        rows.filter((r) => r.group === PERSONAL),
+        labels,
+      );
+    if (has("medium_commercial") || has("heavy_commercial"))
+      metrics.od_comm = odCsv(
+        rows.filter((r) => commercial.includes(r.group)),
+        labels,
+      );
   }
-  metrics.zone_od_all = zoneCsv(aggregator, labels, same, scale);
+  metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
     Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
+  // The mode's own traffic per quarter hour: od_all_15min, od_bike_15min, ...
+  if (od.quarterHours)
+    metrics[`od_${mode.suffix}_15min`] = odCsv(
+      od.quarterHours.rows(1, scale).filter((r) => r.group === ALL),
+      { ...labels, dayParts: QUARTER_HOURS },
+    );
+  if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
+  if (spec.outputType === "aadt") metrics.aadt = aadtCsv(spec, ctx, labels);
+  const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
+  metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
+}
+
+/** `0: 12:00am-12:15am` … `95: 11:45pm-12:00am`: the day parts of od_all_15min. */
+const QUARTER_HOURS = Array.from({ length: 96 }, (_, q) => {
+  const at = (quarter: number) => {
+    const h = Math.floor(quarter / 4) % 24;
+    const m = String((quarter % 4) * 15).padStart(2, "0");
+    return `${h % 12 === 0 ? 12 : h % 12}:${m}${h < 12 ? "am" : "pm"}`;
+  };
+  return `${q}: ${at(q)}-${at(q + 1)}`;
+});
+
+/** The zones in ZoneTally's numbering (origins, then destinations unless both sides are one set). */
+function tallyZones(labels: OdLabels, same: boolean) {
+  return [
+    ...labels.origins.map((z) => ({ z, side: same ? ("both" as const) : ("origin" as const) })),
+    ...(same ? [] : labels.destinations.map((z) => ({ z, side: "destination" as const }))),
+  ];
+}
+
+export const ZONE_COUNTS_COLUMNS = [
+  "device_type",
+  "zone_id",
+  "zone_name",
+  "zone_is_pass_through",
+  "zone_direction",
+  "day_type",
+  "day_part",
+  "zone_traffic",
+];
+
+/**
+ * zone_counts: per zone, day type and day part, the expanded average daily trips that start, end or
+ * pass in the zone, each trip once (zone_od_all counts a zone's origin and destination sides apart).
+ */
+function zoneCountsCsv(od: OdAggregation, labels: OdLabels): string {
+  const rows: (string | number)[][] = [];
+  const zones = tallyZones(labels, od.same);
+  labels.dayTypes.forEach((dayType, dt) =>
+    zones.forEach(({ z }, i) =>
+      labels.dayParts.forEach((dayPart, dp) =>
+        rows.push([
+          labels.groups[ALL],
+          z.id ?? "",
+          z.name,
+          z.isPass ? "yes" : "no",
+          z.direction === null ? "N/A" : z.direction,
+          dayType,
+          dayPart,
+          od.aggregator.perDay(od.zones.weightOf(i, dt, dp) * (od.scale?.[ALL] ?? 1), dt),
+        ]),
+      ),
+    ),
+  );
+  return toCsv(ZONE_COUNTS_COLUMNS, rows);
+}
+
+export const AADT_COLUMNS = ["zone_id", "zone_name", "zone_direction", "year", "days_with_data", "aadt"];
+
+/**
+ * aadt: per pass-through zone, the annual average daily traffic of the year's data
+ * (aadt_calibration_year, else the year of the first date range): the expanded trips through the zone
+ * on the year's days with data, divided by those days. One pass over the year's trips, all hours.
+ */
+function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): string {
+  const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
+  const from = `${year}-01-01`;
+  const to = `${year}-12-31`;
+  const days = ctx.store.tripStats
+    .dailyTotals(spec.country, spec.vehicleClasses, from, to)
+    .filter((d) => d.trips > 0).length;
+  const yearSpec: AnalysisSpec = {
+    ...spec,
+    outputType: "index",
+    tripAttributes: false,
+    travelerAttributes: false,
+    dateRanges: [{ start_date: `01/01/${year}`, end_date: `12/31/${year}`, startDay: from, endDay: to }],
+    dayTypes: [{ name: "All Days", start: 1, end: 7, label: "All Days" }],
+    dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
+    vendor: { ...vendorOptionsOf(spec), fifteenMinute: false },
+  };
+  const yearly = aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
+  const rows = tallyZones(labels, yearly.same).flatMap(({ z }, i) =>
+    z.isPass
+      ? [
+          [
+            z.id ?? "",
+            z.name,
+            z.direction === null ? "N/A" : z.direction,
+            year,
+            days,
+            days > 0 ? Math.round(yearly.zones.weightOf(i, 0, 0) / days) : 0,
+          ],
+        ]
+      : [],
+  );
+  return toCsv(AADT_COLUMNS, rows);
+}
+
+/** Each zone's sampled trips, in the numbering of ZoneTally (origins, then destinations). */
+function zoneSamples(zones: ZoneTally, labels: OdLabels, same: boolean): ZoneSample[] {
+  return tallyZones(labels, same).map(({ z, side }, i) => ({
+    side,
+    zone_id: z.id,
+    zone_name: z.name,
+    sample_trips: zones.sampleOf(i),
+  }));
 }
 
 /** The trip- and traveler-attribute metrics asked for, one row per all-traffic row of od_all. */
@@ -272,12 +476,18 @@ function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  aggregator: OdAggregator,
+  aggregator: { add(trip: OdTrip): void },
 ): void {
   const view = new TripView(network);
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
   let seen = 0;
-  const options = { ...scanMonths(spec), vehicleClasses: spec.vehicleClasses };
+  const { sources } = modeOf(spec);
+  const options = {
+    ...scanMonths(spec),
+    vehicleClasses: spec.vehicleClasses,
+    // Modes of one trace source (LBS_Plus, CVD_Plus) leave the other source's trips out.
+    sources: sources.length < TRACE_SOURCES.length ? sources : undefined,
+  };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
   const weightOf = weightByUtcMonth(

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { Store } from "../store/types.js";
+import type { Store, StoredAnalysis } from "../store/types.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../domain/analyses/lifecycle.js";
 import type { Job, JobQueue } from "./queue.js";
 import type { WorkerInput, WorkerMessage } from "./worker.js";
@@ -19,6 +19,8 @@ export interface RunnerOptions {
   /** Module exporting `computeAnalysis`; defaults to ./compute. Tests inject their own. */
   computeModule?: string;
   log?: (line: string) => void;
+  /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
+  onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
@@ -47,7 +49,10 @@ function startWorker(input: WorkerInput): Worker {
  * cancelled (or taken over), and the worker is terminated.
  */
 export class JobRunner {
-  private readonly o: Required<Omit<RunnerOptions, "log">> & { log: (line: string) => void };
+  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished">> & {
+    log: (line: string) => void;
+    onFinished: NonNullable<RunnerOptions["onFinished"]>;
+  };
   private timer: NodeJS.Timeout | null = null;
   private current: Worker | null = null;
   /** The job being run by the current tick, if any. */
@@ -63,6 +68,7 @@ export class JobRunner {
       maxAttempts: 3,
       computeModule: sibling("compute").href,
       log: () => {},
+      onFinished: () => {},
       ...options,
       leaseMs,
     };
@@ -147,6 +153,11 @@ export class JobRunner {
     }
     const ending = { result: "finished", error: "failed", lost: "stopped: cancelled" }[outcome.type];
     this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
+    const finished = store.analyses.getByUuid(uuid);
+    if (finished && (finished.state === "done" || finished.state === "failed"))
+      await Promise.resolve(this.o.onFinished(finished)).catch((e: unknown) =>
+        this.o.log(`analysis ${analysis.name} (${uuid}): completion hook failed: ${(e as Error).message}`),
+      );
   }
 
   /** Runs the worker to its exit and reports how it ended. */

@@ -102,6 +102,34 @@ export async function ingestFiles(
   return report;
 }
 
+/**
+ * Stores trips that need no map matching (the transit generator's ground truth) as ingest stores
+ * matched ones: per-segment tallies with them, in batches, chunks compacted at the end.
+ */
+export function storeMatchedTrips(
+  rt: Runtime,
+  country: string,
+  trips: Iterable<MatchedTrip>,
+  batchSize = 5000,
+): { stored: number; duplicates: number } {
+  const cells = new SegmentCellAccumulator(
+    requireNetwork(rt, country),
+    new LocalClock(networkTimeZone(rt.store, country)),
+  );
+  const totals = { stored: 0, duplicates: 0 };
+  let batch: MatchedTrip[] = [];
+  const flush = () => {
+    const result = storeTrips(rt, country, batch, cells);
+    totals.stored += result.inserted;
+    totals.duplicates += result.duplicates;
+    batch = [];
+  };
+  for (const trip of trips) if (batch.push(trip) >= batchSize) flush();
+  if (batch.length > 0) flush();
+  rt.store.trips.compact(country);
+  return totals;
+}
+
 /** New trips and their per-segment tallies are written together: both or neither. */
 function storeTrips(
   rt: Runtime,

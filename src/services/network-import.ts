@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { readAdminAreas } from "../engine/network/admin-areas.js";
-import { readOsmSegments } from "../engine/network/osm-import.js";
+import { readOsmNetwork } from "../engine/network/osm-import.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
 import { presetAreasOf } from "../domain/preset-geographies.js";
 import { timeZoneOfCountry } from "../engine/time.js";
@@ -20,7 +20,7 @@ export async function importNetwork(
   const code = country.toLowerCase();
   // Checked before the (long) read, so a typo costs nothing.
   const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
-  const segments = await readOsmSegments(file, { onProgress: log });
+  const { segments, transit } = await readOsmNetwork(file, { onProgress: log });
   log("reading administrative and postal-code boundaries");
   const areas = presetAreasOf(code, await readAdminAreas(file));
   rt.store.transaction(() => {
@@ -34,10 +34,15 @@ export async function importNetwork(
       },
       segments,
     );
+    rt.store.network.replaceTransit(code, transit);
     rt.store.presetAreas.replaceCountry(code, areas);
   });
   rt.networks.invalidate(code);
-  log(`Imported ${segments.length} road segments for "${code}" (local time ${zone})`);
+  const rail = transit.filter((r) => r.kind === "rail").length;
+  log(
+    `Imported ${segments.length} road segments for "${code}" (local time ${zone}); ` +
+      `transit layer: ${rail} rail lines, ${transit.length - rail} bus routes`,
+  );
   log(`Imported ${areas.length} boundaries as preset geographies (${summary(areas)})`);
   return segments.length;
 }

@@ -1,8 +1,8 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { Segment } from "../engine/network/types.js";
+import type { Segment, TransitRoute } from "../engine/network/types.js";
 import type { JobQueue } from "../jobs/queue.js";
 import type { TripColumns } from "../engine/trips/columns.js";
-import type { MatchedTrip, VehicleClass } from "../engine/trips/types.js";
+import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
 
 /**
  * Storage behind the service. The SQLite implementation is the default; any
@@ -182,6 +182,10 @@ export interface NetworkRepo {
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
   loadSegments(country: string): Segment[];
   countries(): NetworkImportInfo[];
+  /** Replaces the country's transit layer (rail lines, bus routes) in one transaction. */
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void;
+  /** Rail lines first, then bus routes, each by OSM id. */
+  loadTransit(country: string): TransitRoute[];
 }
 
 /** One area of a preset geography (a boundary imported with the network). */
@@ -229,7 +233,10 @@ export interface ZoneFeature {
   properties: Record<string, unknown>;
 }
 
-export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection">;
+export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection"> & {
+  /** [west, south, east, north] of all zones, kept by the store (lists filter sets by network with it). */
+  bbox: [number, number, number, number] | null;
+};
 
 export interface ZoneSetRepo {
   /** Throws DomainError 409 when the name is taken (case-insensitive) in the organization. */
@@ -259,15 +266,25 @@ export interface DayCount {
 export interface TripStatsRepo {
   /** Adds to the tallies of each (day, vehicle class, source). */
   addDayCounts(country: string, rows: DayCount[]): void;
-  /** Months having at least one stored trip of the given vehicle classes in the country. */
-  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[];
+  /** Months having at least one stored trip of the given vehicle classes (and sources, when given) in the country. */
+  monthsWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): YearMonth[];
   /**
    * Distinct devices that made stored trips, per month of the trips' days (YYYY-MM → count), for the
    * months `from..to` (YYYY-MM, inclusive) or all months when no range is given.
    */
   devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number>;
-  /** Per-day totals over the given vehicle classes and all sources, days `from..to` inclusive (YYYY-MM-DD). */
-  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[];
+  /** Per-day totals over the given vehicle classes and sources (all when absent), days `from..to` inclusive (YYYY-MM-DD). */
+  dailyTotals(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+    sources?: readonly string[],
+  ): DayTotal[];
 }
 
 export interface DayTotal {
@@ -307,7 +324,10 @@ export interface AnalysisRepo {
   /** The transitions below are conditional: false when the analysis is not in a state that allows them. */
   markRunning(uuid: string): boolean;
   setProgress(uuid: string, progress: number): void;
-  /** running → done, storing each metric's CSV (replacing any of an earlier attempt). */
+  /**
+   * running → done, storing each result (replacing any of an earlier attempt); results named `_…` (the
+   * coverage review) are stored but not listed in `metrics`.
+   */
   complete(uuid: string, results: Record<string, string>): boolean;
   /** queued|running → failed. */
   fail(uuid: string, reason: string): boolean;
@@ -455,6 +475,8 @@ export interface TripScanOptions {
   toMonth?: YearMonth;
   /** Only these classes; all when absent. */
   vehicleClasses?: readonly VehicleClass[];
+  /** Only trips of these trace sources; all when absent. */
+  sources?: readonly TraceSource[];
 }
 
 export interface AppendResult {

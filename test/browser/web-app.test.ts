@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../helpers/browser.js";
 import { analysesSuite } from "./suites/analyses.js";
 import { countsSuite } from "./suites/counts.js";
+import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
 import { securitySuite } from "./suites/security.js";
 import { signInSuite } from "./suites/sign-in.js";
@@ -28,4 +29,6 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   journeySuite(env);
   // Last: it ends by using up the demo key's counts quota.
   countsSuite(env);
+  // After the others: it imports a second network, which the earlier suites do not expect.
+  firstHourSuite(env);
 });

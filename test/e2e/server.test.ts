@@ -2,6 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { demoYear } from "../../src/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/domain/accounts.js";
+import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
 import { monacoDistricts } from "../helpers/zones.js";
 
@@ -63,6 +64,20 @@ describe("streetflow serve (real process, real HTTP)", () => {
     assert.equal(body.date_ranges.supports.length, 1);
     assert.equal(body.date_ranges.supports[0].start_date, `${fm}/01/${fy}`);
     assert.ok(body.date_ranges.supports[0].end_date.startsWith(to.slice(5, 7)));
+  });
+
+  it("has demo data in every travel mode, over the whole demo year", async () => {
+    const { from, to } = demoYear();
+    const [fy, fm] = from.split("-");
+    for (const mode of Object.keys(TRAVEL_MODES)) {
+      const res = await fetch(`${server.baseUrl}/api/v2/date_ranges/mc/${mode}?key=${key}`);
+      const { date_ranges } = (await res.json()) as {
+        date_ranges: { supports: { start_date: string; end_date: string }[] };
+      };
+      assert.equal(date_ranges.supports.length, 1, mode);
+      assert.equal(date_ranges.supports[0].start_date, `${fm}/01/${fy}`, mode);
+      assert.ok(date_ranges.supports[0].end_date.startsWith(to.slice(5, 7)), mode);
+    }
   });
 
   it("runs an OD analysis between two drawn zones to Data Available and serves its CSV", async () => {

@@ -25,12 +25,12 @@ export function makeOrg(store: SqliteStore, name: string): TestOrg {
   return { orgId: org.id, key: issueApiKey(store, org.id).key, email };
 }
 
-export const UNLIMITED = { perKey: 1e9, perSession: 1e9, perAddress: 1e9 };
+/** Rate limits out of the way: tests poll as fast as they can (the security tests set their own). */
+export const UNLIMITED_RATES = { rateLimits: { perKey: 1e9, perSession: 1e9, perAddress: 1e9 } };
 
 /** An app over a private in-memory store with two organizations, each with a user and a key. */
 export async function makeTestApp(store = new SqliteStore(":memory:")): Promise<TestContext> {
   const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-  // Tests poll and repeat freely: rate limits are tested on their own (test/http/security.test.ts).
-  const app = await buildApp({ store, networks, security: { rateLimits: UNLIMITED } });
+  const app = await buildApp({ store, networks, security: UNLIMITED_RATES });
   return { app, store, networks, orgA: makeOrg(store, "Org A"), orgB: makeOrg(store, "Org B") };
 }

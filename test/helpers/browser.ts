@@ -9,12 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { buildWeb } from "../../src/web/build.js";
 import { demoKey, startServer, type RunningServer } from "./server.js";
+import { tempDir } from "./temp-dir.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -48,7 +46,7 @@ export interface WebServer extends RunningServer {
 
 /** Builds the bundle into a temporary directory and starts the server (demo data included) serving it. */
 export async function startWebServer(): Promise<WebServer> {
-  const webRoot = await mkdtemp(join(tmpdir(), "streetflow-web-"));
+  const webRoot = tempDir("streetflow-web-");
   await buildWeb(webRoot);
   const server = await startServer([], undefined, {
     STREETFLOW_WEB_ROOT: webRoot,

@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { JobRunner } from "../../src/jobs/runner.js";
@@ -7,6 +5,7 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
 import { boxZone, square, STREET, streetTrip } from "./street-scenario.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { tempDir } from "./temp-dir.js";
 
 /**
  * The hand-counted street of street-scenario.ts served over HTTP with a job runner on a
@@ -15,7 +14,7 @@ import { createZoneSet } from "../../src/domain/zone-sets.js";
  * 2 trucks eastbound Saturday noon (20 min), 1 car westbound Tuesday 08:30 (6 min).
  */
 export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
-  const dir = mkdtempSync(join(tmpdir(), "streetflow-catalogue-"));
+  const dir = tempDir("streetflow-catalogue-");
   const store = new SqliteStore(join(dir, "streetflow.db"));
   store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
   const ctx = await makeTestApp(store);
@@ -81,6 +80,6 @@ export async function finished(
     });
     const entry = res.json().analyses[0];
     if (entry.status !== "Processing") return entry;
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100)); // well under the per-key rate limit
   }
 }

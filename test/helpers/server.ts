@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "./temp-dir.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 
@@ -41,7 +41,7 @@ export async function startServer(
   dataDir?: string,
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "streetflow-e2e-"));
+  const dir = dataDir ?? tempDir("streetflow-e2e-");
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", CLI, "serve", "--port", "0", ...extraArgs],

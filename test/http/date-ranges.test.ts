@@ -20,10 +20,10 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
         [100, 0],
       ]),
     ]);
-    const day = (d: string, vehicleClass: string) => ({
+    const day = (d: string, vehicleClass: string, source = "lbs") => ({
       day: d,
       vehicleClass,
-      source: "lbs",
+      source,
       trips: 3,
       devices: 2,
     });
@@ -33,6 +33,11 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
     ctx.store.tripStats.addDayCounts("mc", [
       ...months.map((m) => day(`${m}-15`, "personal")),
       day("2025-01-03", "heavy_commercial"),
+      // Connected cars in June 2024 only; bus riders in February 2025, rail riders in March 2024
+      // (a month without road trips).
+      day("2024-06-20", "personal", "telematics"),
+      day("2025-02-11", "bus"),
+      day("2024-03-12", "rail"),
     ]);
   });
   after(() => ctx.app.close());
@@ -65,6 +70,17 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
     assert.deepEqual(res.json(), { date_ranges: { supports: periods, default: periods } });
   });
 
+  it("answers each mode's own months: riders by class, LBS_Plus and CVD_Plus by trace source", async () => {
+    const supports = async (mode: string) => (await get(`mc/${mode}`)).json().date_ranges.supports;
+    const month = (start: string, end: string) => [{ start_date: start, end_date: end }];
+    assert.deepEqual(await supports("Bus"), month("02/01/2025", "02/28/2025"));
+    assert.deepEqual(await supports("rail"), month("03/01/2024", "03/31/2024"));
+    assert.deepEqual(await supports("All_Vehicles_CVD_Plus"), month("06/01/2024", "06/30/2024"));
+    assert.deepEqual(await supports("All_Vehicles_LBS_Plus"), await supports("All_Vehicles"));
+    assert.deepEqual(await supports("All_Vehicles_By_Weight"), await supports("All_Vehicles"));
+    assert.deepEqual(await supports("Bicycle"), []);
+  });
+
   it("answers empty periods for a country with a network but no trips", async () => {
     const res = await get("zz/Pedestrian");
     assert.deepEqual(res.json(), { date_ranges: { supports: [], default: [] } });
@@ -76,7 +92,10 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
     assert.equal(country.json().error.code, "unknown_country");
     const mode = await get("mc/Hovercraft");
     assert.equal(mode.statusCode, 404);
-    assert.match(mode.json().error.message, /All_Vehicles, Personal, Truck, Bicycle, Pedestrian/);
+    assert.match(
+      mode.json().error.message,
+      /All_Vehicles, All_Vehicles_LBS_Plus, All_Vehicles_CVD_Plus, All_Vehicles_By_Weight, Personal, Truck, Bus, Rail, Bicycle, Pedestrian/,
+    );
   });
 
   it("requires a key", async () => {

@@ -1,12 +1,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importNetwork } from "../../src/services/network-import.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/boundaries.osm", import.meta.url));
 
@@ -16,7 +15,7 @@ describe("GET /api/v2/preset_geographies", () => {
     ctx.app.inject({ method: "GET", url: `/api/v2${path}?key=${key}` });
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "streetflow-presets-"));
+    const dir = tempDir("streetflow-presets-");
     ctx = await makeTestApp(new SqliteStore(join(dir, "db.sqlite")));
     await importNetwork({ dataDir: dir, store: ctx.store, networks: ctx.networks }, FIXTURE, "MC", () => {});
   });

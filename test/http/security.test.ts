@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
@@ -407,7 +408,13 @@ describe("security headers, and no secret in the database or the log", () => {
     rmSync(webRoot, { recursive: true, force: true });
     mkdirSync(webRoot);
     writeFileSync(join(webRoot, "index.html"), "<!doctype html><title>t</title>");
-    app = await buildApp({ store, networks, webRoot, logSink: { write: (line) => logLines.push(line) } });
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    app = await buildApp({ store, networks, webRoot, logSink: stream });
   });
   after(async () => {
     await app.close();
@@ -471,8 +478,7 @@ describe("security headers, and no secret in the database or the log", () => {
     const files = readdirSync(dir).filter((f) => f.startsWith("streetflow.db"));
     const database = files.map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
     const log = logLines.join("");
-    assert.ok(log.includes('"route":"/api/v2/zone_sets"'), "requests are logged");
-    assert.ok(log.includes('"route":"/auth/sign-in"'), "sign-ins are logged");
+    assert.ok(log.includes(`"route":"/api/v2/zone_sets"`), "requests are logged, by route");
     const secrets = {
       password: PASSWORD,
       "reset password": "secret reset password",

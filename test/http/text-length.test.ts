@@ -68,7 +68,7 @@ describe("length limits count characters (code points), not UTF-16 units", () =>
 
   it("accepts a 50-character analysis name and refuses 51", async () => {
     const ok = await analysis(FIFTY);
-    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.statusCode, 201, ok.body);
     const long = await analysis(FIFTY_ONE);
     assert.equal(long.statusCode, 400);
     assert.equal(long.json().error.field, "analysis_name");

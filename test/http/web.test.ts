@@ -91,11 +91,31 @@ describe("GET /api/v2/networks", () => {
       imported_at: "2026-01-01T00:00:00Z",
       time_zone: "Asia/Tokyo",
       bbox: [7.0, 45.0, 7.02, 45.01],
+      last_trip_month: null,
     });
     assert.equal(gg.country, "gg");
     // Imported without a zone and not in the country table: UTC.
     assert.equal(gg.time_zone, "UTC");
     assert.equal(gg.segment_count, 20_200);
+  });
+
+  it("says each network's latest month with trips, so the page can open on the one with data", async () => {
+    ctx.store.tripStats.addDayCounts("gg", [
+      { day: "2025-11-30", vehicleClass: "personal", source: "lbs", trips: 4, devices: 2 },
+      { day: "2026-02-03", vehicleClass: "bicycle", source: "lbs", trips: 1, devices: 1 },
+      { day: "2026-01-10", vehicleClass: "heavy_commercial", source: "telematics", trips: 2, devices: 1 },
+    ]);
+    const networks = (await get("/api/v2/networks")).json().networks as {
+      country: string;
+      last_trip_month: string | null;
+    }[];
+    assert.deepEqual(
+      networks.map((n) => [n.country, n.last_trip_month]),
+      [
+        ["gg", "2026-02"],
+        ["zz", null],
+      ],
+    );
   });
 
   it("answers the segments meeting a bbox as GeoJSON, main roads first", async () => {

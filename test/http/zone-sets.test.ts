@@ -59,6 +59,8 @@ describe("/api/v2/zone_sets", () => {
     assert.equal(summary.zone_count, 2);
     assert.equal(summary.geom_type, "polygon");
     assert.equal(summary.with_calibration, false);
+    // The box of both zones: the page lists the sets of the chosen network with it.
+    assert.deepEqual(summary.bbox, [11.5, 48.1, 11.61, 48.11]);
 
     const one = await get(ctx.orgA.key, "/munich%20CENTRE");
     assert.equal(one.statusCode, 200);

@@ -256,7 +256,7 @@ describe("validateAnalysisRequest", () => {
     ]);
     assert.match(byField.analysis_type, /supported: OD_Analysis/);
     assert.match(byField.output_type, /supported: index, volume/);
-    assert.match(byField.travel_mode_type, /All_Vehicles, Personal, Truck, Bicycle, Pedestrian/);
+    assert.match(byField.travel_mode_type, /All_Vehicles, .*Truck, Bus, Rail, Bicycle, Pedestrian/);
     assert.equal(byField["oz_sets[0]"], 'no zone set "Nowhere" in this organization');
     assert.equal(byField["oz_sets[1]"], 'no zone set "Elsewhere" in this organization');
     assert.equal(byField.day_type, "is not a field; did you mean day_types?");

@@ -265,3 +265,47 @@ describe("metrics filters and helpers", () => {
     assert.deepEqual(monthPeriod(new Date(), "2024-02").end, "2024-03-01T00:00:00.000Z");
   });
 });
+
+describe("indexed polygon predicates agree with robust-point-in-polygon", () => {
+  it("classifies seeded random points and edge midpoints, and vertices as on the boundary, of random star polygons alike", async () => {
+    const { default: classifyPoint } = await import("robust-point-in-polygon");
+    const { Rng } = await import("../../src/engine/simulate/rng.js");
+    const rng = new Rng(7, "polygon-classify");
+    for (let shape = 0; shape < 40; shape++) {
+      const n = 3 + rng.int(60);
+      // Grid-snapped coordinates make boundary and vertex cases common.
+      const snap = (v: number) => Math.round(v * 4) / 4;
+      const outer: LonLat[] = Array.from({ length: n }, (_, i) => {
+        const a = (2 * Math.PI * i) / n;
+        const r = 2 + rng.next() * 8;
+        return [snap(r * Math.cos(a)), snap(r * Math.sin(a))];
+      });
+      const hole: LonLat[] = [
+        [-0.5, -0.5],
+        [0.5, -0.5],
+        [0.5, 0.5],
+        [-0.5, 0.5],
+      ];
+      const rings: PolygonRings = [ring(...outer), ring(...hole)];
+      // robust-point-in-polygon misreads some vertices as outside; a vertex is on the boundary.
+      for (const v of [...outer, ...hole]) assert.equal(classifyInPolygon(v, rings), 0, `vertex ${v}`);
+      const probes: LonLat[] = [
+        ...outer.map((p, i): LonLat => {
+          const q = outer[(i + 1) % n];
+          return [(p[0] + q[0]) / 2, (p[1] + q[1]) / 2];
+        }),
+        ...Array.from({ length: 200 }, (): LonLat => [
+          snap(rng.next() * 24 - 12),
+          snap(rng.next() * 24 - 12),
+        ]),
+      ];
+      const vertices = new Set([...outer, ...hole].map(String));
+      for (const p of probes.filter((q) => !vertices.has(String(q)))) {
+        const inOuter = classifyPoint(outer, p);
+        const inHole = classifyPoint(hole, p);
+        const expected = inOuter !== -1 ? inOuter : inHole === -1 ? 1 : inHole === 0 ? 0 : -1;
+        assert.equal(classifyInPolygon(p, rings), expected, `shape ${shape} point ${p}`);
+      }
+    }
+  });
+});

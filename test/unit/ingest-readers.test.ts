@@ -130,7 +130,7 @@ describe("trace readers", () => {
         `${f}:5: latitude 123.4 is out of range`,
         `${f}:6: timestamp "yesterday" is not ISO-8601 or epoch`,
         `${f}:7: device id is missing`,
-        `${f}:8: vehicle class "tram" is not one of personal, medium_commercial, heavy_commercial, bicycle, pedestrian`,
+        `${f}:8: vehicle class "tram" is not one of personal, medium_commercial, heavy_commercial, bicycle, pedestrian, bus, rail`,
       ]);
     });
   }

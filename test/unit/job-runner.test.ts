@@ -70,7 +70,7 @@ describe("job runner", () => {
       return a.state === "done" ? a : undefined;
     });
     await runner.stop();
-    assert.deepEqual(done.metrics, ["od_all", "od_comm", "zone_od_all", "sample_size"]);
+    assert.deepEqual(done.metrics, ["od_comm", "zone_od_comm", "sample_size"]);
     assert.match(store.analyses.result(analysis.uuid, "sample_size")!, /^data_period,day_type/);
     const job = store.jobs.get(analysis.jobId!)!;
     assert.deepEqual([job.state, job.attempts], ["done", 2]);

@@ -1,18 +1,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { DomainError } from "../../src/domain/errors.js";
 import { checkTimeZone, networkTimeZone } from "../../src/domain/network-time-zone.js";
 import { openRuntime } from "../../src/runtime.js";
 import { importNetwork } from "../../src/services/network-import.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const FIXTURE = new URL("../fixtures/t-junction.osm", import.meta.url).pathname;
 const quiet = () => {};
 
 describe("a network's local time zone", () => {
-  const rt = openRuntime(mkdtempSync(join(tmpdir(), "streetflow-tz-")));
+  const rt = openRuntime(tempDir("streetflow-tz-"));
 
   it("is stored as given at import, in Intl's spelling", async () => {
     await importNetwork(rt, FIXTURE, "US", quiet, "america/chicago");

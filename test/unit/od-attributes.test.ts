@@ -83,6 +83,7 @@ describe("OD trip and traveler attributes (hand-counted)", () => {
       "od_speed_percentile",
       "od_trip_purpose",
       "od_income",
+      "_review",
       "sample_size",
     ]);
   });

@@ -63,7 +63,14 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
   });
 
   it("produces the metrics of an all-vehicle analysis", () => {
-    assert.deepEqual(Object.keys(metrics), ["od_all", "od_pers", "od_comm", "zone_od_all", "sample_size"]);
+    assert.deepEqual(Object.keys(metrics), [
+      "od_all",
+      "od_pers",
+      "od_comm",
+      "zone_od_all",
+      "_review",
+      "sample_size",
+    ]);
   });
 
   it("writes od_all with the vendor's columns, labels and row order, averaged per day of each day type", () => {

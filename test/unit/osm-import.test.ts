@@ -1,13 +1,13 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { ACCESS_BIKE, ACCESS_CAR, ACCESS_FOOT, type Segment } from "../../src/engine/network/types.js";
 import { sharedDataFile } from "../helpers/shared-data.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const MONACO = here("../../data/osm/monaco.osm.pbf");
@@ -70,7 +70,7 @@ describe("readOsmSegments on a hand-built OSM XML file", () => {
 
 describe("readOsmSegments on files it cannot read", () => {
   it("names the problem with a domain error code", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "osm-"));
+    const dir = tempDir("streetflow-osm-");
     const broken = join(dir, "broken.osm");
     writeFileSync(broken, "<osm><way id='1'><nd ref='1'/>");
     await assert.rejects(readOsmSegments(broken), { code: "invalid_osm_file" });

@@ -7,12 +7,8 @@ import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js
 import { Network } from "../../src/engine/network/network.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { LocalClock } from "../../src/engine/time.js";
-import {
-  TRACE_SOURCES,
-  TRIP_PURPOSES,
-  VEHICLE_CLASSES,
-  type MatchedTrip,
-} from "../../src/engine/trips/types.js";
+import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
+import { TRACE_SOURCES, TRIP_PURPOSES, type MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import {
@@ -71,7 +67,7 @@ function randomCells(rng: Rng, n: number, exactSpeeds: boolean): SegmentStatCell
       dayOfWeek: 1 + rng.int(7),
       hour: rng.int(24),
       direction: pick(["with", "against"] as const),
-      vehicleClass: pick(VEHICLE_CLASSES),
+      vehicleClass: pick(SEGMENT_COUNT_CLASSES),
       source: pick(TRACE_SOURCES),
       trips,
       speedCount,
@@ -174,6 +170,7 @@ describe("segment counts store: one packed row per segment × month", () => {
     const stats = freshStats();
     const [cell] = randomCells(rng, 1, true);
     assert.throws(() => stats.add("li", [{ ...cell, vehicleClass: "plane" }]), RangeError);
+    assert.throws(() => stats.add("li", [{ ...cell, vehicleClass: "bus" }]), RangeError);
     assert.throws(() => stats.add("li", [{ ...cell, hour: 24 }]), RangeError);
     assert.throws(() => stats.add("li", [{ ...cell, purposes: { shopping: 1 } }]), RangeError);
     assert.throws(() => stats.add("li", [{ ...cell, incomes: { "300": 1 } }]), RangeError);
@@ -235,6 +232,10 @@ describe("segment counts store: one packed row per segment × month", () => {
     [s] = query(stats, ["2025-01"], mondayPeakAm);
     assert.equal(s.trips, 6);
     assert.deepEqual(s.incomes, { "0": 1, "2": 4 });
+    // Bus and rail riders are zone-analysis modes: the segment tallies leave them out.
+    ingest([trip(40, "bus"), trip(41, "rail")]);
+    [s] = query(stats, ["2025-01"], mondayPeakAm);
+    assert.equal(s.trips, 6);
   });
 });
 

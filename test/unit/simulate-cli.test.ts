@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
+import { DEMO_PBF } from "../../src/bootstrap.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
+import { importNetwork } from "../../src/services/network-import.js";
 import { openRuntime } from "../../src/runtime.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 
@@ -54,6 +56,44 @@ test("simulate writes monthly traces and ground truth for an imported country, a
       cli(dir).parseAsync(["node", "streetflow", "simulate", ...args, "--out", out, "--country", "xx"]),
       /no network for country xx/,
     );
+  } finally {
+    console.log = log;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("simulate --transit-riders stores bus and rail riders with their walks on the imported transit layer", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sim-cli-transit-"));
+  const log = console.log;
+  const lines: string[] = [];
+  try {
+    const rt = openRuntime(dir);
+    await importNetwork(rt, DEMO_PBF, "mc", () => {});
+    rt.store.close();
+    const args = ["--country", "mc", "--from", "2025-02", "--to", "2025-02", "--trips-per-day", "2"];
+    console.log = (line: string) => lines.push(line);
+    const run = (riders: string) =>
+      cli(dir).parseAsync([
+        "node",
+        "streetflow",
+        "simulate",
+        ...args,
+        "--seed",
+        "4",
+        "--out",
+        join(dir, "out"),
+        "--transit-riders",
+        riders,
+      ]);
+    await run("6");
+    console.log = log;
+    assert.match(lines.at(-1)!, /^stored \d+ transit rider trips .* on 10 bus lines and \d+ rail lines$/);
+    const after = openRuntime(dir);
+    const february = [{ year: 2025, month: 2 }];
+    for (const mode of [["bus"], ["rail"], ["pedestrian"]])
+      assert.deepEqual(after.store.tripStats.monthsWithTrips("mc", mode), february, mode[0]);
+    after.store.close();
+    await assert.rejects(run("0"), /--transit-riders must be positive/);
   } finally {
     console.log = log;
     rmSync(dir, { recursive: true, force: true });

@@ -9,8 +9,10 @@ import {
   namedItems,
   suggestedRange,
   usToIso,
+  TRAVEL_MODES as FORM_MODES,
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
+import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 
 const SUPPORTED = [
   { start_date: "01/01/2025", end_date: "03/31/2025" },
@@ -110,6 +112,25 @@ describe("web analyses: form rules", () => {
     assert.equal("analysis_name" in analysisRequest(form({ name: "  " })), false);
   });
 
+  it("asks each analysis type for its own destinations: zone sets or a preset geography", () => {
+    const preset = form({ analysisType: "OD_Preset_Geography", destinationSets: [], geographyType: "" });
+    assert.deepEqual(
+      checkForm(preset, SUPPORTED).map((i) => i.field),
+      ["geography_type"],
+    );
+    const body = analysisRequest({ ...preset, geographyType: "admin_10" });
+    assert.equal(body.geography_type, "admin_10");
+    assert.equal("dz_sets" in body, false);
+    assert.equal("geography_type" in analysisRequest(form()), false);
+    assert.equal(issueSlot("geography_type"), "geography_type");
+    const activity = analysisRequest(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }));
+    assert.deepEqual(
+      checkForm(form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] }), SUPPORTED),
+      [],
+    );
+    assert.equal("dz_sets" in activity || "geography_type" in activity, false);
+  });
+
   it("puts each server issue next to its field", () => {
     assert.equal(issueSlot("oz_sets[1]"), "oz_sets");
     assert.equal(issueSlot("date_ranges[2]"), "date_ranges[2]");
@@ -118,5 +139,14 @@ describe("web analyses: form rules", () => {
     assert.equal(issueSlot("country"), "oz_sets");
     assert.equal(issueSlot("trip_speed_bins"), "form");
     assert.equal(issueSlot(undefined), "form");
+  });
+});
+
+describe("analysis form travel modes", () => {
+  it("offers every travel mode the API accepts, in the API's order", () => {
+    assert.deepEqual(
+      FORM_MODES.map((m) => m.value),
+      Object.keys(TRAVEL_MODES),
+    );
   });
 });

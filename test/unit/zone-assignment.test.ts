@@ -76,6 +76,11 @@ describe("zone assignment", () => {
     ]);
   });
 
+  it("counts a trip that runs a pass-through zone's segment forward, back and forward once per pair", () => {
+    const zigzag: TripPath = { ...eastbound, segments: [0, 1, 1, 1, 2], forward: [1, 1, 0, 1, 1] };
+    assert.deepEqual(pairsOf(zigzag), pairsOf(eastbound));
+  });
+
   it("drops a pass-through zone whose direction the trip does not travel", () => {
     assert.deepEqual(pairsOf(westbound), ["East>Gate", "East>West", "Gate>West"]);
   });

@@ -20,7 +20,6 @@ export const countsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "Months and years with data for a country and travel mode",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         params: Type.Object({
           country: Type.String({ minLength: 2, maxLength: 8 }),
           travel_mode: Type.String({ description: "vehicle | truck | bike | ped" }),

@@ -14,6 +14,7 @@ import { metricsFromAggregates, tripTalliesOf, type MetricsQuery } from "../../e
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): MetricsQuery {
   const { startHour, endHour } = filters.dayPart;
@@ -48,10 +49,10 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   app.post(
     "/metrics",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         body: MetricsBody,
         response: { 200: MetricsResponse },
       },
@@ -87,7 +88,6 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
       schema: {
         summary: "A later page of a metrics answer (not charged again)",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         params: RequestIdParams,
         querystring: PageQuery,
         response: { 200: MetricsResponse },
@@ -106,7 +106,6 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
       schema: {
         summary: "Charged metrics usage of the organization's keys in a calendar month (UTC)",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         querystring: Type.Object({
           month: Type.Optional(Type.String({ pattern: "^\\d{4}-(0[1-9]|1[0-2])$", description: "YYYY-MM" })),
         }),

@@ -5,6 +5,7 @@ import { firstPage, laterPage, type ResultPage } from "../../domain/counts/resul
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
@@ -28,10 +29,10 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app.post(
     "/geometry",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         body: SelectionBody,
         response: { 200: GeometryResponse },
       },
@@ -58,7 +59,6 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       schema: {
         summary: "A later page of a geometry answer",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         params: RequestIdParams,
         querystring: PageQuery,
         response: { 200: GeometryResponse },
@@ -75,10 +75,10 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app.post(
     "/segmentcount",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],
-        security: [{ serviceKey: [] }],
         body: SelectionBody,
         response: {
           200: Type.Object({

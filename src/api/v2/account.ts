@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { KeyQuery } from "../schemas.js";
+import { assertMember } from "../../domain/accounts.js";
+import { checkWebhookUrl } from "../../services/completion-webhook.js";
+import { KeyQuery, LoginEmailBody } from "../schemas.js";
+
+const Webhook = Type.Object({
+  status: Type.Literal("success"),
+  url: Type.Union([Type.String(), Type.Null()], { description: "null when none is set" }),
+});
 
 const Account = Type.Object({
   status: Type.Literal("success"),
@@ -41,4 +48,45 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+
+  // enable_completion_email: with no mail server, a finished analysis calls this URL (docs/analyses.md).
+  const webhookOf = (orgId: string) => ({
+    status: "success" as const,
+    url: store.notifications.completionWebhook(orgId),
+  });
+  const schema = (summary: string, body?: typeof LoginEmailBody | typeof SetWebhookBody) => ({
+    summary,
+    tags: ["account"],
+    querystring: KeyQuery,
+    ...(body ? { body } : {}),
+    response: { 200: Webhook },
+  });
+  app.get(
+    "/account/completion_webhook",
+    { schema: schema("The URL called when an analysis with enable_completion_email finishes") },
+    async (request) => webhookOf(request.apiKey.orgId),
+  );
+  app.put(
+    "/account/completion_webhook",
+    { schema: { ...schema("Set the organization's completion webhook"), body: SetWebhookBody } },
+    async (request) => {
+      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      store.notifications.setCompletionWebhook(request.apiKey.orgId, checkWebhookUrl(request.body.url));
+      return webhookOf(request.apiKey.orgId);
+    },
+  );
+  app.delete(
+    "/account/completion_webhook",
+    { schema: { ...schema("Remove the organization's completion webhook"), body: LoginEmailBody } },
+    async (request) => {
+      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      store.notifications.setCompletionWebhook(request.apiKey.orgId, null);
+      return webhookOf(request.apiKey.orgId);
+    },
+  );
 };
+
+const SetWebhookBody = Type.Object({
+  ...LoginEmailBody.properties,
+  url: Type.String({ maxLength: 2000 }),
+});

@@ -1,8 +1,15 @@
+import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { assertMember } from "../../domain/accounts.js";
-import { PUBLIC_STATUS, metricCsv, requireAnalysis, statusEntry } from "../../domain/analyses/lifecycle.js";
+import {
+  PUBLIC_STATUS,
+  assertDataAvailable,
+  metricCsv,
+  requireAnalysis,
+  statusEntry,
+} from "../../domain/analyses/lifecycle.js";
 import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
   ignoredFieldWarnings,
@@ -10,12 +17,14 @@ import {
   vendorOptionsOf,
 } from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
-import type { Store, StoredAnalysis } from "../../store/types.js";
+import { analysisShapefile, shapefileNames } from "../../domain/analyses/shapefiles.js";
+import { reviewDetail } from "../../domain/analyses/od-review.js";
 import {
   assertMayAnalyse,
   guardedAnalysisAction,
   guardedCreateAnalysis,
 } from "../../domain/security/guarded.js";
+import type { Store, StoredAnalysis } from "../../store/types.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
@@ -31,7 +40,7 @@ const AnalysisBody = Type.Object(
       "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
     ),
     analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
-    travel_mode_type: field("All_Vehicles, Personal, Truck, Bicycle or Pedestrian"),
+    travel_mode_type: field(`one of ${Object.keys(TRAVEL_MODES).join(", ")}`),
     output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
     oz_sets: field("origin zone sets: [{name} | {uuid}]"),
     dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
@@ -58,6 +67,9 @@ const StatusEntry = Type.Object({
   uuid: Type.String(),
   status: Type.String({ description: "Processing, Data Available, Failed, Cancelled or Deleted" }),
   metrics: Type.Array(Type.String()),
+  shapefiles: Type.Optional(
+    Type.Array(Type.String(), { description: "Data Available: shapefiles downloadable like metrics" }),
+  ),
   failure_reason: Type.Optional(Type.String()),
 });
 const NotFoundEntry = Type.Object({
@@ -79,7 +91,6 @@ const LifecycleResponse = Type.Object({
   analysis_status: Type.String(),
 });
 const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
-const Csv = Type.String({ description: "CSV with a header row" });
 
 const Timestamp = Type.Union([Type.String(), Type.Null()]);
 const ListEntry = Type.Object({
@@ -87,6 +98,7 @@ const ListEntry = Type.Object({
   progress: Type.Number({ description: "0..1" }),
   analysis_type: Type.String(),
   travel_mode_type: Type.String(),
+  country: Type.String({ description: "the road network the analysis runs on (lists filter by it)" }),
   created_at: Type.String(),
   started_at: Timestamp,
   finished_at: Timestamp,
@@ -101,7 +113,6 @@ const NamedSlice = Type.Object({
 const AnalysisDetail = Type.Object({
   ...ListEntry.properties,
   output_type: Type.String(),
-  country: Type.String(),
   oz_sets: Type.Array(SetRef),
   dz_sets: Type.Array(SetRef),
   date_ranges: Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() })),
@@ -133,6 +144,7 @@ const listEntry = (store: Store, a: StoredAnalysis) => ({
   progress: a.progress,
   analysis_type: a.spec.analysisType,
   travel_mode_type: a.spec.travelMode,
+  country: a.spec.country,
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
@@ -155,7 +167,6 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
   return {
     ...listEntry(store, a),
     output_type: spec.outputType,
-    country: spec.country,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
     date_ranges: spec.dateRanges.map(({ start_date, end_date }) => ({ start_date, end_date })),
@@ -174,6 +185,40 @@ function analysisDetail(store: Store, a: StoredAnalysis) {
   };
 }
 
+const ReviewDetail = Type.Object({
+  name: Type.String(),
+  uuid: Type.String(),
+  analysis_status: Type.String(),
+  review_status: Type.String({
+    description: "passed, needs_review (something flagged), pending (Processing) or not_available",
+  }),
+  min_zone_sample: Type.Optional(Type.Integer({ description: "zones with fewer sampled trips are flagged" })),
+  zones: Type.Optional(
+    Type.Array(
+      Type.Object({
+        side: Type.String(),
+        zone_id: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+        zone_name: Type.String(),
+        sample_trips: Type.Integer(),
+        flagged: Type.Boolean(),
+      }),
+    ),
+  ),
+  periods: Type.Optional(
+    Type.Array(
+      Type.Object({
+        data_period: Type.String(),
+        day_type: Type.String(),
+        days_with_data: Type.Integer(),
+        approximate_device_count: Type.Integer(),
+        approximate_trip_count: Type.Integer(),
+        flagged: Type.Boolean(),
+      }),
+    ),
+  ),
+  status: Type.Literal("success"),
+});
+
 const lifecycleResponse = (a: StoredAnalysis) => ({
   name: a.name,
   uuid: a.uuid,
@@ -181,11 +226,21 @@ const lifecycleResponse = (a: StoredAnalysis) => ({
   analysis_status: PUBLIC_STATUS[a.state],
 });
 
-function sendCsv(reply: FastifyReply, a: StoredAnalysis, metric: string, csv: string) {
-  const file = `${a.name}_${metric}`.replace(/[^\w.-]+/g, "_");
+const fileName = (a: StoredAnalysis, part: string) => `${a.name}_${part}`.replace(/[^\w.-]+/g, "_");
+
+/** A metric as CSV, or one of the analysis' shapefiles as a zip: both are downloaded by the same path. */
+async function sendDownload(store: Store, reply: FastifyReply, a: StoredAnalysis, name: string) {
+  if (shapefileNames(a.spec).includes(name)) {
+    assertDataAvailable(a);
+    return reply
+      .type("application/zip")
+      .header("content-disposition", `attachment; filename="${fileName(a, name)}.zip"`)
+      .send(await analysisShapefile(store, a, name));
+  }
+  const csv = metricCsv(store, a, name);
   return reply
     .type("text/csv; charset=utf-8")
-    .header("content-disposition", `attachment; filename="${file}.csv"`)
+    .header("content-disposition", `attachment; filename="${fileName(a, name)}.csv"`)
     .send(csv);
 }
 
@@ -302,6 +357,23 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
+  app.get(
+    "/analyses/:uuid/review_detail",
+    {
+      schema: {
+        summary: "Coverage review: zones and periods with too little sampled data are flagged",
+        tags: ["analyses"],
+        querystring: KeyQuery,
+        params: UuidParams,
+        response: { 200: ReviewDetail },
+      },
+    },
+    async (request) => ({
+      ...reviewDetail(store, requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      status: "success" as const,
+    }),
+  );
+
   // Cancel and delete share their shape: the login must belong to the organization, the answer is the new state.
   const lifecycleRoute = (
     method: "POST" | "DELETE",
@@ -339,17 +411,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/analyses/download/name/:analysis_name/:metric",
     {
       schema: {
-        summary: "A metric of a completed analysis as CSV, by analysis name",
+        summary: "A metric (CSV) or shapefile (zip) of a completed analysis, by analysis name",
         tags: ["analyses"],
         querystring: KeyQuery,
         params: Type.Object({ analysis_name: Type.String(), metric: Type.String() }),
-        produces: ["text/csv"],
-        response: { 200: Csv },
+        produces: ["text/csv", "application/zip"],
       },
     },
     async (request, reply) => {
       const a = requireAnalysis(store, request.apiKey.orgId, request.params.analysis_name, "analysis_name");
-      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+      return sendDownload(store, reply, a, request.params.metric);
     },
   );
 
@@ -357,17 +428,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/analyses/download/uuid/:uuid/:metric",
     {
       schema: {
-        summary: "A metric of a completed analysis as CSV, by analysis uuid",
+        summary: "A metric (CSV) or shapefile (zip) of a completed analysis, by analysis uuid",
         tags: ["analyses"],
         querystring: KeyQuery,
         params: Type.Object({ uuid: Type.String(), metric: Type.String() }),
-        produces: ["text/csv"],
-        response: { 200: Csv },
+        produces: ["text/csv", "application/zip"],
       },
     },
     async (request, reply) => {
       const a = requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid");
-      return sendCsv(reply, a, request.params.metric, metricCsv(store, a, request.params.metric));
+      return sendDownload(store, reply, a, request.params.metric);
     },
   );
 };

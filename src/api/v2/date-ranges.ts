@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { dataPeriods } from "../../domain/date-ranges.js";
 import { notFound } from "../../domain/errors.js";
-import { requireTravelMode } from "../../domain/travel-modes.js";
+import { requireTravelMode, TRAVEL_MODES } from "../../domain/travel-modes.js";
 import { KeyQuery } from "../schemas.js";
 
 const Range = Type.Object({ start_date: Type.String(), end_date: Type.String() });
@@ -17,7 +17,7 @@ export const dateRangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["data periods"],
         params: Type.Object({
           country: Type.String({ minLength: 2, maxLength: 8, description: "country code, e.g. mc" }),
-          travel_mode: Type.String({ description: "All_Vehicles, Personal, Truck, Bicycle or Pedestrian" }),
+          travel_mode: Type.String({ description: `one of ${Object.keys(TRAVEL_MODES).join(", ")}` }),
         }),
         querystring: KeyQuery,
         response: {
@@ -32,7 +32,9 @@ export const dateRangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!store.network.countries().some((c) => c.country === country))
         throw notFound("unknown_country", `no data for country "${request.params.country}"`, "country");
       const mode = requireTravelMode(request.params.travel_mode);
-      return { date_ranges: dataPeriods(store.tripStats.monthsWithTrips(country, mode.vehicleClasses)) };
+      return {
+        date_ranges: dataPeriods(store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)),
+      };
     },
   );
 };

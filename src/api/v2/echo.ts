@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { KeyQuery } from "../schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 export const echoRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/debug/echo",
     {
+      bodyLimit: BODY_LIMITS.echo,
       schema: {
         summary: "Echo a message: checks connectivity and that the key is valid",
         tags: ["debug"],

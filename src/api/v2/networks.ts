@@ -15,6 +15,9 @@ const NetworkEntry = Type.Object({
   imported_at: Type.String(),
   time_zone: Type.String({ description: "IANA zone whose local clock day types and day parts follow" }),
   bbox: Bbox,
+  last_trip_month: Type.Union([Type.String({ pattern: "^\\d{4}-\\d{2}$" }), Type.Null()], {
+    description: "YYYY-MM of the latest month with stored trips; null when the network has none",
+  }),
 });
 
 const SegmentFeature = Type.Object({
@@ -54,12 +57,13 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({
       status: "success" as const,
-      networks: networkSummaries(store.network, networks).map((n) => ({
+      networks: networkSummaries(store.network, networks, store.tripStats).map((n) => ({
         country: n.country,
         segment_count: n.segmentCount,
         imported_at: n.importedAt,
         time_zone: n.timeZone,
         bbox: n.bbox,
+        last_trip_month: n.lastTripMonth,
       })),
     }),
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { parseOsmIdSearch, searchOsmIds, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
 import { KeyQuery } from "../schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 /** [lon, lat] with an optional altitude; ranges are checked by the domain so the message names the position. */
 const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
@@ -61,6 +62,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/osm_ids/search",
     {
+      bodyLimit: BODY_LIMITS.geometry,
       schema: {
         summary:
           "OSM ways whose road segments meet a polygon or lie within a radius (to build osm_ids zone sets)",

@@ -4,6 +4,7 @@ import { requireZoneSet } from "../../domain/zone-sets.js";
 import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
 import type { StoredZoneSet } from "../../store/types.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
+import { BODY_LIMITS } from "../limits.js";
 
 /**
  * The known members are typed; `zones` and `osm_ids` stay loose so the domain
@@ -29,6 +30,14 @@ const ZoneSetSummary = Type.Object({
   created_at: Type.String(),
 });
 
+const ZoneSetListEntry = Type.Object({
+  ...ZoneSetSummary.properties,
+  bbox: Type.Union([Type.Array(Type.Number(), { minItems: 4, maxItems: 4 }), Type.Null()], {
+    description:
+      "[west, south, east, north] of all zones (a Streetflow addition: the page lists a network's sets)",
+  }),
+});
+
 const ZoneSetParams = Type.Object({ name_or_uuid: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const summaryOf = (z: Omit<StoredZoneSet, "featureCollection">) => ({
@@ -46,6 +55,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/zone_sets",
     {
+      bodyLimit: BODY_LIMITS.zoneSet,
       schema: {
         summary: "Create a zone set from GeoJSON zones or OSM way ids",
         tags: ["zone sets"],
@@ -68,13 +78,13 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["zone sets"],
         querystring: KeyQuery,
         response: {
-          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetSummary) }),
+          200: Type.Object({ status: Type.Literal("success"), zone_sets: Type.Array(ZoneSetListEntry) }),
         },
       },
     },
     async (request) => ({
       status: "success" as const,
-      zone_sets: store.zoneSets.list(request.apiKey.orgId).map(summaryOf),
+      zone_sets: store.zoneSets.list(request.apiKey.orgId).map((z) => ({ ...summaryOf(z), bbox: z.bbox })),
     }),
   );
 

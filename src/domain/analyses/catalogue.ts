@@ -1,6 +1,7 @@
 import type { Issue } from "../errors.js";
 import type { Store, StoredZoneSet } from "../../store/types.js";
 import { odPresetGeography } from "./od-preset-geography.js";
+import { zoneActivity } from "./zone-activity.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -41,7 +42,7 @@ const odAnalysis: AnalysisTypeDef = {
 };
 
 /** Every analysis type the service runs; its position is irrelevant, its name is the key. */
-export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [odAnalysis, odPresetGeography];
+export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [odAnalysis, odPresetGeography, zoneActivity];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];
 

@@ -2,6 +2,7 @@ import type { AnalysisState, Store, StoredAnalysis } from "../../store/types.js"
 import { conflict, notFound } from "../errors.js";
 import type { AnalysisSpec } from "./spec.js";
 import { vendorOptionsOf } from "./vendor-options.js";
+import { shapefileNames } from "./shapefiles.js";
 
 /** is_massive_queue: the job waits behind every ordinary one, as the vendor's bulk queue does. */
 export const MASSIVE_QUEUE_PRIORITY = -1;
@@ -27,6 +28,8 @@ export interface StatusEntry {
   uuid: string;
   status: string;
   metrics: string[];
+  /** Data Available only: the shapefiles downloadable like metrics (see shapefiles.ts). */
+  shapefiles?: string[];
   failure_reason?: string;
 }
 
@@ -37,6 +40,7 @@ export function statusEntry(a: StoredAnalysis): StatusEntry {
     status: PUBLIC_STATUS[a.state],
     metrics: a.metrics,
   };
+  if (a.state === "done") entry.shapefiles = shapefileNames(a.spec);
   if (a.state === "failed") entry.failure_reason = a.failureReason ?? "the analysis failed";
   return entry;
 }
@@ -90,8 +94,8 @@ export function deleteAnalysis(store: Store, orgId: string, uuid: string): Store
   return store.analyses.getByUuid(a.uuid)!;
 }
 
-/** A metric's CSV of a completed analysis; 409 while it is not (yet) available, 404 for an unknown metric. */
-export function metricCsv(store: Store, a: StoredAnalysis, metric: string): string {
+/** Downloads need a Data Available analysis: 404 once deleted, 409 otherwise, saying why. */
+export function assertDataAvailable(a: StoredAnalysis): void {
   if (a.state === "deleted") throw notFound("analysis_deleted", `analysis "${a.name}" was deleted`);
   if (a.state !== "done") {
     const why =
@@ -102,6 +106,11 @@ export function metricCsv(store: Store, a: StoredAnalysis, metric: string): stri
           : "it is still Processing; poll /analyses/status until it is Data Available";
     throw conflict("analysis_not_available", `analysis "${a.name}" has no data: ${why}`);
   }
+}
+
+/** A metric's CSV of a completed analysis; 409 while it is not (yet) available, 404 for an unknown metric. */
+export function metricCsv(store: Store, a: StoredAnalysis, metric: string): string {
+  assertDataAvailable(a);
   const csv = a.metrics.includes(metric) ? store.analyses.result(a.uuid, metric) : null;
   if (csv === null)
     throw notFound(

@@ -72,6 +72,9 @@ const KNOWN_FIELDS = new Set<string>([
   ...VENDOR_FIELDS_NOT_USED,
 ]);
 
+/** Classes whose volumes vehicle counts calibrate; riders, cyclists and walkers are not counted by them. */
+const CALIBRATED_CLASSES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
+
 export interface ZoneSetRef {
   uuid: string;
   name: string;
@@ -415,7 +418,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     }) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses)).supports
+      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 
@@ -426,7 +429,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     "output_type",
     issues,
   );
-  if (outputType === "volume" && mode?.vehicleClasses.every((c) => c === "bicycle" || c === "pedestrian"))
+  if (outputType === "volume" && mode?.vehicleClasses.every((c) => !CALIBRATED_CLASSES.includes(c)))
     issues.push({
       field: "output_type",
       message: `volume output is calibrated with vehicle counts; it is not available for ${mode.name}, use index`,

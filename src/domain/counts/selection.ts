@@ -3,6 +3,7 @@ import type { GeomMode, PolygonRings, Selector } from "../../engine/network/sele
 import { ROAD_CLASSES, type LonLat, type RoadClass, type Segment } from "../../engine/network/types.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import { badRequest } from "../errors.js";
+import { positionCapProblem } from "../geometry-limits.js";
 
 /** Most segments a nearest selector may ask for. */
 export const MAX_NEAREST_SEGMENTS = 1_000;
@@ -168,6 +169,8 @@ function parsePolygon(polygon: NonNullable<GeometryInput["polygon"]>): Selector 
   const type = polygon.type.toLowerCase();
   const field = "geometry.polygon.coordinates";
   const mode = parseGeomMode(polygon.geom_mode, "geometry.polygon.geom_mode");
+  const tooLarge = positionCapProblem(polygon.coordinates);
+  if (tooLarge) throw badRequest("geometry_too_large", `geometry.polygon ${tooLarge}`, field);
   if (type === "polygon")
     return { kind: "polygon", polygons: [parseRings(polygon.coordinates, field)], mode };
   if (type === "multipolygon") {

@@ -8,7 +8,15 @@ export interface OdSlicing {
   dayParts: { startHour: number; endHour: number }[];
   /** Local calendar days analysed (from the request's date ranges), YYYY-MM-DD inclusive spans. */
   dateSpans: { from: string; to: string }[];
+  /**
+   * Length of the day parts' time slots in minutes, dividing an hour (default 60: day parts are in
+   * hours). 15 gives quarter-hour slots 0..95 (enable_15min). Minutes within the hour are read in UTC,
+   * exact for time zones on whole-hour offsets.
+   */
+  slotMinutes?: number;
 }
+
+const HOUR_MS = 3_600_000;
 
 export interface OdTrip extends TripPath {
   startT: number;
@@ -68,7 +76,11 @@ export class OdAggregator {
   private readonly destinationTotals = new Map<number, number>();
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
-  private readonly hourParts: number[][];
+  /** Day parts of each time slot of the day (hours unless slicing.slotMinutes says otherwise). */
+  private readonly slotParts: number[][];
+  private readonly slotsPerHour: number;
+  /** False: values are totals over the analysed days (trip_counts output) rather than daily averages. */
+  averagePerDay = true;
   private readonly weekdayTypes: number[][];
   tripsSeen = 0;
   tripsInZones = 0;
@@ -87,8 +99,9 @@ export class OdAggregator {
     this.daysPerType = slicing.dayTypes.map(
       (dt) => [...this.days.values()].filter((w) => dt.weekdays.includes(w)).length,
     );
-    this.hourParts = Array.from({ length: 24 }, (_, h) =>
-      slicing.dayParts.flatMap((p, i) => (h >= p.startHour && h <= p.endHour ? [i] : [])),
+    this.slotsPerHour = 60 / (slicing.slotMinutes ?? 60);
+    this.slotParts = Array.from({ length: 24 * this.slotsPerHour }, (_, slot) =>
+      slicing.dayParts.flatMap((p, i) => (slot >= p.startHour && slot <= p.endHour ? [i] : [])),
     );
     this.weekdayTypes = Array.from({ length: 8 }, (_, w) =>
       slicing.dayTypes.flatMap((t, i) => (t.weekdays.includes(w) ? [i] : [])),
@@ -105,6 +118,12 @@ export class OdAggregator {
     this.tripsInZones++;
     const pairs = odPairs(origins, destinations, this.sameSet);
     const durationS = (trip.endT - trip.startT) / 1000;
+    const slot =
+      this.slotsPerHour === 1
+        ? local.hour
+        : local.hour * this.slotsPerHour +
+          Math.floor(((trip.startT % HOUR_MS) / HOUR_MS) * this.slotsPerHour);
+    const dayParts = this.slotParts[slot];
     this.observer?.({
       trip,
       origins,
@@ -112,10 +131,10 @@ export class OdAggregator {
       pairs,
       weekday: local.weekday,
       dayTypes: this.weekdayTypes[local.weekday],
-      dayParts: this.hourParts[local.hour],
+      dayParts,
     });
     for (const dt of this.weekdayTypes[local.weekday]) {
-      for (const dp of this.hourParts[local.hour]) {
+      for (const dp of dayParts) {
         for (const g of trip.groups) {
           const slice = this.sliceOf(g, dt, dp);
           for (const [o, d] of pairs) this.addCell(this.cellKey(slice, o, d), trip.weight, durationS);
@@ -152,6 +171,13 @@ export class OdAggregator {
     } else this.cells.set(key, { weight, sample: 1, durationS });
   }
 
+  /** A summed value as written: the rounded daily average of the day type, or the rounded total. */
+  perDay(sum: number, dayType: number): number {
+    if (!this.averagePerDay) return Math.round(sum);
+    const days = this.daysPerType[dayType];
+    return days > 0 ? Math.round(sum / days) : 0;
+  }
+
   /** Number of analysed days of each day type (the divisor of the daily averages). */
   dayCounts(): number[] {
     return [...this.daysPerType];
@@ -173,8 +199,7 @@ export class OdAggregator {
       if (group >= groupCount) continue;
       const slice = this.sliceOf(group, dayType, dayPart);
       const scale = scaleOfGroup?.[group] ?? 1;
-      const perDay = (w: number) =>
-        this.daysPerType[dayType] > 0 ? Math.round((w * scale) / this.daysPerType[dayType]) : 0;
+      const perDay = (w: number) => this.perDay(w * scale, dayType);
       rows.push({
         group,
         origin,
@@ -212,9 +237,8 @@ export class OdAggregator {
       for (const [key, w] of totals) {
         const zone = key % zones;
         const { group, dayType, dayPart } = this.sliceParts((key - zone) / zones);
-        const days = this.daysPerType[dayType];
-        const scaled = w * (scaleOfGroup?.[group] ?? 1);
-        out.push({ side, group, dayType, dayPart, zone, traffic: days > 0 ? Math.round(scaled / days) : 0 });
+        const traffic = this.perDay(w * (scaleOfGroup?.[group] ?? 1), dayType);
+        out.push({ side, group, dayType, dayPart, zone, traffic });
       }
     };
     read("origin", this.originTotals, this.oz.zones.length);

@@ -2,6 +2,7 @@ import type { SegmentStatCell } from "../../store/types.js";
 import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
+import { isSegmentCounted } from "../trips/codes.js";
 import type { MatchedTrip } from "../trips/types.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
@@ -20,10 +21,20 @@ export class SegmentCellAccumulator {
     private readonly clock: LocalClock,
   ) {}
 
+  /**
+   * A trip counts once per segment and direction, in the hour of its first pass: a matched path may
+   * run a short segment forward, back and forward again (GPS jitter at a junction), and counting
+   * passes would report more trips than were made.
+   */
   addTrip(trip: MatchedTrip): void {
+    if (!isSegmentCounted(trip.vehicleClass)) return;
+    const counted = new Set<string>();
     for (const step of trip.path) {
-      const local = this.clock.at(step.enterT);
       const direction = step.forward ? "with" : "against";
+      const pass = `${step.segmentId}|${direction}`;
+      if (counted.has(pass)) continue;
+      counted.add(pass);
+      const local = this.clock.at(step.enterT);
       const key = `${step.segmentId}|${local.day.slice(0, 7)}|${local.weekday}|${local.hour}|${direction}|${trip.vehicleClass}|${trip.source}`;
       let cell = this.cells.get(key);
       if (!cell) {

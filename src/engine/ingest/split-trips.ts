@@ -8,6 +8,8 @@ export const MAX_SPEED_KPH: Record<VehicleClass, number> = {
   heavy_commercial: 250,
   bicycle: 60,
   pedestrian: 25,
+  bus: 120,
+  rail: 300,
 };
 
 export interface SplitOptions {

@@ -26,7 +26,7 @@ export function tripMatcher(network: Network, opts?: MatchOptions): (trip: RawTr
 
 export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions): MatchedTrip[] {
   const o = resolveOptions(opts);
-  const ctx = matchContextOf(network, accessModeOf(trip.vehicleClass));
+  const ctx = matchContextOf(network, accessModeOf(trip.vehicleClass), o.slowRoadPenalty);
   const points = sortedByTime(trip.points);
   const trips: MatchedTrip[] = [];
   let lattice: Lattice | null = null;

@@ -26,6 +26,11 @@ export interface MatchOptions {
   maxSpeedMps?: number;
   /** Consecutive fixes further apart in time than this split the trip. */
   maxTimeGapS?: number;
+  /**
+   * Road-speed prior for cars: a road of speed v < 50 km/h costs its length × (1 + p × (50 − v) / 50)
+   * in the route distance of the transition (0 turns the prior off).
+   */
+  slowRoadPenalty?: number;
 }
 
 export type ResolvedMatchOptions = Required<MatchOptions>;
@@ -44,6 +49,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   routeBoundSlackM: 500,
   maxSpeedMps: 55,
   maxTimeGapS: 300,
+  slowRoadPenalty: 2,
 };
 
 export function resolveOptions(opts: MatchOptions = {}): ResolvedMatchOptions {

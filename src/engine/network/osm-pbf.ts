@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { OSMTransform, type OSMOptions } from "osm-pbf-parser-node";
-import type { OsmReader, OsmWay } from "./osm-reader.js";
+import { relationOf, type OsmMember, type OsmReader, type OsmRelation, type OsmWay } from "./osm-reader.js";
 
 interface PbfItem {
   type?: "node" | "way" | "relation";
@@ -8,6 +8,7 @@ interface PbfItem {
   lon: number;
   lat: number;
   refs: number[];
+  members?: OsmMember[];
   tags?: Record<string, string>;
 }
 
@@ -15,9 +16,11 @@ interface PbfItem {
 export class PbfReader implements OsmReader {
   constructor(private readonly file: string) {}
 
-  async readWays(onWay: (way: OsmWay) => void): Promise<void> {
-    await this.each({ withTags: { node: false, way: true, relation: false } }, (item) => {
+  async readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void> {
+    await this.each({ withTags: { node: false, way: true, relation: onRelation !== undefined } }, (item) => {
       if (item.type === "way") onWay({ id: item.id, refs: item.refs, tags: item.tags ?? {} });
+      else if (item.type === "relation" && onRelation)
+        onRelation(relationOf(item.id, item.members ?? [], item.tags ?? {}));
     });
   }
 

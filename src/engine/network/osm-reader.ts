@@ -10,16 +10,34 @@ export interface OsmWay {
   tags: Tags;
 }
 
+export interface OsmMember {
+  type: "node" | "way" | "relation";
+  ref: number;
+  role: string;
+}
+
+export interface OsmRelation {
+  id: number;
+  /** Ids of the way members, in the relation's order. */
+  wayIds: number[];
+  members: OsmMember[];
+  tags: Tags;
+}
+
 /**
- * One OSM file read in two streaming passes: ways first (to learn which nodes
- * matter), then node coordinates.
+ * One OSM file read in two streaming passes: ways (and relations, when asked for) first, to
+ * learn which nodes matter, then node coordinates.
  */
 export interface OsmReader {
-  readWays(onWay: (way: OsmWay) => void): Promise<void>;
+  readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void>;
   readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void>;
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
+
+export function relationOf(id: number, members: OsmMember[], tags: Tags): OsmRelation {
+  return { id, wayIds: members.filter((m) => m.type === "way").map((m) => m.ref), members, tags };
+}
 
 /** PBF by extension; `.osm`, `.xml` and their `.gz` as XML (gzip recognised by its magic bytes). */
 export async function openOsmReader(file: string): Promise<OsmReader> {

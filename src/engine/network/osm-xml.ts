@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { SaxesParser } from "saxes";
-import type { OsmReader, OsmWay } from "./osm-reader.js";
+import { relationOf, type OsmMember, type OsmReader, type OsmRelation, type OsmWay } from "./osm-reader.js";
 
 /** Streams OSM XML (optionally gzip-compressed) through a SAX parser. */
 export class XmlReader implements OsmReader {
@@ -11,20 +11,35 @@ export class XmlReader implements OsmReader {
     private readonly gzip: boolean,
   ) {}
 
-  async readWays(onWay: (way: OsmWay) => void): Promise<void> {
+  async readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void> {
     let way: OsmWay | null = null;
+    let relation: { id: number; members: OsmMember[]; tags: Record<string, string> } | null = null;
     await this.parse((parser) => {
       parser.on("opentag", (tag) => {
         const a = tag.attributes;
         if (tag.name === "way") way = { id: Number(a.id), refs: [], tags: {} };
-        else if (way === null) return;
-        else if (tag.name === "nd") way.refs.push(Number(a.ref));
-        else if (tag.name === "tag") way.tags[a.k] = a.v;
+        else if (tag.name === "relation" && onRelation)
+          relation = { id: Number(a.id), members: [], tags: {} };
+        else if (way !== null) {
+          if (tag.name === "nd") way.refs.push(Number(a.ref));
+          else if (tag.name === "tag") way.tags[a.k] = a.v;
+        } else if (relation !== null) {
+          if (tag.name === "member")
+            relation.members.push({
+              type: a.type as OsmMember["type"],
+              ref: Number(a.ref),
+              role: a.role ?? "",
+            });
+          else if (tag.name === "tag") relation.tags[a.k] = a.v;
+        }
       });
       parser.on("closetag", (tag) => {
         if (tag.name === "way" && way) {
           onWay(way);
           way = null;
+        } else if (tag.name === "relation" && relation && onRelation) {
+          onRelation(relationOf(relation.id, relation.members, relation.tags));
+          relation = null;
         }
       });
     });

@@ -59,3 +59,22 @@ export const SEGMENT_ID_FACTOR = 10_000;
 export function segmentIdOf(wayId: number, index: number): number {
   return wayId * SEGMENT_ID_FACTOR + index;
 }
+
+/**
+ * A line of the transit layer, imported beside the road network: a rail line (one
+ * `railway=rail|light_rail|subway|tram` way, with its own geometry: trains run on no road
+ * segment) or a bus route (a `route=bus` relation, running on the road ways it lists).
+ */
+export interface TransitRoute {
+  kind: "bus" | "rail";
+  /** The rail way's id, or the bus route relation's id. */
+  osmId: number;
+  /** `railway` value of a rail line (rail, light_rail, subway, tram); `bus` for a bus route. */
+  service: string;
+  name: string | null;
+  ref: string | null;
+  /** Ways travelled, in the relation's order (a rail line: its own way). */
+  wayIds: number[];
+  /** A rail line's geometry; empty for a bus route, whose geometry is its ways' road segments. */
+  coords: LonLat[];
+}

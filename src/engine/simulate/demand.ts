@@ -32,6 +32,9 @@ const PROFILES: Record<VehicleClass, Record<DayType, number[]>> = {
   heavy_commercial: { weekday: COMMERCIAL_WEEKDAY, weekend: COMMERCIAL_WEEKEND },
   bicycle: { weekday: PERSONAL_WEEKDAY, weekend: PERSONAL_WEEKEND },
   pedestrian: { weekday: WALK_WEEKDAY, weekend: PERSONAL_WEEKEND },
+  // Transit riders (transit.ts) travel like commuters.
+  bus: { weekday: PERSONAL_WEEKDAY, weekend: PERSONAL_WEEKEND },
+  rail: { weekday: PERSONAL_WEEKDAY, weekend: PERSONAL_WEEKEND },
 };
 const PROFILE_CUMULATIVE = Object.fromEntries(
   Object.entries(PROFILES).map(([c, p]) => [
@@ -47,6 +50,8 @@ const WEEKEND_RATIO: Record<VehicleClass, number> = {
   heavy_commercial: 0.25,
   bicycle: 0.9,
   pedestrian: 1,
+  bus: 0.6,
+  rail: 0.6,
 };
 
 export function diurnalProfile(vehicleClass: VehicleClass, day: DayType): readonly number[] {
@@ -79,6 +84,8 @@ const GAMMA: Record<VehicleClass, number> = {
   heavy_commercial: 0.8,
   bicycle: 2.2,
   pedestrian: 3,
+  bus: 1.5,
+  rail: 1.5,
 };
 /** Below this distance the decay is flat, so the nearest places do not dominate. */
 const GRAVITY_FLOOR_M = 250;

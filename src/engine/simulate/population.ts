@@ -239,6 +239,9 @@ export const DEFAULT_VEHICLE_MIX: Record<VehicleClass, number> = {
   heavy_commercial: 0.03,
   bicycle: 0.04,
   pedestrian: 0.02,
+  // Riders of buses and trains come from the transit generator (transit.ts), not from road devices.
+  bus: 0,
+  rail: 0,
 };
 /** Average daily trips of one device; commercial vehicles make tours of several stops. */
 const TRIPS_PER_DEVICE: Record<VehicleClass, number> = {
@@ -247,6 +250,8 @@ const TRIPS_PER_DEVICE: Record<VehicleClass, number> = {
   heavy_commercial: 4,
   bicycle: 2,
   pedestrian: 2,
+  bus: 2,
+  rail: 2,
 };
 const WORKER_SHARE: Record<VehicleClass, number> = {
   personal: 0.6,
@@ -254,6 +259,8 @@ const WORKER_SHARE: Record<VehicleClass, number> = {
   heavy_commercial: 0,
   bicycle: 0.5,
   pedestrian: 0.4,
+  bus: 0.5,
+  rail: 0.5,
 };
 /** Distance decay of the job choice: walkers and cyclists work nearer home. */
 const WORK_GAMMA: Record<AccessMode, number> = { car: 0.8, bike: 1.8, foot: 2.5 };
@@ -264,6 +271,8 @@ const TELEMATICS_SHARE: Record<VehicleClass, number> = {
   heavy_commercial: 1,
   bicycle: 0,
   pedestrian: 0,
+  bus: 0,
+  rail: 0,
 };
 const INCOME_WEIGHTS = cumulativeOf([0.15, 0.22, 0.28, 0.22, 0.13]);
 const TELEMATICS_INTERVALS_S = [5, 10, 15];

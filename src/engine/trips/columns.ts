@@ -1,7 +1,12 @@
 import {
-  TRACE_SOURCES,
-  TRIP_PURPOSES,
-  VEHICLE_CLASSES,
+  TRACE_SOURCE_CODES,
+  TRACE_SOURCE_OF_CODE,
+  TRIP_PURPOSE_CODES,
+  TRIP_PURPOSE_OF_CODE,
+  VEHICLE_CLASS_CODES,
+  VEHICLE_CLASS_OF_CODE,
+} from "./codes.js";
+import {
   type MatchedTrip,
   type PathStep,
   type TraceSource,
@@ -28,11 +33,11 @@ export interface TripColumns {
   destLon: Float64Array;
   destLat: Float64Array;
   lengthM: Float32Array;
-  /** Index into VEHICLE_CLASSES. */
+  /** VEHICLE_CLASS_CODES (codes.ts). */
   vehicleClass: Uint8Array;
-  /** Index into TRACE_SOURCES. */
+  /** TRACE_SOURCE_CODES. */
   source: Uint8Array;
-  /** Index into TRIP_PURPOSES, or NO_PURPOSE. */
+  /** TRIP_PURPOSE_CODES, or NO_PURPOSE. */
   purpose: Uint8Array;
   /** Income band, or NO_INCOME_BAND. */
   incomeBand: Int8Array;
@@ -72,8 +77,8 @@ export const COLUMN_LAYOUT = [
 
 export type ColumnName = (typeof COLUMN_LAYOUT)[number][0];
 
-export const vehicleClassCode = (c: VehicleClass) => VEHICLE_CLASSES.indexOf(c);
-export const sourceCode = (s: TraceSource) => TRACE_SOURCES.indexOf(s);
+export const vehicleClassCode = (c: VehicleClass) => VEHICLE_CLASS_CODES[c];
+export const sourceCode = (s: TraceSource) => TRACE_SOURCE_CODES[s];
 
 /** Packs trips into columns. Path times are rounded to whole milliseconds. */
 export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
@@ -90,7 +95,7 @@ export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
     cols.lengthM[i] = trip.lengthM;
     cols.vehicleClass[i] = vehicleClassCode(trip.vehicleClass);
     cols.source[i] = sourceCode(trip.source);
-    cols.purpose[i] = trip.purpose === undefined ? NO_PURPOSE : TRIP_PURPOSES.indexOf(trip.purpose);
+    cols.purpose[i] = trip.purpose === undefined ? NO_PURPOSE : TRIP_PURPOSE_CODES[trip.purpose];
     cols.incomeBand[i] = trip.incomeBand ?? NO_INCOME_BAND;
     cols.deviceIndex[i] = indexOfDevice(deviceIndex, cols.devices, trip.deviceId);
     cols.pathStart[i] = k;
@@ -140,8 +145,8 @@ export function tripAt(cols: TripColumns, i: number): MatchedTrip {
     });
   const trip: MatchedTrip = {
     deviceId: cols.devices[cols.deviceIndex[i]],
-    vehicleClass: VEHICLE_CLASSES[cols.vehicleClass[i]],
-    source: TRACE_SOURCES[cols.source[i]],
+    vehicleClass: VEHICLE_CLASS_OF_CODE[cols.vehicleClass[i]],
+    source: TRACE_SOURCE_OF_CODE[cols.source[i]],
     origin: [cols.originLon[i], cols.originLat[i]],
     destination: [cols.destLon[i], cols.destLat[i]],
     startT,
@@ -149,7 +154,7 @@ export function tripAt(cols: TripColumns, i: number): MatchedTrip {
     lengthM: cols.lengthM[i],
     path,
   };
-  if (cols.purpose[i] !== NO_PURPOSE) trip.purpose = TRIP_PURPOSES[cols.purpose[i]] as TripPurpose;
+  if (cols.purpose[i] !== NO_PURPOSE) trip.purpose = TRIP_PURPOSE_OF_CODE[cols.purpose[i]] as TripPurpose;
   if (cols.incomeBand[i] !== NO_INCOME_BAND) trip.incomeBand = cols.incomeBand[i];
   return trip;
 }

@@ -1,13 +1,19 @@
 import type { AccessMode } from "../network/network.js";
 import type { LonLat } from "../network/types.js";
 
-/** Vehicle classes a trace may carry; they map onto the travel modes of the data-period endpoints. */
+/**
+ * Vehicle classes a trace may carry; they map onto the travel modes of the data-period endpoints.
+ * `bus` and `rail` are people riding them (phones on board), not the vehicles. Stored trips keep
+ * a class by its code in codes.ts, not by its place in this list.
+ */
 export const VEHICLE_CLASSES = [
   "personal",
   "medium_commercial",
   "heavy_commercial",
   "bicycle",
   "pedestrian",
+  "bus",
+  "rail",
 ] as const;
 export type VehicleClass = (typeof VEHICLE_CLASSES)[number];
 

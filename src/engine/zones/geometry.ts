@@ -29,6 +29,22 @@ export function bboxOfPoints(points: Iterable<LonLat>): [number, number, number,
   return [w, s, e, n];
 }
 
+/** [w, s, e, n] of GeoJSON coordinates nested to any depth (several geometries at once); null without positions. */
+export function bboxOfCoordinates(coordinates: unknown): [number, number, number, number] | null {
+  const box: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  const visit = (c: unknown): void => {
+    if (!Array.isArray(c)) return;
+    if (typeof c[0] === "number" && typeof c[1] === "number") {
+      box[0] = Math.min(box[0], c[0]);
+      box[1] = Math.min(box[1], c[1]);
+      box[2] = Math.max(box[2], c[0]);
+      box[3] = Math.max(box[3], c[1]);
+    } else c.forEach(visit);
+  };
+  visit(coordinates);
+  return box[0] <= box[2] ? box : null;
+}
+
 /**
  * Where segment p1→p2 crosses q1→q2, as the fraction t along p (0..1), or null.
  * Inputs are in a local planar frame (metres), so the test is exact enough at city scale.

@@ -105,7 +105,8 @@ export class SqliteAnalyses implements AnalysisRepo {
 
   complete(uuid: string, results: Record<string, string>): boolean {
     return this.db.transaction(() => {
-      const metrics = JSON.stringify(Object.keys(results));
+      // Results named `_…` (the coverage review) are stored but are not downloadable metrics.
+      const metrics = JSON.stringify(Object.keys(results).filter((name) => !name.startsWith("_")));
       const set = "state = 'done', progress = 1, metrics = ?, finished_at = ?";
       if (!this.transition(uuid, ["running"], set, metrics, now())) return false;
       this.db.prepare("DELETE FROM analysis_results WHERE analysis_uuid = ?").run(uuid);

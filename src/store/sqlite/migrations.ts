@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../types.js";
 import { SegmentMonthCounters } from "./segment-month-pack.js";
+import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 /** SQL to run, or a function for a step SQL cannot express (reshaping data). */
 export type Migration = string | ((db: Database.Database) => void);
@@ -234,6 +235,20 @@ export const MIGRATIONS: Migration[] = [
   );
   `,
   vendorAnalysisFeatures,
+  // The transit layer of an import: rail lines (with their geometry) and bus routes (ways they run on).
+  `
+  CREATE TABLE transit_routes (
+    country TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    osm_id INTEGER NOT NULL,
+    service TEXT NOT NULL,
+    name TEXT,
+    ref TEXT,
+    way_ids TEXT NOT NULL,
+    coords BLOB NOT NULL,
+    PRIMARY KEY (country, kind, osm_id)
+  );
+  `,
   // Accounts and web security: passwords, roles per membership, sessions, lockouts, reset links, audit log,
   // per-key rate limits. Existing members become admins: before roles, every member could do everything.
   `
@@ -273,6 +288,7 @@ export const MIGRATIONS: Migration[] = [
   );
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
+  addZoneSetBbox,
 ];
 
 /**
@@ -407,6 +423,17 @@ function cellOfRow(r: SegmentStatRow): SegmentStatCell {
     purposes: JSON.parse(r.purposes),
     incomes: JSON.parse(r.incomes),
   };
+}
+
+/** Zone sets keep their bounding box (JSON [w, s, e, n]), so lists can show the sets of one network. */
+function addZoneSetBbox(db: Database.Database): void {
+  db.exec("ALTER TABLE zone_sets ADD COLUMN bbox TEXT");
+  const update = db.prepare("UPDATE zone_sets SET bbox = ? WHERE uuid = ?");
+  const rows = db.prepare("SELECT uuid, features FROM zone_sets").all() as {
+    uuid: string;
+    features: string;
+  }[];
+  for (const { uuid, features } of rows) update.run(zoneSetBboxJson(JSON.parse(features)), uuid);
 }
 
 export function migrate(db: Database.Database): number {

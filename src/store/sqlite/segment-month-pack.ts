@@ -1,4 +1,5 @@
-import { TRACE_SOURCES, TRIP_PURPOSES, VEHICLE_CLASSES } from "../../engine/trips/types.js";
+import { SEGMENT_COUNT_CLASSES } from "../../engine/trips/codes.js";
+import { TRACE_SOURCES, TRIP_PURPOSES } from "../../engine/trips/types.js";
 import {
   SPEED_BINS,
   type SegmentMonthStats,
@@ -28,7 +29,9 @@ const HEADER_BYTES = 8;
 // Value orders follow the text order of the former per-cell table's primary key, so sums visit
 // cells in the same order as SQLite's SUM did there (see addTotals).
 const DIRECTIONS = ["against", "with"] as const;
-const CLASSES = [...VEHICLE_CLASSES].sort();
+// The classes segment counts tally, not every class a trip may have: bus and rail riders are left
+// out (codes.ts), so the layout of format 1 holds.
+const CLASSES = [...SEGMENT_COUNT_CLASSES].sort();
 const SOURCES = [...TRACE_SOURCES].sort();
 const SLOTS = DIRECTIONS.length * CLASSES.length * SOURCES.length;
 /** Cells of one segment-month. */

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { conflict } from "../../domain/errors.js";
-import type { LonLat, Segment } from "../../engine/network/types.js";
+import type { LonLat, Segment, TransitRoute } from "../../engine/network/types.js";
 import type { JobQueue } from "../../jobs/queue.js";
 import type {
   AccountRepo,
@@ -37,6 +37,7 @@ import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
+import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -309,6 +310,53 @@ class SqliteNetwork implements NetworkRepo {
     })();
   }
 
+  replaceTransit(country: string, routes: readonly TransitRoute[]): void {
+    const insert = this.db.prepare(
+      `INSERT INTO transit_routes (country, kind, osm_id, service, name, ref, way_ids, coords)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM transit_routes WHERE country = ?").run(country);
+      for (const r of routes)
+        insert.run(
+          country,
+          r.kind,
+          r.osmId,
+          r.service,
+          r.name,
+          r.ref,
+          JSON.stringify(r.wayIds),
+          packCoords(r.coords),
+        );
+    })();
+  }
+
+  loadTransit(country: string): TransitRoute[] {
+    const rows = this.db
+      .prepare(
+        `SELECT kind, osm_id, service, name, ref, way_ids, coords FROM transit_routes
+         WHERE country = ? ORDER BY kind = 'bus', osm_id`,
+      )
+      .all(country) as {
+      kind: TransitRoute["kind"];
+      osm_id: number;
+      service: string;
+      name: string | null;
+      ref: string | null;
+      way_ids: string;
+      coords: Buffer;
+    }[];
+    return rows.map((r) => ({
+      kind: r.kind,
+      osmId: r.osm_id,
+      service: r.service,
+      name: r.name,
+      ref: r.ref,
+      wayIds: JSON.parse(r.way_ids) as number[],
+      coords: unpackCoords(r.coords),
+    }));
+  }
+
   loadSegments(country: string): Segment[] {
     const rows = this.db
       .prepare("SELECT * FROM segments WHERE country = ? ORDER BY id")
@@ -362,6 +410,7 @@ interface ZoneSetRow {
   zone_count: number;
   created_at: string;
   features?: string;
+  bbox: string | null;
 }
 
 const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
@@ -372,6 +421,7 @@ const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
   withCalibration: r.with_calibration === 1,
   zoneCount: r.zone_count,
   createdAt: r.created_at,
+  bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
 });
 
 class SqliteZoneSets implements ZoneSetRepo {
@@ -381,8 +431,8 @@ class SqliteZoneSets implements ZoneSetRepo {
     try {
       this.db
         .prepare(
-          `INSERT INTO zone_sets (uuid, org_id, name, name_key, geom_type, with_calibration, zone_count, created_at, features)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO zone_sets (uuid, org_id, name, name_key, geom_type, with_calibration, zone_count, created_at, features, bbox)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           z.uuid,
@@ -394,6 +444,7 @@ class SqliteZoneSets implements ZoneSetRepo {
           z.zoneCount,
           z.createdAt,
           JSON.stringify(z.featureCollection),
+          zoneSetBboxJson(z.featureCollection),
         );
     } catch (e) {
       if (isUniqueViolation(e))
@@ -418,7 +469,7 @@ class SqliteZoneSets implements ZoneSetRepo {
   list(orgId: string): ZoneSetSummary[] {
     const rows = this.db
       .prepare(
-        `SELECT uuid, org_id, name, geom_type, with_calibration, zone_count, created_at FROM zone_sets
+        `SELECT uuid, org_id, name, geom_type, with_calibration, zone_count, created_at, bbox FROM zone_sets
          WHERE org_id = ? ORDER BY created_at, name`,
       )
       .all(orgId) as ZoneSetRow[];
@@ -464,27 +515,46 @@ class SqliteTripStats implements TripStatsRepo {
     return new Map(rows.map((r) => [r.month, r.devices]));
   }
 
-  monthsWithTrips(country: string, vehicleClasses: readonly string[]): YearMonth[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
+  monthsWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): YearMonth[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
     const rows = this.db
       .prepare(
         `SELECT DISTINCT substr(day, 1, 7) AS ym FROM trip_day_counts
-         WHERE country = ? AND vehicle_class IN (${marks}) AND trips > 0 ORDER BY ym`,
+         WHERE country = ? AND ${where} AND trips > 0 ORDER BY ym`,
       )
-      .all(country, ...vehicleClasses) as { ym: string }[];
+      .all(country, ...values) as { ym: string }[];
     return rows.map((r) => ({ year: Number(r.ym.slice(0, 4)), month: Number(r.ym.slice(5, 7)) }));
   }
 
-  dailyTotals(country: string, vehicleClasses: readonly string[], from: string, to: string): DayTotal[] {
-    if (vehicleClasses.length === 0) return [];
-    const marks = vehicleClasses.map(() => "?").join(",");
-    // Prepared once per class count: every metrics request reads its month's days with trips.
+  dailyTotals(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+    sources?: readonly string[],
+  ): DayTotal[] {
+    if (vehicleClasses.length === 0 || sources?.length === 0) return [];
+    const { where, values } = classesAndSources(vehicleClasses, sources);
+    // Prepared once per class and source count: every metrics request reads its month's days with trips.
     return this.sql(
       `SELECT day, SUM(trips) AS trips, SUM(devices) AS devices FROM trip_day_counts
-       WHERE country = ? AND vehicle_class IN (${marks}) AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
-    ).all(country, ...vehicleClasses, from, to) as DayTotal[];
+       WHERE country = ? AND ${where} AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+    ).all(country, ...values, from, to) as DayTotal[];
   }
+}
+
+/** The tallies' class filter, and their source filter when sources are given. */
+function classesAndSources(vehicleClasses: readonly string[], sources?: readonly string[]) {
+  const marks = (list: readonly string[]) => list.map(() => "?").join(",");
+  const where = `vehicle_class IN (${marks(vehicleClasses)})`;
+  return sources
+    ? { where: `${where} AND source IN (${marks(sources)})`, values: [...vehicleClasses, ...sources] }
+    : { where, values: [...vehicleClasses] };
 }
 
 function isUniqueViolation(e: unknown): boolean {

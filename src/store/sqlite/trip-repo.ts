@@ -5,6 +5,7 @@ import {
   columnsToTrips,
   lengthOf,
   selectTrips,
+  sourceCode,
   tripsToColumns,
   vehicleClassCode,
   type TripColumns,
@@ -57,11 +58,20 @@ export class SqliteTrips implements TripRepo {
          WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id`,
       )
       .iterate(country, from, to) as IterableIterator<ChunkRow>;
+    // Chunks record their classes but not their sources: a source filter looks at every trip.
+    const sources = options.sources ? options.sources.reduce((m, s) => m | (1 << sourceCode(s)), 0) : -1;
     for (const row of rows) {
       if ((row.class_mask & wanted) === 0) continue;
       const cols = decodeChunk(row);
-      if ((row.class_mask & ~wanted) === 0) yield cols;
-      else yield selectTrips(cols, (i) => ((1 << cols.vehicleClass[i]) & wanted) !== 0);
+      if ((row.class_mask & ~wanted) === 0 && sources === -1) {
+        yield cols;
+        continue;
+      }
+      const picked = selectTrips(
+        cols,
+        (i) => ((1 << cols.vehicleClass[i]) & wanted) !== 0 && ((1 << cols.source[i]) & sources) !== 0,
+      );
+      if (picked.count > 0) yield picked;
     }
   }
 

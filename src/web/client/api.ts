@@ -9,6 +9,8 @@ export interface NetworkInfo {
   /** IANA zone of the network's local clock (day types and parts). */
   time_zone: string;
   bbox: Bbox;
+  /** `YYYY-MM` of the latest month with stored trips; null without trips. */
+  last_trip_month: string | null;
 }
 
 export interface SegmentCollection {
@@ -27,6 +29,8 @@ export interface ZoneSetSummary {
   geom_type: string;
   zone_count: number;
   created_at: string;
+  /** [w, s, e, n] of the zones (in the list only). */
+  bbox?: Bbox | null;
 }
 
 export type ZoneSetCollection = GeoJSON.FeatureCollection & ZoneSetSummary;
@@ -38,6 +42,8 @@ export interface AnalysisEntry {
   progress: number;
   analysis_type: string;
   travel_mode_type: string;
+  /** The road network it runs on. */
+  country: string;
   created_at: string;
   /** The metrics that can be downloaded (empty until Data Available). */
   metrics: string[];

@@ -37,7 +37,7 @@ export interface AppContext {
   userEmail: string | undefined;
   map: StreetMap;
   networks: NetworkInfo[];
-  /** The network currently chosen in the selector (the first one until the user picks another). */
+  /** The network chosen in the selector (first the one with the most recent trips, see networks.ts). */
   currentNetwork: () => NetworkInfo | undefined;
   events: EventBus;
   /** Signs out on a 401 (revoked key); otherwise shows `prefix: message` as an error in `statusEl`. */

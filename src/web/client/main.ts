@@ -1,6 +1,7 @@
 import { ApiError, StreetflowApi, type Account, type NetworkInfo, type SessionInfo } from "./api.js";
 import { errorReporter, EventBus, type AppContext } from "./context.js";
 import { StreetMap } from "./map.js";
+import { initialNetwork } from "./networks.js";
 import { byId, messageOf, setStatus } from "./ui.js";
 import { analysesView } from "./views/analyses.js";
 import { countsView } from "./views/counts.js";
@@ -123,7 +124,7 @@ function startApp(
   ui.appView.hidden = false;
   ui.signOut.hidden = false;
   ui.sidebarToggle.hidden = false;
-  let current = networks[0];
+  let current = initialNetwork(networks);
   const ctx: AppContext = {
     api,
     account,

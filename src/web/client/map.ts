@@ -3,6 +3,9 @@ import type { Bbox, SegmentCollection } from "./api.js";
 import { addBasemap, fetchBasemap } from "./basemap.js";
 import { MAP_BACKGROUND, ROAD_STYLE } from "./road-style.js";
 
+/** Sources and layers of the Zone sets tab's sets are named `zones-{uuid}…`. */
+const ZONE_SET_PREFIX = "zones-";
+
 const ZONE_COLOURS = ["#7048e8", "#d6336c", "#1098ad", "#2b8a3e", "#c2255c", "#5c7cfa"];
 
 /** `["match", ["get", "road_class"], "motorway", v, …, fallback]` for one property of ROAD_STYLE. */
@@ -48,6 +51,8 @@ export class StreetMap {
     maxWidth: "260px",
   });
   private zoneColourIndex = 0;
+  /** Whether zone sets are drawn: only while the Zone sets tab is in front. */
+  private zoneSetsVisible = true;
 
   constructor(container: HTMLElement) {
     this.map = new maplibregl.Map({
@@ -92,7 +97,7 @@ export class StreetMap {
   async showZoneSet(uuid: string, zones: GeoJSON.FeatureCollection): Promise<string> {
     await this.loaded;
     const colour = ZONE_COLOURS[this.zoneColourIndex++ % ZONE_COLOURS.length];
-    const id = `zones-${uuid}`;
+    const id = `${ZONE_SET_PREFIX}${uuid}`;
     this.map.addSource(id, { type: "geojson", data: zones });
     this.map.addLayer({
       id: `${id}-fill`,
@@ -117,11 +122,29 @@ export class StreetMap {
       layout: { "line-cap": "round" },
     });
     for (const layer of [`${id}-fill`, `${id}-line`]) this.describeOnPointer(layer);
+    this.applyZoneSetVisibility();
     return colour;
   }
 
+  /**
+   * Shows or hides every drawn zone set, keeping them loaded: the Zone sets tab shows its sets only while
+   * it is in front, so they are not mistaken for an analysis' zones under the flow map or the counts.
+   */
+  setZoneSetsVisible(visible: boolean): void {
+    this.zoneSetsVisible = visible;
+    if (!visible) this.popup.remove();
+    this.applyZoneSetVisibility();
+  }
+
+  private applyZoneSetVisibility(): void {
+    const visibility = this.zoneSetsVisible ? "visible" : "none";
+    for (const layer of this.map.getStyle()?.layers ?? [])
+      if (layer.id.startsWith(ZONE_SET_PREFIX))
+        this.map.setLayoutProperty(layer.id, "visibility", visibility);
+  }
+
   hideZoneSet(uuid: string): void {
-    const id = `zones-${uuid}`;
+    const id = `${ZONE_SET_PREFIX}${uuid}`;
     for (const layer of [`${id}-fill`, `${id}-outline`, `${id}-line`])
       if (this.map.getLayer(layer)) this.map.removeLayer(layer);
     if (this.map.getSource(id)) this.map.removeSource(id);
@@ -143,7 +166,7 @@ export class StreetMap {
     this.map.addSource("network", { type: "geojson", data: segments });
     const width = byRoadClass("width", 1);
     // Zone sets shown before the network finished loading stay on top of it.
-    const firstZoneLayer = this.map.getStyle().layers.find((l) => l.id.startsWith("zones-"))?.id;
+    const firstZoneLayer = this.map.getStyle().layers.find((l) => l.id.startsWith(ZONE_SET_PREFIX))?.id;
     this.map.addLayer(
       {
         id: "network",

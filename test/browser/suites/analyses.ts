@@ -103,8 +103,15 @@ export function analysesSuite(env: BrowserEnv): void {
       assert.deepEqual(plain(await cells()).sort(byPair), [...expected].sort(byPair));
 
       // Sorted by trips per day, largest first, to begin with; the header says so.
-      const tripsHeader = table.getByRole("columnheader", { name: "Trips/day" });
+      // Index output is labelled as an index, not as counted trips, with a link to the method.
+      const tripsHeader = table.getByRole("columnheader", { name: "Index (trips/day)" });
       assert.equal(await tripsHeader.getAttribute("aria-sort"), "descending");
+      assert.match(await drawer.locator(".unit-note").innerText(), /expanded to a panel of 10,000 devices/);
+      const method = drawer.getByRole("link", { name: "How the figures are made" });
+      assert.equal(await method.getAttribute("href"), "method.html#expansion");
+      const methodPage = await fetch(new URL("method.html", page.url()));
+      assert.equal(methodPage.status, 200);
+      assert.match(await methodPage.text(), /10,000 ÷ distinct devices/);
       const trips = async () => (await cells()).map((r) => Number(r[2].replace(/\D/g, "")));
       const initial = await trips();
       assert.deepEqual(

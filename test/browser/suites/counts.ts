@@ -112,10 +112,22 @@ export function countsSuite(env: BrowserEnv): void {
         listed,
       );
 
-      // Sorted by trips per day, highest first; the header says so.
+      // Sorted by trips per day, highest first; the header says so, and that they are expanded figures.
       assert.equal(
-        await table.getByRole("columnheader", { name: /Trips\/day/ }).getAttribute("aria-sort"),
+        await table.getByRole("columnheader", { name: /^Expanded trips\/day/ }).getAttribute("aria-sort"),
         "descending",
+      );
+      // The volumes are an index of a 10,000-device panel, not counted vehicles: the panel says so and links the method.
+      assert.match(
+        (await page.locator("#counts-units").textContent()) ?? "",
+        /expanded to a panel of 10,000 devices/,
+      );
+      assert.equal(
+        await page
+          .locator("#counts-units")
+          .getByRole("link", { name: "How the figures are made" })
+          .getAttribute("href"),
+        "method.html#expansion",
       );
       const first = Number(await rows.first().getAttribute("data-segment-id"));
       const top = Math.max(...expected.map((r) => r.trips_volume as number));

@@ -74,7 +74,9 @@ export function analysesView(ctx: AppContext): View {
   const refresh = async () => {
     window.clearTimeout(timer);
     try {
-      entries = await ctx.api.listAnalyses();
+      // Only the chosen network's analyses: the zone sets and periods of another do not apply here.
+      const country = ctx.currentNetwork()?.country;
+      entries = (await ctx.api.listAnalyses()).filter((a) => !country || a.country === country);
       table.hidden = entries.length === 0;
       const focused =
         document.activeElement instanceof HTMLElement ? document.activeElement.dataset.uuid : undefined;
@@ -100,6 +102,7 @@ export function analysesView(ctx: AppContext): View {
   setStatus(status, "Loading analyses…", "loading");
   void refresh();
   ctx.events.on("analyses-changed", () => void refresh());
+  ctx.events.on("network-changed", () => void refresh());
   return {
     id: "analyses",
     activate: () => results.setActive(true),

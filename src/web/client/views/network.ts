@@ -20,6 +20,7 @@ export async function setUpNetwork(ctx: AppContext, select: (n: NetworkInfo) => 
     setStatus(status, "No road network is imported yet (streetflow import-osm).");
     return;
   }
+  networkSelect.value = ctx.currentNetwork()?.country ?? networks[0].country;
   let followViewport = false;
   let latestRequest = 0;
   const show = async (network: NetworkInfo, bbox = network.bbox, fit = true) => {

@@ -1,6 +1,7 @@
-import type { ZoneSetSummary } from "../api.js";
+import type { NetworkInfo, ZoneSetSummary } from "../api.js";
 import type { AppContext, View } from "../context.js";
 import type { StreetMap } from "../map.js";
+import { zoneSetOnNetwork } from "../networks.js";
 import { byId, el, setStatus } from "../ui.js";
 import { deleteZoneSet } from "./zone-editor/api.js";
 import { ZoneEditor } from "./zone-editor/editor.js";
@@ -19,17 +20,25 @@ export function zoneSetsView(ctx: AppContext): View {
   const load = async () => {
     setStatus(status, "Loading zone sets…", "loading");
     try {
-      const sets = await ctx.api.listZoneSets();
-      // Sets drawn before a reload are taken off the map: their checkboxes are new and unchecked.
-      for (const item of list.querySelectorAll<HTMLElement>("li[data-uuid]"))
-        ctx.map.hideZoneSet(item.dataset.uuid!);
-      list.replaceChildren(...sets.map((set) => zoneSetItem(ctx, set)));
-      setStatus(status, sets.length === 0 ? "No zone sets yet." : "");
+      const all = await ctx.api.listZoneSets();
+      // The list shows the sets on the chosen network only.
+      const network = ctx.currentNetwork();
+      const sets = all.filter((set) => zoneSetOnNetwork(set, network));
+      // Sets keep their entry (checkbox, colour, zone list) across a reload, so what the user shows stays
+      // shown when a set is saved or deleted; only deleted sets leave the map.
+      const previous = new Map(
+        [...list.querySelectorAll<HTMLLIElement>("li[data-uuid]")].map((li) => [li.dataset.uuid!, li]),
+      );
+      const kept = new Set(sets.map((set) => set.uuid));
+      for (const uuid of previous.keys()) if (!kept.has(uuid)) ctx.map.hideZoneSet(uuid);
+      list.replaceChildren(...sets.map((set) => previous.get(set.uuid) ?? zoneSetItem(ctx, set)));
+      setStatus(status, emptyListText(all.length, sets.length, network));
     } catch (err) {
       ctx.showError(status, "Zone sets failed to load", err);
     }
   };
   ctx.events.on("zone-sets-changed", () => (loading = load()));
+  ctx.events.on("network-changed", () => (loading = load()));
   // A set just saved in the editor is drawn once the refreshed list has its checkbox.
   ctx.events.on("zone-set-created", async (uuid) => {
     await loading;
@@ -38,7 +47,24 @@ export function zoneSetsView(ctx: AppContext): View {
   });
   loading = load();
   const editor = new ZoneEditor(ctx);
-  return { id: "zone-sets", activate: () => editor.activate(), deactivate: () => editor.deactivate() };
+  return {
+    id: "zone-sets",
+    activate: () => {
+      ctx.map.setZoneSetsVisible(true);
+      editor.activate();
+    },
+    deactivate: () => {
+      ctx.map.setZoneSetsVisible(false);
+      editor.deactivate();
+    },
+  };
+}
+
+function emptyListText(total: number, shown: number, network: NetworkInfo | undefined): string {
+  if (shown > 0) return "";
+  if (total === 0 || !network) return "No zone sets yet.";
+  const others = `${total.toLocaleString()} on other networks`;
+  return `No zone sets on the ${network.country.toUpperCase()} network yet (${others}).`;
 }
 
 function zoneSetItem(ctx: AppContext, set: ZoneSetSummary): HTMLLIElement {

@@ -1,4 +1,5 @@
 /** The analysis routes of the public API, typed for this view (the shared client stays generic). */
+import type { FeatureCollection } from "geojson";
 import type { AnalysisEntry, StreetflowApi } from "../../api.js";
 import type { UsRange } from "./form-logic.js";
 
@@ -25,6 +26,8 @@ export interface AnalysisDetail extends AnalysisEntry {
   unit_of_measurement: string;
   description: string | null;
   tags: string[];
+  /** OD_Preset_Geography: the preset geography of the destinations. */
+  geography_type?: string;
 }
 
 const enc = encodeURIComponent;
@@ -40,6 +43,22 @@ export class AnalysesApi {
         `/api/v2/date_ranges/${enc(country)}/${enc(mode)}`,
       )
       .then((r) => r.date_ranges);
+  }
+
+  /** The preset geographies (boundaries imported with the network) of a country. */
+  presetGeographies(
+    country: string,
+  ): Promise<{ geography_type: string; areas: number; description: string }[]> {
+    return this.api
+      .request<{
+        geography_types: { geography_type: string; areas: number; description: string }[];
+      }>("GET", `/api/v2/preset_geographies/${enc(country)}`)
+      .then((r) => r.geography_types);
+  }
+
+  /** One preset geography's areas as GeoJSON polygons (properties area_id, osm_id, name). */
+  presetAreas(country: string, geographyType: string): Promise<FeatureCollection> {
+    return this.api.request("GET", `/api/v2/preset_geographies/${enc(country)}/${enc(geographyType)}`);
   }
 
   create(body: Record<string, unknown>): Promise<{ name: string; uuid: string }> {

@@ -7,7 +7,7 @@ import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 
 /** The OD metrics a flow map can show, in the order offered. */
-export const OD_METRICS = ["od_all", "od_pers", "od_comm"];
+export const OD_METRICS = ["od_all", "od_pers", "od_comm", "od_bike", "od_ped", "od_bus", "od_rail"];
 
 export interface OdFlow {
   deviceType: string;

@@ -23,14 +23,19 @@ export interface Issue {
 /** The travel modes of the API (docs/analyses.md) with the words the form shows. */
 export const TRAVEL_MODES: { value: string; label: string }[] = [
   { value: "All_Vehicles", label: "All vehicles" },
+  { value: "All_Vehicles_LBS_Plus", label: "All vehicles, location-based devices only" },
+  { value: "All_Vehicles_CVD_Plus", label: "All vehicles, connected vehicles only" },
+  { value: "All_Vehicles_By_Weight", label: "All vehicles, commercial by weight" },
   { value: "Personal", label: "Personal vehicles" },
   { value: "Truck", label: "Trucks" },
+  { value: "Bus", label: "Bus riders" },
+  { value: "Rail", label: "Rail riders" },
   { value: "Bicycle", label: "Bicycles" },
   { value: "Pedestrian", label: "Pedestrians" },
 ];
 
 /** Modes whose counts are not vehicles: the API refuses volume output for them. */
-export const NON_VEHICLE_MODES = ["Bicycle", "Pedestrian"];
+export const NON_VEHICLE_MODES = ["Bus", "Rail", "Bicycle", "Pedestrian"];
 
 /** The API's default day types and day parts (`<name>|<code>`), offered as checkboxes. */
 export const DAY_TYPES = ["Average Day|17", "Average Weekday|14", "Average Weekend Day|67"];
@@ -106,6 +111,36 @@ export function checkDateRanges(ranges: IsoRange[], supported: UsRange[] | null)
   return issues;
 }
 
+/** What the form asks for besides the origin zone sets, per analysis type. */
+export interface AnalysisTypeChoice {
+  value: string;
+  label: string;
+  /** Destination zone sets (dz_sets). */
+  destinations: boolean;
+  /** A preset geography for the destinations (geography_type). */
+  geography: boolean;
+}
+
+/** The analysis types the form offers (the server's catalogue, docs/analyses.md). */
+export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
+  { value: "OD_Analysis", label: "Origin-destination (OD_Analysis)", destinations: true, geography: false },
+  {
+    value: "OD_Preset_Geography",
+    label: "Origins to preset areas (OD_Preset_Geography)",
+    destinations: false,
+    geography: true,
+  },
+  {
+    value: "Zone_Activity_Analysis",
+    label: "Zone activity (Zone_Activity_Analysis)",
+    destinations: false,
+    geography: false,
+  },
+];
+
+export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>
+  ANALYSIS_TYPE_CHOICES.find((t) => t.value === value) ?? ANALYSIS_TYPE_CHOICES[0];
+
 export interface AnalysisForm {
   name: string;
   email: string;
@@ -114,6 +149,8 @@ export interface AnalysisForm {
   country: string;
   originSets: string[];
   destinationSets: string[];
+  /** The preset geography of OD_Preset_Geography ("" when none chosen). */
+  geographyType?: string;
   dateRanges: IsoRange[];
   dayTypes: string[];
   dayParts: string[];
@@ -140,8 +177,11 @@ export function checkForm(form: AnalysisForm, supported: UsRange[] | null): Issu
     issues.push({ field: "insight_login_email", message: "Enter the e-mail of your organization's login." });
   if (form.originSets.length === 0)
     issues.push({ field: "oz_sets", message: "Choose at least one origin zone set." });
-  if (form.destinationSets.length === 0)
+  const type = analysisTypeChoice(form.analysisType);
+  if (type.destinations && form.destinationSets.length === 0)
     issues.push({ field: "dz_sets", message: "Choose at least one destination zone set." });
+  if (type.geography && !form.geographyType)
+    issues.push({ field: "geography_type", message: "Choose the preset areas the trips go to." });
   issues.push(...checkDateRanges(form.dateRanges, supported));
   const grammar = (field: string, items: string[], pattern: RegExp, example: string) => {
     if (items.length === 0) issues.push({ field, message: "Choose at least one." });
@@ -162,13 +202,15 @@ export function analysisRequest(form: AnalysisForm): Record<string, unknown> {
     output_type: form.outputType,
     country: form.country,
     oz_sets: form.originSets.map((uuid) => ({ uuid })),
-    dz_sets: form.destinationSets.map((uuid) => ({ uuid })),
     date_ranges: form.dateRanges.map((r) => ({ start_date: isoToUs(r.start), end_date: isoToUs(r.end) })),
     day_types: form.dayTypes.join(","),
     day_parts: form.dayParts.join(","),
     trip_attributes: form.tripAttributes,
     traveler_attributes: form.travelerAttributes,
   };
+  const type = analysisTypeChoice(form.analysisType);
+  if (type.destinations) body.dz_sets = form.destinationSets.map((uuid) => ({ uuid }));
+  if (type.geography) body.geography_type = form.geographyType;
   if (form.name.trim() !== "") body.analysis_name = form.name.trim();
   return body;
 }
@@ -181,6 +223,7 @@ const SLOTS = [
   "travel_mode_type",
   "oz_sets",
   "dz_sets",
+  "geography_type",
   "date_ranges",
   "day_types",
   "day_parts",

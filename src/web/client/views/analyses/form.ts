@@ -1,10 +1,13 @@
 /** The "New analysis" form: fields from the API's definitions, checks before sending, server issues in place. */
 import { ApiError, type ZoneSetSummary } from "../../api.js";
 import type { AppContext } from "../../context.js";
+import { zoneSetOnNetwork } from "../../networks.js";
 import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi } from "./api.js";
 import {
+  ANALYSIS_TYPE_CHOICES,
   analysisRequest,
+  analysisTypeChoice,
   checkForm,
   DAY_PARTS,
   DAY_TYPES,
@@ -143,12 +146,21 @@ export function analysisForm(
   const analysisType = el(
     "select",
     {},
-    el("option", { value: "OD_Analysis" }, "Origin-destination (OD_Analysis)"),
+    ...ANALYSIS_TYPE_CHOICES.map((t) => el("option", { value: t.value }, t.label)),
   );
+  const geographyType = el("select", {}, el("option", { value: "" }, "Choose preset areas…"));
   const travelMode = el("select", {}, ...TRAVEL_MODES.map((m) => el("option", { value: m.value }, m.label)));
 
   const originList = el("div", { className: "choice-list" });
   const destinationList = el("div", { className: "choice-list" });
+  const destinationGroup = choiceGroup("Destination zone sets", slots, "dz_sets", destinationList);
+  const geographyGroup = labelled(
+    "Destination preset areas",
+    geographyType,
+    slots,
+    "geography_type",
+    "Boundaries imported with the road network (OSM admin levels, postal codes).",
+  );
 
   const periodsHint = el("p", { className: "status", id: nextId("af-periods"), attrs: { role: "status" } });
   const rangeRows = el("div", { className: "range-rows" });
@@ -209,7 +221,8 @@ export function analysisForm(
     labelled("Analysis type", analysisType, slots, "analysis_type"),
     labelled("Travel mode", travelMode, slots, "travel_mode_type"),
     choiceGroup("Origin zone sets", slots, "oz_sets", originList),
-    choiceGroup("Destination zone sets", slots, "dz_sets", destinationList),
+    destinationGroup,
+    geographyGroup,
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
     dayTypes.group,
     dayParts.group,
@@ -340,6 +353,33 @@ export function analysisForm(
   });
   ctx.events.on("network-changed", () => void loadPeriods());
 
+  // ---- analysis type and preset geographies ----
+
+  /** Shows the destination fields the chosen type takes. */
+  const updateType = () => {
+    const type = analysisTypeChoice(analysisType.value);
+    destinationGroup.hidden = !type.destinations;
+    geographyGroup.hidden = !type.geography;
+  };
+  analysisType.addEventListener("change", updateType);
+
+  const loadGeographies = async () => {
+    const network = ctx.currentNetwork();
+    const kept = geographyType.value;
+    geographyType.replaceChildren(el("option", { value: "" }, "Choose preset areas…"));
+    if (!network) return;
+    try {
+      for (const g of await api.presetGeographies(network.country))
+        geographyType.append(
+          el("option", { value: g.geography_type }, `${g.geography_type}: ${g.areas} ${g.description}`),
+        );
+      geographyType.value = [...geographyType.options].some((o) => o.value === kept) ? kept : "";
+    } catch (err) {
+      ctx.showError(status, "Preset geographies failed to load", err);
+    }
+  };
+  ctx.events.on("network-changed", () => void loadGeographies());
+
   // ---- zone sets and output ----
 
   const updateVolume = () => {
@@ -384,12 +424,14 @@ export function analysisForm(
 
   const loadZoneSets = async () => {
     try {
-      fillZoneSets(await ctx.api.listZoneSets());
+      const network = ctx.currentNetwork();
+      fillZoneSets((await ctx.api.listZoneSets()).filter((set) => zoneSetOnNetwork(set, network)));
     } catch (err) {
       ctx.showError(status, "Zone sets failed to load", err);
     }
   };
   ctx.events.on("zone-sets-changed", () => void loadZoneSets());
+  ctx.events.on("network-changed", () => void loadZoneSets());
 
   // ---- submit ----
 
@@ -431,6 +473,7 @@ export function analysisForm(
     country: ctx.currentNetwork()?.country ?? "",
     originSets: checkedValues(originList, "oz_sets"),
     destinationSets: checkedValues(destinationList, "dz_sets"),
+    geographyType: geographyType.value,
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
     dayTypes: dayTypes.items(),
     dayParts: dayParts.items(),
@@ -473,6 +516,7 @@ export function analysisForm(
     clearIssues();
     setStatus(status, "");
     void loadZoneSets();
+    void loadGeographies();
     if (supported === null) void loadPeriods();
     name.focus();
   };
@@ -485,5 +529,6 @@ export function analysisForm(
     if (e.key === "Escape") close();
   });
   addRangeRow();
+  updateType();
   return { element: form, open, close };
 }

@@ -9,6 +9,7 @@ import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { DayPartChart } from "./chart.js";
 import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
+import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
 import {
   OD_METRICS,
   dayPartProfile,
@@ -36,10 +37,16 @@ const TOP_CHOICES: [string, number | null][] = [
   ["Top 250", 250],
   ["All", null],
 ];
-const COLUMNS: { key: SortColumn; label: string; numeric: boolean }[] = [
+interface Column {
+  key: SortColumn;
+  label: string;
+  numeric: boolean;
+}
+/** The table's columns; the value's label says what the analysis' output type measures. */
+const columnsFor = (units: FlowUnits): Column[] => [
   { key: "originName", label: "Origin", numeric: false },
   { key: "destinationName", label: "Destination", numeric: false },
-  { key: "odTraffic", label: "Trips/day", numeric: true },
+  { key: "odTraffic", label: units.column, numeric: true },
   { key: "originTraffic", label: "Origin total", numeric: true },
   { key: "destinationTraffic", label: "Dest. total", numeric: true },
   { key: "avgTripDuration", label: "Avg min", numeric: true },
@@ -75,6 +82,7 @@ export class AnalysisResults {
   private readonly tableHead = el("tr");
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
+  private readonly unitNote = el("span", { className: "unit-note" });
   private readonly chartTitle = el("span", { id: "flows-chart-title" });
   private readonly wholeAnalysis = el(
     "button",
@@ -125,7 +133,10 @@ export class AnalysisResults {
       el(
         "span",
         {},
-        "Width and colour: trips per day; arrows point to the destination; circles: trips within a zone.",
+        "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+        this.unitNote,
+        " ",
+        el("a", { href: METHOD_PAGE, target: "_blank" }, "How the figures are made"),
       ),
     );
     const ramp = legend.querySelector<HTMLElement>(".ramp")!;
@@ -181,6 +192,11 @@ export class AnalysisResults {
     ).observe(this.drawer);
   }
 
+  /** What the open analysis' numbers measure (index until one is open). */
+  private get units(): FlowUnits {
+    return flowUnits(this.detail?.output_type);
+  }
+
   get openUuid(): string | null {
     return this.drawer.hidden ? null : (this.detail?.uuid ?? null);
   }
@@ -192,6 +208,7 @@ export class AnalysisResults {
     this.selected = null;
     this.flows = [];
     this.heading.textContent = `Flows: ${detail.name}`;
+    this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
     const metrics = OD_METRICS.filter((m) => detail.metrics.includes(m));
@@ -208,9 +225,19 @@ export class AnalysisResults {
         await Promise.all(uuids.map(async (u) => [u, await this.ctx.api.zoneSet(u)] as const)),
       );
       if (load !== this.loadId) return;
+      // OD_Preset_Geography sends trips to preset areas, named like the CSV's destination zones.
+      const presets = detail.geography_type
+        ? await this.ctx.api.request<FeatureCollection>(
+            "GET",
+            `/api/v2/preset_geographies/${encodeURIComponent(detail.country)}/${encodeURIComponent(detail.geography_type)}`,
+          )
+        : null;
+      if (load !== this.loadId) return;
       this.zones = {
         origins: detail.oz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
-        destinations: detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
+        destinations: presets
+          ? presets.features
+          : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
       };
       await this.loadMetric(true);
     } catch (err) {
@@ -329,7 +356,7 @@ export class AnalysisResults {
 
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
-    const unit = this.detail?.output_type === "volume" ? "trips/day" : "trips/day (index)";
+    const unit = this.units.inline;
     const duration = f.avgTripDuration === null ? "" : ` · average ${f.avgTripDuration} min`;
     return `${arrow(f)}: ${fmt(f.odTraffic)} ${unit}${duration}. Origin total ${fmt(f.originTraffic)}, destination total ${fmt(f.destinationTraffic)}.`;
   }
@@ -337,7 +364,7 @@ export class AnalysisResults {
   private renderTable(): void {
     this.tableHead.replaceChildren(
       el("th", { scope: "col" }, el("span", { className: "visually-hidden" }, "Chart")),
-      ...COLUMNS.map((c) => this.headerCell(c)),
+      ...columnsFor(this.units).map((c) => this.headerCell(c)),
     );
     const rows = sortFlows(this.slice, this.sort.column, this.sort.direction);
     this.tableRows.replaceChildren(...rows.slice(0, MAX_TABLE_ROWS).map((f) => this.tableRow(f)));
@@ -349,7 +376,7 @@ export class AnalysisResults {
           : "";
   }
 
-  private headerCell(c: (typeof COLUMNS)[number]): HTMLTableCellElement {
+  private headerCell(c: Column): HTMLTableCellElement {
     const active = this.sort.column === c.key;
     // The arrow is decoration: aria-sort tells assistive technology the order.
     const mark = active ? (this.sort.direction === "ascending" ? " ▲" : " ▼") : "";
@@ -400,7 +427,7 @@ export class AnalysisResults {
       "tr",
       { className: pressed ? "selected" : "", dataset: { key } },
       el("td", {}, choose),
-      ...COLUMNS.map((c) =>
+      ...columnsFor(this.units).map((c) =>
         el(
           "td",
           { className: c.numeric ? "num" : "" },
@@ -440,10 +467,7 @@ export class AnalysisResults {
     const dayType = slice.dayType.replace(/^\d+: /, "");
     this.chartTitle.textContent = `Trips per day by day part, ${dayType}: ${pair ? arrow(pair) : "all flows"}`;
     this.wholeAnalysis.hidden = !pair;
-    this.chart.update(
-      bars,
-      this.detail?.output_type === "volume" ? "Trips per day" : "Trips per day (index)",
-    );
+    this.chart.update(bars, this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
   }
 

@@ -62,7 +62,7 @@ export class MonthlyDrawer {
           "tr",
           {},
           el("th", { scope: "col" }, "Month"),
-          el("th", { scope: "col", className: "num" }, "Trips/day"),
+          el("th", { scope: "col", className: "num" }, "Expanded trips/day"),
           el("th", { scope: "col", className: "num" }, "Avg mph"),
         ),
       ),

@@ -237,7 +237,7 @@ function describeSegment(s: DrawnSegment): HTMLElement {
   values.textContent =
     s.trips_volume == null || s.cls < 0
       ? "No trips in this month."
-      : `${s.trips_volume.toLocaleString()} trips/day · ${(s.vmt ?? 0).toLocaleString()} VMT · ` +
+      : `${s.trips_volume.toLocaleString()} expanded trips/day · ${(s.vmt ?? 0).toLocaleString()} VMT · ` +
         (s.avg_speed == null ? "no speed" : `${s.avg_speed} mph`);
   box.append(title, meta, values);
   return box;

@@ -6,7 +6,7 @@ export const MAX_LISTED_SEGMENTS = 500;
 
 const COLUMNS: { key: SortKey; label: string; numeric: boolean }[] = [
   { key: "name", label: "Road", numeric: false },
-  { key: "trips_volume", label: "Trips/day", numeric: true },
+  { key: "trips_volume", label: "Expanded trips/day", numeric: true },
   { key: "vmt", label: "VMT", numeric: true },
   { key: "avg_speed", label: "Avg mph", numeric: true },
 ];
