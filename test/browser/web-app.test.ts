@@ -4,6 +4,7 @@ import { analysesSuite } from "./suites/analyses.js";
 import { countsSuite } from "./suites/counts.js";
 import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
+import { securitySuite } from "./suites/security.js";
 import { signInSuite } from "./suites/sign-in.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
@@ -22,6 +23,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   });
 
   signInSuite(env);
+  securitySuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);
