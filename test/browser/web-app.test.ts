@@ -23,12 +23,13 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   });
 
   signInSuite(env);
-  securitySuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);
   // Last: it ends by using up the demo key's counts quota.
   countsSuite(env);
+  // After the suites that sign in with the demo key: it adds users, and the forms then ask which one you are.
+  securitySuite(env);
   // After the others: it imports a second network, which the earlier suites do not expect.
   firstHourSuite(env);
 });
