@@ -5,6 +5,7 @@ import { countsSuite } from "./suites/counts.js";
 import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
 import { signInSuite } from "./suites/sign-in.js";
+import { vendorSuite } from "./suites/vendor.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
 /**
@@ -25,6 +26,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);
+  vendorSuite(env);
   // Last: it ends by using up the demo key's counts quota.
   countsSuite(env);
   // After the others: it imports a second network, which the earlier suites do not expect.
