@@ -80,6 +80,15 @@ export function vendorSuite(env: BrowserEnv): void {
 
     it("creates a tag, tags the analysis, filters the list by it and removes it", async () => {
       const detail = page.getByRole("region", { name: "Vendor trip counts", exact: true });
+      // A name the server refuses: its message is shown as it says it, and nothing is tagged.
+      await detail.getByLabel("Add a tag").fill("x".repeat(60));
+      await detail.getByRole("button", { name: "Add tag" }).click();
+      await detail
+        .getByRole("status")
+        .getByText(/must be a tag name of 1 to 50 characters/)
+        .waitFor();
+      await detail.getByText("No tags.").waitFor();
+
       await detail.getByLabel("Add a tag").fill(TAG);
       await detail.getByRole("button", { name: "Add tag" }).click();
       await detail.getByRole("list", { name: "Tags" }).getByText(TAG).waitFor();
