@@ -13,6 +13,10 @@ export interface Config {
   /** STREETFLOW_BASEMAP_URL / _ATTRIBUTION as given; checked by `basemapOf` when the server starts. */
   basemapUrl?: string;
   basemapAttribution?: string;
+  /** STREETFLOW_TRUST_PROXY: `true`, or the proxy's addresses (comma-separated); see docs/security.md. */
+  trustProxy: boolean | string[];
+  /** STREETFLOW_RATE_LIMIT as given; checked by `rateLimitOf` when the server starts. */
+  rateLimit?: string;
 }
 
 /**
@@ -39,6 +43,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webRoot: env.STREETFLOW_WEB_ROOT ? resolve(env.STREETFLOW_WEB_ROOT) : undefined,
     basemapUrl: env.STREETFLOW_BASEMAP_URL?.trim() || undefined,
     basemapAttribution: env.STREETFLOW_BASEMAP_ATTRIBUTION?.trim() || undefined,
+    trustProxy: trustProxyOf(env.STREETFLOW_TRUST_PROXY),
+    rateLimit: env.STREETFLOW_RATE_LIMIT?.trim() || undefined,
   };
 }
 
@@ -62,3 +68,23 @@ export function basemapOf(config: Pick<Config, "basemapUrl" | "basemapAttributio
 }
 
 export const databaseFile = (dataDir: string) => resolve(dataDir, "streetflow.db");
+
+function trustProxyOf(value: string | undefined): boolean | string[] {
+  const v = value?.trim() ?? "";
+  if (v === "" || v === "false") return false;
+  if (v === "true") return true;
+  return v.split(",").map((a) => a.trim());
+}
+
+/** Requests per minute per key and per session (STREETFLOW_RATE_LIMIT), unless an admin sets a key's own. */
+export function rateLimitOf(config: Pick<Config, "rateLimit">): number | undefined {
+  if (config.rateLimit === undefined) return undefined;
+  const n = Number(config.rateLimit);
+  if (!Number.isInteger(n) || n < 1)
+    throw badRequest(
+      "invalid_rate_limit",
+      "STREETFLOW_RATE_LIMIT must be a whole number of at least 1",
+      "STREETFLOW_RATE_LIMIT",
+    );
+  return n;
+}

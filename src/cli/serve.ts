@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, databaseFile } from "../config.js";
+import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
 import { completionNotifier } from "../services/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
@@ -41,6 +41,7 @@ export function serveCommand(program: Command): void {
       const config = configFromEnv();
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
+      const perMinute = rateLimitOf(config);
       // Fail in one line before the build and demo import work, not with a stack trace after it.
       const busy = await portProblem(Number(opts.port), opts.host);
       if (busy) {
@@ -55,6 +56,10 @@ export function serveCommand(program: Command): void {
         logger: true,
         webRoot: config.webRoot,
         basemap,
+        security: {
+          trustProxy: config.trustProxy,
+          rateLimits: perMinute ? { perKey: perMinute, perSession: perMinute } : {},
+        },
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.

@@ -19,6 +19,7 @@ const maplibreDist = dirname(require.resolve("maplibre-gl/package.json")) + "/di
 const STATIC_FILES: [from: string, to: string][] = [
   [join(clientDir, "index.html"), "index.html"],
   [join(clientDir, "method.html"), "method.html"],
+  [join(clientDir, "admin.html"), "admin.html"],
   [join(clientDir, "favicon.svg"), "favicon.svg"],
   [join(maplibreDist, "maplibre-gl.css"), "maplibre-gl.css"],
   [join(maplibreDist, "maplibre-gl-worker.mjs"), "maplibre-gl-worker.mjs"],
@@ -28,8 +29,8 @@ export async function buildWeb(outDir = webOutDir): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   await build({
-    entryPoints: [join(clientDir, "main.ts")],
-    outfile: join(outDir, "main.js"),
+    entryPoints: { main: join(clientDir, "main.ts"), admin: join(clientDir, "admin.ts") },
+    outdir: outDir,
     bundle: true,
     format: "esm",
     target: "es2022",

@@ -4,6 +4,7 @@ import { analysesSuite } from "./suites/analyses.js";
 import { countsSuite } from "./suites/counts.js";
 import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
+import { securitySuite } from "./suites/security.js";
 import { signInSuite } from "./suites/sign-in.js";
 import { vendorSuite } from "./suites/vendor.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
@@ -23,6 +24,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   });
 
   signInSuite(env);
+  securitySuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);

@@ -48,7 +48,11 @@ export interface WebServer extends RunningServer {
 export async function startWebServer(): Promise<WebServer> {
   const webRoot = tempDir("streetflow-web-");
   await buildWeb(webRoot);
-  const server = await startServer([], undefined, { STREETFLOW_WEB_ROOT: webRoot });
+  const server = await startServer([], undefined, {
+    STREETFLOW_WEB_ROOT: webRoot,
+    // The suites share the demo key and sign in many times from one address.
+    STREETFLOW_RATE_LIMIT: "100000",
+  });
   return { ...server, key: demoKey(server.dataDir) };
 }
 

@@ -159,7 +159,10 @@ describe("web sessions, CSRF and roles over HTTP", () => {
       headers: { "x-stl-key": key },
     });
     assert.equal(refused.statusCode, 401, "a revoked key no longer works");
-    const entries = (await client.request("GET", "/admin/api/audit")).json().entries;
+    const usage = await client.request("GET", "/admin/api/usage?months=12");
+    assert.equal(usage.statusCode, 200, usage.body);
+    assert.equal((await client.request("GET", "/admin/api/usage?months=99")).statusCode, 400);
+    const entries = (await client.request("GET", "/admin/api/audit?limit=100")).json().entries;
     const actions = entries.map((e: { actor: string; action: string }) => `${e.actor} ${e.action}`);
     for (const expected of [
       `${admin} key.create`,

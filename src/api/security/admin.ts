@@ -14,6 +14,7 @@ import {
   updateKey,
 } from "../../domain/security/admin.js";
 import { ROLES } from "../../domain/security/principal.js";
+import { badRequest } from "../../domain/errors.js";
 import { anyApiKey, requireApiKey } from "../auth.js";
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
@@ -21,6 +22,15 @@ const EmailParams = Type.Object({ email: Type.String({ minLength: 3, maxLength: 
 const KeyParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const Limit = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]);
 const tags = ["admin"];
+/** Query strings are not coerced (ajv coerceTypes is off): whole numbers arrive as digits. */
+const WholeNumber = Type.String({ pattern: "^[0-9]{1,4}$" });
+
+function numberIn(value: string | undefined, fallback: number, max: number, field: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (n < 1 || n > max) throw badRequest("invalid_request", `${field} must be between 1 and ${max}`, field);
+  return n;
+}
 
 /** The admin page's interface (under /admin/api): every route checks the admin role in the use case. */
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -148,12 +158,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "Metered counts usage per key and month",
         tags,
-        querystring: Type.Object({ months: Type.Optional(Type.Integer({ minimum: 1, maximum: 36 })) }),
+        querystring: Type.Object({ months: Type.Optional(WholeNumber) }),
       },
     },
     async (request) => ({
       status: "success" as const,
-      usage: monthlyUsage(store, request.principal, request.query.months ?? 6),
+      usage: monthlyUsage(store, request.principal, numberIn(request.query.months, 6, 36, "months")),
     }),
   );
 
@@ -163,12 +173,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "Who created, changed, deleted or cancelled what, newest first",
         tags,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+        querystring: Type.Object({ limit: Type.Optional(WholeNumber) }),
       },
     },
     async (request) => ({
       status: "success" as const,
-      entries: auditLog(store, request.principal, request.query.limit ?? 200),
+      entries: auditLog(store, request.principal, numberIn(request.query.limit, 200, 1000, "limit")),
     }),
   );
 };

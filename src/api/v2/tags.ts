@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { createTag, tagAnalyses, untagAnalyses } from "../../domain/analyses/tags.js";
+import { guardedCreateTag, guardedTagging } from "../../domain/security/guarded.js";
 import { KeyQuery } from "../schemas.js";
 
 const Success = Type.Object({ status: Type.Literal("success") });
@@ -36,7 +36,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { insight_login_email, tag_name } = request.body;
-      const name = createTag(store, request.apiKey.orgId, insight_login_email, tag_name);
+      const name = guardedCreateTag(store, request.principal, insight_login_email, tag_name);
       return reply.status(201).send({ status: "success" as const, tag_name: name });
     },
   );
@@ -74,7 +74,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      tagAnalyses(store, request.apiKey.orgId, request.body);
+      guardedTagging(store, request.principal, "tag", request.body);
       return { status: "success" as const };
     },
   );
@@ -91,7 +91,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      untagAnalyses(store, request.apiKey.orgId, request.body);
+      guardedTagging(store, request.principal, "untag", request.body);
       return { status: "success" as const };
     },
   );

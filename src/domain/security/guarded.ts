@@ -4,6 +4,7 @@
  */
 import type { AnalysisSpec } from "../analyses/spec.js";
 import { cancelAnalysis, createAnalysis, deleteAnalysis } from "../analyses/lifecycle.js";
+import { createTag, tagAnalyses, untagAnalyses } from "../analyses/tags.js";
 import { createZoneSet, deleteZoneSet, type ZoneSetContext } from "../zone-sets.js";
 import type { StoredAnalysis, StoredZoneSet, Store } from "../../store/types.js";
 import { requireRole, type Principal } from "./principal.js";
@@ -66,4 +67,26 @@ export function guardedAnalysisAction(
   const a = lifecycle[action](store, principal.orgId, uuid);
   audit(store, principal, `analysis.${action}`, named(a));
   return a;
+}
+
+export function guardedCreateTag(
+  store: Store,
+  principal: Principal,
+  email: string,
+  tagName: unknown,
+): string {
+  requireRole(principal, "analyst", "creating a tag");
+  const name = createTag(store, principal.orgId, email, tagName);
+  audit(store, principal, "tag.create", name);
+  return name;
+}
+
+export function guardedTagging(
+  store: Store,
+  principal: Principal,
+  action: "tag" | "untag",
+  body: Parameters<typeof tagAnalyses>[2],
+): void {
+  requireRole(principal, "analyst", action === "tag" ? "tagging analyses" : "removing tags");
+  (action === "tag" ? tagAnalyses : untagAnalyses)(store, principal.orgId, body);
 }

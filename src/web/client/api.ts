@@ -75,8 +75,54 @@ export class ApiError extends Error {
   }
 }
 
+/** The signed-in user of a web session (GET /auth/session, POST /auth/sign-in). */
+export interface SessionInfo {
+  user: { email: string; role: "admin" | "analyst" | "viewer" };
+  organization: { name: string };
+  csrf_token: string;
+}
+
+/**
+ * How the page authenticates: an API key in a header, or the session cookie (sent by the browser) with the
+ * session's CSRF token on every state-changing request.
+ */
+export type Credentials = { key: string } | { csrfToken: string };
+
 export class StreetflowApi {
-  constructor(private readonly key: string) {}
+  constructor(private readonly credentials: Credentials) {}
+
+  /** A session API for the signed-in user, or null when the page has no session. */
+  static async fromSession(): Promise<{ api: StreetflowApi; session: SessionInfo } | null> {
+    const response = await fetch("/auth/session", { headers: { accept: "application/json" } });
+    if (!response.ok) return null;
+    const session = (await response.json()) as SessionInfo;
+    return { api: new StreetflowApi({ csrfToken: session.csrf_token }), session };
+  }
+
+  static async signIn(
+    email: string,
+    password: string,
+  ): Promise<{ api: StreetflowApi; session: SessionInfo }> {
+    const session = await new StreetflowApi({ csrfToken: "" }).request<SessionInfo>("POST", "/auth/sign-in", {
+      email,
+      password,
+    });
+    return { api: new StreetflowApi({ csrfToken: session.csrf_token }), session };
+  }
+
+  /** Sets a password with a one-time reset link's token; answers the account's e-mail. */
+  static async resetPassword(token: string, password: string): Promise<string> {
+    const api = new StreetflowApi({ csrfToken: "" });
+    return (await api.request<{ email: string }>("POST", "/auth/reset", { token, password })).email;
+  }
+
+  get usesSession(): boolean {
+    return "csrfToken" in this.credentials;
+  }
+
+  signOut(): Promise<unknown> {
+    return this.request("POST", "/auth/sign-out");
+  }
 
   account(): Promise<Account> {
     return this.get("/api/v2/account");
@@ -109,7 +155,11 @@ export class StreetflowApi {
    * Any call of the public API, for views that keep their own typed wrappers (analyses, counts, zone
    * editing). JSON in and out; a non-2xx answer becomes an ApiError with the API's code and message.
    */
-  async request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+  async request<T>(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     const response = await this.send(method, path, body);
     return (await response.json()) as T;
   }
@@ -135,7 +185,9 @@ export class StreetflowApi {
   }
 
   private async send(method: string, path: string, body: unknown, accept = "application/json") {
-    const headers: Record<string, string> = { "x-stl-key": this.key, accept };
+    const headers: Record<string, string> = { accept };
+    if ("key" in this.credentials) headers["x-stl-key"] = this.credentials.key;
+    else if (method !== "GET") headers["x-csrf-token"] = this.credentials.csrfToken;
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {

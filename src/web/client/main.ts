@@ -1,4 +1,4 @@
-import { ApiError, StreetflowApi, type Account, type NetworkInfo } from "./api.js";
+import { ApiError, StreetflowApi, type Account, type NetworkInfo, type SessionInfo } from "./api.js";
 import { errorReporter, EventBus, type AppContext } from "./context.js";
 import { StreetMap } from "./map.js";
 import { initialNetwork } from "./networks.js";
@@ -18,6 +18,11 @@ const ui = {
   signinForm: byId<HTMLFormElement>("signin-form"),
   keyInput: byId<HTMLInputElement>("api-key"),
   emailInput: byId<HTMLInputElement>("user-email"),
+  passwordInput: byId<HTMLInputElement>("password"),
+  resetForm: byId<HTMLFormElement>("reset-form"),
+  newPassword: byId<HTMLInputElement>("new-password"),
+  resetStatus: byId<HTMLElement>("reset-status"),
+  adminLink: byId<HTMLAnchorElement>("admin-link"),
   accountName: byId<HTMLElement>("account-name"),
   signinButton: byId<HTMLButtonElement>("signin-button"),
   signinError: byId<HTMLElement>("signin-error"),
@@ -29,8 +34,39 @@ const ui = {
 /** A sign-in refused for a reason the user can fix (shown as is). */
 class SignInRefused extends Error {}
 
+/** The API of the signed-in page, for sign-out. */
+let currentApi: StreetflowApi | null = null;
+
+async function signInWithPassword(email: string, password: string): Promise<void> {
+  ui.signinButton.disabled = true;
+  setStatus(ui.signinError, "Signing in…", "loading");
+  try {
+    const { api, session } = await StreetflowApi.signIn(email, password);
+    await startSession(api, session);
+    ui.passwordInput.value = "";
+    setStatus(ui.signinError, "");
+  } catch (err) {
+    const text =
+      err instanceof ApiError && err.status === 401
+        ? "The e-mail or password is wrong."
+        : err instanceof ApiError
+          ? err.message
+          : `Sign-in failed: ${messageOf(err)}`;
+    setStatus(ui.signinError, text, "error");
+    ui.passwordInput.focus();
+  } finally {
+    ui.signinButton.disabled = false;
+  }
+}
+
+async function startSession(api: StreetflowApi, session: SessionInfo): Promise<void> {
+  const [account, networks] = await Promise.all([api.account(), api.listNetworks()]);
+  ui.adminLink.hidden = session.user.role !== "admin";
+  startApp(api, account, session.user.email, networks);
+}
+
 async function signIn(key: string, email: string): Promise<void> {
-  const api = new StreetflowApi(key);
+  const api = new StreetflowApi({ key });
   ui.signinButton.disabled = true;
   setStatus(ui.signinError, "Signing in…", "loading");
   try {
@@ -65,9 +101,10 @@ function chooseUser(account: Account, email: string): string | undefined {
   return match;
 }
 
-function signOut(): void {
+async function signOut(): Promise<void> {
   sessionStorage.removeItem(KEY_STORAGE);
   sessionStorage.removeItem(EMAIL_STORAGE);
+  if (currentApi?.usesSession) await currentApi.signOut().catch(() => undefined);
   // A fresh page drops the map, its layers and the poll timers in one go.
   location.reload();
 }
@@ -78,6 +115,7 @@ function startApp(
   userEmail: string | undefined,
   networks: NetworkInfo[],
 ): void {
+  currentApi = api;
   ui.signinView.hidden = true;
   ui.accountName.hidden = false;
   ui.accountName.textContent = userEmail
@@ -95,7 +133,7 @@ function startApp(
     networks,
     currentNetwork: () => current,
     events: new EventBus(),
-    showError: errorReporter(signOut),
+    showError: errorReporter(() => void signOut()),
   };
   void setUpNetwork(ctx, (network) => {
     current = network;
@@ -120,16 +158,47 @@ function setUpSidebarToggle(): void {
 ui.signinForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const key = ui.keyInput.value.trim();
-  if (key === "") {
-    setStatus(ui.signinError, "Enter your API key.", "error");
-    ui.keyInput.focus();
+  const email = ui.emailInput.value.trim();
+  if (key !== "") return void signIn(key, email);
+  if (email === "" || ui.passwordInput.value === "") {
+    setStatus(ui.signinError, "Enter your e-mail and password, or an API key.", "error");
+    (email === "" ? ui.emailInput : ui.passwordInput).focus();
     return;
   }
-  void signIn(key, ui.emailInput.value.trim());
+  void signInWithPassword(email, ui.passwordInput.value);
 });
-ui.signOut.addEventListener("click", signOut);
+ui.signOut.addEventListener("click", () => void signOut());
 setUpSidebarToggle();
 
-const savedKey = sessionStorage.getItem(KEY_STORAGE);
-if (savedKey) void signIn(savedKey, sessionStorage.getItem(EMAIL_STORAGE) ?? "");
-else ui.keyInput.focus();
+/** `/#reset=TOKEN`: an admin's one-time link (the token stays in the fragment, never sent in a request line). */
+function setUpPasswordReset(token: string): void {
+  ui.signinForm.hidden = true;
+  ui.resetForm.hidden = false;
+  ui.newPassword.focus();
+  ui.resetForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    setStatus(ui.resetStatus, "Saving…", "loading");
+    StreetflowApi.resetPassword(token, ui.newPassword.value).then(
+      (email) => {
+        history.replaceState(null, "", location.pathname);
+        ui.resetForm.hidden = true;
+        ui.signinForm.hidden = false;
+        ui.emailInput.value = email;
+        setStatus(ui.signinError, "Your password is set: sign in with it.");
+        ui.passwordInput.focus();
+      },
+      (err: unknown) => setStatus(ui.resetStatus, messageOf(err), "error"),
+    );
+  });
+}
+
+async function resume(): Promise<void> {
+  const reset = /^#reset=([\w-]+)$/.exec(location.hash);
+  if (reset) return setUpPasswordReset(reset[1]);
+  const savedKey = sessionStorage.getItem(KEY_STORAGE);
+  if (savedKey) return signIn(savedKey, sessionStorage.getItem(EMAIL_STORAGE) ?? "");
+  const existing = await StreetflowApi.fromSession().catch(() => null);
+  if (existing) return startSession(existing.api, existing.session);
+  ui.emailInput.focus();
+}
+void resume();
