@@ -4,10 +4,27 @@ import { readFile } from "node:fs/promises";
 import JSZip from "jszip";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
-import { callApi, eventually, signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
+import { callApi, eventually, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
+import { demoPassword, runCli } from "../../helpers/server.js";
 import { monacoDistricts } from "../../helpers/zones.js";
 
 const TAG = "Vendor web tag";
+const VIEWER = "vendor.viewer@streetflow.local";
+const VIEWER_PASSWORD = "vendor viewer password 1";
+
+/** Signed in as a user (session cookie): tagging and creating need to know who acts. */
+async function signedInAs(browser: Browser, server: WebServer, email: string, password: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  await page.goto(server.baseUrl);
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator("#account-name", { hasText: email }).waitFor();
+  await page
+    .locator("#network-status", { hasText: "segments shown" })
+    .waitFor({ state: "attached", timeout: 30_000 });
+  return page;
+}
 
 /** The vendor interface in the page (issue 11): output types, tags and shapefile downloads. */
 export function vendorSuite(env: BrowserEnv): void {
@@ -45,7 +62,7 @@ export function vendorSuite(env: BrowserEnv): void {
         dz_sets: [{ name: "Vendor districts" }],
         date_ranges: date_ranges.default.slice(-1),
       });
-      page = await signedInPage(browser, server);
+      page = await signedInAs(browser, server, DEMO_EMAIL, demoPassword(server.dataDir));
     });
 
     it("creates a trip_counts analysis from the form and labels its unit", async () => {
@@ -117,6 +134,39 @@ export function vendorSuite(env: BrowserEnv): void {
       await detail.getByRole("button", { name: `Remove tag ${TAG}` }).click();
       await detail.getByText("No tags.").waitFor();
       assert.deepEqual(await listed(`?tag=${encodeURIComponent(TAG)}`), []);
+    });
+
+    it("shows a viewer the server's refusal to tag", async () => {
+      const add = await runCli(server.dataDir, [
+        "user",
+        "add",
+        VIEWER,
+        "--org",
+        "Streetflow Demo",
+        "--role",
+        "viewer",
+      ]);
+      assert.equal(add.code, 0, add.stderr);
+      const set = await runCli(server.dataDir, ["user", "password", VIEWER], `${VIEWER_PASSWORD}\n`);
+      assert.equal(set.code, 0, set.stderr);
+      const viewer = await signedInAs(browser, server, VIEWER, VIEWER_PASSWORD);
+      await viewer.getByRole("tab", { name: "Analyses" }).click();
+      await viewer
+        .getByRole("row", { name: /Vendor trip counts/ })
+        .getByRole("button")
+        .click();
+      const detail = viewer.getByRole("region", { name: "Vendor trip counts", exact: true });
+      await detail.getByLabel("Add a tag").fill(TAG);
+      await detail.getByRole("button", { name: "Add tag" }).click();
+      // The server's 403 in its own words (the tag exists, so the page goes straight to tagging).
+      await detail
+        .getByRole("status")
+        .getByText(
+          "Adding tag Vendor web tag failed: tagging analyses needs the analyst role; you are viewer",
+        )
+        .waitFor();
+      await detail.getByText("No tags.").waitFor();
+      await viewer.close();
     });
 
     it("downloads a shapefile zip with .shp, .dbf and .prj", async () => {
