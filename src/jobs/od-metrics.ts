@@ -327,7 +327,8 @@ function tallyZones(labels: OdLabels, same: boolean) {
   ];
 }
 
-export const ZONE_COUNTS_COLUMNS = [
+/** The columns that name a zone's row (its traffic group, the zone, the day type and part). */
+export const ZONE_ROW_COLUMNS = [
   "device_type",
   "zone_id",
   "zone_name",
@@ -335,8 +336,9 @@ export const ZONE_COUNTS_COLUMNS = [
   "zone_direction",
   "day_type",
   "day_part",
-  "zone_traffic",
 ];
+
+export const ZONE_COUNTS_COLUMNS = [...ZONE_ROW_COLUMNS, "zone_traffic"];
 
 /**
  * zone_counts: per zone, day type and day part, the expanded average daily trips that start, end or
@@ -502,17 +504,7 @@ function scanTrips(
   }
 }
 
-export const ZONE_OD_COLUMNS = [
-  "device_type",
-  "zone_id",
-  "zone_name",
-  "zone_is_pass_through",
-  "zone_direction",
-  "day_type",
-  "day_part",
-  "origin_zone_traffic",
-  "destination_zone_traffic",
-];
+export const ZONE_OD_COLUMNS = [...ZONE_ROW_COLUMNS, "origin_zone_traffic", "destination_zone_traffic"];
 
 /**
  * zone_od_all: per zone, day type and day part, the zone's traffic as an origin

@@ -3,16 +3,10 @@ import { toCsv, type CsvValue } from "../engine/analysis/csv.js";
 import { ZoneActivity, type ZoneActivityRow } from "../engine/analysis/zone-activity.js";
 import type { VehicleClass } from "../engine/trips/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
-import { aggregateOd, ALL, COMMERCIAL, groupNames, PERSONAL } from "./od-metrics.js";
+import { aggregateOd, ALL, COMMERCIAL, groupNames, PERSONAL, ZONE_ROW_COLUMNS } from "./od-metrics.js";
 
 export const ZA_COLUMNS = [
-  "device_type",
-  "zone_id",
-  "zone_name",
-  "zone_is_pass_through",
-  "zone_direction",
-  "day_type",
-  "day_part",
+  ...ZONE_ROW_COLUMNS,
   "average_daily_zone_traffic",
   "avg_trip_duration",
   "avg_trip_length",

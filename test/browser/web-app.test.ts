@@ -6,6 +6,7 @@ import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
 import { securitySuite } from "./suites/security.js";
 import { signInSuite } from "./suites/sign-in.js";
+import { vendorSuite } from "./suites/vendor.js";
 import { zoneEditorSuite } from "./suites/zone-editor.js";
 
 /**
@@ -23,12 +24,14 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   });
 
   signInSuite(env);
-  securitySuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
   journeySuite(env);
+  vendorSuite(env);
   // Last: it ends by using up the demo key's counts quota.
   countsSuite(env);
+  // After the suites that sign in with the demo key: it adds users, and the forms then ask which one you are.
+  securitySuite(env);
   // After the others: it imports a second network, which the earlier suites do not expect.
   firstHourSuite(env);
 });

@@ -10,9 +10,11 @@ import {
   suggestedRange,
   usToIso,
   TRAVEL_MODES as FORM_MODES,
+  OUTPUT_TYPES as FORM_OUTPUT_TYPES,
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
+import { OUTPUT_TYPES } from "../../src/domain/analyses/spec.js";
 
 const SUPPORTED = [
   { start_date: "01/01/2025", end_date: "03/31/2025" },
@@ -148,5 +150,16 @@ describe("analysis form travel modes", () => {
       FORM_MODES.map((m) => m.value),
       Object.keys(TRAVEL_MODES),
     );
+  });
+});
+
+describe("analysis form output types", () => {
+  it("offers every output type the API accepts, in the API's order, each with a hint", () => {
+    assert.deepEqual(
+      FORM_OUTPUT_TYPES.map((t) => t.value),
+      [...OUTPUT_TYPES],
+    );
+    for (const type of FORM_OUTPUT_TYPES) assert.ok(type.hint.length > 0, type.value);
+    assert.equal(analysisRequest(form({ outputType: "trip_counts" })).output_type, "trip_counts");
   });
 });

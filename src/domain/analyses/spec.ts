@@ -16,6 +16,7 @@ import {
   type DayType,
 } from "./grammar.js";
 import { charCount } from "../text-length.js";
+import { bboxOfCoordinates } from "../../engine/zones/geometry.js";
 import {
   ALL_ZONE_SET_FIELDS,
   ANALYSIS_CATALOGUE,
@@ -230,23 +231,9 @@ function extraZoneSets(
   return out;
 }
 
-type Bbox = [number, number, number, number];
-
-function extendBbox(box: Bbox, coords: unknown): void {
-  if (!Array.isArray(coords)) return;
-  if (typeof coords[0] === "number" && typeof coords[1] === "number") {
-    box[0] = Math.min(box[0], coords[0]);
-    box[1] = Math.min(box[1], coords[1]);
-    box[2] = Math.max(box[2], coords[0]);
-    box[3] = Math.max(box[3], coords[1]);
-  } else coords.forEach((c) => extendBbox(box, c));
-}
-
-function bboxOfSets(sets: StoredZoneSet[]): Bbox | null {
-  const box: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const s of sets) for (const f of s.featureCollection.features) extendBbox(box, f.geometry.coordinates);
-  return box[0] <= box[2] ? box : null;
-}
+/** [w, s, e, n] around every zone of the sets. */
+const bboxOfSets = (sets: StoredZoneSet[]) =>
+  bboxOfCoordinates(sets.flatMap((s) => s.featureCollection.features.map((f) => f.geometry.coordinates)));
 
 /**
  * The request carries no country: it is the given optional `country`, or the

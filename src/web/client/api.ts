@@ -47,6 +47,10 @@ export interface AnalysisEntry {
   created_at: string;
   /** The metrics that can be downloaded (empty until Data Available). */
   metrics: string[];
+  /** The shapefiles (zips) that can be downloaded, like metrics (Data Available only). */
+  shapefiles?: string[];
+  /** The organization's tags this analysis carries. */
+  tags: string[];
   failure_reason?: string;
 }
 
@@ -141,8 +145,10 @@ export class StreetflowApi {
     return this.get(`/api/v2/zone_sets/${encodeURIComponent(uuid)}`);
   }
 
-  listAnalyses(): Promise<AnalysisEntry[]> {
-    return this.get<{ analyses: AnalysisEntry[] }>("/api/v2/analyses").then((r) => r.analyses);
+  /** The organization's analyses; with a tag, only those carrying it. */
+  listAnalyses(tag?: string): Promise<AnalysisEntry[]> {
+    const query = tag ? `?${new URLSearchParams({ tag })}` : "";
+    return this.get<{ analyses: AnalysisEntry[] }>(`/api/v2/analyses${query}`).then((r) => r.analyses);
   }
 
   /**
@@ -164,6 +170,14 @@ export class StreetflowApi {
     const disposition = response.headers.get("content-disposition") ?? "";
     const filename = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null;
     return { text: await response.text(), filename };
+  }
+
+  /** A binary file the API sends (shapefile zips) and the name the server suggests. */
+  async downloadBlob(path: string): Promise<{ blob: Blob; filename: string | null }> {
+    const response = await this.send("GET", path, undefined, "application/zip, */*");
+    const disposition = response.headers.get("content-disposition") ?? "";
+    const filename = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null;
+    return { blob: await response.blob(), filename };
   }
 
   private get<T>(path: string): Promise<T> {

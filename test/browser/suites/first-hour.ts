@@ -119,7 +119,7 @@ export function firstHourSuite(env: BrowserEnv): void {
 
       await page.getByRole("button", { name: "New zone set" }).click();
       await page.getByLabel("Zone set name").fill("Saved beside");
-      await page.getByLabel("Your login e-mail").fill(DEMO_EMAIL);
+      await page.getByRole("textbox", { name: "Your login e-mail" }).fill(DEMO_EMAIL);
       await page.getByRole("button", { name: "Add rectangle at map centre" }).click();
       await page.locator("#zone-editor-zones > li").first().getByLabel("Name").fill("Box");
       await page.getByRole("button", { name: "Save zone set" }).click();

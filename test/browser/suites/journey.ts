@@ -44,7 +44,7 @@ export function journeySuite(env: BrowserEnv): void {
       // Draw: the e-mail is the signed-in user's already; two boxes either side of the map's centre.
       await page.getByRole("button", { name: "New zone set" }).click();
       await page.getByLabel("Zone set name").fill("Journey zones");
-      assert.equal(await page.getByLabel("Your login e-mail").inputValue(), DEMO_EMAIL);
+      assert.equal(await page.getByRole("textbox", { name: "Your login e-mail" }).inputValue(), DEMO_EMAIL);
       await drawBox(page, [-200, -150, -5, 150]);
       await drawBox(page, [5, -150, 200, 150]);
       const zones = page.locator("#zone-editor-zones > li");

@@ -192,7 +192,7 @@ export function securitySuite(env: BrowserEnv): void {
       const month = now.toISOString().slice(0, 7);
       const usage = page.getByRole("table", { name: "Counts usage per key and month" }).getByRole("row");
       await usage.filter({ hasText: month }).filter({ hasText: "Traffic board" }).waitFor();
-      assert.ok(await page.locator("#usage-chart").isVisible());
+      await page.locator("#usage-chart").waitFor({ state: "visible" });
       assert.equal(await page.getByLabel("Rate limit of Traffic board").inputValue(), "90");
       const audit = page.getByRole("table", { name: "Audit log" });
       await audit.getByRole("row").filter({ hasText: "key.update" }).first().waitFor();

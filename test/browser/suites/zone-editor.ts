@@ -36,7 +36,7 @@ export function zoneEditorSuite(env: BrowserEnv): void {
     async function newZoneSet(page: Page, name: string): Promise<void> {
       await page.getByRole("button", { name: "New zone set" }).click();
       await page.getByLabel("Zone set name").fill(name);
-      await page.getByLabel("Your login e-mail").fill(DEMO_EMAIL);
+      await page.getByRole("textbox", { name: "Your login e-mail" }).fill(DEMO_EMAIL);
     }
 
     /** Clicks the map at a pixel offset from its centre. */

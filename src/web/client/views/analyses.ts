@@ -19,6 +19,7 @@ export function analysesView(ctx: AppContext): View {
   const table = byId<HTMLTableElement>("analysis-table");
   const body = byId<HTMLTableSectionElement>("analysis-rows");
   const newButton = byId<HTMLButtonElement>("analysis-new");
+  const tagFilter = byId<HTMLSelectElement>("analysis-tag-filter");
   const api = new AnalysesApi(ctx.api);
   const results = new AnalysisResults(ctx, api);
   let entries: AnalysisEntry[] = [];
@@ -67,8 +68,34 @@ export function analysesView(ctx: AppContext): View {
     open.addEventListener("click", () => void openAnalysis(a.uuid));
     const badge = el("td", { className: "badge", dataset: { status: statusSlug(a.status) } }, statusText(a));
     if (a.failure_reason) badge.title = a.failure_reason;
-    return el("tr", {}, el("td", {}, open), el("td", {}, a.analysis_type.replace(/_/g, " ")), badge);
+    const tags = el(
+      "ul",
+      { className: "tag-chips" },
+      ...a.tags.map((t) => el("li", { className: "tag-chip" }, t)),
+    );
+    return el(
+      "tr",
+      {},
+      el("td", {}, open),
+      el("td", {}, a.analysis_type.replace(/_/g, " ")),
+      badge,
+      el("td", {}, tags),
+    );
   };
+
+  /** The filter offers the organization's tags; the chosen one stays chosen while it exists. */
+  let tagNames = "";
+  const refreshTags = async () => {
+    const names = (await api.tags().catch(() => [])).map((t) => t.tag_name);
+    if (names.join("\n") === tagNames) return;
+    tagNames = names.join("\n");
+    const chosen = tagFilter.value;
+    tagFilter.replaceChildren(
+      el("option", { value: "" }, "All analyses"),
+      ...names.map((n) => el("option", { value: n, selected: n === chosen }, n)),
+    );
+  };
+  tagFilter.addEventListener("change", () => void refresh());
 
   let timer: number | undefined;
   const refresh = async () => {
@@ -76,7 +103,11 @@ export function analysesView(ctx: AppContext): View {
     try {
       // Only the chosen network's analyses: the zone sets and periods of another do not apply here.
       const country = ctx.currentNetwork()?.country;
-      entries = (await ctx.api.listAnalyses()).filter((a) => !country || a.country === country);
+      const tag = tagFilter.value;
+      entries = (await ctx.api.listAnalyses(tag || undefined)).filter(
+        (a) => !country || a.country === country,
+      );
+      void refreshTags();
       table.hidden = entries.length === 0;
       const focused =
         document.activeElement instanceof HTMLElement ? document.activeElement.dataset.uuid : undefined;
@@ -87,7 +118,8 @@ export function analysesView(ctx: AppContext): View {
       const open = entries.find((a) => a.uuid === detail.uuid);
       if (open) detail.update(open);
       const time = new Date().toLocaleTimeString();
-      setStatus(status, entries.length === 0 ? `No analyses yet (checked ${time}).` : `Updated ${time}.`);
+      const none = tag ? `No analyses tagged ${tag}` : "No analyses yet";
+      setStatus(status, entries.length === 0 ? `${none} (checked ${time}).` : `Updated ${time}.`);
     } catch (err) {
       ctx.showError(status, "Analyses failed to load", err);
     }

@@ -79,6 +79,39 @@ export class AnalysesApi {
     return this.api.request("DELETE", `/api/v2/analyses/${enc(uuid)}`, { insight_login_email: email });
   }
 
+  /** The organization's tags with how many analyses carry each. */
+  tags(): Promise<{ tag_name: string; analysis_num: number }[]> {
+    return this.api
+      .request<{ tags: { tag_name: string; analysis_num: number }[] }>("GET", "/api/v2/tags")
+      .then((r) => r.tags);
+  }
+
+  /** Creates a tag of the organization (the vendor's POST /analyses/tags). */
+  createTag(email: string, tag: string): Promise<unknown> {
+    return this.api.request("POST", "/api/v2/analyses/tags", { insight_login_email: email, tag_name: tag });
+  }
+
+  tag(uuid: string, email: string, tag: string): Promise<unknown> {
+    return this.api.request("POST", "/api/v2/tags/tag_analyses", {
+      insight_login_email: email,
+      tags: [tag],
+      analyses: [{ uuid }],
+    });
+  }
+
+  untag(uuid: string, email: string, tag: string): Promise<unknown> {
+    return this.api.request("POST", "/api/v2/tags/remove_analyses_tag", {
+      insight_login_email: email,
+      tags: [tag],
+      analyses: [{ uuid }],
+    });
+  }
+
+  /** One of the analysis' shapefiles as a zip (.shp, .shx, .dbf, .prj, .cpg). */
+  shapefile(uuid: string, name: string): Promise<{ blob: Blob; filename: string | null }> {
+    return this.api.downloadBlob(`/api/v2/analyses/download/uuid/${enc(uuid)}/${enc(name)}`);
+  }
+
   /** A metric's CSV and the file name the server suggests. */
   metric(uuid: string, metric: string): Promise<{ text: string; filename: string | null }> {
     return this.api.download(`/api/v2/analyses/download/uuid/${enc(uuid)}/${enc(metric)}`);

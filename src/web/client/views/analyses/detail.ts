@@ -5,6 +5,7 @@ import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { TRAVEL_MODES } from "./form-logic.js";
 import { OD_METRICS } from "./flows.js";
+import { resultUnit } from "./units.js";
 
 /** The words a status badge shows: `Processing 40 %` while running. */
 export function statusText(a: Pick<AnalysisEntry, "status" | "progress">): string {
@@ -16,8 +17,10 @@ export const statusSlug = (status: string) => status.toLowerCase().replace(/\s+/
 const FINISHED = ["Data Available", "Failed", "Cancelled"];
 
 /** Offers the text as a file the browser saves, with the server's file name. */
-function saveFile(text: string, filename: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+function saveFile(content: string | Blob, filename: string): void {
+  const blob =
+    typeof content === "string" ? new Blob([content], { type: "text/csv;charset=utf-8" }) : content;
+  const url = URL.createObjectURL(blob);
   const link = el("a", { href: url, download: filename, hidden: true });
   document.body.append(link);
   link.click();
@@ -44,6 +47,7 @@ export class AnalysisDetailPanel {
   private readonly heading = el("h3", { id: "analysis-detail-heading", tabIndex: -1 });
   private readonly badge = el("p", { className: "badge", attrs: { "aria-live": "polite" } });
   private readonly params = el("dl", { className: "params" });
+  private readonly tags = el("div", { className: "tags" });
   private readonly metrics = el("div", { className: "metrics" });
   private readonly actions = el("div", { className: "detail-actions" });
   private readonly status = statusLine();
@@ -61,6 +65,7 @@ export class AnalysisDetailPanel {
       el("div", { className: "detail-head" }, this.heading, close),
       this.badge,
       this.params,
+      this.tags,
       this.metrics,
       this.actions,
       this.status,
@@ -77,6 +82,7 @@ export class AnalysisDetailPanel {
     this.detail = null;
     this.heading.textContent = "Analysis";
     this.params.replaceChildren();
+    this.tags.replaceChildren();
     this.metrics.replaceChildren();
     this.actions.replaceChildren();
     setStatus(this.status, "Loading the analysis…", "loading");
@@ -118,7 +124,7 @@ export class AnalysisDetailPanel {
     const rows: [string, string][] = [
       ["Type", d.analysis_type.replace(/_/g, " ")],
       ["Travel mode", mode],
-      ["Output", d.output_type],
+      ["Output", `${d.output_type}: ${resultUnit(d.output_type)}`],
       ["Origin zone sets", d.oz_sets.map((s) => s.name).join(", ")],
       ["Destination zone sets", d.dz_sets.map((s) => s.name).join(", ")],
       ["Date ranges", d.date_ranges.map((r) => `${r.start_date} – ${r.end_date}`).join(", ")],
@@ -128,8 +134,79 @@ export class AnalysisDetailPanel {
       ["Finished", when(d.finished_at)],
     ];
     this.params.replaceChildren(...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+    this.renderTags(d);
     this.renderMetrics(d);
     this.renderActions(d);
+  }
+
+  /** The analysis' tags as chips with a remove button, and a field that adds one (new names are created). */
+  private renderTags(d: AnalysisDetail): void {
+    const chips = el("ul", { className: "tag-chips", attrs: { "aria-label": "Tags" } });
+    for (const tag of d.tags) {
+      const remove = el("button", { type: "button", attrs: { "aria-label": `Remove tag ${tag}` } }, "×");
+      remove.addEventListener(
+        "click",
+        () => void this.changeTags(`Removing tag ${tag}`, (email) => this.api.untag(d.uuid, email, tag)),
+      );
+      chips.append(el("li", { className: "tag-chip" }, tag, remove));
+    }
+    const input = el("input", {
+      type: "text",
+      id: "analysis-tag-input",
+      autocomplete: "off",
+      maxLength: 100,
+    });
+    const known = el("datalist", { id: "analysis-tag-names" });
+    input.setAttribute("list", known.id);
+    void this.api.tags().then(
+      (tags) => known.replaceChildren(...tags.map((t) => el("option", { value: t.tag_name }))),
+      () => undefined, // Suggestions only: adding still works without them.
+    );
+    const add = el("button", { type: "submit" }, "Add tag");
+    const form = el(
+      "form",
+      { className: "tag-add" },
+      el("label", { htmlFor: input.id }, "Add a tag"),
+      input,
+      known,
+      add,
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const tag = input.value.trim();
+      if (!tag) return;
+      void this.changeTags(`Adding tag ${tag}`, async (email) => {
+        // A name the organization lacks is created first, as the vendor's clients do.
+        const existing = (await this.api.tags()).some((t) => t.tag_name.toLowerCase() === tag.toLowerCase());
+        if (!existing) await this.api.createTag(email, tag);
+        await this.api.tag(d.uuid, email, tag);
+      });
+    });
+    this.tags.replaceChildren(
+      el("h4", {}, "Tags"),
+      d.tags.length ? chips : el("p", { className: "hint" }, "No tags."),
+      form,
+    );
+  }
+
+  /** Runs a tag change; the server's refusal (a viewer's 403, a bad name) is shown as the server says it. */
+  private async changeTags(what: string, run: (email: string) => Promise<unknown>): Promise<void> {
+    const email = this.ctx.userEmail;
+    const d = this.detail;
+    if (!d) return;
+    if (!email) return setStatus(this.status, "Sign in with your e-mail to change tags.", "error");
+    setStatus(this.status, `${what}…`, "loading");
+    try {
+      await run(email);
+      this.ctx.events.emit("analyses-changed", undefined);
+      await this.open(d.uuid);
+      setStatus(
+        this.status,
+        `${what.replace(/^(Adding|Removing)/, (w) => (w === "Adding" ? "Added" : "Removed"))}.`,
+      );
+    } catch (err) {
+      this.ctx.showError(this.status, `${what} failed`, err);
+    }
   }
 
   private renderBadge(): void {
@@ -155,6 +232,16 @@ export class AnalysisDetailPanel {
       button.addEventListener("click", () => void this.download(d, metric, button));
       list.append(el("li", {}, el("code", {}, metric), button));
     }
+    const shapefiles = el("ul", { className: "metric-list" });
+    for (const shapefile of d.shapefiles ?? []) {
+      const button = el(
+        "button",
+        { type: "button", attrs: { "aria-label": `Download ${shapefile} shapefile` } },
+        "Download",
+      );
+      button.addEventListener("click", () => void this.downloadShapefile(d, shapefile, button));
+      shapefiles.append(el("li", {}, el("code", {}, shapefile), button));
+    }
     const mapButton = el("button", { type: "button", className: "primary" }, "Show flow map");
     mapButton.addEventListener("click", () => this.on.showFlows(d));
     const mappable = d.metrics.some((m) => OD_METRICS.includes(m));
@@ -163,7 +250,23 @@ export class AnalysisDetailPanel {
       mappable ? mapButton : "",
       el("p", { className: "hint" }, "Metric CSVs:"),
       list,
+      d.shapefiles?.length ? el("p", { className: "hint" }, "Shapefiles (zip):") : "",
+      d.shapefiles?.length ? shapefiles : "",
     );
+  }
+
+  private async downloadShapefile(d: AnalysisDetail, name: string, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    setStatus(this.status, `Downloading ${name}…`, "loading");
+    try {
+      const { blob, filename } = await this.api.shapefile(d.uuid, name);
+      saveFile(blob, filename ?? `${d.name}_${name}.zip`);
+      setStatus(this.status, `${name} downloaded.`);
+    } catch (err) {
+      this.ctx.showError(this.status, `${name} failed to download`, err);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   private async download(d: AnalysisDetail, metric: string, button: HTMLButtonElement): Promise<void> {

@@ -34,6 +34,30 @@ export const TRAVEL_MODES: { value: string; label: string }[] = [
   { value: "Pedestrian", label: "Pedestrians" },
 ];
 
+/**
+ * The output types of the API (docs/analyses.md, Output types) with the words and one-line hint the form
+ * shows. Which ones a request may use (calibration, pass-through zones) the server decides.
+ */
+export const OUTPUT_TYPES: { value: string; label: string; hint: string }[] = [
+  { value: "index", label: "Index", hint: "Trips per day expanded to a panel of 10,000 devices." },
+  {
+    value: "volume",
+    label: "Volume",
+    hint: "Vehicle trips per day, calibrated with counted pass-through zones.",
+  },
+  {
+    value: "trip_counts",
+    label: "Trip counts",
+    hint: "Expanded trips summed over the analysed days, whole numbers; no calibration.",
+  },
+  {
+    value: "aadt",
+    label: "AADT",
+    hint: "Annual average daily traffic through pass-through zones, from the year's data.",
+  },
+  { value: "zone_counts", label: "Zone counts", hint: "Adds per-zone totals of the trips in each zone." },
+];
+
 /** Modes whose counts are not vehicles: the API refuses volume output for them. */
 export const NON_VEHICLE_MODES = ["Bus", "Rail", "Bicycle", "Pedestrian"];
 
@@ -154,7 +178,7 @@ export interface AnalysisForm {
   dateRanges: IsoRange[];
   dayTypes: string[];
   dayParts: string[];
-  outputType: "index" | "volume";
+  outputType: string;
   tripAttributes: boolean;
   travelerAttributes: boolean;
 }

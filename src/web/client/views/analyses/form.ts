@@ -17,6 +17,7 @@ import {
   MAX_NAME_LENGTH,
   namedItems,
   NON_VEHICLE_MODES,
+  OUTPUT_TYPES,
   suggestedRange,
   TRAVEL_MODES,
   type AnalysisForm,
@@ -175,19 +176,21 @@ export function analysisForm(
     example: "Evening|1921",
   });
 
-  const outputIndex = el("input", {
-    type: "radio",
-    name: "output_type",
-    value: "index",
-    checked: true,
-    id: nextId("af-out"),
+  const outputs = OUTPUT_TYPES.map((type) => {
+    const input = el("input", {
+      type: "radio",
+      name: "output_type",
+      value: type.value,
+      checked: type.value === "index",
+      id: nextId("af-out"),
+    });
+    const hint = el("small", { className: "hint", id: nextId("af-hint") }, type.hint);
+    describedBy(input, hint);
+    const label = el("label", { className: "choice", htmlFor: input.id }, input, type.label);
+    return { value: type.value, input, nodes: [label, hint] };
   });
-  const outputVolume = el("input", {
-    type: "radio",
-    name: "output_type",
-    value: "volume",
-    id: nextId("af-out"),
-  });
+  const outputIndex = outputs.find((o) => o.value === "index")!.input;
+  const outputVolume = outputs.find((o) => o.value === "volume")!.input;
   const volumeHint = el("small", { className: "hint" });
   const tripAttributes = checkbox(
     "trip_attributes",
@@ -226,24 +229,7 @@ export function analysisForm(
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
     dayTypes.group,
     dayParts.group,
-    choiceGroup(
-      "Output",
-      slots,
-      "output_type",
-      el(
-        "label",
-        { className: "choice", htmlFor: outputIndex.id },
-        outputIndex,
-        "Index (trips per day per 10,000 devices)",
-      ),
-      el(
-        "label",
-        { className: "choice", htmlFor: outputVolume.id },
-        outputVolume,
-        "Volume (calibrated daily trips)",
-      ),
-      volumeHint,
-    ),
+    choiceGroup("Output", slots, "output_type", ...outputs.flatMap((o) => o.nodes), volumeHint),
     el(
       "fieldset",
       { className: "choices" },
@@ -477,7 +463,7 @@ export function analysisForm(
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
     dayTypes: dayTypes.items(),
     dayParts: dayParts.items(),
-    outputType: outputVolume.checked ? "volume" : "index",
+    outputType: outputs.find((o) => o.input.checked)?.value ?? "index",
     tripAttributes: tripAttributes.querySelector("input")!.checked,
     travelerAttributes: travelerAttributes.querySelector("input")!.checked,
   });
