@@ -157,6 +157,8 @@ export function securitySuite(env: BrowserEnv): void {
 
       await page.getByLabel("Label of a new key").fill("Traffic board");
       await page.getByRole("button", { name: "Create key" }).click();
+      // The key arrives with the server's answer: wait for it rather than read the empty box.
+      await page.locator("#new-key-value").filter({ hasText: /^sf_/ }).waitFor();
       const key = (await page.locator("#new-key-value").textContent())!.trim();
       assert.match(key, /^sf_[\w-]{40,}$/);
       await page.getByLabel("Rate limit of Traffic board").fill("90");
