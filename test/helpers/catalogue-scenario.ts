@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
-import { boxZone, square, STREET, streetTrip } from "./street-scenario.js";
+import { boxZone, square, STREET, streetWeekTrips } from "./street-scenario.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
 import { tempDir } from "./temp-dir.js";
 
@@ -41,20 +40,7 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     },
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
-  const trips: MatchedTrip[] = [];
-  for (let i = 0; i < 7; i++)
-    trips.push(streetTrip({ device: `car${i}`, localIso: "2025-01-06T07:00:00", minutes: 10 }));
-  for (let i = 0; i < 2; i++)
-    trips.push(
-      streetTrip({
-        device: `truck${i}`,
-        localIso: "2025-01-11T12:00:00",
-        minutes: 20,
-        vehicleClass: "heavy_commercial",
-      }),
-    );
-  trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T08:30:00", minutes: 6, east: false }));
-  store.trips.appendTrips("mc", trips);
+  store.trips.appendTrips("mc", streetWeekTrips());
   const runner = new JobRunner({
     store,
     queue: store.jobs,

@@ -64,6 +64,24 @@ export function streetTrip(t: StreetTrip): MatchedTrip {
   return trip;
 }
 
+/** The hand-counted week: 7 cars east on Monday 07:00, 2 heavy trucks on Saturday noon, 1 car back west. */
+export function streetWeekTrips(): MatchedTrip[] {
+  const trips: MatchedTrip[] = [];
+  for (let i = 0; i < 7; i++)
+    trips.push(streetTrip({ device: `car${i}`, localIso: "2025-01-06T07:00:00", minutes: 10 }));
+  for (let i = 0; i < 2; i++)
+    trips.push(
+      streetTrip({
+        device: `truck${i}`,
+        localIso: "2025-01-11T12:00:00",
+        minutes: 20,
+        vehicleClass: "heavy_commercial",
+      }),
+    );
+  trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T08:30:00", minutes: 6, east: false }));
+  return trips;
+}
+
 /** An in-memory store with the street imported as country `mc` and an organization whose user is EMAIL. */
 export function streetStore() {
   const store = new SqliteStore(":memory:");

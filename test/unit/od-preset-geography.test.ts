@@ -2,9 +2,15 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { ValidationError } from "../../src/domain/errors.js";
-import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/jobs/compute.js";
-import { createStreetEnds, EMAIL, square, streetStore, streetTrip } from "../helpers/street-scenario.js";
+import {
+  createStreetEnds,
+  EMAIL,
+  square,
+  streetStore,
+  streetTrip,
+  streetWeekTrips,
+} from "../helpers/street-scenario.js";
 
 /** Two quarters of "mc" splitting the street at x = 150 m; the west one is known by OSM id 501. */
 export function seedQuarters(store: ReturnType<typeof streetStore>["store"]) {
@@ -43,19 +49,7 @@ describe("OD_Preset_Geography (hand-counted)", () => {
   before(async () => {
     createStreetEnds(ctx);
     seedQuarters(store);
-    const trips: MatchedTrip[] = [];
-    for (let i = 0; i < 7; i++)
-      trips.push(streetTrip({ device: `car${i}`, localIso: "2025-01-06T07:00:00", minutes: 10 }));
-    for (let i = 0; i < 2; i++)
-      trips.push(
-        streetTrip({
-          device: `truck${i}`,
-          localIso: "2025-01-11T12:00:00",
-          minutes: 20,
-          vehicleClass: "heavy_commercial",
-        }),
-      );
-    trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T08:30:00", minutes: 6, east: false }));
+    const trips = streetWeekTrips();
     trips.push(streetTrip({ device: "car9", localIso: "2025-01-20T07:00:00", minutes: 10 })); // after the range
     store.trips.appendTrips("mc", trips);
     const spec = validateAnalysisRequest(request({}), ctx);
