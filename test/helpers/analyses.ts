@@ -1,5 +1,28 @@
 import type { DayCount, Store, StoredZoneSet, ZoneFeature } from "../../src/store/types.js";
 import { at, seg } from "./network.js";
+import { JobRunner, type RunnerOptions } from "../../src/jobs/runner.js";
+import type { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+/** The test compute module: fast, controllable analyses (see test-compute.ts). */
+export const TEST_COMPUTE = new URL("./test-compute.ts", import.meta.url).href;
+
+/** A started job runner that polls and beats every 20 ms, so tests see state changes at once. */
+export function startQuickRunner(
+  store: SqliteStore,
+  computeModule: string,
+  options: Partial<RunnerOptions> = {},
+): JobRunner {
+  return new JobRunner({
+    store,
+    queue: store.jobs,
+    dbFile: store.file,
+    pollMs: 20,
+    leaseMs: 5000,
+    heartbeatMs: 20,
+    computeModule,
+    ...options,
+  }).start();
+}
 
 /** A square polygon zone `sizeM` metres wide with its south-west corner at (x, y) metres from ORIGIN. */
 export function squareZone(

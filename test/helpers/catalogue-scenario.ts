@@ -5,6 +5,7 @@ import { makeTestApp, type TestContext } from "./app.js";
 import { boxZone, square, STREET, streetWeekTrips } from "./street-scenario.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
 import { tempDir } from "./temp-dir.js";
+import { startQuickRunner } from "./analyses.js";
 
 /**
  * The hand-counted street of street-scenario.ts served over HTTP with a job runner on a
@@ -41,15 +42,7 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
   store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = new JobRunner({
-    store,
-    queue: store.jobs,
-    dbFile: store.file,
-    pollMs: 20,
-    leaseMs: 5000,
-    heartbeatMs: 20,
-    computeModule: new URL("../../src/jobs/compute.ts", import.meta.url).href,
-  }).start();
+  const runner = startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

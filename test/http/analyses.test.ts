@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
-import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
+import { odRequest, seedAnalysisData, startQuickRunner, TEST_COMPUTE } from "../helpers/analyses.js";
 
 /** Polls `probe` until it returns a value, failing after `deadlineMs`. */
 async function until<T>(probe: () => Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
@@ -28,15 +28,7 @@ describe("analyses endpoints", () => {
     const store = new SqliteStore(join(dir, "streetflow.db"));
     ctx = await makeTestApp(store);
     seedAnalysisData(store, ctx.orgA.orgId);
-    runner = new JobRunner({
-      store,
-      queue: store.jobs,
-      dbFile: store.file,
-      pollMs: 20,
-      leaseMs: 5000,
-      heartbeatMs: 20,
-      computeModule: new URL("../helpers/test-compute.ts", import.meta.url).href,
-    }).start();
+    runner = startQuickRunner(store, TEST_COMPUTE);
   });
   after(async () => {
     await runner.stop();

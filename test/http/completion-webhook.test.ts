@@ -9,7 +9,7 @@ import { JobRunner } from "../../src/jobs/runner.js";
 import { completionNotifier } from "../../src/services/completion-webhook.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
-import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
+import { odRequest, seedAnalysisData, startQuickRunner, TEST_COMPUTE } from "../helpers/analyses.js";
 
 describe("completion webhook (enable_completion_email)", () => {
   const dir = mkdtempSync(join(tmpdir(), "streetflow-webhook-"));
@@ -35,16 +35,7 @@ describe("completion webhook (enable_completion_email)", () => {
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/done`;
-    runner = new JobRunner({
-      store,
-      queue: store.jobs,
-      dbFile: store.file,
-      pollMs: 20,
-      leaseMs: 5000,
-      heartbeatMs: 20,
-      computeModule: new URL("../helpers/test-compute.ts", import.meta.url).href,
-      onFinished: completionNotifier(store, () => {}),
-    }).start();
+    runner = startQuickRunner(store, TEST_COMPUTE, { onFinished: completionNotifier(store, () => {}) });
   });
   after(async () => {
     await runner.stop();
