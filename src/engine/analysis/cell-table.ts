@@ -96,8 +96,8 @@ function grown<T extends Float64Array | Uint32Array>(a: T, n: number): T {
   return b;
 }
 
-/** Mixes both 32-bit halves of an integer key (murmur3's finaliser). */
-function hash(key: number): number {
+/** Mixes both 32-bit halves of an integer key below 2^53 (murmur3's finaliser). */
+export function hash(key: number): number {
   let h = (key >>> 0) ^ Math.imul(Math.floor(key / 4294967296), 0x9e3779b1);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

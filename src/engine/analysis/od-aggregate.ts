@@ -76,6 +76,9 @@ export interface VisitSink {
   addVisits(visits: TripVisits): void;
 }
 
+/** localHour of a start outside the analysed days. */
+const NOT_ANALYSED = -1;
+
 /** Device-type groups a cell key has room for (group numbers 0..7). */
 const GROUP_SLOTS = 8;
 
@@ -131,6 +134,11 @@ export class OdAggregator {
   private readonly originCount: number;
   private readonly destinationCount: number;
   private readonly partCount: number;
+  /** The TripVisits handed to the sinks, refilled per trip. */
+  private readonly visits: TripVisits;
+  /** localHour's cache: 0 = not yet known, else its answer + 2. */
+  private hourTable = new Int32Array(0);
+  private firstHour = 0;
 
   constructor(
     oz: CompiledZoneSet,
@@ -156,12 +164,27 @@ export class OdAggregator {
     this.originCount = oz.zones.length;
     this.destinationCount = dz.zones.length;
     this.partCount = slicing.dayParts.length;
+    this.visits = {
+      trip: null as unknown as OdTrip,
+      origins: this.origins,
+      destinations: this.destinations,
+      weekday: 0,
+      dayTypes: [],
+      dayParts: [],
+    };
+    const dayStarts = [...this.days.keys()].map((d) => Date.parse(`${d}T00:00:00Z`));
+    if (dayStarts.length > 0) {
+      this.firstHour = Math.min(...dayStarts) / HOUR_MS - 48;
+      this.hourTable = new Int32Array(Math.max(...dayStarts) / HOUR_MS + 72 - this.firstHour);
+    }
   }
 
   add(trip: OdTrip): void {
     this.tripsSeen++;
-    const local = this.clock.at(trip.startT);
-    if (!this.days.has(local.day)) return;
+    const local = this.localHour(trip.startT);
+    if (local === NOT_ANALYSED) return;
+    const weekday = local >> 5;
+    const hour = local & 31;
     const { origins, destinations } = this;
     this.assignZones(trip);
     if (origins.count === 0 && destinations.count === 0) return;
@@ -170,16 +193,23 @@ export class OdAggregator {
     const durationS = (trip.endT - trip.startT) / 1000;
     const slot =
       this.slotsPerHour === 1
-        ? local.hour
-        : local.hour * this.slotsPerHour +
-          Math.floor(((trip.startT % HOUR_MS) / HOUR_MS) * this.slotsPerHour);
+        ? hour
+        : hour * this.slotsPerHour + Math.floor(((trip.startT % HOUR_MS) / HOUR_MS) * this.slotsPerHour);
     const dayParts = this.slotParts[slot];
-    const dayTypes = this.weekdayTypes[local.weekday];
-    if (this.observer) this.observer(this.observed(trip, pairCount, local.weekday, dayTypes, dayParts));
-    for (const sink of this.sinks)
-      sink.addVisits({ trip, origins, destinations, weekday: local.weekday, dayTypes, dayParts });
+    const dayTypes = this.weekdayTypes[weekday];
+    if (this.observer) this.observer(this.observed(trip, pairCount, weekday, dayTypes, dayParts));
+    if (this.sinks.length > 0) {
+      const visits = this.visits;
+      visits.trip = trip;
+      visits.weekday = weekday;
+      visits.dayTypes = dayTypes;
+      visits.dayParts = dayParts;
+      for (const sink of this.sinks) sink.addVisits(visits);
+    }
     const { weight, groups } = trip;
-    const [O, D, P] = [this.originCount, this.destinationCount, this.partCount];
+    const O = this.originCount;
+    const D = this.destinationCount;
+    const P = this.partCount;
     for (const dt of dayTypes) {
       for (const dp of dayParts) {
         for (const g of groups) {
@@ -199,6 +229,23 @@ export class OdAggregator {
         }
       }
     }
+  }
+
+  /**
+   * The local weekday × 32 + hour of the trip's start, or NOT_ANALYSED when its local day is not
+   * in the date ranges. Cached per UTC hour in a dense table over the ranges (±2 days: no time
+   * zone is 14 h or more off UTC), as LocalClock answers per hour.
+   */
+  private localHour(t: number): number {
+    const i = Math.floor(t / HOUR_MS) - this.firstHour;
+    if (!(i >= 0 && i < this.hourTable.length)) return NOT_ANALYSED;
+    let v = this.hourTable[i];
+    if (v === 0) {
+      const local = this.clock.at(t);
+      v = this.days.has(local.day) ? 2 + local.weekday * 32 + local.hour : 1;
+      this.hourTable[i] = v;
+    }
+    return v - 2;
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { LonLat } from "../network/types.js";
 import { headingMatches, type TripPath, type ZoneVisit } from "./assign.js";
-import type { CompiledZoneSet, SegmentZoneHit } from "./compile.js";
+import type { CompiledZoneSet } from "./compile.js";
 import { bboxOfPoints, bearingOf, pointInMultiPolygon } from "./geometry.js";
 
 /**
@@ -115,12 +115,19 @@ class EndZoneGrid {
 
 /**
  * Per-trip zone assignment of a compiled zone set with dense look-ups: the
- * pass-through hits of a segment by its index in an array, trip ends through
- * EndZoneGrid. Gives exactly the visits of `originVisits` / `destinationVisits`
- * (assign.ts), in the same order.
+ * pass-through hits of each segment index as typed-array runs (CSR), trip ends
+ * through EndZoneGrid. Gives exactly the visits of `originVisits` /
+ * `destinationVisits` (assign.ts), in the same order.
  */
 export class ZoneLookup {
-  private readonly hitsOfSegment: (SegmentZoneHit[] | undefined)[] = [];
+  /** Hits of segment s are hit*[hitStart[s] .. hitStart[s + 1]]; segments past the end have none. */
+  private readonly hitStart: Int32Array;
+  private readonly hitZone: Int32Array;
+  private readonly hitAtForward: Float64Array;
+  private readonly hitAtBackward: Float64Array;
+  private readonly hitDx: Float64Array;
+  private readonly hitDy: Float64Array;
+  private readonly isLine: Uint8Array;
   private readonly grid: EndZoneGrid | null;
   /** Per zone: the trip (tick) that last met it, and its slot among that trip's polygon runs. */
   private readonly seenAt: Int32Array;
@@ -132,7 +139,18 @@ export class ZoneLookup {
   private runDy = new Float64Array(16);
 
   constructor(readonly set: CompiledZoneSet) {
-    for (const [segment, hits] of set.passBySegment) this.hitsOfSegment[segment] = hits;
+    const ordered = [...set.passBySegment].sort((a, b) => a[0] - b[0]);
+    const segments = ordered.length > 0 ? ordered[ordered.length - 1][0] + 1 : 0;
+    const all = ordered.flatMap(([, hits]) => hits);
+    this.hitStart = new Int32Array(segments + 1);
+    for (const [segment, hits] of ordered) this.hitStart[segment + 1] = hits.length;
+    for (let s = 1; s <= segments; s++) this.hitStart[s] += this.hitStart[s - 1];
+    this.hitZone = Int32Array.from(all, (h) => h.zone);
+    this.hitAtForward = Float64Array.from(all, (h) => h.atForward);
+    this.hitAtBackward = Float64Array.from(all, (h) => h.atBackward);
+    this.hitDx = Float64Array.from(all, (h) => h.dx);
+    this.hitDy = Float64Array.from(all, (h) => h.dy);
+    this.isLine = Uint8Array.from(set.zones, (z) => (z.kind === "line" ? 1 : 0));
     this.grid = set.endZones.length > 0 ? new EndZoneGrid(set) : null;
     this.seenAt = new Int32Array(set.zones.length);
     this.slotOf = new Int32Array(set.zones.length);
@@ -149,32 +167,37 @@ export class ZoneLookup {
    * the whole run inside), as `passedZones` does.
    */
   passed(trip: TripPath, out: VisitList): void {
+    const limit = this.hitStart.length - 1;
+    if (limit === 0) return;
     const tick = ++this.tick;
     let runs = 0;
-    for (let i = 0; i < trip.segments.length; i++) {
-      const hits = this.hitsOfSegment[trip.segments[i]];
-      if (hits === undefined) continue;
-      const fwd = trip.forward[i] === 1;
-      for (const h of hits) {
-        const dx = fwd ? h.dx : -h.dx;
-        const dy = fwd ? h.dy : -h.dy;
-        const zone = this.set.zones[h.zone];
-        const seen = this.seenAt[h.zone] === tick;
-        if (zone.kind === "line") {
-          if (!seen && headingMatches(zone, bearingOf(dx, dy))) {
-            this.seenAt[h.zone] = tick;
-            out.push(h.zone, i + (fwd ? h.atForward : h.atBackward));
+    const { segments, forward } = trip;
+    const n = segments.length;
+    for (let i = 0; i < n; i++) {
+      const segment = segments[i];
+      if (segment >= limit) continue;
+      const end = this.hitStart[segment + 1];
+      for (let k = this.hitStart[segment]; k < end; k++) {
+        const fwd = forward[i] === 1;
+        const zone = this.hitZone[k];
+        const dx = fwd ? this.hitDx[k] : -this.hitDx[k];
+        const dy = fwd ? this.hitDy[k] : -this.hitDy[k];
+        const seen = this.seenAt[zone] === tick;
+        if (this.isLine[zone] === 1) {
+          if (!seen && headingMatches(this.set.zones[zone], bearingOf(dx, dy))) {
+            this.seenAt[zone] = tick;
+            out.push(zone, i + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]));
           }
         } else if (seen) {
-          const slot = this.slotOf[h.zone];
+          const slot = this.slotOf[zone];
           this.runDx[slot] += dx;
           this.runDy[slot] += dy;
         } else {
           if (runs === this.runZone.length) this.growRuns();
-          this.seenAt[h.zone] = tick;
-          this.slotOf[h.zone] = runs;
-          this.runZone[runs] = h.zone;
-          this.runPosition[runs] = i + (fwd ? h.atForward : h.atBackward);
+          this.seenAt[zone] = tick;
+          this.slotOf[zone] = runs;
+          this.runZone[runs] = zone;
+          this.runPosition[runs] = i + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]);
           this.runDx[runs] = dx;
           this.runDy[runs] = dy;
           runs++;

@@ -256,14 +256,18 @@ function encodeColumns(cols: TripColumns): Buffer {
 
 function decodeChunk(row: ChunkRow): TripColumns {
   if (row.format !== CHUNK_FORMAT) throw new Error(`trip chunk format ${row.format} is not supported`);
-  // One copy into a fresh (aligned) buffer; every column is then a view on it.
-  const bytes = new Uint8Array(row.columns.byteLength);
-  bytes.set(row.columns);
+  // Every column is a view on the bytes: on SQLite's buffer when it starts 8-byte aligned (the usual
+  // case for a fresh allocation), else on one aligned copy.
+  const { buffer, byteOffset, byteLength } = row.columns;
+  const bytes =
+    byteOffset % 8 === 0
+      ? new Uint8Array(buffer as ArrayBuffer, byteOffset, byteLength)
+      : Uint8Array.from(row.columns);
   const cols: Record<string, unknown> = { count: row.trip_count, devices: JSON.parse(row.devices) };
   let offset = 0;
   for (const [name, Type] of COLUMN_LAYOUT) {
     const length = lengthOf(name, row.trip_count, row.step_count);
-    cols[name] = new Type(bytes.buffer, offset, length);
+    cols[name] = new Type(bytes.buffer, bytes.byteOffset + offset, length);
     offset += pad8(length * Type.BYTES_PER_ELEMENT);
   }
   return cols as unknown as TripColumns;
