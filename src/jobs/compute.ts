@@ -6,6 +6,7 @@ import { samplePeriods } from "../domain/analyses/od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
 import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 import { computeOdMfMetrics } from "./od-mf-metrics.js";
+import { computeSegmentMetrics } from "./segment-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -63,6 +64,7 @@ const METRICS_OF_TYPE: Record<
   OD_Preset_Geography: computeOdMetrics,
   Zone_Activity_Analysis: computeZoneActivityMetrics,
   OD_MF_Analysis: computeOdMfMetrics,
+  Segment_Analysis: computeSegmentMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

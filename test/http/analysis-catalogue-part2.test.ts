@@ -103,6 +103,74 @@ describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AA
     ]);
   });
 
+  it("runs Segment_Analysis on an OSM way, a drawn line and the residential segments of a polygon", async () => {
+    const { uuid, metrics } = await run(
+      base({
+        analysis_type: "Segment_Analysis",
+        oz_sets: [{ name: "Way 1" }, { name: "Gate" }, { name: "Block" }],
+        segment_types: ["Residential"],
+        unit_of_measurement: "km",
+        enable_speed_percentile: true,
+        speed_percentile_bins: "5,50,95",
+        trip_attributes: true,
+        trip_speed_bins: "0-1,1-2,2+",
+      }),
+    );
+    assert.deepEqual(metrics, [
+      "sa_all",
+      "sa_pers",
+      "sa_comm",
+      "sa_trip_duration",
+      "sa_trip_length",
+      "sa_trip_speed",
+      "sa_trip_circuity",
+      "sample_size",
+    ]);
+    // Every trip runs the whole street: 10 × 1,111.1 / 7 = 1,587 on every segment. Each 100 m piece takes a
+    // third of the trip: cars east 1.8 km/h (7), trucks 0.9 (2), the car west 3.0 (1); mean 1.74; nearest-rank
+    // p5 0.9, p50 1.8, p95 3.0. The way's 300 m take the whole trip: the same speeds. Trips last
+    // (70 + 40 + 6) / 10 = 11.6 min and are 280 m long.
+    const values = `${day},1587,1.7,0.9,1.8,3,12,0.28`;
+    assert.deepEqual(await download(uuid, "sa_all"), [
+      "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,day_part," +
+        "average_daily_segment_traffic,avg_segment_speed_kph,segment_speed_kph_p5,segment_speed_kph_p50," +
+        "segment_speed_kph_p95,avg_trip_duration,avg_trip_length",
+      `All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,${values}`,
+      `All Vehicles,4,Gate,4,1,Gate,residential,N/A,${values}`,
+      `All Vehicles,5,Block,10000,1,Way 1,residential,N/A,${values}`,
+      `All Vehicles,5,Block,10001,1,Way 1,residential,N/A,${values}`,
+      `All Vehicles,5,Block,10002,1,Way 1,residential,N/A,${values}`,
+      "",
+    ]);
+    assert.equal(
+      (await download(uuid, "sa_comm"))[1],
+      `Commercial,1,Way 1,1,1,Way 1,residential,N/A,${day},317,0.9,0.9,0.9,0.9,20,0.28`,
+    );
+    // Whole-trip speed: 0.28 km in 10 min = 1.68 km/h (cars east), 0.84 (trucks), 2.8 (car west).
+    assert.equal(
+      (await download(uuid, "sa_trip_speed"))[1],
+      `All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,${day},0.2,0.7,0.1`,
+    );
+  });
+
+  it("fails a Segment_Analysis whose polygons hold no road of the segment_types, refuses volume output", async () => {
+    const res = await create(
+      base({
+        analysis_name: "Motorways",
+        analysis_type: "Segment_Analysis",
+        oz_sets: [{ name: "Block" }],
+        segment_types: ["Motorway"],
+      }),
+    );
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal((await finished(ctx, res.json().uuid)).status, "Failed");
+    const volume = await create(
+      base({ analysis_type: "Segment_Analysis", oz_sets: [{ name: "Block" }], output_type: "volume" }),
+    );
+    assert.equal(volume.statusCode, 400);
+    assert.equal(volume.json().error.field, "output_type");
+  });
+
   it("refuses an OD_MF_Analysis whose middle filters are not pass-through, or without mf_sets", async () => {
     const plain = await create(
       base({ analysis_type: "OD_MF_Analysis", mf_sets: [{ name: "Street" }], dz_sets: [{ name: "Street" }] }),

@@ -36,6 +36,8 @@ export interface AnalysisTypeDef {
   zoneSets: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */
   fields: readonly string[];
+  /** The output_type values the type computes; all when absent. */
+  outputTypes?: readonly string[];
   readOptions(request: TypeRequest): AnalysisOptions;
 }
 
