@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
+import { CHUNK_FORMAT, decodeChunk as decodeColumns, encodeChunk } from "../engine/trips/chunk-format.js";
 import {
-  COLUMN_LAYOUT,
-  lengthOf,
   selectTrips,
   sourceCode,
   tripsToColumns,
@@ -13,12 +12,11 @@ import { monthKey } from "../engine/time.js";
 import type { TripScanOptions } from "./types.js";
 
 /**
- * The stored trip chunk, the same in every backend (SQLite BLOB, PostgreSQL bytea): the columns of
- * up to MAX_CHUNK_TRIPS trips of one country and month, with the row fields scans filter on.
+ * The stored trip chunk row, the same in every backend (SQLite BLOB, PostgreSQL bytea): the columns of
+ * up to MAX_CHUNK_TRIPS trips of one country and month (chunk-format.ts), with the row fields scans
+ * filter on.
  */
 
-/** Version of the chunk BLOB layout (COLUMN_LAYOUT order, each column padded to 8 bytes). */
-export const CHUNK_FORMAT = 1;
 /** Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go. */
 export const MAX_CHUNK_TRIPS = 50_000;
 
@@ -40,7 +38,7 @@ export function chunkRowOf(trips: readonly MatchedTrip[]): ChunkRow {
     step_count: cols.pathStart[cols.count],
     class_mask: cols.vehicleClass.reduce((m, c) => m | (1 << c), 0),
     devices: JSON.stringify(cols.devices),
-    columns: encodeColumns(cols),
+    columns: asBuffer(encodeChunk(cols)),
   };
 }
 
@@ -110,31 +108,15 @@ export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map
   return groups;
 }
 
-const pad8 = (n: number) => Math.ceil(n / 8) * 8;
-
-/** The typed arrays back to back, each starting on an 8-byte boundary so decoding can view them in place. */
-export function encodeColumns(cols: TripColumns): Buffer {
-  const arrays = COLUMN_LAYOUT.map(([name]) => cols[name]);
-  const out = Buffer.alloc(arrays.reduce((sum, a) => sum + pad8(a.byteLength), 0));
-  let offset = 0;
-  for (const a of arrays) {
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
-    offset += pad8(a.byteLength);
-  }
-  return out;
-}
-
+/** A stored chunk of any supported format (chunk-format.ts checks its format and code table). */
 export function decodeChunk(row: ChunkRow): TripColumns {
-  if (row.format !== CHUNK_FORMAT) throw new Error(`trip chunk format ${row.format} is not supported`);
-  // One copy into a fresh (aligned) buffer; every column is then a view on it.
-  const bytes = new Uint8Array(row.columns.byteLength);
-  bytes.set(row.columns);
-  const cols: Record<string, unknown> = { count: row.trip_count, devices: JSON.parse(row.devices) };
-  let offset = 0;
-  for (const [name, Type] of COLUMN_LAYOUT) {
-    const length = lengthOf(name, row.trip_count, row.step_count);
-    cols[name] = new Type(bytes.buffer, offset, length);
-    offset += pad8(length * Type.BYTES_PER_ELEMENT);
-  }
-  return cols as unknown as TripColumns;
+  return decodeColumns(row.columns, {
+    format: row.format,
+    tripCount: row.trip_count,
+    stepCount: row.step_count,
+    devices: JSON.parse(row.devices),
+  });
 }
+
+/** The same bytes as a Buffer (no copy), as both database drivers take BLOBs. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
