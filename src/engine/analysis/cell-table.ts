@@ -103,3 +103,26 @@ export function hash(key: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
+
+/** Above this many keys, KeyedSums hashes instead of keeping a dense array (32 MB). */
+const DENSE_LIMIT = 1 << 22;
+
+/** Weight sums over keys 0..size-1: a plain array index while that fits, else a CellTable. */
+export class KeyedSums {
+  private readonly dense: Float64Array | null;
+  private readonly sparse: CellTable | null;
+
+  constructor(size: number) {
+    this.dense = size <= DENSE_LIMIT ? new Float64Array(size) : null;
+    this.sparse = this.dense ? null : new CellTable(1 << 12);
+  }
+
+  add(key: number, weight: number): void {
+    if (this.dense) this.dense[key] += weight;
+    else this.sparse!.add(key, weight, 0);
+  }
+
+  get(key: number): number {
+    return this.dense ? this.dense[key] : this.sparse!.weightOf(key);
+  }
+}

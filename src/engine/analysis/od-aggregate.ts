@@ -2,7 +2,7 @@ import type { CompiledZoneSet } from "../zones/compile.js";
 import type { TripPath, ZoneVisit } from "../zones/assign.js";
 import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
-import { CellTable } from "./cell-table.js";
+import { CellTable, KeyedSums } from "./cell-table.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -108,8 +108,8 @@ function emptyRow(): OdRow {
 export class OdAggregator {
   private readonly cells = new CellTable(1 << 16);
   /** Keyed ((dayType × GROUP_SLOTS + group) × dayParts + dayPart) × zones + zone. */
-  private readonly originTotals = new CellTable(1 << 12);
-  private readonly destinationTotals = new CellTable(1 << 12);
+  private readonly originTotals: KeyedSums;
+  private readonly destinationTotals: KeyedSums;
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
   /** Day parts of each time slot of the day (hours unless slicing.slotMinutes says otherwise). */
@@ -164,6 +164,9 @@ export class OdAggregator {
     this.originCount = oz.zones.length;
     this.destinationCount = dz.zones.length;
     this.partCount = slicing.dayParts.length;
+    const slices = slicing.dayTypes.length * GROUP_SLOTS * this.partCount;
+    this.originTotals = new KeyedSums(slices * this.originCount);
+    this.destinationTotals = new KeyedSums(slices * this.destinationCount);
     this.visits = {
       trip: null as unknown as OdTrip,
       origins: this.origins,
@@ -223,9 +226,9 @@ export class OdAggregator {
             );
           const totals = slice * P + dp;
           for (let i = 0; i < origins.count; i++)
-            this.originTotals.add(totals * O + origins.zones[i], weight, 0);
+            this.originTotals.add(totals * O + origins.zones[i], weight);
           for (let i = 0; i < destinations.count; i++)
-            this.destinationTotals.add(totals * D + destinations.zones[i], weight, 0);
+            this.destinationTotals.add(totals * D + destinations.zones[i], weight);
         }
       }
     }
@@ -362,9 +365,9 @@ export class OdAggregator {
       row.dayType = dayType;
       row.dayPart = dayPart;
       row.odTraffic = this.perDay(this.cells.weight[cell] * scale, dayType);
-      row.originTraffic = this.perDay(this.originTotals.weightOf(totals * O + origin) * scale, dayType);
+      row.originTraffic = this.perDay(this.originTotals.get(totals * O + origin) * scale, dayType);
       row.destinationTraffic = this.perDay(
-        this.destinationTotals.weightOf(totals * D + destination) * scale,
+        this.destinationTotals.get(totals * D + destination) * scale,
         dayType,
       );
       row.avgDurationMin = Math.round(this.cells.durationS[cell] / this.cells.sample[cell] / 60);
@@ -392,8 +395,8 @@ export class OdAggregator {
     const totals = (dayType * GROUP_SLOTS + group) * this.partCount + dayPart;
     const sum =
       side === "origin"
-        ? this.originTotals.weightOf(totals * this.originCount + zone)
-        : this.destinationTotals.weightOf(totals * this.destinationCount + zone);
+        ? this.originTotals.get(totals * this.originCount + zone)
+        : this.destinationTotals.get(totals * this.destinationCount + zone);
     return this.perDay(sum * (scaleOfGroup?.[group] ?? 1), dayType);
   }
 }
