@@ -364,14 +364,14 @@ export class OdAggregator {
       row.destination = destination;
       row.dayType = dayType;
       row.dayPart = dayPart;
-      row.odTraffic = this.perDay(this.cells.weight[cell] * scale, dayType);
+      row.odTraffic = this.perDay(this.cells.weightAt(cell) * scale, dayType);
       row.originTraffic = this.perDay(this.originTotals.get(totals * O + origin) * scale, dayType);
       row.destinationTraffic = this.perDay(
         this.destinationTotals.get(totals * D + destination) * scale,
         dayType,
       );
-      row.avgDurationMin = Math.round(this.cells.durationS[cell] / this.cells.sample[cell] / 60);
-      row.sample = this.cells.sample[cell];
+      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60);
+      row.sample = this.cells.sampleAt(cell);
       visit(row);
     }
   }
