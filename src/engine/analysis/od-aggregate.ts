@@ -106,7 +106,12 @@ function emptyRow(): OdRow {
  * assignment reuses buffers, so a trip allocates nothing unless an `observer` is set.
  */
 export class OdAggregator {
-  private readonly cells = new CellTable(1 << 16);
+  /**
+   * Keyed (origin × destinations + destination) × sliceCount + slice, where slice =
+   * (dayType × GROUP_SLOTS + group) × dayParts + dayPart: a zone pair's cells lie close together.
+   */
+  private readonly cells: CellTable;
+  private readonly sliceCount: number;
   /** Keyed ((dayType × GROUP_SLOTS + group) × dayParts + dayPart) × zones + zone. */
   private readonly originTotals: KeyedSums;
   private readonly destinationTotals: KeyedSums;
@@ -165,6 +170,8 @@ export class OdAggregator {
     this.destinationCount = dz.zones.length;
     this.partCount = slicing.dayParts.length;
     const slices = slicing.dayTypes.length * GROUP_SLOTS * this.partCount;
+    this.sliceCount = slices;
+    this.cells = new CellTable(1 << 16, slices);
     this.originTotals = new KeyedSums(slices * this.originCount);
     this.destinationTotals = new KeyedSums(slices * this.destinationCount);
     this.visits = {
@@ -217,14 +224,10 @@ export class OdAggregator {
       for (const dp of dayParts) {
         for (const g of groups) {
           if (g >= GROUP_SLOTS) throw new Error(`device-type group ${g} is out of range`);
-          const slice = dt * GROUP_SLOTS + g;
+          const slice = (dt * GROUP_SLOTS + g) * P + dp;
           for (let p = 0; p < pairCount; p++)
-            this.cells.add(
-              ((slice * O + this.pairOrigin[p]) * D + this.pairDestination[p]) * P + dp,
-              weight,
-              durationS,
-            );
-          const totals = slice * P + dp;
+            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationS);
+          const totals = slice;
           for (let i = 0; i < origins.count; i++)
             this.originTotals.add(totals * O + origins.zones[i], weight);
           for (let i = 0; i < destinations.count; i++)
@@ -345,8 +348,9 @@ export class OdAggregator {
     visit: (row: OdRow) => void,
   ): void {
     const [O, D, P] = [this.originCount, this.destinationCount, this.partCount];
+    const S = this.sliceCount;
     const row = emptyRow();
-    for (const key of this.cells.sortedKeys()) {
+    for (const key of this.outputOrder()) {
       const dayPart = key % P;
       let rest = (key - dayPart) / P;
       const destination = rest % D;
@@ -356,9 +360,9 @@ export class OdAggregator {
       const group = rest % GROUP_SLOTS;
       const dayType = (rest - group) / GROUP_SLOTS;
       if (group >= groupCount) continue;
-      const cell = this.cells.indexOf(key);
-      const scale = scaleOfGroup?.[group] ?? 1;
       const totals = (dayType * GROUP_SLOTS + group) * P + dayPart;
+      const cell = this.cells.indexOf((origin * D + destination) * S + totals);
+      const scale = scaleOfGroup?.[group] ?? 1;
       row.group = group;
       row.origin = origin;
       row.destination = destination;
@@ -374,6 +378,23 @@ export class OdAggregator {
       row.sample = this.cells.sampleAt(cell);
       visit(row);
     }
+  }
+
+  /**
+   * The cells' keys in output order: ((((dayType × GROUP_SLOTS + group) × origins + origin) ×
+   * destinations + destination) × dayParts + dayPart, ascending.
+   */
+  private outputOrder(): Float64Array {
+    const [O, D, P, S] = [this.originCount, this.destinationCount, this.partCount, this.sliceCount];
+    const keys = this.cells.keys();
+    for (let i = 0; i < keys.length; i++) {
+      const pair = Math.floor(keys[i] / S);
+      const slice = keys[i] - pair * S; // (dayType × GROUP_SLOTS + group) × P + dayPart
+      const dayPart = slice % P;
+      const dayTypeGroup = (slice - dayPart) / P;
+      keys[i] = (dayTypeGroup * O * D + pair) * P + dayPart;
+    }
+    return keys.sort();
   }
 
   /** The rows of forEachRow as objects. */
