@@ -42,7 +42,7 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
   store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
+  const runner = startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

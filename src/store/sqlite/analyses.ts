@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { conflict } from "../../domain/errors.js";
-import type { AnalysisRepo, AnalysisState, StoredAnalysis } from "../types.js";
+import type { AnalysisRepo } from "../../app/ports/store.js";
+import type { AnalysisState, StoredAnalysis } from "../../domain/records.js";
 
 interface AnalysisRow {
   uuid: string;

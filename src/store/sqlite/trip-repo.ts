@@ -11,7 +11,8 @@ import {
   type TripColumns,
 } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
-import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
+import type { AppendResult, TripRepo, TripScanOptions } from "../../app/ports/store.js";
+import type { IngestRunRecord } from "../../domain/records.js";
 import { monthKey } from "../../engine/time.js";
 
 /** Version of the chunk BLOB layout (COLUMN_LAYOUT order, each column padded to 8 bytes). */
