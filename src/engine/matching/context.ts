@@ -1,18 +1,26 @@
 import type { AccessMode, Network } from "../network/network.js";
+import { RouteBalls } from "../network/route-balls.js";
 import { DijkstraWorkspace } from "../network/routing.js";
 
 /**
  * What matching needs per network and travel mode, built once and reused by
  * every trip: edge lengths with closed edges at Infinity (so routing needs no
- * filter callback) and one Dijkstra workspace (matching is synchronous, so
- * trips never interleave on it).
+ * filter callback), one Dijkstra workspace (matching is synchronous, so
+ * trips never interleave on it) and the cached route balls built on it.
  */
 export interface MatchContext {
   network: Network;
   mode: AccessMode;
   edgeCostM: Float64Array;
   workspace: DijkstraWorkspace;
+  routes: RouteBalls;
 }
+
+/**
+ * Route balls: a first search from a node covers 1 km (most transitions at 30 s sampling need less,
+ * so later ones are lookups); legs beyond 4 km are searched live. 2 M entries ≈ 32 MB per context.
+ */
+const ROUTE_BALLS = { minRadius: 1000, maxRadius: 4000, maxEntries: 2_000_000 };
 
 const contexts = new WeakMap<Network, Map<string, MatchContext>>();
 
@@ -39,5 +47,7 @@ function buildContext(network: Network, mode: AccessMode, slowRoadPenalty: numbe
     edgeCostM[2 * i] = cost;
     edgeCostM[2 * i + 1] = s.oneway ? Infinity : cost;
   });
-  return { network, mode, edgeCostM, workspace: new DijkstraWorkspace(network) };
+  const workspace = new DijkstraWorkspace(network);
+  const routes = new RouteBalls(network, workspace, edgeCostM, ROUTE_BALLS);
+  return { network, mode, edgeCostM, workspace, routes };
 }
