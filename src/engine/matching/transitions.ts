@@ -27,6 +27,28 @@ export function betaM(dtS: number, o: ResolvedMatchOptions): number {
 }
 
 /**
+ * Reused buffers: a step's transitions are consumed by the lattice before the next step's are
+ * computed, and fresh arrays per step were a visible share of garbage collection.
+ */
+class Scratch {
+  private readonly floats = new Map<string, Float64Array>();
+  private ints = new Int32Array(64);
+
+  take(name: string, n: number): Float64Array {
+    let buffer = this.floats.get(name);
+    if (!buffer || buffer.length < n) this.floats.set(name, (buffer = new Float64Array(Math.max(64, 2 * n))));
+    return buffer.subarray(0, n);
+  }
+
+  targets(n: number): Int32Array {
+    if (this.ints.length < n) this.ints = new Int32Array(2 * n);
+    return this.ints;
+  }
+}
+
+const scratch = new Scratch();
+
+/**
  * Log transition probabilities prev × next (row-major): exponential on
  * |route − great circle| with scale β(Δt), without the shared −log β
  * constant; −Infinity where no route exists within the bound.
@@ -36,7 +58,8 @@ export function betaM(dtS: number, o: ResolvedMatchOptions): number {
  * first, each reaching only as far as some of its candidates could still
  * beat the best score already found for a next candidate. Pairs skipped that
  * way stay −Infinity: they cannot be any next candidate's best predecessor.
- * Plain loops over typed arrays: this runs several times per GPS point.
+ * Plain loops over typed arrays: this runs several times per GPS point. The
+ * result is a shared buffer, valid until the next call.
  */
 export function transitionLogProbs(
   ctx: MatchContext,
@@ -52,9 +75,9 @@ export function transitionLogProbs(
   const prevC = prev.candidates;
   const nextC = next.candidates;
   const nNext = nextC.length;
-  const logProbs = new Float64Array(prevC.length * nNext).fill(-Infinity);
+  const logProbs = scratch.take("logProbs", prevC.length * nNext).fill(-Infinity);
   // Best score through any predecessor found so far, per next candidate.
-  const bestVia = new Float64Array(nNext).fill(-Infinity);
+  const bestVia = scratch.take("bestVia", nNext).fill(-Infinity);
   const lattice = { logProbs, bestVia, prevScores, nNext, gc, beta };
   for (let i = 0; i < prevC.length; i++) {
     if (prevScores[i] === -Infinity) continue;
@@ -63,9 +86,9 @@ export function transitionLogProbs(
       if (moveM >= 0) record(lattice, i, j, moveM);
     }
   }
-  const reachM = new Float64Array(nNext);
-  const targets = new Int32Array(nNext);
-  const nodeM = new Float64Array(nNext);
+  const reachM = scratch.take("reachM", nNext);
+  const targets = scratch.targets(nNext);
+  const nodeM = scratch.take("nodeM", nNext);
   for (const members of exitGroupsBestFirst(prev, prevScores)) {
     const maxCostM = searchReach(prev, next, members, prevScores, bestVia, gc, beta, boundM, reachM);
     if (maxCostM < 0) continue;

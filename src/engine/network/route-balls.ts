@@ -4,15 +4,15 @@ import type { DijkstraWorkspace } from "./routing.js";
 /**
  * Every node within `radius` of one source with its exact shortest-path cost
  * and the edge the tree reaches it by, in an open-addressing hash table
- * (`nodes` −1 = empty slot; at most half full, so a lookup takes one or two
+ * (at most half full, so a lookup takes one or two
  * probes: a binary search was a tenth of all matching time).
  */
 interface Ball {
   radius: number;
   /** Slots − 1 (a power of two minus one). */
   mask: number;
-  nodes: Int32Array;
-  cost: Float64Array;
+  /** Slot k holds node `table[2k]` (−1 = empty) and its cost `table[2k + 1]`: one cache line per probe. */
+  table: Float64Array;
   viaEdge: Int32Array;
 }
 
@@ -45,6 +45,12 @@ export class RouteBalls {
     private readonly weights: Float64Array,
     private readonly opts: RouteBallOptions,
   ) {}
+
+  /** Forgets every ball (their memory goes with them). */
+  clear(): void {
+    this.balls.clear();
+    this.entries = 0;
+  }
 
   /**
    * Fills `out[j]` with the cost from `source` to `targets[j]` when it is at
@@ -91,12 +97,12 @@ export class RouteBalls {
     const ball = emptyBall(radius, reached.length);
     for (const node of reached) {
       const k = freeSlot(ball, node);
-      ball.nodes[k] = node;
-      ball.cost[k] = tree.cost[node];
+      ball.table[2 * k] = node;
+      ball.table[2 * k + 1] = tree.cost[node];
       ball.viaEdge[k] = tree.viaEdge[node];
     }
-    const n = ball.nodes.length;
-    if (old) this.entries -= old.nodes.length;
+    const n = ball.viaEdge.length;
+    if (old) this.entries -= old.viaEdge.length;
     if (this.entries + n > this.opts.maxEntries) {
       this.balls.clear();
       this.stats.cleared++;
@@ -114,8 +120,7 @@ function emptyBall(radius: number, count: number): Ball {
   return {
     radius,
     mask: slots - 1,
-    nodes: new Int32Array(slots).fill(-1),
-    cost: new Float64Array(slots),
+    table: new Float64Array(2 * slots).fill(-1),
     viaEdge: new Int32Array(slots),
   };
 }
@@ -127,14 +132,14 @@ function firstSlot(ball: Ball, node: number): number {
 
 function freeSlot(ball: Ball, node: number): number {
   let k = firstSlot(ball, node);
-  while (ball.nodes[k] !== -1) k = (k + 1) & ball.mask;
+  while (ball.table[2 * k] !== -1) k = (k + 1) & ball.mask;
   return k;
 }
 
 function indexIn(ball: Ball, node: number): number {
-  const nodes = ball.nodes;
+  const table = ball.table;
   for (let k = firstSlot(ball, node); ; k = (k + 1) & ball.mask) {
-    const v = nodes[k];
+    const v = table[2 * k];
     if (v === node) return k;
     if (v === -1) return -1;
   }
@@ -142,7 +147,7 @@ function indexIn(ball: Ball, node: number): number {
 
 function costIn(ball: Ball, node: number): number {
   const k = indexIn(ball, node);
-  return k < 0 ? Infinity : ball.cost[k];
+  return k < 0 ? Infinity : ball.table[2 * k + 1];
 }
 
 /**
@@ -161,7 +166,10 @@ function costsInBall(
     if (k < 0) {
       if (ball.radius < maxCost) return false;
       out[j] = Infinity;
-    } else out[j] = ball.cost[k] <= maxCost ? ball.cost[k] : Infinity;
+    } else {
+      const cost = ball.table[2 * k + 1];
+      out[j] = cost <= maxCost ? cost : Infinity;
+    }
   }
   return true;
 }
