@@ -27,7 +27,7 @@ test("route balls answer every query exactly as a bounded Dijkstra does, while b
   const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
     minRadius: 300,
     maxRadius: 2000,
-    maxEntries: 20_000,
+    maxEntries: 60_000,
   });
   const out = new Float64Array(8);
   for (let q = 0; q < 3000; q++) {
