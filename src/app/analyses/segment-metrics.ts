@@ -229,7 +229,7 @@ export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeCont
 }
 
 /** One pass over the analysis' trips, counting each trip on every analysed segment it travels. */
-async function scanSegments(
+export async function scanSegments(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
