@@ -1,5 +1,5 @@
 import type { TraceSource, VehicleClass } from "../engine/trips/types.js";
-import { notFound } from "./errors.js";
+import { fail } from "./errors.js";
 
 const VEHICLES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
 const COMMERCIAL: readonly VehicleClass[] = ["medium_commercial", "heavy_commercial"];
@@ -55,10 +55,6 @@ export function findTravelMode(name: string): TravelMode | null {
 export function requireTravelMode(name: string, field = "travel_mode"): TravelMode {
   const mode = findTravelMode(name);
   if (!mode)
-    throw notFound(
-      "unknown_travel_mode",
-      `unknown travel mode "${name}"; known modes: ${Object.keys(TRAVEL_MODES).join(", ")}`,
-      field,
-    );
+    throw fail("unknown_travel_mode", { mode: name, valid: Object.keys(TRAVEL_MODES).join(", ") }, field);
   return mode;
 }

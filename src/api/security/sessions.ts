@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { unauthorized } from "../../domain/errors.js";
+import { fail } from "../../domain/errors.js";
 import { resetPassword, signIn, signOut } from "../../domain/security/sessions.js";
 import type { SessionRecord } from "../../store/types.js";
 import { SESSION_COOKIE, assertCsrf, sessionOf } from "../auth.js";
@@ -61,7 +61,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { summary: "The signed-in user", tags: ["web sessions"], response: { 200: SessionInfo } } },
     async (request) => {
       const session = sessionOf(store, policy, request);
-      if (!session) throw unauthorized("not signed in");
+      if (!session) throw fail("unauthorized", { reason: "not signed in" });
       return info(session);
     },
   );

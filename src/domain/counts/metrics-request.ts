@@ -1,6 +1,6 @@
 import type { TraceSource } from "../../engine/trips/types.js";
 import type { YearMonth } from "../../store/types.js";
-import { badRequest } from "../errors.js";
+import { fail } from "../errors.js";
 
 /** Columns a metrics call may ask for. */
 export const METRIC_FIELDS = [
@@ -93,18 +93,17 @@ export function parseMetricsFilters(input: MetricsRequestInput): MetricsFilters 
 }
 
 function parseFields(fields: string[]): MetricField[] {
-  if (fields.length === 0)
-    throw badRequest("invalid_fields", "fields must name at least one column", "fields");
+  if (fields.length === 0) throw fail("invalid_fields", undefined, "fields");
   const unknown = fields.filter((f) => !(METRIC_FIELDS as readonly string[]).includes(f));
   if (unknown.length > 0)
-    throw badRequest(
+    throw fail(
       "unknown_field",
-      `unknown field ${unknown.map((f) => `"${f}"`).join(", ")}; valid fields: ${METRIC_FIELDS.join(", ")}`,
+      { fields: unknown.map((f) => `"${f}"`).join(", "), valid: METRIC_FIELDS.join(", ") },
       "fields",
     );
   const repeated = fields.filter((f, i) => fields.indexOf(f) !== i);
   if (repeated.length > 0)
-    throw badRequest("duplicate_field", `fields repeat ${[...new Set(repeated)].join(", ")}`, "fields");
+    throw fail("duplicate_field", { fields: [...new Set(repeated)].join(", ") }, "fields");
   return fields as MetricField[];
 }
 
@@ -114,18 +113,25 @@ function parseDayPart(value: string | number): DayPart {
   const index = /^\d+$/.test(text) ? Number(text) : NaN;
   const part = DAY_PARTS[index];
   if (!part)
-    throw badRequest(
+    throw fail(
       "invalid_day_part",
-      `day_part must be "all" or an index: ${DAY_PARTS.map((p) => `${p.index} ${p.name}`).join(", ")}`,
+      { valid: DAY_PARTS.map((p) => `${p.index} ${p.name}`).join(", ") },
       "day_part",
     );
   return part;
 }
 
-function oneOf<T extends string>(value: string, valid: readonly T[], field: string): T {
+/** The request fields `oneOf` checks, each with its own code. */
+const CHOICE_CODES = {
+  day_type: "invalid_day_type",
+  direction: "invalid_direction",
+  source: "invalid_source",
+} as const;
+
+function oneOf<T extends string>(value: string, valid: readonly T[], field: keyof typeof CHOICE_CODES): T {
   const v = value.trim().toLowerCase();
   if ((valid as readonly string[]).includes(v)) return v as T;
-  throw badRequest(`invalid_${field}`, `${field} "${value}" is not one of: ${valid.join(", ")}`, field);
+  throw fail(CHOICE_CODES[field], { value, valid: valid.join(", ") }, field);
 }
 
 function parseSource(value: string): TraceSource {
@@ -136,10 +142,10 @@ function parseSource(value: string): TraceSource {
 /** `{year}` is the twelve months of the year; `{year, month}` one month. */
 function parseDate(date: { year: number; month?: number }): YearMonth[] {
   if (!Number.isInteger(date.year) || date.year < 1970 || date.year > 2100)
-    throw badRequest("invalid_date", "date.year must be a year from 1970 to 2100", "date.year");
+    throw fail("invalid_date", { reason: "date.year must be a year from 1970 to 2100" }, "date.year");
   if (date.month === undefined)
     return Array.from({ length: 12 }, (_, i) => ({ year: date.year, month: i + 1 }));
   if (!Number.isInteger(date.month) || date.month < 1 || date.month > 12)
-    throw badRequest("invalid_date", "date.month must be 1 to 12", "date.month");
+    throw fail("invalid_date", { reason: "date.month must be 1 to 12" }, "date.month");
   return [{ year: date.year, month: date.month }];
 }

@@ -1,4 +1,4 @@
-import { DomainError } from "../errors.js";
+import { fail } from "../errors.js";
 
 export const ROLES = ["admin", "analyst", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,6 +26,5 @@ export interface Principal {
 
 /** 403 unless the principal's role is at least `role`. */
 export function requireRole(principal: Principal, role: Role, action: string): void {
-  if (RANK[principal.role] < RANK[role])
-    throw new DomainError(403, "forbidden", `${action} needs the ${role} role; you are ${principal.role}`);
+  if (RANK[principal.role] < RANK[role]) throw fail("forbidden", { action, role, actual: principal.role });
 }
