@@ -83,7 +83,7 @@ export const ERROR_CATALOGUE = {
   unknown_country: { status: 404, message: 'no road network for country "<country>"' },
   unknown_travel_mode: { status: 404, message: 'unknown travel mode "<mode>"; known modes: <valid>' },
   unknown_organization: { status: 404, message: 'no organization "<organization>"' },
-  unknown_user: { status: 404, message: "<email> is not a user of this organization" },
+  unknown_user: { status: 404, message: "no user <email> in this organization" },
   unknown_key: { status: 404, message: 'no API key "<key>"' },
   zone_set_not_found: { status: 404, message: 'no zone set "<zone_set>" in this organization' },
   unknown_analysis: { status: 404, message: 'no analysis "<analysis>" in this organization' },

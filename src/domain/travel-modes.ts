@@ -1,4 +1,5 @@
 import type { TraceSource, VehicleClass } from "../engine/trips/types.js";
+import type { TravelModeName } from "../shared/vocabulary.js";
 import { fail } from "./errors.js";
 
 const VEHICLES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
@@ -29,7 +30,7 @@ const mode = (
  * reads, and the suffix its metric names carry. Matched case-insensitively; the canonical
  * spelling is returned. docs/analyses.md has the table.
  */
-export const TRAVEL_MODES: Record<string, TravelModeDef> = {
+export const TRAVEL_MODES: Record<TravelModeName, TravelModeDef> = {
   All_Vehicles: mode(VEHICLES, "all"),
   All_Vehicles_LBS_Plus: mode(VEHICLES, "all", ["lbs"]),
   All_Vehicles_CVD_Plus: mode(VEHICLES, "all", ["telematics"]),
@@ -49,7 +50,7 @@ export interface TravelMode extends TravelModeDef {
 export function findTravelMode(name: string): TravelMode | null {
   const wanted = name.trim().toLowerCase();
   const canonical = Object.keys(TRAVEL_MODES).find((m) => m.toLowerCase() === wanted);
-  return canonical ? { name: canonical, ...TRAVEL_MODES[canonical] } : null;
+  return canonical ? { name: canonical, ...TRAVEL_MODES[canonical as TravelModeName] } : null;
 }
 
 export function requireTravelMode(name: string, field = "travel_mode"): TravelMode {

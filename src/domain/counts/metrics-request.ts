@@ -2,56 +2,21 @@ import type { TraceSource } from "../../engine/trips/types.js";
 import type { YearMonth } from "../../store/types.js";
 import { fail } from "../errors.js";
 
-/** Columns a metrics call may ask for. */
-export const METRIC_FIELDS = [
-  "segment_id",
-  "year_month",
-  "trips_volume",
-  "trips_sample_count",
-  "vmt",
-  "avg_speed",
-  "free_flow_speed",
-  "trip_purpose",
-  "income",
-  "road_class",
-  "segment_length",
-] as const;
-export type MetricField = (typeof METRIC_FIELDS)[number];
+import {
+  COUNTS_DAY_TYPES,
+  DAY_PARTS,
+  DIRECTIONS,
+  METRIC_FIELDS,
+  type DayPart,
+  type Direction,
+  type MetricField,
+} from "../../shared/vocabulary.js";
 
-export interface DayPart {
-  index: number;
-  name: string;
-  /** Inclusive hours of the day (local time of the data). */
-  startHour: number;
-  endHour: number;
-}
-
-/** Day parts by index, the same defaults as the zone-analysis interface. */
-export const DAY_PARTS: readonly DayPart[] = [
-  { index: 0, name: "All Day", startHour: 0, endHour: 23 },
-  { index: 1, name: "Early AM", startHour: 0, endHour: 5 },
-  { index: 2, name: "Peak AM", startHour: 6, endHour: 9 },
-  { index: 3, name: "Mid-Day", startHour: 10, endHour: 14 },
-  { index: 4, name: "Peak PM", startHour: 15, endHour: 18 },
-  { index: 5, name: "Late PM", startHour: 19, endHour: 23 },
-];
+// The counts interface's vocabulary is shared with the web client (src/shared/vocabulary.ts).
+export { DAY_PARTS, DIRECTIONS, METRIC_FIELDS, type DayPart, type Direction, type MetricField };
 
 /** Day types and their days of week (ISO: 1 = Monday … 7 = Sunday). */
-export const DAY_TYPES: Record<string, readonly number[]> = {
-  all: [1, 2, 3, 4, 5, 6, 7],
-  weekday: [1, 2, 3, 4, 5],
-  weekend: [6, 7],
-  monday: [1],
-  tuesday: [2],
-  wednesday: [3],
-  thursday: [4],
-  friday: [5],
-  saturday: [6],
-  sunday: [7],
-};
-
-export const DIRECTIONS = ["bidirectional", "with", "against"] as const;
-export type Direction = (typeof DIRECTIONS)[number];
+export const DAY_TYPES: Record<string, readonly number[]> = COUNTS_DAY_TYPES;
 
 /** Vendor source names → our trace sources: location-based devices and telematics. */
 export const METRIC_SOURCES: Record<string, TraceSource> = { lbs_plus: "lbs", agps: "telematics" };

@@ -2,6 +2,7 @@ import type { AccessMode } from "../../engine/network/network.js";
 import type { GeomMode, PolygonRings, Selector } from "../../engine/network/select.js";
 import { ROAD_CLASSES, type LonLat, type RoadClass, type Segment } from "../../engine/network/types.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
+import type { CountsModeName } from "../../shared/vocabulary.js";
 import { fail } from "../errors.js";
 import { positionCapProblem } from "../geometry-limits.js";
 
@@ -32,7 +33,7 @@ const METRES_PER_UNIT: Record<string, number> = {
 };
 
 /** Travel modes of the counts interface: the vehicle classes counted and the network they may use. */
-export const COUNTS_MODES: Record<string, { vehicleClasses: readonly VehicleClass[]; access: AccessMode }> = {
+export const COUNTS_MODES: Record<CountsModeName, { vehicleClasses: readonly VehicleClass[]; access: AccessMode }> = {
   vehicle: { vehicleClasses: ["personal", "medium_commercial", "heavy_commercial"], access: "car" },
   truck: { vehicleClasses: ["medium_commercial", "heavy_commercial"], access: "car" },
   bike: { vehicleClasses: ["bicycle"], access: "bike" },
@@ -47,7 +48,7 @@ export interface CountsMode {
 
 export function requireCountsMode(name: string, field = "mode"): CountsMode {
   const key = name.trim().toLowerCase();
-  const mode = COUNTS_MODES[key];
+  const mode = (COUNTS_MODES as Record<string, (typeof COUNTS_MODES)[CountsModeName] | undefined>)[key];
   if (!mode) throw fail("unknown_mode", { mode: name, valid: Object.keys(COUNTS_MODES).join(", ") }, field);
   return { name: key, ...mode };
 }
