@@ -1,10 +1,11 @@
 /**
  * Segment counts latency: `npm run bench -- counts [requests=20] [grid]`.
  * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
- * filled for every segment × month (Jan–Feb 2025) × day of week × hour (one direction, class
+ * filled for every segment × month (all of 2025) × day of week × hour (one direction, class
  * and source per cell; cached in the OS temp dir), served by the real app over Fastify
  * `inject`. For radius selectors sized to ~100, ~1,000 and all car segments (the network has
- * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics (one month, 1 page), the
+ * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics for one month and for the
+ * whole year (the first page is answered, every row computed and kept for paging), the
  * process CPU time per request (steadier than wall time on a shared machine), and where the time
  * goes: selection (POST /segmentcount, same body), the store query (the metrics provider, timed
  * inside the request) and the rest (validation, JSON, metering, paging).
@@ -29,7 +30,10 @@ import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf } from "./lib/synthetic.js";
 
 const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const MONTHS = ["2025-01", "2025-02"];
+/** A whole year, so both request shapes are served: one month (`{year, month}`) and the year (`{year}`). */
+const MONTHS = Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, "0")}`);
+const SHAPES = { month: { year: 2025, month: 1 }, year: { year: 2025 } } as const;
+type Shape = keyof typeof SHAPES;
 const FIELDS = ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"];
 
 /** Where the segments come from: the real extract, or the synthetic grid for the 10,000-segment case. */
@@ -69,7 +73,10 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const network = new Network(COUNTRY, segments);
   // One cache per schema version and source: opening another version's cache would migrate it under that
   // branch's feet.
-  const cache = join(tmpdir(), `streetflow-bench-counts-${COUNTRY}-schema${MIGRATIONS.length}.sqlite`);
+  const cache = join(
+    tmpdir(),
+    `streetflow-bench-counts-${COUNTRY}-${MONTHS.length}m-schema${MIGRATIONS.length}.sqlite`,
+  );
   const store = openStatsStore(cache, network, source.name);
   const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
@@ -92,7 +99,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
     const sizes = [];
     for (const target of source.targets) {
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
-      sizes.push(await measure(post, provider, centre, bufferM, requests));
+      for (const shape of Object.keys(SHAPES) as Shape[])
+        sizes.push(await measure(post, provider, centre, bufferM, requests, shape));
     }
     const used = process.cpuUsage(cpu);
     return {
@@ -111,7 +119,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
 
 type Post = (path: string, body: object) => Promise<{ statusCode: number; body: string; json(): unknown }>;
 
-const metricsBody = (centre: LonLat, bufferM: number) => ({
+const metricsBody = (centre: LonLat, bufferM: number, shape: Shape = "month") => ({
   geometry: { radius: { point: { type: "point", coordinates: centre }, buffer: bufferM, unit: "m" } },
   country: COUNTRY,
   mode: "vehicle",
@@ -119,7 +127,7 @@ const metricsBody = (centre: LonLat, bufferM: number) => ({
   day_part: "all",
   day_type: "all",
   direction: "bidirectional",
-  date: { year: 2025, month: 1 },
+  date: SHAPES[shape],
   data_version: 1,
 });
 
@@ -130,8 +138,9 @@ async function measure(
   centre: LonLat,
   bufferM: number,
   requests: number,
+  shape: Shape,
 ) {
-  const body = metricsBody(centre, bufferM);
+  const body = metricsBody(centre, bufferM, shape);
   const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
   for (let i = 0; i < 5; i++) await post("metrics", body); // warm-up
   const total: number[] = [];
@@ -155,6 +164,7 @@ async function measure(
     selection.push(performance.now() - selStarted);
   }
   return {
+    shape,
     radiusM: Math.round(bufferM),
     segments,
     rows,

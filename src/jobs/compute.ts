@@ -5,6 +5,8 @@ import { toCsv } from "../engine/analysis/csv.js";
 import { samplePeriods } from "../domain/analyses/od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
 import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
+import { computeOdMfMetrics } from "./od-mf-metrics.js";
+import { computeSegmentMetrics } from "./segment-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -53,18 +55,23 @@ export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
 }
 
 /** The metrics of each analysis type, by its canonical name (see domain/analyses/catalogue.ts). */
-const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs> = {
+const METRICS_OF_TYPE: Record<
+  string,
+  (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs | Promise<MetricCsvs>
+> = {
   OD_Analysis: computeOdMetrics,
   // The OD computation with the preset geography's areas as destination zones.
   OD_Preset_Geography: computeOdMetrics,
   Zone_Activity_Analysis: computeZoneActivityMetrics,
+  OD_MF_Analysis: computeOdMfMetrics,
+  Segment_Analysis: computeSegmentMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */
-export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
+export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
   const metricsOf = METRICS_OF_TYPE[spec.analysisType];
   if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
-  const metrics = metricsOf(spec, ctx);
+  const metrics = await metricsOf(spec, ctx);
   metrics.sample_size = sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;

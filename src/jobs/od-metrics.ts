@@ -47,7 +47,7 @@ const MEDIUM = 3;
 const HEAVY = 4;
 
 /** Which groups each vehicle class (by its code in the trip store) counts in. */
-const GROUPS_OF_CLASS: number[][] = Array.from(VEHICLE_CLASS_OF_CODE, (c) =>
+export const GROUPS_OF_CLASS: number[][] = Array.from(VEHICLE_CLASS_OF_CODE, (c) =>
   GROUPS.flatMap((g, i) => ((g.classes as readonly string[]).includes(c) ? [i] : [])),
 );
 
@@ -71,7 +71,7 @@ function allGroupName(spec: AnalysisSpec): string {
 }
 
 /** The analysis' travel mode; specs store its canonical name, so it is always found. */
-function modeOf(spec: AnalysisSpec): TravelMode {
+export function modeOf(spec: AnalysisSpec): TravelMode {
   const mode = findTravelMode(spec.travelMode);
   if (!mode) throw new Error(`unknown travel mode "${spec.travelMode}"`);
   return mode;
@@ -128,7 +128,7 @@ const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) 
   a.length === b.length && a.every((r, i) => r.uuid === b[i].uuid);
 
 /** Months to scan: one either side of the ranges, as trips are filed by UTC month but sliced by local day. */
-function scanMonths(spec: AnalysisSpec) {
+export function scanMonths(spec: AnalysisSpec) {
   const days = spec.dateRanges.flatMap((r) => [r.startDay, r.endDay]).sort();
   const shift = (day: string, months: number) => {
     const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
@@ -440,9 +440,9 @@ function distributionCsvs(
   return out;
 }
 
-const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
+export const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
 
-function distributionOptions(spec: AnalysisSpec, network: Network): DistributionOptions {
+export function distributionOptions(spec: AnalysisSpec, network: Network): DistributionOptions {
   return {
     bins: spec.bins,
     metresPerUnit: METRES_PER_UNIT[spec.unit],
@@ -451,7 +451,7 @@ function distributionOptions(spec: AnalysisSpec, network: Network): Distribution
   };
 }
 
-function range(from: number, to: number): number[] {
+export function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
@@ -459,7 +459,7 @@ function range(from: number, to: number): number[] {
  * The expansion factor of a trip's UTC month. Chunks come in month order, so the
  * last month's bounds are kept and a date is formatted only when the month changes.
  */
-function weightByUtcMonth(factorOf: (month: string) => number): (t: number) => number {
+export function weightByUtcMonth(factorOf: (month: string) => number): (t: number) => number {
   let from = Infinity;
   let to = -Infinity;
   let factor = 1;

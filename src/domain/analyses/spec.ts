@@ -417,6 +417,11 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     "output_type",
     issues,
   );
+  if (outputType && typeDef?.outputTypes && !typeDef.outputTypes.includes(outputType))
+    issues.push({
+      field: "output_type",
+      message: `${typeDef.name} computes ${typeDef.outputTypes.join(" or ")} output, not ${outputType}`,
+    });
   if (outputType === "volume" && mode?.vehicleClasses.every((c) => !CALIBRATED_CLASSES.includes(c)))
     issues.push({
       field: "output_type",

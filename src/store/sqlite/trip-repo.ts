@@ -1,9 +1,8 @@
 import type Database from "better-sqlite3";
 import { createHash } from "node:crypto";
+import { CHUNK_FORMAT, decodeChunk, encodeChunk } from "../../engine/trips/chunk-format.js";
 import {
-  COLUMN_LAYOUT,
   columnsToTrips,
-  lengthOf,
   selectTrips,
   sourceCode,
   tripsToColumns,
@@ -14,8 +13,6 @@ import type { MatchedTrip } from "../../engine/trips/types.js";
 import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
 import { monthKey } from "../../engine/time.js";
 
-/** Version of the chunk BLOB layout (COLUMN_LAYOUT order, each column padded to 8 bytes). */
-const CHUNK_FORMAT = 1;
 /** Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go. */
 const MAX_CHUNK_TRIPS = 50_000;
 
@@ -62,7 +59,7 @@ export class SqliteTrips implements TripRepo {
     const sources = options.sources ? options.sources.reduce((m, s) => m | (1 << sourceCode(s)), 0) : -1;
     for (const row of rows) {
       if ((row.class_mask & wanted) === 0) continue;
-      const cols = decodeChunk(row);
+      const cols = decodedRow(row);
       if ((row.class_mask & ~wanted) === 0 && sources === -1) {
         yield cols;
         continue;
@@ -93,7 +90,7 @@ export class SqliteTrips implements TripRepo {
       );
       const remove = this.db.prepare("DELETE FROM trip_chunks WHERE id = ?");
       for (const run of runs) {
-        const trips = run.flatMap((c) => columnsToTrips(decodeChunk(read.get(c.id) as ChunkRow)));
+        const trips = run.flatMap((c) => columnsToTrips(decodedRow(read.get(c.id) as ChunkRow)));
         run.forEach((c) => remove.run(c.id));
         this.insertChunk(country, run[0].month, trips);
       }
@@ -164,7 +161,7 @@ export class SqliteTrips implements TripRepo {
         cols.pathStart[cols.count],
         mask,
         JSON.stringify(cols.devices),
-        encodeColumns(cols),
+        encodeChunk(cols),
       );
   }
 
@@ -240,31 +237,12 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return groups;
 }
 
-const pad8 = (n: number) => Math.ceil(n / 8) * 8;
-
-/** The typed arrays back to back, each starting on an 8-byte boundary so decoding can view them in place. */
-function encodeColumns(cols: TripColumns): Buffer {
-  const arrays = COLUMN_LAYOUT.map(([name]) => cols[name]);
-  const out = Buffer.alloc(arrays.reduce((sum, a) => sum + pad8(a.byteLength), 0));
-  let offset = 0;
-  for (const a of arrays) {
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
-    offset += pad8(a.byteLength);
-  }
-  return out;
-}
-
-function decodeChunk(row: ChunkRow): TripColumns {
-  if (row.format !== CHUNK_FORMAT) throw new Error(`trip chunk format ${row.format} is not supported`);
-  // One copy into a fresh (aligned) buffer; every column is then a view on it.
-  const bytes = new Uint8Array(row.columns.byteLength);
-  bytes.set(row.columns);
-  const cols: Record<string, unknown> = { count: row.trip_count, devices: JSON.parse(row.devices) };
-  let offset = 0;
-  for (const [name, Type] of COLUMN_LAYOUT) {
-    const length = lengthOf(name, row.trip_count, row.step_count);
-    cols[name] = new Type(bytes.buffer, offset, length);
-    offset += pad8(length * Type.BYTES_PER_ELEMENT);
-  }
-  return cols as unknown as TripColumns;
+/** A stored chunk of any supported format (chunk-format.ts checks its format and code table). */
+function decodedRow(row: ChunkRow): TripColumns {
+  return decodeChunk(row.columns, {
+    format: row.format,
+    tripCount: row.trip_count,
+    stepCount: row.step_count,
+    devices: JSON.parse(row.devices),
+  });
 }
