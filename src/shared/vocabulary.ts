@@ -5,6 +5,10 @@
  * and docs/segment-counts.md describe the values.
  */
 
+/** Roles of an organization's users, from most to least powerful. */
+export const ROLES = ["admin", "analyst", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
 /** Travel modes of the zone-analysis interface, in their canonical spelling (matched case-insensitively). */
 export const TRAVEL_MODES = [
   "All_Vehicles",
@@ -23,8 +27,18 @@ export type TravelModeName = (typeof TRAVEL_MODES)[number];
 /** Travel modes whose trips are no vehicles: vehicle counts do not calibrate them (no volume output). */
 export const NON_VEHICLE_TRAVEL_MODES: readonly TravelModeName[] = ["Bus", "Rail", "Bicycle", "Pedestrian"];
 
-/** Analysis types of the zone-analysis interface. */
-export const ANALYSIS_TYPES = ["OD_Analysis", "OD_Preset_Geography", "Zone_Activity_Analysis"] as const;
+/**
+ * Analysis types of the zone-analysis interface. The server's catalogue (src/domain/analyses/catalogue.ts)
+ * implements each; a new type is added here first, and the compiler asks for its implementation.
+ */
+export const ANALYSIS_TYPES = [
+  "OD_Analysis",
+  "OD_Preset_Geography",
+  "Zone_Activity_Analysis",
+  "OD_MF_Analysis",
+  "Segment_Analysis",
+  "AADT",
+] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 
 /** Output types of an analysis (`output_type`). */

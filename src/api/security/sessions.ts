@@ -5,6 +5,7 @@ import { fail } from "../../domain/errors.js";
 import { resetPassword, signIn, signOut } from "../../domain/security/sessions.js";
 import type { SessionRecord } from "../../store/types.js";
 import { SESSION_COOKIE, assertCsrf, sessionOf } from "../auth.js";
+import type { SessionInfo as SessionInfoBody } from "../../shared/responses.js";
 
 const SessionInfo = Type.Object({
   status: Type.Literal("success"),
@@ -21,7 +22,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
   const { policy } = app.security;
 
-  const info = (session: SessionRecord) => ({
+  const info = (session: SessionRecord): SessionInfoBody & { status: "success" } => ({
     status: "success" as const,
     user: { email: session.email, role: store.security.member(session.email, session.orgId)!.role },
     organization: { name: store.accounts.findOrganization(session.orgId)!.name },

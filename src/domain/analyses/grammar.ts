@@ -1,5 +1,8 @@
 import type { Issue } from "../errors.js";
-import { DEFAULT_DAY_PARTS as SHARED_DAY_PARTS, DEFAULT_DAY_TYPES as SHARED_DAY_TYPES } from "../../shared/vocabulary.js";
+import {
+  DEFAULT_DAY_PARTS as SHARED_DAY_PARTS,
+  DEFAULT_DAY_TYPES as SHARED_DAY_TYPES,
+} from "../../shared/vocabulary.js";
 
 /**
  * The small text grammars of an analysis request: day types, day parts, bins

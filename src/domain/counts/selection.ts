@@ -33,7 +33,10 @@ const METRES_PER_UNIT: Record<string, number> = {
 };
 
 /** Travel modes of the counts interface: the vehicle classes counted and the network they may use. */
-export const COUNTS_MODES: Record<CountsModeName, { vehicleClasses: readonly VehicleClass[]; access: AccessMode }> = {
+export const COUNTS_MODES: Record<
+  CountsModeName,
+  { vehicleClasses: readonly VehicleClass[]; access: AccessMode }
+> = {
   vehicle: { vehicleClasses: ["personal", "medium_commercial", "heavy_commercial"], access: "car" },
   truck: { vehicleClasses: ["medium_commercial", "heavy_commercial"], access: "car" },
   bike: { vehicleClasses: ["bicycle"], access: "bike" },

@@ -1,7 +1,8 @@
 import { fail } from "../errors.js";
 
-export const ROLES = ["admin", "analyst", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from "../../shared/vocabulary.js";
+
+export { ROLES, type Role };
 
 /** Each role can do everything the roles after it can. */
 const RANK: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2 };
