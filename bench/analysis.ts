@@ -62,6 +62,8 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       // Same data and code → same digest: checks that a speed-up did not change the results.
       metricsSha1: digestOf(metrics),
       rssMB: Math.round(process.memoryUsage().rss / 1e6),
+      // Peak over the whole run (maxRSS is in KiB), not only what is left at the end.
+      peakRssMB: Math.round((process.resourceUsage().maxRSS * 1024) / 1e6),
       loadAvg1m: Number(load[0].toFixed(2)),
     };
   } finally {

@@ -7,6 +7,7 @@ import { computeOdMetrics } from "./od-metrics.js";
 import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 import { computeOdMfMetrics } from "./od-mf-metrics.js";
 import { computeSegmentMetrics } from "./segment-metrics.js";
+import { computeAadtMetrics } from "./aadt-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -65,6 +66,7 @@ const METRICS_OF_TYPE: Record<
   Zone_Activity_Analysis: computeZoneActivityMetrics,
   OD_MF_Analysis: computeOdMfMetrics,
   Segment_Analysis: computeSegmentMetrics,
+  AADT: computeAadtMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

@@ -2,7 +2,7 @@ import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { monthlyExpansion } from "../domain/expansion.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
 import { OdAggregator, type ObservedTrip, type OdRow, type OdTrip } from "../engine/analysis/od-aggregate.js";
-import { OD_IDENTITY_COLUMNS, odCsv, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
+import { OD_IDENTITY_COLUMNS, OdCsvWriter, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
 import {
   distributionCsv,
   distributionMetrics,
@@ -145,8 +145,11 @@ export interface OdAggregation {
   destinations: ZoneSide;
   /** Origin and destination sets are the same sets (intrazonal pairs, one zone_od_all side). */
   same: boolean;
-  /** Cells with trips; `sample` is the raw number of stored trips behind each, before averaging per day. */
-  rows: OdRow[];
+  /**
+   * Cells with trips; `sample` is the raw number of stored trips behind each, before averaging per day.
+   * Built when first read (the CSVs stream them from the aggregator instead).
+   */
+  readonly rows: OdRow[];
   /** Per device group: the calibration scale of volume output; undefined for index output. */
   scale: number[] | undefined;
   distributions: OdDistributions;
@@ -220,12 +223,14 @@ export function aggregateOd(
     spec.dayParts.length,
     ALL,
   );
-  aggregator.observer = (seen) => {
-    if (attributes) distributions.add(seen);
-    calibration?.add(seen);
-    zones.add(seen);
-    watch?.(seen);
-  };
+  aggregator.sinks.push(zones);
+  // Observers get objects per trip: set only when one is needed.
+  if (attributes || calibration || watch)
+    aggregator.observer = (seen) => {
+      if (attributes) distributions.add(seen);
+      calibration?.add(seen);
+      watch?.(seen);
+    };
   const sink = quarterHours
     ? {
         add(trip: OdTrip) {
@@ -236,13 +241,15 @@ export function aggregateOd(
     : aggregator;
   scanTrips(spec, ctx, network, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
-  const rows = aggregator.rows(GROUPS.length, scale);
+  let rows: OdRow[] | undefined;
   return {
     aggregator,
     origins,
     destinations,
     same,
-    rows,
+    get rows() {
+      return (rows ??= aggregator.rows(GROUPS.length, scale));
+    },
     scale,
     distributions,
     options,
@@ -259,7 +266,7 @@ export function aggregateOd(
  */
 export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
   const od = aggregateOd(spec, ctx);
-  const { aggregator, origins, destinations, same, rows, scale, distributions, options, zones } = od;
+  const { aggregator, origins, destinations, same, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
     origins: origins.compiled.zones,
@@ -272,41 +279,48 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
   const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
   // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
   const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
-  if (mode.suffix === "comm") {
-    metrics.od_comm = odCsv(
-      rows.filter((r) => commercial.includes(r.group)),
-      labels,
-    );
-  } else {
-    metrics[`od_${mode.suffix}`] = odCsv(
-      rows.filter((r) => r.group === ALL),
-      labels,
-    );
-    if (has("personal") && spec.vehicleClasses.length > 1)
-      metrics.od_pers = odCsv(
-        rows.filter((r) => r.group === PERSONAL),
-        labels,
-      );
-    if (has("medium_commercial") || has("heavy_commercial"))
-      metrics.od_comm = odCsv(
-        rows.filter((r) => commercial.includes(r.group)),
-        labels,
-      );
+  // Metric name → the groups whose rows it holds; the groups are disjoint, so one pass writes them all.
+  const wanted: [string, number[]][] = [];
+  if (mode.suffix === "comm") wanted.push(["od_comm", commercial]);
+  else {
+    wanted.push([`od_${mode.suffix}`, [ALL]]);
+    if (has("personal") && spec.vehicleClasses.length > 1) wanted.push(["od_pers", [PERSONAL]]);
+    if (has("medium_commercial") || has("heavy_commercial")) wanted.push(["od_comm", commercial]);
   }
+  Object.assign(metrics, odCsvs(aggregator, scale, labels, wanted));
   metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
-    Object.assign(metrics, distributionCsvs(spec, options, distributions, rows, labels));
+    Object.assign(metrics, distributionCsvs(spec, options, distributions, aggregator, scale, labels));
   // The mode's own traffic per quarter hour: od_all_15min, od_bike_15min, ...
   if (od.quarterHours)
-    metrics[`od_${mode.suffix}_15min`] = odCsv(
-      od.quarterHours.rows(1, scale).filter((r) => r.group === ALL),
-      { ...labels, dayParts: QUARTER_HOURS },
+    Object.assign(
+      metrics,
+      odCsvs(od.quarterHours, scale, { ...labels, dayParts: QUARTER_HOURS }, [
+        [`od_${mode.suffix}_15min`, [ALL]],
+      ]),
     );
   if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
   if (spec.outputType === "aadt") metrics.aadt = aadtCsv(spec, ctx, labels);
   const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
   metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
+}
+
+/** The od_* CSVs, written straight from the aggregator's cells in one ordered pass. */
+function odCsvs(
+  aggregator: OdAggregator,
+  scale: number[] | undefined,
+  labels: OdLabels,
+  wanted: [string, number[]][],
+): MetricCsvs {
+  const writerOfGroup: (OdCsvWriter | undefined)[] = [];
+  const writers = wanted.map(([name, groups]) => {
+    const writer = new OdCsvWriter(labels);
+    for (const g of groups) writerOfGroup[g] = writer;
+    return [name, writer] as const;
+  });
+  aggregator.forEachRow(GROUPS.length, scale, (row) => writerOfGroup[row.group]?.add(row));
+  return Object.fromEntries(writers.map(([name, writer]) => [name, writer.finish()]));
 }
 
 /** `0: 12:00am-12:15am` … `95: 11:45pm-12:00am`: the day parts of od_all_15min. */
@@ -423,17 +437,23 @@ function distributionCsvs(
   spec: AnalysisSpec,
   options: DistributionOptions,
   distributions: OdDistributions,
-  rows: OdRow[],
+  aggregator: OdAggregator,
+  scale: number[] | undefined,
   labels: OdLabels,
 ): MetricCsvs {
   const { trip, traveler } = distributionMetrics(options, spec.unit);
   const wanted = { ...(spec.tripAttributes ? trip : {}), ...(spec.travelerAttributes ? traveler : {}) };
-  const slices = rows
-    .filter((r) => r.group === ALL)
-    .map((r) => ({
+  const slices: {
+    identity: ReturnType<typeof odIdentity>;
+    stats: ReturnType<OdDistributions["statsAt"]> & {};
+  }[] = [];
+  // Groups below 1: the all-traffic rows only.
+  aggregator.forEachRow(ALL + 1, scale, (r) =>
+    slices.push({
       identity: odIdentity(r, labels),
       stats: distributions.statsAt(r.dayType, r.dayPart, r.origin, r.destination)!,
-    }));
+    }),
+  );
   const out: MetricCsvs = {};
   for (const [name, metric] of Object.entries(wanted))
     out[name] = distributionCsv(OD_IDENTITY_COLUMNS, slices, metric);
@@ -523,12 +543,8 @@ function zoneCsv(
   same: boolean,
   scale: number[] | undefined,
 ): string {
-  // Indexed once: a find per output row is quadratic in the zone count.
-  const totals = new Map<string, number>();
-  for (const t of aggregator.zoneTotals(scale))
-    if (t.group === ALL) totals.set(`${t.side}|${t.zone}|${t.dayType}|${t.dayPart}`, t.traffic);
   const value = (side: "origin" | "destination", zone: number, dt: number, dp: number) =>
-    totals.get(`${side}|${zone}|${dt}|${dp}`) ?? 0;
+    aggregator.zoneTraffic(side, zone, ALL, dt, dp, scale);
   const rows: (string | number | null)[][] = [];
   const sides: { zones: ZoneDef[]; side: "origin" | "destination" | "both" }[] = same
     ? [{ zones: labels.origins, side: "both" }]

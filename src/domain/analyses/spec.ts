@@ -116,6 +116,8 @@ export interface AnalysisSpec {
   tags: string[];
   /** Middle-filter zone sets (OD_MF_Analysis); absent in specs stored before the catalogue. */
   middleFilterSets?: ZoneSetRef[];
+  /** AADT reference zone sets (AADT's az_sets); absent in specs stored before the catalogue. */
+  aadtSets?: ZoneSetRef[];
   /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
   options?: AnalysisOptions;
   /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
@@ -475,6 +477,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     description: optionalString(body, "description", issues),
     tags: tags(body, issues),
     middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
+    aadtSets: (extra.az_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
     options,
     vendor: parseVendorOptions(body, issues),
   };

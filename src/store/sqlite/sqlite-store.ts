@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { LonLat, Segment, TransitRoute } from "../../engine/network/types.js";
+import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import type { JobQueue } from "../../jobs/queue.js";
 import type {
   AccountRepo,
@@ -38,6 +38,7 @@ import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
+import { packCoords, unpackCoords } from "../packed-coords.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -249,23 +250,6 @@ interface SegmentRow {
   to_node: number;
   access: number;
   coords: Buffer;
-}
-
-/** Coordinates as packed little-endian float64 pairs: compact and fast to load. */
-function packCoords(coords: LonLat[]): Buffer {
-  const arr = new Float64Array(coords.length * 2);
-  coords.forEach(([x, y], i) => {
-    arr[2 * i] = x;
-    arr[2 * i + 1] = y;
-  });
-  return Buffer.from(arr.buffer);
-}
-
-function unpackCoords(buf: Buffer): LonLat[] {
-  const arr = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  const out: LonLat[] = new Array(arr.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = [arr[2 * i], arr[2 * i + 1]];
-  return out;
 }
 
 class SqliteNetwork implements NetworkRepo {
