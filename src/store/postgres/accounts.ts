@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { conflict } from "../../domain/errors.js";
+import { NameTakenError } from "../types.js";
 import type {
   AccountRepo,
   ApiKeyRecord,
@@ -57,8 +57,7 @@ export class PostgresAccounts implements Async<AccountRepo> {
         [org.id, org.name, key(name), org.createdAt],
       );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("organization_exists", `organization "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new NameTakenError("organization", name);
       throw e;
     }
     return org;

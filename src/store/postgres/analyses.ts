@@ -1,5 +1,5 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { conflict } from "../../domain/errors.js";
+import { NameTakenError } from "../types.js";
 import type {
   AnalysisRepo,
   AnalysisState,
@@ -56,12 +56,7 @@ export class PostgresAnalyses implements Async<AnalysisRepo> {
       );
       return toAnalysis(row!);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict(
-          "analysis_name_taken",
-          `an analysis named "${spec.name}" already exists`,
-          "analysis_name",
-        );
+      if (isUniqueViolation(e)) throw new NameTakenError("analysis", spec.name);
       throw e;
     }
   }

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { conflict } from "../../domain/errors.js";
-import type { AnalysisRepo, AnalysisState, StoredAnalysis } from "../types.js";
+import { NameTakenError, type AnalysisRepo, type AnalysisState, type StoredAnalysis } from "../types.js";
 
 interface AnalysisRow {
   uuid: string;
@@ -58,11 +57,7 @@ export class SqliteAnalyses implements AnalysisRepo {
         );
     } catch (e) {
       if (e instanceof Error && "code" in e && String(e.code).startsWith("SQLITE_CONSTRAINT_UNIQUE"))
-        throw conflict(
-          "analysis_name_taken",
-          `an analysis named "${spec.name}" already exists`,
-          "analysis_name",
-        );
+        throw new NameTakenError("analysis", spec.name);
       throw e;
     }
     return this.getByUuid(spec.uuid)!;
