@@ -180,7 +180,7 @@ export class BullJobQueue implements AsyncJobQueue {
     await this.queue.close();
     // Closing writes the queue's meta key again: delete what is left only now.
     const pattern = `${this.queue.toKey("")}*`;
-    for (let cursor = "0"; ; ) {
+    for (let cursor = "0"; ;) {
       const [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
       if (keys.length > 0) await this.redis.del(...keys);
       if ((cursor = next) === "0") break;
