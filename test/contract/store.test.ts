@@ -7,6 +7,7 @@ import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES } from "../../src/engine/trips/types.js";
 import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { DomainError } from "../../src/domain/errors.js";
+import { toDomainError } from "../../src/domain/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { AsyncStore } from "../../src/store/postgres/ports.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
@@ -51,7 +52,11 @@ async function chunksOf(store: AsyncStore, country: string, opts = {}): Promise<
 const tripsOf = async (store: AsyncStore, country: string, opts = {}) =>
   (await chunksOf(store, country, opts)).flatMap(columnsToTrips);
 
-const rejectsWith = (code: string) => (e: unknown) => e instanceof DomainError && e.code === code;
+/** The store refuses in its own terms (NameTakenError); the application's mapping gives the API's code. */
+const rejectsWith = (code: string) => (e: unknown) => {
+  const mapped = toDomainError(e);
+  return mapped instanceof DomainError && mapped.code === code;
+};
 
 function zoneSet(orgId: string, name: string): StoredZoneSet {
   return {

@@ -27,6 +27,7 @@ import {
 import type { Store } from "../../app/ports/store.js";
 import type { StoredAnalysis } from "../../domain/records.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
+import type { AnalysisDetail, AnalysisEntry } from "../../shared/responses.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
 
@@ -140,7 +141,10 @@ const AnalysisDetail = Type.Object({
   enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = (store: Store, a: StoredAnalysis) => ({
+const listEntry = (
+  store: Store,
+  a: StoredAnalysis,
+): AnalysisEntry & { started_at: string | null; finished_at: string | null } => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
@@ -163,7 +167,10 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
 }
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-function analysisDetail(store: Store, a: StoredAnalysis) {
+function analysisDetail(
+  store: Store,
+  a: StoredAnalysis,
+): AnalysisDetail & ReturnType<typeof vendorOptionsJson> {
   const { spec } = a;
   return {
     ...listEntry(store, a),

@@ -28,6 +28,20 @@ import type {
 import type { JobQueue } from "./job-queue.js";
 
 /**
+ * A store refuses a name its kind already has (case-insensitively, in the organization): the
+ * adapter's own terms, which the application maps to the API's error (`src/domain/error-mapping.ts`).
+ */
+export class NameTakenError extends Error {
+  constructor(
+    readonly kind: "organization" | "zone_set" | "analysis",
+    readonly takenName: string,
+  ) {
+    super(`a ${kind.replace("_", " ")} named "${takenName}" already exists`);
+    this.name = "NameTakenError";
+  }
+}
+
+/**
  * Storage behind the service. The SQLite implementation is the default; any
  * other (e.g. PostgreSQL) implements the same repositories. No SQL lives
  * outside src/store/.
@@ -153,7 +167,7 @@ export interface PresetAreaRepo {
 }
 
 export interface ZoneSetRepo {
-  /** Throws DomainError 409 when the name is taken (case-insensitive) in the organization. */
+  /** Throws NameTakenError when the name is taken (case-insensitive) in the organization. */
   create(zoneSet: StoredZoneSet): void;
   /** Several sets in one transaction: all or none. */
   createMany(zoneSets: StoredZoneSet[]): void;
@@ -187,7 +201,7 @@ export interface TripStatsRepo {
 }
 
 export interface AnalysisRepo {
-  /** Throws DomainError 409 when a live analysis of the organization has the name (case-insensitive). */
+  /** Throws NameTakenError when a live analysis of the organization has the name (case-insensitive). */
   create(analysis: { spec: AnalysisSpec; jobId: string | null }): StoredAnalysis;
   /** By uuid, or by name (a live analysis first, else the latest deleted one of that name). */
   get(orgId: string, nameOrUuid: string): StoredAnalysis | null;

@@ -34,7 +34,8 @@ import {
   type VendorOptions,
 } from "./vendor-options.js";
 
-export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
+export { OUTPUT_TYPES } from "../../shared/vocabulary.js";
+import { OUTPUT_TYPES } from "../../shared/vocabulary.js";
 
 /** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
 export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { conflict } from "../../domain/errors.js";
-import type { AccountRepo, SecurityRepo } from "../../app/ports/store.js";
+import { NameTakenError, type AccountRepo, type SecurityRepo } from "../../app/ports/store.js";
 import type {
   ApiKeyRecord,
   AuditEntry,
@@ -56,8 +55,7 @@ export class PostgresAccounts implements Async<AccountRepo> {
         [org.id, org.name, key(name), org.createdAt],
       );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("organization_exists", `organization "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new NameTakenError("organization", name);
       throw e;
     }
     return org;
