@@ -1,6 +1,7 @@
 import type { VehicleClass } from "../../engine/trips/types.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
-import { assertMember } from "../accounts.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
+import { assertMember } from "../../app/accounts.js";
 import { dataPeriods, parseUsDate, type DateRange } from "../date-ranges.js";
 import { ValidationError, type Issue } from "../errors.js";
 import { findTravelMode, TRAVEL_MODES } from "../travel-modes.js";
@@ -33,7 +34,8 @@ import {
   type VendorOptions,
 } from "./vendor-options.js";
 
-export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
+export { OUTPUT_TYPES } from "../../shared/vocabulary.js";
+import { OUTPUT_TYPES } from "../../shared/vocabulary.js";
 
 /** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
 export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);

@@ -2,6 +2,7 @@
  * Origin-destination flows from an OD metric CSV (od_all, od_pers, od_comm), DOM-free: reading, slicing by
  * device type / day type / day part, top-N, sorting, the day-part profile and the flow-map features.
  */
+import { OD_METRICS as SHARED_OD_METRICS } from "../../../../shared/vocabulary.js";
 import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
@@ -10,8 +11,8 @@ const SUFFIXES = ["all", "pers", "comm", "bike", "ped", "bus", "rail"];
 /** Per-zone or per-segment metrics, drawn as circles sized by their value (origin = destination = the item). */
 export const VALUE_METRICS = ["za", "sa", "aadt"].flatMap((p) => SUFFIXES.map((s) => `${p}_${s}`));
 /** The metrics the results map can show, in the order offered: flows (OD, OD with middle filters), then values. */
-export const OD_METRICS = [
-  ...SUFFIXES.map((s) => `od_${s}`),
+export const OD_METRICS: readonly string[] = [
+  ...SHARED_OD_METRICS,
   ...SUFFIXES.map((s) => `od_mf_${s}`),
   ...VALUE_METRICS,
 ];

@@ -1,8 +1,9 @@
 import shpwrite from "@mapbox/shp-write";
 import JSZip from "jszip";
-import type { Store, StoredAnalysis, ZoneFeature } from "../../store/types.js";
-import { notFound } from "../errors.js";
-import type { AnalysisSpec, ZoneSetRef } from "./spec.js";
+import type { Store } from "../ports/store.js";
+import type { StoredAnalysis, ZoneFeature } from "../../domain/records.js";
+import { fail } from "../../domain/errors.js";
+import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
 
 /** WGS84, as every zone is stored. */
 const WGS84_PRJ =
@@ -106,14 +107,14 @@ export async function zonesShapefileZip(name: string, features: ZoneFeature[]): 
 export async function analysisShapefile(store: Store, a: StoredAnalysis, shapefile: string): Promise<Buffer> {
   const sets = shapefileSets(a.spec)[shapefile];
   if (!sets)
-    throw notFound(
+    throw fail(
       "unknown_shapefile",
-      `analysis "${a.name}" has no shapefile "${shapefile}"; available: ${shapefileNames(a.spec).join(", ")}`,
+      { analysis: a.name, shapefile, available: shapefileNames(a.spec).join(", ") },
       "shapefile",
     );
   const features = sets.flatMap((ref) => {
     const set = store.zoneSets.get(a.orgId, ref.uuid);
-    if (!set) throw notFound("zone_set_deleted", `zone set "${ref.name}" of the analysis no longer exists`);
+    if (!set) throw fail("zone_set_deleted", { zone_set: ref.name });
     return set.featureCollection.features;
   });
   return zonesShapefileZip(shapefile, features);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { badRequest, notFound } from "../domain/errors.js";
+import { fail } from "../domain/errors.js";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import type { Network } from "../engine/network/network.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
@@ -161,8 +161,7 @@ function storeTrips(
 
 function requireNetwork(rt: Runtime, country: string): Network {
   const network = rt.networks.get(country);
-  if (!network)
-    throw notFound("unknown_country", `no road network imported for "${country}"; run import-osm first`);
+  if (!network) throw fail("unknown_country", { country });
   return network;
 }
 
@@ -173,8 +172,8 @@ function assertReadableTrace(path: string): void {
   } catch {
     isFile = false;
   }
-  if (!isFile) throw badRequest("file_not_found", `no such file: ${path}`);
-  if (!formatOf(path)) throw badRequest("unknown_trace_format", `${path}: expected ${TRACE_FILE_KINDS}`);
+  if (!isFile) throw fail("file_not_found", { path });
+  if (!formatOf(path)) throw fail("unknown_trace_format", { file: path, formats: TRACE_FILE_KINDS });
 }
 
 async function sha256Of(path: string): Promise<string> {

@@ -1,6 +1,6 @@
-import type { Store } from "../../store/types.js";
+import type { Store } from "../ports/store.js";
 import { assertMember } from "../accounts.js";
-import { conflict, ValidationError, type Issue } from "../errors.js";
+import { fail, ValidationError, type Issue } from "../../domain/errors.js";
 import { requireAnalysis } from "./lifecycle.js";
 
 /**
@@ -23,8 +23,7 @@ export function createTag(store: Store, orgId: string, email: string, value: unk
   const issues: Issue[] = [];
   const name = tagName(value, "tag_name", issues);
   if (!name) throw new ValidationError(issues);
-  if (!store.tags.create(orgId, name, email))
-    throw conflict("tag_exists", `the organization already has a tag named "${name}"`, "tag_name");
+  if (!store.tags.create(orgId, name, email)) throw fail("tag_exists", { name }, "tag_name");
   return name;
 }
 

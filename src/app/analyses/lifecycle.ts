@@ -1,7 +1,9 @@
-import type { AnalysisState, Store, StoredAnalysis } from "../../store/types.js";
-import { conflict, notFound } from "../errors.js";
-import type { AnalysisSpec } from "./spec.js";
-import { vendorOptionsOf } from "./vendor-options.js";
+import { mapErrors } from "../../domain/error-mapping.js";
+import type { AnalysisState, StoredAnalysis } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { fail } from "../../domain/errors.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
 import { shapefileNames } from "./shapefiles.js";
 
 /** is_massive_queue: the job waits behind every ordinary one, as the vendor's bulk queue does. */
@@ -54,7 +56,7 @@ export function createAnalysis(store: Store, spec: AnalysisSpec): StoredAnalysis
     const payload: AnalysisJobPayload = { analysisUuid: spec.uuid };
     const priority = vendorOptionsOf(spec).massiveQueue ? MASSIVE_QUEUE_PRIORITY : 0;
     const job = store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
-    const created = store.analyses.create({ spec, jobId: job.id });
+    const created = mapErrors(() => store.analyses.create({ spec, jobId: job.id }));
     store.tags.tag(spec.orgId, spec.tags, [spec.uuid], spec.loginEmail);
     return created;
   });
@@ -67,7 +69,7 @@ export function requireAnalysis(
   field?: string,
 ): StoredAnalysis {
   const found = store.analyses.get(orgId, nameOrUuid);
-  if (!found) throw notFound("unknown_analysis", `no analysis "${nameOrUuid}" in this organization`, field);
+  if (!found) throw fail("unknown_analysis", { analysis: nameOrUuid }, field);
   return found;
 }
 
@@ -76,10 +78,7 @@ export function cancelAnalysis(store: Store, orgId: string, uuid: string): Store
   const a = requireAnalysis(store, orgId, uuid, "uuid");
   store.transaction(() => {
     if (!store.analyses.cancel(a.uuid))
-      throw conflict(
-        "analysis_finished",
-        `analysis "${a.name}" is ${PUBLIC_STATUS[a.state]}; only a Processing analysis can be cancelled`,
-      );
+      throw fail("analysis_finished", { analysis: a.name, status: PUBLIC_STATUS[a.state] });
     if (a.jobId) store.jobs.cancel(a.jobId);
   });
   return store.analyses.getByUuid(a.uuid)!;
@@ -88,15 +87,14 @@ export function cancelAnalysis(store: Store, orgId: string, uuid: string): Store
 /** Finished (Data Available, Failed, Cancelled) → Deleted: results dropped, the name free for a new analysis. */
 export function deleteAnalysis(store: Store, orgId: string, uuid: string): StoredAnalysis {
   const a = requireAnalysis(store, orgId, uuid, "uuid");
-  if (a.state === "deleted") throw conflict("analysis_deleted", `analysis "${a.name}" is already deleted`);
-  if (!store.analyses.markDeleted(a.uuid))
-    throw conflict("analysis_processing", `analysis "${a.name}" is still Processing; cancel it first`);
+  if (a.state === "deleted") throw fail("analysis_already_deleted", { analysis: a.name });
+  if (!store.analyses.markDeleted(a.uuid)) throw fail("analysis_processing", { analysis: a.name });
   return store.analyses.getByUuid(a.uuid)!;
 }
 
 /** Downloads need a Data Available analysis: 404 once deleted, 409 otherwise, saying why. */
 export function assertDataAvailable(a: StoredAnalysis): void {
-  if (a.state === "deleted") throw notFound("analysis_deleted", `analysis "${a.name}" was deleted`);
+  if (a.state === "deleted") throw fail("analysis_deleted", { analysis: a.name });
   if (a.state !== "done") {
     const why =
       a.state === "failed"
@@ -104,7 +102,7 @@ export function assertDataAvailable(a: StoredAnalysis): void {
         : a.state === "cancelled"
           ? "it was cancelled"
           : "it is still Processing; poll /analyses/status until it is Data Available";
-    throw conflict("analysis_not_available", `analysis "${a.name}" has no data: ${why}`);
+    throw fail("analysis_not_available", { analysis: a.name, reason: why });
   }
 }
 
@@ -113,10 +111,6 @@ export function metricCsv(store: Store, a: StoredAnalysis, metric: string): stri
   assertDataAvailable(a);
   const csv = a.metrics.includes(metric) ? store.analyses.result(a.uuid, metric) : null;
   if (csv === null)
-    throw notFound(
-      "unknown_metric",
-      `analysis "${a.name}" has no metric "${metric}"; available: ${a.metrics.join(", ")}`,
-      "metric",
-    );
+    throw fail("unknown_metric", { analysis: a.name, metric, available: a.metrics.join(", ") }, "metric");
   return csv;
 }

@@ -1,10 +1,11 @@
 /** What an organization's admin does in the admin page: users, keys, quotas, rate limits, usage, audit log. */
-import type { ApiKeyRecord, AuditEntry, Store, UserRecord } from "../../store/types.js";
+import type { ApiKeyRecord, AuditEntry, UserRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
 import { assertEmail, issueApiKey, type IssuedKey } from "../accounts.js";
-import { badRequest, conflict, notFound } from "../errors.js";
+import { fail } from "../../domain/errors.js";
 import { audit } from "./guarded.js";
-import type { SecurityPolicy } from "./policy.js";
-import { requireRole, type Principal, type Role } from "./principal.js";
+import type { SecurityPolicy } from "../../domain/security/policy.js";
+import { requireRole, type Principal, type Role } from "../../domain/security/principal.js";
 import { createResetToken } from "./sessions.js";
 
 const requireAdmin = (p: Principal, action: string) => requireRole(p, "admin", action);
@@ -30,14 +31,14 @@ export function listUsers(store: Store, p: Principal): UserView[] {
 
 function requireMember(store: Store, p: Principal, email: string): UserRecord {
   const user = store.security.member(email, p.orgId);
-  if (!user) throw notFound("unknown_user", `${email} is not a user of this organization`, "email");
+  if (!user) throw fail("unknown_user", { email }, "email");
   return user;
 }
 
 /** Admins cannot demote or disable themselves: an organization always keeps the admin doing this. */
 function refuseSelf(p: Principal, email: string, what: string): void {
   if (p.email?.toLowerCase() === email.trim().toLowerCase())
-    throw conflict("own_account", `you cannot ${what} your own account`, "email");
+    throw fail("own_account", { action: what }, "email");
 }
 
 /** Adds a user with a role and answers a one-time link with which they set their password. */
@@ -50,8 +51,7 @@ export function inviteUser(
 ): { user: UserView; resetToken: string } {
   requireAdmin(p, "inviting users");
   assertEmail(email, "email");
-  if (store.security.member(email, p.orgId))
-    throw conflict("user_exists", `${email} is already a user of this organization`, "email");
+  if (store.security.member(email, p.orgId)) throw fail("user_exists", { email }, "email");
   store.accounts.addUser(email, p.orgId, role);
   audit(store, p, "user.invite", `${email} as ${role}`);
   return {
@@ -114,7 +114,7 @@ export function listKeys(store: Store, p: Principal): KeyView[] {
 
 function requireKey(store: Store, p: Principal, keyId: string): ApiKeyRecord {
   const key = store.accounts.listKeys(p.orgId).find((k) => k.id === keyId);
-  if (!key) throw notFound("unknown_key", `no API key ${keyId} in this organization`, "key_id");
+  if (!key) throw fail("unknown_key", { key: keyId }, "key_id");
   return key;
 }
 
@@ -135,11 +135,11 @@ export interface KeyChanges {
 export function updateKey(store: Store, p: Principal, keyId: string, changes: KeyChanges): KeyView {
   requireAdmin(p, "changing API keys");
   const key = requireKey(store, p, keyId);
-  if (key.revokedAt) throw conflict("key_revoked", `API key ${key.prefix} is revoked`, "key_id");
+  if (key.revokedAt) throw fail("key_revoked", { key: key.prefix }, "key_id");
   for (const field of ["quota_units", "rate_limit_per_minute"] as const) {
     const v = changes[field];
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1))
-      throw badRequest("invalid_limit", `${field} must be a whole number of at least 1, or null`, field);
+      throw fail("invalid_limit", { field, rule: "a whole number of at least 1, or null" }, field);
   }
   if (changes.label !== undefined) store.security.setKeyLabel(key.id, changes.label);
   if (changes.quota_units !== undefined) store.usage.setQuota(key.id, changes.quota_units);

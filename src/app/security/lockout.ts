@@ -1,6 +1,7 @@
-import type { FailureRecord, Store } from "../../store/types.js";
-import { RetryLaterError } from "../errors.js";
-import type { LockoutPolicy } from "./policy.js";
+import type { FailureRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { retryLater } from "../../domain/errors.js";
+import type { LockoutPolicy } from "../../domain/security/policy.js";
 
 export const accountSubject = (email: string) => `account:${email.trim().toLowerCase()}`;
 export const ipSubject = (ip: string) => `ip:${ip}`;
@@ -24,14 +25,7 @@ export function assertMayTry(store: Store, subject: string, policy: LockoutPolic
   if (wait === 0) return;
   const seconds = Math.ceil(wait / 1000);
   const locked = record?.lockedUntil != null;
-  throw new RetryLaterError(
-    429,
-    locked ? "sign_in_locked" : "sign_in_throttled",
-    locked
-      ? `too many failed sign-ins: locked for ${seconds} more seconds`
-      : `too many failed sign-ins: wait ${seconds} seconds before trying again`,
-    seconds,
-  );
+  throw retryLater(locked ? "sign_in_locked" : "sign_in_throttled", { seconds }, seconds);
 }
 
 export function recordFailure(store: Store, subject: string, policy: LockoutPolicy, now: Date): void {

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyRecord, SessionRecord, Store } from "../../store/types.js";
+import type { ApiKeyRecord, SessionRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
 import { assertEmail } from "../accounts.js";
-import { DomainError, badRequest, unauthorized } from "../errors.js";
+import { fail } from "../../domain/errors.js";
 import { accountSubject, assertMayTry, ipSubject, recordFailure } from "./lockout.js";
-import { assertPasswordStrength, hashPassword, verifyPassword } from "./passwords.js";
-import type { SecurityPolicy } from "./policy.js";
-import type { Principal } from "./principal.js";
+import { assertPasswordStrength, hashPassword, verifyPassword } from "../../domain/security/passwords.js";
+import type { SecurityPolicy } from "../../domain/security/policy.js";
+import type { Principal } from "../../domain/security/principal.js";
 
 /** Session ids and reset tokens carry 256 random bits; the store keeps only their SHA-256. */
 export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -44,11 +45,11 @@ export async function signIn(
   const orgId = store.security.organizationsOf(email)[0];
   if (!valid || !stored || !orgId) {
     for (const [subject, limits] of subjects) recordFailure(store, subject, limits, policy.clock());
-    throw unauthorized("the e-mail or password is wrong");
+    throw fail("unauthorized", { reason: "the e-mail or password is wrong" });
   }
   store.security.clearFailures(accountSubject(email));
   const member = store.security.member(email, orgId)!;
-  if (member.disabledAt) throw new DomainError(403, "account_disabled", "this account is disabled");
+  if (member.disabledAt) throw fail("account_disabled");
   const sessionId = newToken();
   const at = policy.clock().toISOString();
   const session: SessionRecord = {
@@ -114,8 +115,7 @@ export const keyPrincipal = (key: ApiKeyRecord): Principal => ({
 export async function setPassword(store: Store, email: string, password: string): Promise<void> {
   assertPasswordStrength(password);
   const hash = await hashPassword(password);
-  if (!store.security.setPasswordHash(email, hash))
-    throw badRequest("unknown_user", `no user ${email}`, "email");
+  if (!store.security.setPasswordHash(email, hash)) throw fail("unknown_user", { email }, "email");
   store.security.deleteSessionsOf(email);
 }
 
@@ -135,7 +135,7 @@ export async function resetPassword(
 ): Promise<string> {
   assertPasswordStrength(password);
   const email = store.security.consumeReset(tokenHash(token), policy.clock().toISOString());
-  if (!email) throw badRequest("invalid_reset_link", "this reset link is unknown, used or expired", "token");
+  if (!email) throw fail("invalid_reset_link", undefined, "token");
   await setPassword(store, email, password);
   store.security.clearFailures(accountSubject(email));
   return email;

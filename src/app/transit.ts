@@ -1,4 +1,4 @@
-import { notFound } from "../domain/errors.js";
+import { fail } from "../domain/errors.js";
 import { TransitSimulation, type TransitOptions } from "../engine/simulate/transit.js";
 import type { Runtime } from "../runtime.js";
 import { storeMatchedTrips } from "./ingest.js";
@@ -16,8 +16,7 @@ export function storeTransitRiders(
 ): number {
   const code = country.toLowerCase();
   const network = rt.networks.get(code);
-  if (!network)
-    throw notFound("unknown_country", `no road network imported for "${code}"; run import-osm first`);
+  if (!network) throw fail("unknown_country", { country: code });
   const routes = rt.store.network.loadTransit(code);
   if (routes.length === 0) {
     log(`no bus routes or rail lines imported for "${code}"; import its OSM extract again to get them`);

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { readAdminAreas } from "../engine/network/admin-areas.js";
 import { readOsmNetwork } from "../engine/network/osm-import.js";
+import { mapErrors } from "../domain/error-mapping.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
 import { presetAreasOf } from "../domain/preset-geographies.js";
 import { timeZoneOfCountry } from "../engine/time.js";
@@ -20,9 +21,9 @@ export async function importNetwork(
   const code = country.toLowerCase();
   // Checked before the (long) read, so a typo costs nothing.
   const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
-  const { segments, transit } = await readOsmNetwork(file, { onProgress: log });
+  const { segments, transit } = await mapErrors(() => readOsmNetwork(file, { onProgress: log }));
   log("reading administrative and postal-code boundaries");
-  const areas = presetAreasOf(code, await readAdminAreas(file));
+  const areas = presetAreasOf(code, await mapErrors(() => readAdminAreas(file)));
   rt.store.transaction(() => {
     rt.store.network.replaceCountry(
       {

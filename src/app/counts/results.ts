@@ -1,5 +1,6 @@
-import type { Store, StoredCountsResult } from "../../store/types.js";
-import { badRequest, notFound } from "../errors.js";
+import type { Store } from "../ports/store.js";
+import type { StoredCountsResult } from "../../domain/records.js";
+import { fail } from "../../domain/errors.js";
 
 export type ResultKind = StoredCountsResult["kind"];
 
@@ -80,16 +81,11 @@ export function laterPage(
   now: Date,
 ) {
   const result = store.countsResults.get(orgId, kind, requestId, now.toISOString());
-  if (!result)
-    throw notFound(
-      "unknown_request_id",
-      `no ${kind} result "${requestId}" (unknown or expired)`,
-      "request_id",
-    );
+  if (!result) throw fail("unknown_request_id", { kind, request_id: requestId }, "request_id");
   const rows = store.countsResults.page(requestId, page);
   if (!rows) {
     const totalPages = Math.ceil(result.totalRows / result.pageSize);
-    throw badRequest("invalid_page", `page must be 1 to ${totalPages}`, "page");
+    throw fail("invalid_page", { pages: totalPages }, "page");
   }
   const answer: ResultPage = {
     requestId,

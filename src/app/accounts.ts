@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyRecord, Organization, Store } from "../store/types.js";
-import { badRequest, forbidden, notFound } from "./errors.js";
+import type { ApiKeyRecord, Organization } from "../domain/records.js";
+import type { Store } from "./ports/store.js";
+import { fail } from "../domain/errors.js";
 
 /** API keys carry 256 random bits, so a plain SHA-256 is a safe, fast lookup hash. */
 export function hashApiKey(key: string): string {
@@ -35,7 +36,7 @@ export function authenticateKey(store: Store, key: string | undefined): ApiKeyRe
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function assertEmail(email: string, field = "insight_login_email"): void {
-  if (!EMAIL.test(email)) throw badRequest("invalid_email", `"${email}" is not an e-mail address`, field);
+  if (!EMAIL.test(email)) throw fail("invalid_email", { email }, field);
 }
 
 /** The caller's login must belong to the key's organization (vendor rule for creating resources). */
@@ -46,13 +47,12 @@ export function assertMember(
   field = "insight_login_email",
 ): void {
   assertEmail(email, field);
-  if (!store.accounts.isMember(email, orgId))
-    throw forbidden("not_a_member", `${email} is not a user of this API key's organization`, field);
+  if (!store.accounts.isMember(email, orgId)) throw fail("not_a_member", { email }, field);
 }
 
 export function requireOrganization(store: Store, idOrName: string): Organization {
   const org = store.accounts.findOrganization(idOrName);
-  if (!org) throw notFound("unknown_organization", `no organization "${idOrName}"`);
+  if (!org) throw fail("unknown_organization", { organization: idOrName });
   return org;
 }
 

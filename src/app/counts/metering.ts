@@ -1,5 +1,6 @@
-import type { ApiKeyRecord, Store } from "../../store/types.js";
-import { badRequest, DomainError } from "../errors.js";
+import type { ApiKeyRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { fail } from "../../domain/errors.js";
 
 /** Usage and quotas count per calendar month (UTC). */
 export interface UsagePeriod {
@@ -10,7 +11,7 @@ export interface UsagePeriod {
 /** The calendar month `month` (YYYY-MM), or the one containing `at`. */
 export function monthPeriod(at: Date, month?: string): UsagePeriod {
   if (month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(month))
-    throw badRequest("invalid_month", `month must be YYYY-MM, not "${month}"`, "month");
+    throw fail("invalid_month", { month }, "month");
   const [year, m] = month ? month.split("-").map(Number) : [at.getUTCFullYear(), at.getUTCMonth() + 1];
   return {
     start: new Date(Date.UTC(year, m - 1, 1)).toISOString(),
@@ -31,11 +32,7 @@ export function assertWithinQuota(store: Store, key: ApiKeyRecord, units: number
   const period = monthPeriod(now);
   const used = store.usage.unitsOfKey(key.id, period.start, period.end);
   if (used + units > quota || (units === 0 && used >= quota))
-    throw new DomainError(
-      429,
-      "quota_exceeded",
-      `this call needs ${units} units; the key has used ${used} of its ${quota} units this month`,
-    );
+    throw fail("quota_exceeded", { units, used, quota });
 }
 
 export function chargeMetricsCall(

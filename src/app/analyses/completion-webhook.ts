@@ -1,7 +1,8 @@
-import { badRequest } from "../domain/errors.js";
-import { statusEntry } from "../domain/analyses/lifecycle.js";
-import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
-import type { Store, StoredAnalysis } from "../store/types.js";
+import { fail } from "../../domain/errors.js";
+import { statusEntry } from "./lifecycle.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
+import type { Store } from "../ports/store.js";
+import type { StoredAnalysis } from "../../domain/records.js";
 
 const TIMEOUT_MS = 10_000;
 
@@ -14,9 +15,9 @@ export function checkWebhookUrl(value: string): string {
     url = null;
   }
   if (!url || !["http:", "https:"].includes(url.protocol) || value.length > 2000)
-    throw badRequest(
+    throw fail(
       "invalid_url",
-      "url must be an absolute http or https URL of at most 2000 characters",
+      { reason: "url must be an absolute http or https URL of at most 2000 characters" },
       "url",
     );
   return url.href;
