@@ -1,5 +1,5 @@
 import { EngineError } from "../engine/errors.js";
-import { NameTakenError } from "../store/types.js";
+import { NameTakenError } from "../app/ports/store.js";
 import { fail } from "./errors.js";
 
 /**

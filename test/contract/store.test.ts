@@ -10,7 +10,8 @@ import { DomainError } from "../../src/domain/errors.js";
 import { toDomainError } from "../../src/domain/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { AsyncStore } from "../../src/store/postgres/ports.js";
-import type { SegmentStatCell, StoredZoneSet } from "../../src/store/types.js";
+import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
+import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
 
 /** The storage ports' contract, run against every backend: the same calls give the same answers. */

@@ -5,7 +5,7 @@ import { ERROR_CATALOGUE, errorMessage } from "../../src/domain/error-catalogue.
 import { DomainError, fail, ValidationError } from "../../src/domain/errors.js";
 import { toDomainError } from "../../src/domain/error-mapping.js";
 import { EngineError } from "../../src/engine/errors.js";
-import { NameTakenError } from "../../src/store/types.js";
+import { NameTakenError } from "../../src/app/ports/store.js";
 
 const DOC = new URL("../../docs/api-conventions.md", import.meta.url);
 

@@ -1,6 +1,6 @@
 import { Job as BullJob, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { Job, JobState } from "../../jobs/queue.js";
+import type { Job, JobState } from "../../app/ports/job-queue.js";
 import type { AsyncJobQueue } from "../../store/postgres/ports.js";
 
 export interface BullJobQueueOptions {
