@@ -11,6 +11,7 @@ import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES, TRIP_PURPOSES, type MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
+import { rollupKey } from "../../src/store/sqlite/segment-month-pack.js";
 import {
   emptySegmentMonth,
   SPEED_BINS,
@@ -236,6 +237,39 @@ describe("segment counts store: one packed row per segment × month", () => {
     ingest([trip(40, "bus"), trip(41, "rail")]);
     [s] = query(stats, ["2025-01"], mondayPeakAm);
     assert.equal(s.trips, 6);
+  });
+});
+
+describe("whole-month rollups", () => {
+  it("answer bit for bit what summing the cells answers, for every filter combination", () => {
+    // Arbitrary speeds (every mantissa bit in use): a different order of addition would show.
+    const rng = new Rng(13, "rollups");
+    const cells = randomCells(rng, 3000, false);
+    const stats = freshStats();
+    for (let i = 0; i < cells.length; i += 700) stats.add("li", cells.slice(i, i + 700));
+    let fromRollups = 0;
+    for (const f of everyFilter()) {
+      const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f };
+      if (rollupKey(q) !== null) fromRollups++;
+      for (const details of [true, false])
+        assert.deepEqual(
+          stats.query({ ...q, details }),
+          stats.queryCells({ ...q, details }),
+          JSON.stringify(f),
+        );
+    }
+    // Day type and day part "all": each mode × direction × source.
+    assert.equal(fromRollups, Object.keys(COUNTS_MODES).length * DIRECTIONS.length * 3);
+  });
+
+  it("cover every counts mode's classes for the whole week, and nothing narrower in time", () => {
+    const whole = { daysOfWeek: DAY_TYPES.all, hours: [...Array(24).keys()], directions: ["with"] };
+    for (const mode of Object.values(COUNTS_MODES))
+      assert.notEqual(rollupKey({ ...whole, vehicleClasses: mode.vehicleClasses, sources: ["lbs"] }), null);
+    const vehicle = { ...whole, vehicleClasses: COUNTS_MODES.vehicle.vehicleClasses, sources: ["lbs"] };
+    assert.equal(rollupKey({ ...vehicle, daysOfWeek: DAY_TYPES.weekday }), null);
+    assert.equal(rollupKey({ ...vehicle, hours: [0, 1, 2] }), null);
+    assert.equal(rollupKey({ ...vehicle, vehicleClasses: ["personal", "bicycle"] }), null);
   });
 });
 

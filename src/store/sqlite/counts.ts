@@ -11,7 +11,15 @@ import {
   type UsageRepo,
   type UsageTotals,
 } from "../types.js";
-import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "./segment-month-pack.js";
+import {
+  addDetails,
+  addRollup,
+  addTotals,
+  cellMask,
+  encodeRollup,
+  rollupKey,
+  SegmentMonthCounters,
+} from "./segment-month-pack.js";
 import { statementCache } from "./statements.js";
 
 /** The statements of a packed table; totals and details have the same shape. */
@@ -28,6 +36,7 @@ const packedSql = (table: string) => ({
 type PackedSql = ReturnType<typeof packedSql>;
 const TOTALS = packedSql("segment_month_totals");
 const DETAILS = packedSql("segment_month_details");
+const ROLLUPS = packedSql("segment_month_rollups");
 
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
@@ -60,11 +69,21 @@ export class SqliteSegmentStats implements SegmentStatsRepo {
         const packed = counters.encode();
         this.sql(TOTALS.put).run(...key, packed.totals);
         this.sql(DETAILS.put).run(...key, packed.details);
+        this.sql(ROLLUPS.put).run(...key, encodeRollup(packed.totals));
       }
     })();
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
+    return this.read(q, true);
+  }
+
+  /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
+  queryCells(q: SegmentStatsQuery): SegmentMonthStats[] {
+    return this.read(q, false);
+  }
+
+  private read(q: SegmentStatsQuery, useRollups: boolean): SegmentMonthStats[] {
     const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
     if (q.segmentIds.length === 0 || lists.some((l) => l.length === 0)) return [];
     const mask = cellMask(q);
@@ -76,10 +95,13 @@ export class SqliteSegmentStats implements SegmentStatsRepo {
         .raw()
         .all(...params) as PackedRow[];
     const found: SegmentMonthStats[] = [];
-    for (const [segmentId, month, cells] of read(TOTALS)) {
+    // Whole days of the whole week: the month's precomputed rollup, else the month's cells.
+    const rollup = useRollups ? rollupKey(q) : null;
+    for (const [segmentId, month, cells] of read(rollup === null ? TOTALS : ROLLUPS)) {
       if (!wanted.has(month)) continue;
       const stats = emptySegmentMonth(segmentId, month);
-      addTotals(cells, mask, stats);
+      if (rollup === null) addTotals(cells, mask, stats);
+      else addRollup(cells, rollup, stats);
       if (stats.trips > 0) found.push(stats);
     }
     if (q.details !== false && found.length > 0) {

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../types.js";
-import { SegmentMonthCounters } from "./segment-month-pack.js";
+import { encodeRollup, SegmentMonthCounters } from "./segment-month-pack.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 /** SQL to run, or a function for a step SQL cannot express (reshaping data). */
@@ -289,6 +289,7 @@ export const MIGRATIONS: Migration[] = [
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
   addZoneSetBbox,
+  addSegmentMonthRollups,
 ];
 
 /**
@@ -423,6 +424,39 @@ function cellOfRow(r: SegmentStatRow): SegmentStatCell {
     purposes: JSON.parse(r.purposes),
     incomes: JSON.parse(r.incomes),
   };
+}
+
+/**
+ * Whole-month rollups of the packed segment counts (segment-month-pack.ts): one small row per
+ * segment × month, computed from its totals. Small rows: WITHOUT ROWID keeps them in the key's b-tree,
+ * a segment's months side by side.
+ */
+function addSegmentMonthRollups(db: Database.Database): void {
+  db.exec(`
+  CREATE TABLE segment_month_rollups (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    cells BLOB NOT NULL,
+    PRIMARY KEY (country, segment_id, month)
+  ) WITHOUT ROWID;`);
+  const put = db.prepare(
+    "INSERT INTO segment_month_rollups (country, segment_id, month, cells) VALUES (?, ?, ?, ?)",
+  );
+  // In batches by rowid: the connection runs no other statement while one is being iterated.
+  const batch = db
+    .prepare(
+      "SELECT rowid, country, segment_id, month, cells FROM segment_month_totals WHERE rowid > ? ORDER BY rowid LIMIT 2000",
+    )
+    .raw();
+  let after = 0;
+  for (;;) {
+    const rows = batch.all(after) as [number, string, number, string, Buffer][];
+    if (rows.length === 0) return;
+    for (const [, country, segmentId, month, totals] of rows)
+      put.run(country, segmentId, month, encodeRollup(totals));
+    after = rows[rows.length - 1][0];
+  }
 }
 
 /** Zone sets keep their bounding box (JSON [w, s, e, n]), so lists can show the sets of one network. */
