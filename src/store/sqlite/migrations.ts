@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../types.js";
-import { encodeRollup, SegmentMonthCounters } from "./segment-month-pack.js";
+import { YearRollups } from "./counts.js";
+import { SegmentMonthCounters } from "./segment-month-pack.js";
+import { statementCache } from "./statements.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 /** SQL to run, or a function for a step SQL cannot express (reshaping data). */
@@ -289,7 +291,7 @@ export const MIGRATIONS: Migration[] = [
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
   addZoneSetBbox,
-  addSegmentMonthRollups,
+  addSegmentYearRollups,
 ];
 
 /**
@@ -427,35 +429,43 @@ function cellOfRow(r: SegmentStatRow): SegmentStatCell {
 }
 
 /**
- * Whole-month rollups of the packed segment counts (segment-month-pack.ts): one small row per
- * segment × month, computed from its totals. Small rows: WITHOUT ROWID keeps them in the key's b-tree,
- * a segment's months side by side.
+ * Whole-month rollups of the packed segment counts (segment-rollups.ts): one small row per
+ * segment × year, computed from the month totals. A rowid table, as the packed tables: a year's
+ * BLOB can pass a kilobyte, which a WITHOUT ROWID b-tree would move to overflow pages.
  */
-function addSegmentMonthRollups(db: Database.Database): void {
+function addSegmentYearRollups(db: Database.Database): void {
   db.exec(`
-  CREATE TABLE segment_month_rollups (
+  CREATE TABLE segment_year_rollups (
     country TEXT NOT NULL,
     segment_id INTEGER NOT NULL,
-    month TEXT NOT NULL,
+    year TEXT NOT NULL,
     cells BLOB NOT NULL,
-    PRIMARY KEY (country, segment_id, month)
-  ) WITHOUT ROWID;`);
-  const put = db.prepare(
-    "INSERT INTO segment_month_rollups (country, segment_id, month, cells) VALUES (?, ?, ?, ?)",
-  );
-  // In batches by rowid: the connection runs no other statement while one is being iterated.
+    PRIMARY KEY (country, segment_id, year)
+  );`);
+  // In key order and in batches: the connection runs no other statement while one is iterated.
   const batch = db
     .prepare(
-      "SELECT rowid, country, segment_id, month, cells FROM segment_month_totals WHERE rowid > ? ORDER BY rowid LIMIT 2000",
+      `SELECT country, segment_id, month, cells FROM segment_month_totals
+       WHERE (country, segment_id, month) > (?, ?, ?) ORDER BY country, segment_id, month LIMIT 2000`,
     )
     .raw();
-  let after = 0;
+  let after: [string, number, string] = ["", -Infinity, ""];
+  const sql = statementCache(db);
   for (;;) {
-    const rows = batch.all(after) as [number, string, number, string, Buffer][];
+    const rows = batch.all(...after) as [string, number, string, Buffer][];
     if (rows.length === 0) return;
-    for (const [, country, segmentId, month, totals] of rows)
-      put.run(country, segmentId, month, encodeRollup(totals));
-    after = rows[rows.length - 1][0];
+    // A segment-year split across batches is rewritten with its later months added.
+    let rollups: YearRollups | undefined;
+    for (const [country, segmentId, month, totals] of rows) {
+      if (rollups?.country !== country) {
+        rollups?.write(sql);
+        rollups = new YearRollups(country);
+      }
+      rollups.set(segmentId, month, totals);
+    }
+    rollups?.write(sql);
+    const [country, segmentId, month] = rows[rows.length - 1];
+    after = [country, segmentId, month];
   }
 }
 

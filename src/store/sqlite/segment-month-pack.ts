@@ -253,11 +253,6 @@ function header(buffer: ArrayBuffer, n: number): ArrayBuffer {
   return buffer;
 }
 
-/** Typed arrays need aligned offsets; SQLite's BLOBs arrive as fresh buffers, but copy if not. */
-function aligned(blob: Uint8Array): Uint8Array {
-  return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
-}
-
 /** Entries of a BLOB, once its format and code table are known to this version. */
 function countOf(blob: Uint8Array): number {
   if (blob.byteLength < HEADER_BYTES) throw new StoredFormatError("segment counts BLOB without its header");
@@ -292,37 +287,14 @@ function detailsView(raw: Uint8Array) {
 }
 
 /**
- * Whole-month rollups: what the commonest metrics call asks (day type "all", day part "all") is
- * precomputed per segment-month, so it reads one small row instead of the month's cells.
- *
- * A rollup entry is one combination of direction set × class group × source set, holding exactly
- * what addTotals gives for that combination over every day and hour — computed by addTotals itself
- * through the same mask, so a rollup answer is bit for bit the full path's, compensated speed sum
- * included. Class groups are each counted class alone and the counts modes' groups (vehicle, truck);
- * other class sets take the full path.
- *
- * BLOB (format 1): header (entries uint32, format uint16, 0 uint16), then speed sums (float64),
- * trips and speed counts (uint32) and keys (uint16), each as one column, sorted by key; only
- * combinations with trips. The groups are fixed per format: changing them is a new format whose
- * migration recomputes the rollups from the totals.
+ * A filter combination's key: the slot bits of its directions, classes and sources (values outside
+ * the layout ignored, as cellMask ignores them); -1 when one of them selects nothing.
  */
-const ROLLUP_FORMAT = 1;
-const ROLLUP_CLASS_GROUPS: readonly (readonly VehicleClass[])[] = [
-  ["personal"],
-  ["medium_commercial"],
-  ["heavy_commercial"],
-  ["bicycle"],
-  ["pedestrian"],
-  ["personal", "medium_commercial", "heavy_commercial"],
-  ["medium_commercial", "heavy_commercial"],
-];
-const ROLLUP_DIRECTIONS: ("with" | "against")[][] = [["with"], ["against"], ["with", "against"]];
-const ROLLUP_SOURCES = [["lbs"], ["telematics"], ["lbs", "telematics"]];
-const WEEK = [1, 2, 3, 4, 5, 6, 7];
-const DAY = Array.from({ length: 24 }, (_, hour) => hour);
-
-/** A combination's key: the slot bits of its directions, classes and sources; -1 when one selects nothing. */
-function rollupKeyOf(directions: readonly string[], classes: readonly string[], sources: readonly string[]) {
+export function comboKey(
+  directions: readonly string[],
+  classes: readonly string[],
+  sources: readonly string[],
+) {
   const bits = (slots: Readonly<Record<string, number | undefined>>, values: readonly string[]) =>
     values.reduce((m, v) => (slotOf(slots, v) < 0 ? m : m | (1 << slotOf(slots, v))), 0);
   const [d, c, s] = [
@@ -333,81 +305,7 @@ function rollupKeyOf(directions: readonly string[], classes: readonly string[], 
   return d === 0 || c === 0 || s === 0 ? -1 : (d << (CLASSES + SOURCES)) | (c << SOURCES) | s;
 }
 
-/** Every precomputed combination with its cell mask, in key order; built on first use. */
-let rollupCombos: { key: number; mask: Uint8Array }[] | undefined;
-let rollupKeys: Set<number> | undefined;
-function combos() {
-  rollupCombos ??= ROLLUP_DIRECTIONS.flatMap((directions) =>
-    ROLLUP_CLASS_GROUPS.flatMap((vehicleClasses) =>
-      ROLLUP_SOURCES.map((sources) => ({
-        key: rollupKeyOf(directions, vehicleClasses, sources),
-        mask: cellMask({ daysOfWeek: WEEK, hours: DAY, directions, vehicleClasses, sources }),
-      })),
-    ),
-  ).sort((a, b) => a.key - b.key);
-  return rollupCombos;
-}
-const precomputed = () => (rollupKeys ??= new Set(combos().map((c) => c.key)));
-
-/**
- * The rollup key a query can be answered from: every day of the week and hour asked, and a
- * precomputed combination; null otherwise (the full path then sums the cells).
- */
-export function rollupKey(
-  q: Pick<SegmentStatsQuery, "daysOfWeek" | "hours" | "directions" | "vehicleClasses" | "sources">,
-): number | null {
-  const covers = (asked: readonly number[], all: number[]) => all.every((v) => asked.includes(v));
-  if (!covers(q.daysOfWeek, WEEK) || !covers(q.hours, DAY)) return null;
-  const key = rollupKeyOf(q.directions, q.vehicleClasses, q.sources);
-  return precomputed().has(key) ? key : null;
-}
-
-/** The rollup of one segment-month from its totals BLOB. */
-export function encodeRollup(totals: Uint8Array): Buffer {
-  const entries: { key: number; stats: SegmentMonthStats }[] = [];
-  for (const { key, mask } of combos()) {
-    const stats = { trips: 0, speedCount: 0, speedSumKph: 0 } as SegmentMonthStats;
-    addTotals(totals, mask, stats);
-    if (stats.trips > 0) entries.push({ key, stats });
-  }
-  const n = entries.length;
-  const buffer = new ArrayBuffer(HEADER_BYTES + 18 * n);
-  new Uint32Array(buffer, 0, 1)[0] = n;
-  new Uint16Array(buffer, 4, 2).set([ROLLUP_FORMAT, 0]);
-  const r = rollupView(new Uint8Array(buffer));
-  entries.forEach(({ key, stats }, i) => {
-    r.key[i] = key;
-    r.trips[i] = stats.trips;
-    r.speedCount[i] = stats.speedCount;
-    r.speedSum[i] = stats.speedSumKph;
-  });
-  return Buffer.from(buffer);
-}
-
-/** Adds a rollup's entry for `key` (from rollupKey) to `into`, as addTotals would have added its cells. */
-export function addRollup(blob: Uint8Array, key: number, into: SegmentMonthStats): void {
-  const r = rollupView(blob);
-  const i = r.key.indexOf(key);
-  if (i < 0) return;
-  into.trips += r.trips[i];
-  into.speedCount += r.speedCount[i];
-  into.speedSumKph += r.speedSum[i];
-}
-
-function rollupView(raw: Uint8Array) {
-  const blob = aligned(raw);
-  if (blob.byteLength < HEADER_BYTES) throw new StoredFormatError("segment rollup BLOB without its header");
-  const n = new Uint32Array(blob.buffer, blob.byteOffset, 1)[0];
-  const format = new Uint16Array(blob.buffer, blob.byteOffset + 4, 1)[0];
-  if (format !== ROLLUP_FORMAT)
-    throw new StoredFormatError(
-      `segment rollup BLOB of format ${format} (this version reads ${ROLLUP_FORMAT}): upgrade to read it`,
-    );
-  const at = blob.byteOffset + HEADER_BYTES;
-  return {
-    speedSum: new Float64Array(blob.buffer, at, n),
-    trips: new Uint32Array(blob.buffer, at + 8 * n, n),
-    speedCount: new Uint32Array(blob.buffer, at + 12 * n, n),
-    key: new Uint16Array(blob.buffer, at + 16 * n, n),
-  };
+/** Typed arrays need aligned offsets; SQLite's BLOBs arrive as fresh buffers, but copy if not. */
+export function aligned(blob: Uint8Array): Uint8Array {
+  return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
 }
