@@ -12,6 +12,7 @@ export const odMfAnalysis: AnalysisTypeDef = {
   name: "OD_MF_Analysis",
   zoneSets: ["dz_sets", "mf_sets"],
   fields: [],
+  outputTypes: ["index", "volume", "trip_counts"],
   readOptions({ sets, issues }) {
     for (const set of sets.mf_sets ?? []) {
       const plain = set.featureCollection.features.filter((f) => !isPassThrough(f));

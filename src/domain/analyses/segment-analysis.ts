@@ -9,5 +9,6 @@ export const segmentAnalysis: AnalysisTypeDef = {
   name: "Segment_Analysis",
   zoneSets: [],
   fields: [],
+  outputTypes: ["index", "trip_counts"],
   readOptions: () => ({}),
 };

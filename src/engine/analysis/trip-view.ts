@@ -1,5 +1,6 @@
 import type { Network } from "../network/network.js";
 import type { TripColumns } from "../trips/columns.js";
+import { IdIndex } from "./id-index.js";
 import type { OdTrip } from "./od-aggregate.js";
 
 /**
@@ -11,8 +12,10 @@ export class TripView {
   readonly trip: OdTrip;
   private segments = new Int32Array(256);
   private forward = new Uint8Array(256);
+  private readonly segmentIndex: IdIndex;
 
-  constructor(private readonly network: Network) {
+  constructor(network: Network) {
+    this.segmentIndex = new IdIndex(network.segments.map((s) => s.id));
     this.trip = {
       origin: [0, 0],
       destination: [0, 0],
@@ -41,12 +44,15 @@ export class TripView {
     const from = cols.pathStart[i];
     const n = cols.pathStart[i + 1] - from;
     if (n > this.segments.length) this.grow(n);
+    const { segments, forward, segmentIndex } = this;
+    const ids = cols.pathSegmentId;
+    const directions = cols.pathForward;
     let k = 0;
-    for (let j = 0; j < n; j++) {
-      const index = this.network.indexOfSegment(cols.pathSegmentId[from + j]);
-      if (index === undefined) continue; // segment no longer in the network (re-import); skip it
-      this.segments[k] = index;
-      this.forward[k] = cols.pathForward[from + j];
+    for (let j = from; j < from + n; j++) {
+      const index = segmentIndex.indexOf(ids[j]);
+      if (index < 0) continue; // segment no longer in the network (re-import); skip it
+      segments[k] = index;
+      forward[k] = directions[j];
       k++;
     }
     t.segments = this.segments.subarray(0, k);

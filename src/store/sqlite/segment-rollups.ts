@@ -1,6 +1,7 @@
 import { StoredFormatError } from "../../engine/trips/codes.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
-import type { SegmentMonthStats, SegmentStatsQuery } from "../types.js";
+import type { SegmentStatsQuery } from "../../app/ports/store.js";
+import type { SegmentMonthStats } from "../../engine/counts/segment-stats.js";
 import { addTotals, aligned, cellMask, comboKey } from "./segment-month-pack.js";
 
 /**

@@ -1,29 +1,20 @@
 import type Database from "better-sqlite3";
-import { createHash } from "node:crypto";
-import { CHUNK_FORMAT, decodeChunk, encodeChunk } from "../../engine/trips/chunk-format.js";
-import {
-  columnsToTrips,
-  selectTrips,
-  sourceCode,
-  tripsToColumns,
-  vehicleClassCode,
-  type TripColumns,
-} from "../../engine/trips/columns.js";
+import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
-import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
-import { monthKey } from "../../engine/time.js";
-
-/** Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go. */
-const MAX_CHUNK_TRIPS = 50_000;
-
-interface ChunkRow {
-  format: number;
-  trip_count: number;
-  step_count: number;
-  class_mask: number;
-  devices: string;
-  columns: Buffer;
-}
+import type { AppendResult, TripRepo, TripScanOptions } from "../../app/ports/store.js";
+import type { IngestRunRecord } from "../../domain/records.js";
+import {
+  chunkRowOf,
+  decodeChunk,
+  deviceKeyOf,
+  fingerprintOf,
+  groupBy,
+  MAX_CHUNK_TRIPS,
+  mergeableRuns,
+  monthOf,
+  scanFilter,
+  type ChunkRow,
+} from "../trip-chunks.js";
 
 /** Trips as column chunks in SQLite: one row per chunk of trips of one (country, month). */
 export class SqliteTrips implements TripRepo {
@@ -44,31 +35,16 @@ export class SqliteTrips implements TripRepo {
   }
 
   *scan(country: string, options: TripScanOptions = {}): Iterable<TripColumns> {
-    const from = options.fromMonth ? monthKey(options.fromMonth) : "0000-00";
-    const to = options.toMonth ? monthKey(options.toMonth) : "9999-99";
-    const wanted = options.vehicleClasses
-      ? options.vehicleClasses.reduce((m, c) => m | (1 << vehicleClassCode(c)), 0)
-      : -1;
+    const filter = scanFilter(options);
     const rows = this.db
       .prepare(
         `SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks
          WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id`,
       )
-      .iterate(country, from, to) as IterableIterator<ChunkRow>;
-    // Chunks record their classes but not their sources: a source filter looks at every trip.
-    const sources = options.sources ? options.sources.reduce((m, s) => m | (1 << sourceCode(s)), 0) : -1;
+      .iterate(country, filter.from, filter.to) as IterableIterator<ChunkRow>;
     for (const row of rows) {
-      if ((row.class_mask & wanted) === 0) continue;
-      const cols = decodedRow(row);
-      if ((row.class_mask & ~wanted) === 0 && sources === -1) {
-        yield cols;
-        continue;
-      }
-      const picked = selectTrips(
-        cols,
-        (i) => ((1 << cols.vehicleClass[i]) & wanted) !== 0 && ((1 << cols.source[i]) & sources) !== 0,
-      );
-      if (picked.count > 0) yield picked;
+      const picked = filter.pick(row);
+      if (picked) yield picked;
     }
   }
 
@@ -90,7 +66,7 @@ export class SqliteTrips implements TripRepo {
       );
       const remove = this.db.prepare("DELETE FROM trip_chunks WHERE id = ?");
       for (const run of runs) {
-        const trips = run.flatMap((c) => columnsToTrips(decodedRow(read.get(c.id) as ChunkRow)));
+        const trips = run.flatMap((c) => columnsToTrips(decodeChunk(read.get(c.id) as ChunkRow)));
         run.forEach((c) => remove.run(c.id));
         this.insertChunk(country, run[0].month, trips);
       }
@@ -146,8 +122,7 @@ export class SqliteTrips implements TripRepo {
   }
 
   private insertChunk(country: string, month: string, trips: MatchedTrip[]): void {
-    const cols = tripsToColumns(trips);
-    const mask = cols.vehicleClass.reduce((m, c) => m | (1 << c), 0);
+    const row = chunkRowOf(trips);
     this.db
       .prepare(
         `INSERT INTO trip_chunks (country, month, format, trip_count, step_count, class_mask, devices, columns)
@@ -156,12 +131,12 @@ export class SqliteTrips implements TripRepo {
       .run(
         country,
         month,
-        CHUNK_FORMAT,
-        cols.count,
-        cols.pathStart[cols.count],
-        mask,
-        JSON.stringify(cols.devices),
-        encodeChunk(cols),
+        row.format,
+        row.trip_count,
+        row.step_count,
+        row.class_mask,
+        row.devices,
+        row.columns,
       );
   }
 
@@ -194,55 +169,4 @@ export class SqliteTrips implements TripRepo {
     );
     for (const t of tallies.values()) upsert.run(country, t.day, t.cls, t.source, t.trips, t.devices);
   }
-}
-
-/** Consecutive chunks of one month that fit together in one chunk; only runs of two or more. */
-function mergeableRuns<T extends { month: string; trip_count: number }>(chunks: T[]): T[][] {
-  const runs: T[][] = [];
-  let run: T[] = [];
-  let size = 0;
-  for (const c of chunks) {
-    if (run.length > 0 && (c.month !== run[0].month || size + c.trip_count > MAX_CHUNK_TRIPS)) {
-      runs.push(run);
-      run = [];
-      size = 0;
-    }
-    run.push(c);
-    size += c.trip_count;
-  }
-  runs.push(run);
-  return runs.filter((r) => r.length > 1);
-}
-
-/** Identity of a trip across re-runs of the same input: device, start, end and source. */
-function fingerprintOf(t: MatchedTrip): Buffer {
-  return createHash("sha256")
-    .update(`${t.deviceId}\u0000${t.startT}\u0000${t.endT}\u0000${t.source}`)
-    .digest()
-    .subarray(0, 16);
-}
-
-const deviceKeyOf = (deviceId: string) => createHash("sha256").update(deviceId).digest().subarray(0, 12);
-
-const monthOf = (t: number) => new Date(t).toISOString().slice(0, 7);
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = keyOf(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
-
-/** A stored chunk of any supported format (chunk-format.ts checks its format and code table). */
-function decodedRow(row: ChunkRow): TripColumns {
-  return decodeChunk(row.columns, {
-    format: row.format,
-    tripCount: row.trip_count,
-    stepCount: row.step_count,
-    devices: JSON.parse(row.devices),
-  });
 }
