@@ -260,7 +260,7 @@ describe("whole-month rollups", () => {
   });
 
   it("cover every counts mode's classes for the whole week, and nothing narrower in time", () => {
-    const whole = { daysOfWeek: DAY_TYPES.all, hours: [...Array(24).keys()], directions: ["with"] };
+    const whole = { daysOfWeek: DAY_TYPES.all, hours: [...Array(24).keys()], directions: ["with" as const] };
     for (const mode of Object.values(COUNTS_MODES))
       assert.notEqual(rollupKey({ ...whole, vehicleClasses: mode.vehicleClasses, sources: ["lbs"] }), null);
     const vehicle = { ...whole, vehicleClasses: COUNTS_MODES.vehicle.vehicleClasses, sources: ["lbs"] };
