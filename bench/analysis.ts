@@ -17,7 +17,7 @@ import { NetworkRegistry } from "../src/engine/network/registry.js";
 import { DijkstraWorkspace, pathTo, timeWeight } from "../src/engine/network/routing.js";
 import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
-import { computeAnalysis } from "../src/jobs/compute.js";
+import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, type Random } from "./lib/synthetic.js";

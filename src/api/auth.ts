@@ -1,11 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { authenticateKey } from "../domain/accounts.js";
+import { authenticateKey } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";
 import type { SecurityPolicy } from "../domain/security/policy.js";
-import { keyPrincipal, liveSession, sessionPrincipal } from "../domain/security/sessions.js";
+import { keyPrincipal, liveSession, sessionPrincipal } from "../app/security/sessions.js";
 import type { Principal } from "../domain/security/principal.js";
-import type { ApiKeyRecord, SessionRecord, Store } from "../store/types.js";
+import type { ApiKeyRecord, SessionRecord } from "../domain/records.js";
+import type { Store } from "../app/ports/store.js";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,10 +1,10 @@
-import { mapErrors } from "../domain/error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import type { Command } from "commander";
-import { assertEmail, issueApiKey, requireOrganization } from "../domain/accounts.js";
+import { assertEmail, issueApiKey, requireOrganization } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";
 import { generatePassword } from "../domain/security/passwords.js";
 import { isRole, type Role } from "../domain/security/principal.js";
-import { setPassword } from "../domain/security/sessions.js";
+import { setPassword } from "../app/security/sessions.js";
 import { withRuntime } from "./runtime.js";
 
 export function accountCommands(program: Command): void {

@@ -10,7 +10,7 @@ import {
   type TraceSource,
   type VehicleClass,
 } from "../engine/trips/types.js";
-import { formatIngestReport, ingestFiles } from "../services/ingest.js";
+import { formatIngestReport, ingestFiles } from "../app/ingest.js";
 import { withRuntime } from "./runtime.js";
 
 /** Builds the map matcher for a country's network. */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { fail } from "../domain/errors.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { importNetwork } from "../services/network-import.js";
+import { importNetwork } from "../app/network-import.js";
 import { withRuntime } from "./runtime.js";
 
 const COUNTRY_CODE = /^[a-z]{2,3}$/i;

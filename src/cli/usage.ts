@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { requireOrganization } from "../domain/accounts.js";
-import { monthPeriod, usageReport } from "../domain/counts/metering.js";
+import { requireOrganization } from "../app/accounts.js";
+import { monthPeriod, usageReport } from "../app/counts/metering.js";
 import { fail } from "../domain/errors.js";
 import { withRuntime } from "./runtime.js";
 

@@ -1,14 +1,14 @@
-import { mapErrors } from "../domain/error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
 import shp from "shpjs";
-import { assertMember, requireOrganization } from "../domain/accounts.js";
+import { assertMember, requireOrganization } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";
 import { MAX_ZONES_PER_SET, toStoredZoneSet, validateZoneSetRequest } from "../domain/zone-sets.js";
 import { planZoneUpload } from "../domain/zone-split.js";
 import type { Runtime } from "../runtime.js";
-import type { StoredZoneSet } from "../store/types.js";
+import type { StoredZoneSet } from "../domain/records.js";
 import { withRuntime } from "./runtime.js";
 
 export interface ZoneUploadOptions {

@@ -3,7 +3,7 @@ import type { NetworkRegistry } from "../engine/network/registry.js";
 import { timeZoneOfImport } from "./network-time-zone.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import { VEHICLE_CLASSES } from "../engine/trips/types.js";
-import type { NetworkRepo, TripStatsRepo } from "../store/types.js";
+import type { NetworkRepo, TripStatsRepo } from "../app/ports/store.js";
 
 /** Most segments one map request returns; a browser draws this many GeoJSON lines smoothly. */
 export const MAX_MAP_SEGMENTS = 20_000;

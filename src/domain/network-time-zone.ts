@@ -1,5 +1,6 @@
 import { timeZoneOfCountry } from "../engine/time.js";
-import type { NetworkImportInfo, Store } from "../store/types.js";
+import type { NetworkImportInfo } from "./records.js";
+import type { Store } from "../app/ports/store.js";
 import { fail } from "./errors.js";
 
 /**

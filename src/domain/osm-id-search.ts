@@ -2,7 +2,7 @@ import type { Network } from "../engine/network/network.js";
 import { IndexedPolygon, segmentsInPolygon } from "../engine/network/polygon-select.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { NetworkRepo } from "../store/types.js";
+import type { NetworkRepo } from "../app/ports/store.js";
 import { fail, ValidationError, type Issue } from "./errors.js";
 import { positionCapProblem } from "./geometry-limits.js";
 

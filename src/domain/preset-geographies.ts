@@ -1,5 +1,6 @@
 import type { AdminArea } from "../engine/network/admin-areas.js";
-import type { PresetArea, PresetAreaRepo } from "../store/types.js";
+import type { PresetArea } from "./records.js";
+import type { PresetAreaRepo } from "../app/ports/store.js";
 import { fail } from "./errors.js";
 
 /**

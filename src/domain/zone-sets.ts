@@ -1,8 +1,9 @@
-import { mapErrors } from "./error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { Store, StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "../store/types.js";
-import { assertMember } from "./accounts.js";
+import type { Store } from "../app/ports/store.js";
+import type { StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "./records.js";
+import { assertMember } from "../app/accounts.js";
 import { fail, ValidationError, type Issue } from "./errors.js";
 import { checkGeometry, type ZoneKind } from "./zone-geometry.js";
 import { zonesFromOsmIds, type FieldReport } from "./zone-osm.js";

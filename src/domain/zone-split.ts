@@ -1,5 +1,5 @@
 import ngeohash from "ngeohash";
-import type { ZoneFeature } from "../store/types.js";
+import type { ZoneFeature } from "./records.js";
 import { fail } from "./errors.js";
 import { zoneCentre } from "./zone-geometry.js";
 import { MAX_ZONE_SET_NAME_LENGTH, MAX_ZONES_PER_SET, type NormalisedZoneSet } from "./zone-sets.js";

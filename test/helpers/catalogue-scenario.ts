@@ -87,7 +87,7 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
   );
   createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
   store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
+  const runner = startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ERROR_CATALOGUE, errorMessage } from "../../src/domain/error-catalogue.js";
 import { DomainError, fail, ValidationError } from "../../src/domain/errors.js";
-import { toDomainError } from "../../src/domain/error-mapping.js";
+import { toDomainError } from "../../src/app/error-mapping.js";
 import { EngineError } from "../../src/engine/errors.js";
-import { NameTakenError } from "../../src/store/types.js";
+import { NameTakenError } from "../../src/app/ports/store.js";
 
 const DOC = new URL("../../docs/api-conventions.md", import.meta.url);
 

@@ -12,7 +12,7 @@ import {
   setUserDisabled,
   setUserRole,
   updateKey,
-} from "../../domain/security/admin.js";
+} from "../../app/security/admin.js";
 import { ROLES } from "../../domain/security/principal.js";
 import { fail } from "../../domain/errors.js";
 import { anyApiKey, requireApiKey } from "../auth.js";

@@ -1,7 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { retryLater } from "../../domain/errors.js";
-import type { Store } from "../../store/types.js";
+import type { Store } from "../../app/ports/store.js";
 import type { RateLimits } from "./options.js";
 
 /** The counter a request counts against: its key, its session, or (neither) its client address. */

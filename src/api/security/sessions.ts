@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { fail } from "../../domain/errors.js";
-import { resetPassword, signIn, signOut } from "../../domain/security/sessions.js";
-import type { SessionRecord } from "../../store/types.js";
+import { resetPassword, signIn, signOut } from "../../app/security/sessions.js";
+import type { SessionRecord } from "../../domain/records.js";
 import { SESSION_COOKIE, assertCsrf, sessionOf } from "../auth.js";
 import type { SessionInfo as SessionInfoBody } from "../../shared/responses.js";
 

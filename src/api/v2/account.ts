@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { assertMember } from "../../domain/accounts.js";
-import { checkWebhookUrl } from "../../services/completion-webhook.js";
+import { assertMember } from "../../app/accounts.js";
+import { checkWebhookUrl } from "../../app/analyses/completion-webhook.js";
 import { KeyQuery, LoginEmailBody } from "../schemas.js";
 import type { Account as AccountBody } from "../../shared/responses.js";
 

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { assertMember } from "../../domain/accounts.js";
+import { assertMember } from "../../app/accounts.js";
 import {
   PUBLIC_STATUS,
   assertDataAvailable,
   metricCsv,
   requireAnalysis,
   statusEntry,
-} from "../../domain/analyses/lifecycle.js";
+} from "../../app/analyses/lifecycle.js";
 import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import { AnalysisRequestSchema } from "../../domain/analyses/request.js";
 import {
@@ -17,14 +17,15 @@ import {
   vendorOptionsOf,
 } from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
-import { analysisShapefile, shapefileNames } from "../../domain/analyses/shapefiles.js";
-import { reviewDetail } from "../../domain/analyses/od-review.js";
+import { analysisShapefile, shapefileNames } from "../../app/analyses/shapefiles.js";
+import { reviewDetail } from "../../app/analyses/od-review.js";
 import {
   assertMayAnalyse,
   guardedAnalysisAction,
   guardedCreateAnalysis,
-} from "../../domain/security/guarded.js";
-import type { Store, StoredAnalysis } from "../../store/types.js";
+} from "../../app/security/guarded.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredAnalysis } from "../../domain/records.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 import type { AnalysisDetail, AnalysisEntry } from "../../shared/responses.js";
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireZoneSet } from "../../domain/zone-sets.js";
-import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
-import type { StoredZoneSet } from "../../store/types.js";
+import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../app/security/guarded.js";
+import type { StoredZoneSet } from "../../domain/records.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import type { ZoneSetSummary as ZoneSetSummaryBody } from "../../shared/responses.js";

@@ -1,6 +1,7 @@
 import type { AnalysisTypeName } from "../../shared/vocabulary.js";
 import type { Issue } from "../errors.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
 import { odPresetGeography } from "./od-preset-geography.js";
 import { zoneActivity } from "./zone-activity.js";
 import { odMfAnalysis } from "./od-mf.js";

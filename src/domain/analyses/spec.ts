@@ -1,7 +1,8 @@
 import { ANALYSIS_REQUEST_FIELDS } from "./request.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
-import { assertMember } from "../accounts.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
+import { assertMember } from "../../app/accounts.js";
 import { dataPeriods, parseUsDate, type DateRange } from "../date-ranges.js";
 import { ValidationError, type Issue } from "../errors.js";
 import { findTravelMode, TRAVEL_MODES } from "../travel-modes.js";

@@ -1,5 +1,5 @@
 import type { TraceSource } from "../../engine/trips/types.js";
-import type { YearMonth } from "../../store/types.js";
+import type { YearMonth } from "../records.js";
 import { fail } from "../errors.js";
 
 import {

@@ -1,16 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { NameTakenError } from "../types.js";
+import { NameTakenError, type AccountRepo, type SecurityRepo } from "../../app/ports/store.js";
 import type {
-  AccountRepo,
   ApiKeyRecord,
   AuditEntry,
   FailureRecord,
   Organization,
-  SecurityRepo,
   SessionRecord,
   UserRecord,
   UserRole,
-} from "../types.js";
+} from "../../domain/records.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
 import type { Async } from "./ports.js";
 

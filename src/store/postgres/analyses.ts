@@ -1,13 +1,7 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { NameTakenError } from "../types.js";
-import type {
-  AnalysisRepo,
-  AnalysisState,
-  NotificationRepo,
-  StoredAnalysis,
-  TagRepo,
-  TagSummary,
-} from "../types.js";
+import { NameTakenError } from "../../app/ports/store.js";
+import type { AnalysisRepo, NotificationRepo, TagRepo } from "../../app/ports/store.js";
+import type { AnalysisState, StoredAnalysis, TagSummary } from "../../domain/records.js";
 import { isUniqueViolation, numbered, placeholders, type PgDb } from "./db.js";
 import type { Async } from "./ports.js";
 

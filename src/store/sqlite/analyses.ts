@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { NameTakenError, type AnalysisRepo, type AnalysisState, type StoredAnalysis } from "../types.js";
+import { NameTakenError, type AnalysisRepo } from "../../app/ports/store.js";
+import { type AnalysisState, type StoredAnalysis } from "../../domain/records.js";
 
 interface AnalysisRow {
   uuid: string;

@@ -10,8 +10,8 @@ import {
   SPEED_BINS,
   type SegmentMonthStats,
   type SegmentStatCell,
-  type SegmentStatsQuery,
-} from "../types.js";
+} from "../../engine/counts/segment-stats.js";
+import { type SegmentStatsQuery } from "../../app/ports/store.js";
 
 /**
  * The packed layout of segment counts: one row per segment × month holding every cell the trip

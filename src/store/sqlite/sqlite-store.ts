@@ -2,32 +2,34 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
-import type { JobQueue } from "../../jobs/queue.js";
+import type { JobQueue } from "../../app/ports/job-queue.js";
 import type {
   AccountRepo,
   CountsResultRepo,
   SegmentStatsRepo,
   UsageRepo,
   AnalysisRepo,
+  NetworkRepo,
+  PresetAreaRepo,
+  Store,
+  TripRepo,
+  TripStatsRepo,
+  ZoneSetRepo,
+  NotificationRepo,
+  TagRepo,
+} from "../../app/ports/store.js";
+import type {
   ApiKeyRecord,
   DayCount,
   DayTotal,
   NetworkImportInfo,
-  NetworkRepo,
   Organization,
-  PresetAreaRepo,
-  Store,
   StoredZoneSet,
-  TripRepo,
-  TripStatsRepo,
   UserRole,
   YearMonth,
-  ZoneSetRepo,
   ZoneSetSummary,
-  NotificationRepo,
-  TagRepo,
-} from "../types.js";
-import { NameTakenError } from "../types.js";
+} from "../../domain/records.js";
+import { NameTakenError } from "../../app/ports/store.js";
 import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";

@@ -1,8 +1,9 @@
 import shpwrite from "@mapbox/shp-write";
 import JSZip from "jszip";
-import type { Store, StoredAnalysis, ZoneFeature } from "../../store/types.js";
-import { fail } from "../errors.js";
-import type { AnalysisSpec, ZoneSetRef } from "./spec.js";
+import type { Store } from "../ports/store.js";
+import type { StoredAnalysis, ZoneFeature } from "../../domain/records.js";
+import { fail } from "../../domain/errors.js";
+import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
 
 /** WGS84, as every zone is stored. */
 const WGS84_PRJ =

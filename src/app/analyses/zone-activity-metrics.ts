@@ -1,7 +1,7 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { toCsv, type CsvValue } from "../engine/analysis/csv.js";
-import { ZoneActivity, type ZoneActivityRow } from "../engine/analysis/zone-activity.js";
-import type { VehicleClass } from "../engine/trips/types.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
+import { ZoneActivity, type ZoneActivityRow } from "../../engine/analysis/zone-activity.js";
+import type { VehicleClass } from "../../engine/trips/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { aggregateOd, ALL, COMMERCIAL, groupNames, PERSONAL, ZONE_ROW_COLUMNS } from "./od-metrics.js";
 

@@ -1,6 +1,6 @@
-import type { Store } from "../../store/types.js";
+import type { Store } from "../ports/store.js";
 import { assertMember } from "../accounts.js";
-import { fail, ValidationError, type Issue } from "../errors.js";
+import { fail, ValidationError, type Issue } from "../../domain/errors.js";
 import { requireAnalysis } from "./lifecycle.js";
 
 /**

@@ -1,8 +1,9 @@
 import { mapErrors } from "../error-mapping.js";
-import type { AnalysisState, Store, StoredAnalysis } from "../../store/types.js";
-import { fail } from "../errors.js";
-import type { AnalysisSpec } from "./spec.js";
-import { vendorOptionsOf } from "./vendor-options.js";
+import type { AnalysisState, StoredAnalysis } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { fail } from "../../domain/errors.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
 import { shapefileNames } from "./shapefiles.js";
 
 /** is_massive_queue: the job waits behind every ordinary one, as the vendor's bulk queue does. */

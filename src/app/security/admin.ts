@@ -1,10 +1,11 @@
 /** What an organization's admin does in the admin page: users, keys, quotas, rate limits, usage, audit log. */
-import type { ApiKeyRecord, AuditEntry, Store, UserRecord } from "../../store/types.js";
+import type { ApiKeyRecord, AuditEntry, UserRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
 import { assertEmail, issueApiKey, type IssuedKey } from "../accounts.js";
-import { fail } from "../errors.js";
+import { fail } from "../../domain/errors.js";
 import { audit } from "./guarded.js";
-import type { SecurityPolicy } from "./policy.js";
-import { requireRole, type Principal, type Role } from "./principal.js";
+import type { SecurityPolicy } from "../../domain/security/policy.js";
+import { requireRole, type Principal, type Role } from "../../domain/security/principal.js";
 import { createResetToken } from "./sessions.js";
 
 const requireAdmin = (p: Principal, action: string) => requireRole(p, "admin", action);

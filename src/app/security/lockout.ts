@@ -1,6 +1,7 @@
-import type { FailureRecord, Store } from "../../store/types.js";
-import { retryLater } from "../errors.js";
-import type { LockoutPolicy } from "./policy.js";
+import type { FailureRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { retryLater } from "../../domain/errors.js";
+import type { LockoutPolicy } from "../../domain/security/policy.js";
 
 export const accountSubject = (email: string) => `account:${email.trim().toLowerCase()}`;
 export const ipSubject = (ip: string) => `ip:${ip}`;

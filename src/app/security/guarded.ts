@@ -2,12 +2,13 @@
  * The organization's state-changing use cases behind a role check, each recorded in the audit log. Routes
  * call these rather than the unguarded functions, so a role is enforced whatever page or client asks.
  */
-import type { AnalysisSpec } from "../analyses/spec.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { cancelAnalysis, createAnalysis, deleteAnalysis } from "../analyses/lifecycle.js";
 import { createTag, tagAnalyses, untagAnalyses } from "../analyses/tags.js";
-import { createZoneSet, deleteZoneSet, type ZoneSetContext } from "../zone-sets.js";
-import type { StoredAnalysis, StoredZoneSet, Store } from "../../store/types.js";
-import { requireRole, type Principal } from "./principal.js";
+import { createZoneSet, deleteZoneSet, type ZoneSetContext } from "../../domain/zone-sets.js";
+import type { StoredAnalysis, StoredZoneSet } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { requireRole, type Principal } from "../../domain/security/principal.js";
 
 export function audit(store: Store, principal: Principal, action: string, target: string | null): void {
   store.security.audit({

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyRecord, SessionRecord, Store } from "../../store/types.js";
+import type { ApiKeyRecord, SessionRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
 import { assertEmail } from "../accounts.js";
-import { fail } from "../errors.js";
+import { fail } from "../../domain/errors.js";
 import { accountSubject, assertMayTry, ipSubject, recordFailure } from "./lockout.js";
-import { assertPasswordStrength, hashPassword, verifyPassword } from "./passwords.js";
-import type { SecurityPolicy } from "./policy.js";
-import type { Principal } from "./principal.js";
+import { assertPasswordStrength, hashPassword, verifyPassword } from "../../domain/security/passwords.js";
+import type { SecurityPolicy } from "../../domain/security/policy.js";
+import type { Principal } from "../../domain/security/principal.js";
 
 /** Session ids and reset tokens carry 256 random bits; the store keeps only their SHA-256. */
 export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");

@@ -1,13 +1,13 @@
-import type { AnalysisSpec, ZoneSetRef } from "../domain/analyses/spec.js";
-import { toCsv, type CsvValue } from "../engine/analysis/csv.js";
-import { OdMfTally, type MfRole, type OdMfRow } from "../engine/analysis/od-mf.js";
+import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
+import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
+import { OdMfTally, type MfRole, type OdMfRow } from "../../engine/analysis/od-mf.js";
 import {
   distributionCsv,
   distributionMetrics,
   OdDistributions,
-} from "../engine/analysis/od-distributions.js";
-import type { ZoneDef } from "../engine/zones/compile.js";
-import type { Store } from "../store/types.js";
+} from "../../engine/analysis/od-distributions.js";
+import type { ZoneDef } from "../../engine/zones/compile.js";
+import type { Store } from "../ports/store.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { attributeMetricName, metricGroups } from "./catalogue-groups.js";
 import { aggregateOd, ALL, distributionOptions, groupNames, modeOf } from "./od-metrics.js";

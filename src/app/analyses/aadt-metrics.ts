@@ -1,12 +1,12 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { daySpan } from "../domain/analyses/grammar.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
-import { AadtTally, type AadtResult } from "../engine/analysis/aadt.js";
-import { toCsv, type CsvValue } from "../engine/analysis/csv.js";
-import { LocalClock } from "../engine/time.js";
-import { TRACE_SOURCES } from "../engine/trips/types.js";
-import { zoneDefOf } from "../engine/zones/compile.js";
-import type { ZoneFeature } from "../store/types.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { daySpan } from "../../domain/analyses/grammar.js";
+import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { AadtTally, type AadtResult } from "../../engine/analysis/aadt.js";
+import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
+import { LocalClock } from "../../engine/time.js";
+import { TRACE_SOURCES } from "../../engine/trips/types.js";
+import { zoneDefOf } from "../../engine/zones/compile.js";
+import type { ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { aggregateOd, ALL, COMMERCIAL, modeOf, PERSONAL } from "./od-metrics.js";
 

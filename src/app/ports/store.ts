@@ -1,12 +1,35 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { Segment, TransitRoute } from "../engine/network/types.js";
-import type { JobQueue } from "../jobs/queue.js";
-import type { TripColumns } from "../engine/trips/columns.js";
-import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import type { Segment, TransitRoute } from "../../engine/network/types.js";
+import type { TripColumns } from "../../engine/trips/columns.js";
+import type { MatchedTrip, TraceSource, VehicleClass } from "../../engine/trips/types.js";
+import type { SegmentStatCell, SegmentMonthStats } from "../../engine/counts/segment-stats.js";
+import type {
+  TagSummary,
+  Organization,
+  ApiKeyRecord,
+  UserRole,
+  UserRecord,
+  SessionRecord,
+  FailureRecord,
+  AuditEntry,
+  NetworkImportInfo,
+  PresetArea,
+  StoredZoneSet,
+  ZoneSetSummary,
+  YearMonth,
+  DayCount,
+  DayTotal,
+  StoredAnalysis,
+  StoredCountsResult,
+  UsageRecord,
+  UsageTotals,
+  IngestRunRecord,
+} from "../../domain/records.js";
+import type { JobQueue } from "./job-queue.js";
 
 /**
  * A store refuses a name its kind already has (case-insensitively, in the organization): the
- * adapter's own terms, which the application maps to the API's error (`src/domain/error-mapping.ts`).
+ * adapter's own terms, which the application maps to the API's error (`src/app/error-mapping.ts`).
  */
 export class NameTakenError extends Error {
   constructor(
@@ -48,14 +71,6 @@ export interface Store {
   close(): void;
 }
 
-export interface TagSummary {
-  name: string;
-  createdBy: string;
-  createdAt: string;
-  /** Live (not deleted) analyses carrying the tag. */
-  analysisCount: number;
-}
-
 export interface TagRepo {
   /** Creates the tag; false when the organization already has it (case-insensitive). */
   create(orgId: string, name: string, createdBy: string): boolean;
@@ -75,22 +90,6 @@ export interface NotificationRepo {
   setCompletionWebhook(orgId: string, url: string | null): void;
 }
 
-export interface Organization {
-  id: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  orgId: string;
-  /** First characters of the key, safe to show in listings. */
-  prefix: string;
-  label: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
 export interface AccountRepo {
   isEmpty(): boolean;
   createOrganization(name: string): Organization;
@@ -106,41 +105,6 @@ export interface AccountRepo {
   findKeyByHash(keyHash: string): ApiKeyRecord | null;
   listKeys(orgId: string): ApiKeyRecord[];
   revokeKey(idOrPrefix: string): ApiKeyRecord | null;
-}
-
-export type UserRole = "admin" | "analyst" | "viewer";
-
-export interface UserRecord {
-  email: string;
-  role: UserRole;
-  /** scrypt hash with its salt and parameters; null until a password is set. */
-  passwordHash: string | null;
-  disabledAt: string | null;
-}
-
-/** A web-application sign-in; the store keeps only a hash of the session id the cookie carries. */
-export interface SessionRecord {
-  idHash: string;
-  email: string;
-  orgId: string;
-  csrfToken: string;
-  createdAt: string;
-  lastSeenAt: string;
-}
-
-/** Failed sign-ins of one subject (`account:EMAIL` or `ip:ADDRESS`). */
-export interface FailureRecord {
-  failures: number;
-  lastFailureAt: string;
-  lockedUntil: string | null;
-}
-
-export interface AuditEntry {
-  orgId: string;
-  at: string;
-  actor: string;
-  action: string;
-  target: string | null;
 }
 
 export interface SecurityRepo {
@@ -182,15 +146,6 @@ export interface SecurityRepo {
   monthlyUsage(orgId: string, from: string): { keyId: string; month: string; calls: number; units: number }[];
 }
 
-export interface NetworkImportInfo {
-  country: string;
-  source: string;
-  segmentCount: number;
-  importedAt: string;
-  /** IANA time zone the country's trips are sliced by (day types, day parts); absent: the built-in table. */
-  timeZone?: string | null;
-}
-
 export interface NetworkRepo {
   /** Replaces all segments of a country in one transaction. */
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
@@ -202,18 +157,6 @@ export interface NetworkRepo {
   loadTransit(country: string): TransitRoute[];
 }
 
-/** One area of a preset geography (a boundary imported with the network). */
-export interface PresetArea {
-  country: string;
-  /** `admin_N` for administrative level N, `zip` for postal codes. */
-  geographyType: string;
-  /** The area's id in analysis results: the postal code for `zip`, else the OSM relation id. */
-  areaId: string;
-  osmId: number;
-  name: string | null;
-  geometry: { type: "Polygon" | "MultiPolygon"; coordinates: unknown };
-}
-
 export interface PresetAreaRepo {
   /** Replaces all areas of a country (one transaction). */
   replaceCountry(country: string, areas: readonly PresetArea[]): void;
@@ -223,35 +166,6 @@ export interface PresetAreaRepo {
   list(country: string, geographyType: string): PresetArea[];
 }
 
-export interface StoredZoneSet {
-  uuid: string;
-  orgId: string;
-  name: string;
-  /** `polygon` or `line`: the kind of the set's zones. */
-  geomType: "polygon" | "line";
-  withCalibration: boolean;
-  zoneCount: number;
-  createdAt: string;
-  /** The zones as a GeoJSON FeatureCollection, normalised by the domain layer. */
-  featureCollection: ZoneFeatureCollection;
-}
-
-export interface ZoneFeatureCollection {
-  type: "FeatureCollection";
-  features: ZoneFeature[];
-}
-
-export interface ZoneFeature {
-  type: "Feature";
-  geometry: { type: string; coordinates: unknown };
-  properties: Record<string, unknown>;
-}
-
-export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection"> & {
-  /** [west, south, east, north] of all zones, kept by the store (lists filter sets by network with it). */
-  bbox: [number, number, number, number] | null;
-};
-
 export interface ZoneSetRepo {
   /** Throws NameTakenError when the name is taken (case-insensitive) in the organization. */
   create(zoneSet: StoredZoneSet): void;
@@ -260,21 +174,6 @@ export interface ZoneSetRepo {
   get(orgId: string, nameOrUuid: string): StoredZoneSet | null;
   list(orgId: string): ZoneSetSummary[];
   delete(orgId: string, nameOrUuid: string): boolean;
-}
-
-/** A calendar month with stored trips. */
-export interface YearMonth {
-  year: number;
-  month: number;
-}
-
-/** Per-day trip tallies maintained by ingest; data periods and sample sizes read them. */
-export interface DayCount {
-  day: string;
-  vehicleClass: string;
-  source: string;
-  trips: number;
-  devices: number;
 }
 
 export interface TripStatsRepo {
@@ -299,32 +198,6 @@ export interface TripStatsRepo {
     to: string,
     sources?: readonly string[],
   ): DayTotal[];
-}
-
-export interface DayTotal {
-  day: string;
-  trips: number;
-  devices: number;
-}
-
-/** Lifecycle of an analysis; the API shows queued and running both as `Processing`. */
-export type AnalysisState = "queued" | "running" | "done" | "failed" | "cancelled" | "deleted";
-
-export interface StoredAnalysis {
-  uuid: string;
-  orgId: string;
-  name: string;
-  spec: AnalysisSpec;
-  state: AnalysisState;
-  failureReason: string | null;
-  /** Names of the metrics stored for download (empty until done). */
-  metrics: string[];
-  /** 0..1 while running. */
-  progress: number;
-  jobId: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
 }
 
 export interface AnalysisRepo {
@@ -353,39 +226,6 @@ export interface AnalysisRepo {
   result(uuid: string, metric: string): string | null;
 }
 
-/** Width of a speed histogram bin (km/h); the last bin is open-ended. */
-export const SPEED_BIN_KPH = 5;
-export const SPEED_BINS = 40;
-
-/**
- * One cell of the per-segment aggregates the trip pipeline maintains: trips
- * over one segment in one month, on one day of week, in one hour, one
- * direction, one vehicle class and one source. Cells are additive.
- */
-export interface SegmentStatCell {
-  segmentId: number;
-  /** YYYY-MM */
-  month: string;
-  /** ISO day of week: 1 = Monday … 7 = Sunday. */
-  dayOfWeek: number;
-  /** Hour of day the trip entered the segment, 0..23. */
-  hour: number;
-  /** Along the segment's stored geometry (`with`) or against it. */
-  direction: "with" | "against";
-  vehicleClass: string;
-  source: string;
-  /** Observed (sample) trips, before expansion. */
-  trips: number;
-  /** Sum and count of observed traversal speeds (km/h). */
-  speedSumKph: number;
-  speedCount: number;
-  /** Counts per SPEED_BIN_KPH bin, SPEED_BINS long (shorter arrays mean zeros). */
-  speedHistogram: number[];
-  /** Trips by purpose (hbw, hbo, …) and by income band, where known. */
-  purposes: Record<string, number>;
-  incomes: Record<string, number>;
-}
-
 export interface SegmentStatsQuery {
   country: string;
   segmentIds: number[];
@@ -400,45 +240,11 @@ export interface SegmentStatsQuery {
   details?: boolean;
 }
 
-/** Cells matching a query summed per segment × month. */
-export type SegmentMonthStats = Omit<
-  SegmentStatCell,
-  "dayOfWeek" | "hour" | "direction" | "vehicleClass" | "source"
->;
-
-/** A segment-month with nothing counted yet: the start of every sum and every new cell. */
-export function emptySegmentMonth(segmentId: number, month: string): SegmentMonthStats {
-  return {
-    segmentId,
-    month,
-    trips: 0,
-    speedSumKph: 0,
-    speedCount: 0,
-    speedHistogram: [],
-    purposes: {},
-    incomes: {},
-  };
-}
-
 export interface SegmentStatsRepo {
   /** Adds the cells to what is stored (cells with equal keys sum up). */
   add(country: string, cells: SegmentStatCell[]): void;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
   query(q: SegmentStatsQuery): SegmentMonthStats[];
-}
-
-/** A counts result kept so later pages can be fetched. */
-export interface StoredCountsResult {
-  requestId: string;
-  orgId: string;
-  kind: "geometry" | "metrics";
-  columns: string[];
-  /** Fields the response repeats on every page (e.g. data_version). */
-  extra: Record<string, unknown>;
-  pageSize: number;
-  totalRows: number;
-  createdAt: string;
-  expiresAt: string;
 }
 
 export interface CountsResultRepo {
@@ -452,24 +258,6 @@ export interface CountsResultRepo {
     now: string,
   ): StoredCountsResult | null;
   page(requestId: string, page: number): unknown[][] | null;
-}
-
-/** One charged counts call. */
-export interface UsageRecord {
-  keyId: string;
-  orgId: string;
-  at: string;
-  segments: number;
-  fields: number;
-  units: number;
-}
-
-export interface UsageTotals {
-  keyId: string;
-  calls: number;
-  segments: number;
-  fields: number;
-  units: number;
 }
 
 export interface UsageRepo {
@@ -499,19 +287,6 @@ export interface AppendResult {
   stored: readonly MatchedTrip[];
   /** Trips already stored (same device, start, end and source), skipped. */
   duplicates: number;
-}
-
-/** One trace file's ingest, kept for reporting. */
-export interface IngestRunRecord {
-  country: string;
-  source: string;
-  path: string;
-  sizeBytes: number;
-  sha256: string;
-  startedAt: string;
-  finishedAt: string;
-  /** The ingest report's counts (points read, drops by reason, trips stored, ...). */
-  counts: Record<string, unknown>;
 }
 
 /**

@@ -1,33 +1,34 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { monthlyExpansion } from "../domain/expansion.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
-import { OdAggregator, type ObservedTrip, type OdRow, type OdTrip } from "../engine/analysis/od-aggregate.js";
-import { OD_IDENTITY_COLUMNS, OdCsvWriter, odIdentity, type OdLabels } from "../engine/analysis/od-csv.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { monthlyExpansion } from "../../domain/expansion.js";
+import { networkTimeZone } from "../../domain/network-time-zone.js";
+import {
+  OdAggregator,
+  type ObservedTrip,
+  type OdRow,
+  type OdTrip,
+} from "../../engine/analysis/od-aggregate.js";
+import { OD_IDENTITY_COLUMNS, OdCsvWriter, odIdentity, type OdLabels } from "../../engine/analysis/od-csv.js";
 import {
   distributionCsv,
   distributionMetrics,
   OdDistributions,
   type DistributionOptions,
-} from "../engine/analysis/od-distributions.js";
-import { toCsv } from "../engine/analysis/csv.js";
-import { CalibrationCounter, type CalibrationZone } from "../engine/analysis/od-calibration.js";
-import { TripView } from "../engine/analysis/trip-view.js";
-import type { Network } from "../engine/network/network.js";
-import { daysBetween, LocalClock, monthKey } from "../engine/time.js";
-import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../engine/zones/compile.js";
-import { VEHICLE_CLASS_OF_CODE } from "../engine/trips/codes.js";
-import { TRACE_SOURCES, type VehicleClass } from "../engine/trips/types.js";
-import { findTravelMode, type TravelMode } from "../domain/travel-modes.js";
-import type { Store, ZoneFeature } from "../store/types.js";
+} from "../../engine/analysis/od-distributions.js";
+import { toCsv } from "../../engine/analysis/csv.js";
+import { CalibrationCounter, type CalibrationZone } from "../../engine/analysis/od-calibration.js";
+import { TripView } from "../../engine/analysis/trip-view.js";
+import type { Network } from "../../engine/network/network.js";
+import { daysBetween, LocalClock, monthKey } from "../../engine/time.js";
+import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../../engine/zones/compile.js";
+import { VEHICLE_CLASS_OF_CODE } from "../../engine/trips/codes.js";
+import { TRACE_SOURCES, type VehicleClass } from "../../engine/trips/types.js";
+import { findTravelMode, type TravelMode } from "../../domain/travel-modes.js";
+import type { Store } from "../ports/store.js";
+import type { ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
-import { ZoneTally } from "../engine/analysis/zone-tally.js";
-import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
-import {
-  coverageReview,
-  REVIEW_RESULT,
-  samplePeriods,
-  type ZoneSample,
-} from "../domain/analyses/od-review.js";
+import { ZoneTally } from "../../engine/analysis/zone-tally.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
+import { coverageReview, REVIEW_RESULT, samplePeriods, type ZoneSample } from "./od-review.js";
 
 /** Device-type groups of the OD metrics; a trip counts in every group its vehicle class belongs to. */
 const GROUPS = [

@@ -1,8 +1,9 @@
 import { isoWeekday } from "../../engine/time.js";
-import type { Store, StoredAnalysis } from "../../store/types.js";
+import type { Store } from "../ports/store.js";
+import type { StoredAnalysis } from "../../domain/records.js";
 import { PUBLIC_STATUS } from "./lifecycle.js";
-import type { AnalysisSpec } from "./spec.js";
-import { findTravelMode } from "../travel-modes.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { findTravelMode } from "../../domain/travel-modes.js";
 
 /**
  * The coverage review of an analysis: whether its zones and data periods have

@@ -1,5 +1,6 @@
-import type { Store, StoredCountsResult } from "../../store/types.js";
-import { fail } from "../errors.js";
+import type { Store } from "../ports/store.js";
+import type { StoredCountsResult } from "../../domain/records.js";
+import { fail } from "../../domain/errors.js";
 
 export type ResultKind = StoredCountsResult["kind"];
 

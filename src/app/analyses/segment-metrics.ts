@@ -1,26 +1,26 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { parsePercentiles } from "../domain/analyses/grammar.js";
-import { DEFAULT_SPEED_PERCENTILES } from "../domain/analyses/spec.js";
-import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
-import { monthlyExpansion } from "../domain/expansion.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
-import { toCsv, type CsvValue } from "../engine/analysis/csv.js";
-import { DaySlicer } from "../engine/analysis/day-slicer.js";
-import type { OdTrip } from "../engine/analysis/od-aggregate.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { parsePercentiles } from "../../domain/analyses/grammar.js";
+import { DEFAULT_SPEED_PERCENTILES } from "../../domain/analyses/spec.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
+import { monthlyExpansion } from "../../domain/expansion.js";
+import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
+import { DaySlicer } from "../../engine/analysis/day-slicer.js";
+import type { OdTrip } from "../../engine/analysis/od-aggregate.js";
 import {
   distributionCsv,
   distributionMetrics,
   OdDistributions,
-} from "../engine/analysis/od-distributions.js";
-import { SegmentTally, type SegmentLookup, type SegmentRow } from "../engine/analysis/segment-analysis.js";
-import type { Network } from "../engine/network/network.js";
-import type { Segment } from "../engine/network/types.js";
-import { LocalClock, monthKey } from "../engine/time.js";
-import { TRACE_SOURCES } from "../engine/trips/types.js";
-import { headingMatches } from "../engine/zones/assign.js";
-import { compileZoneSet, zoneDefOf, type ZoneDef } from "../engine/zones/compile.js";
-import { bearingOf } from "../engine/zones/geometry.js";
-import type { ZoneFeature } from "../store/types.js";
+} from "../../engine/analysis/od-distributions.js";
+import { SegmentTally, type SegmentLookup, type SegmentRow } from "../../engine/analysis/segment-analysis.js";
+import type { Network } from "../../engine/network/network.js";
+import type { Segment } from "../../engine/network/types.js";
+import { LocalClock, monthKey } from "../../engine/time.js";
+import { TRACE_SOURCES } from "../../engine/trips/types.js";
+import { headingMatches } from "../../engine/zones/assign.js";
+import { compileZoneSet, zoneDefOf, type ZoneDef } from "../../engine/zones/compile.js";
+import { bearingOf } from "../../engine/zones/geometry.js";
+import type { ZoneFeature } from "../../domain/records.js";
 import { attributeMetricName, metricGroups } from "./catalogue-groups.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import {
@@ -229,7 +229,7 @@ export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeCont
 }
 
 /** One pass over the analysis' trips, counting each trip on every analysed segment it travels. */
-async function scanSegments(
+export async function scanSegments(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,

@@ -1,8 +1,8 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { Network } from "../engine/network/network.js";
-import type { Store } from "../store/types.js";
-import { toCsv } from "../engine/analysis/csv.js";
-import { samplePeriods } from "../domain/analyses/od-review.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import type { Network } from "../../engine/network/network.js";
+import type { Store } from "../ports/store.js";
+import { toCsv } from "../../engine/analysis/csv.js";
+import { samplePeriods } from "./od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
 import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 import { computeOdMfMetrics } from "./od-mf-metrics.js";

@@ -1,5 +1,5 @@
-import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { VehicleClass } from "../engine/trips/types.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import type { VehicleClass } from "../../engine/trips/types.js";
 import { ALL, COMMERCIAL, modeOf, PERSONAL } from "./od-metrics.js";
 
 /** Medium and heavy commercial groups of the OD metrics' device groups (od-metrics.ts GROUPS). */

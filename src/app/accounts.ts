@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyRecord, Organization, Store } from "../store/types.js";
-import { fail } from "./errors.js";
+import type { ApiKeyRecord, Organization } from "../domain/records.js";
+import type { Store } from "./ports/store.js";
+import { fail } from "../domain/errors.js";
 
 /** API keys carry 256 random bits, so a plain SHA-256 is a safe, fast lookup hash. */
 export function hashApiKey(key: string): string {

@@ -1,5 +1,6 @@
-import type { ApiKeyRecord, Store } from "../../store/types.js";
-import { fail } from "../errors.js";
+import type { ApiKeyRecord } from "../../domain/records.js";
+import type { Store } from "../ports/store.js";
+import { fail } from "../../domain/errors.js";
 
 /** Usage and quotas count per calendar month (UTC). */
 export interface UsagePeriod {

@@ -1,7 +1,8 @@
-import { fail } from "../domain/errors.js";
-import { statusEntry } from "../domain/analyses/lifecycle.js";
-import { vendorOptionsOf } from "../domain/analyses/vendor-options.js";
-import type { Store, StoredAnalysis } from "../store/types.js";
+import { fail } from "../../domain/errors.js";
+import { statusEntry } from "./lifecycle.js";
+import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
+import type { Store } from "../ports/store.js";
+import type { StoredAnalysis } from "../../domain/records.js";
 
 const TIMEOUT_MS = 10_000;
 
