@@ -1,5 +1,5 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { monthlyExpansion } from "../../domain/expansion.js";
+import { monthlyExpansion } from "../../engine/expansion.js";
 import { networkTimeZone } from "../../domain/network-time-zone.js";
 import {
   OdAggregator,
