@@ -24,7 +24,7 @@ import { Simulation } from "../src/engine/simulate/index.js";
 import { writeSimulation } from "../src/engine/simulate/writers.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
 import type { Runtime } from "../src/runtime.js";
-import { ingestFiles } from "../src/services/ingest.js";
+import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 
 const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));

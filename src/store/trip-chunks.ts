@@ -9,7 +9,7 @@ import {
 } from "../engine/trips/columns.js";
 import type { MatchedTrip } from "../engine/trips/types.js";
 import { monthKey } from "../engine/time.js";
-import type { TripScanOptions } from "./types.js";
+import type { TripScanOptions } from "../app/ports/store.js";
 
 /**
  * The stored trip chunk row, the same in every backend (SQLite BLOB, PostgreSQL bytea): the columns of

@@ -1,7 +1,9 @@
 import pg from "pg";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import type { AsyncStore } from "../../src/store/postgres/ports.js";
+import type { AsyncJobQueue, AsyncStore } from "../../src/store/postgres/ports.js";
+import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
+import { Redis } from "ioredis";
 
 /**
  * The backends the port contract tests run against. Every test opens a fresh, empty store: SQLite in
@@ -98,4 +100,113 @@ async function postgresBackend(): Promise<Backend> {
 /** Both backends; the caller disposes of them after its tests. */
 export async function backends(): Promise<Backend[]> {
   return [sqliteBackend(), await postgresBackend()];
+}
+
+/**
+ * A job queue backend: the store's own queue (SQLite, PostgreSQL), whose leases follow an injected
+ * clock, or BullMQ on Redis, whose leases are Redis key expiries in real time.
+ */
+export interface QueueBackend {
+  name: string;
+  skip?: string;
+  /** A fresh, empty queue; `passTime(ms, probe)` lets leases age by `ms`, then answers `probe()` once it is not null. */
+  open(): Promise<{
+    queue: AsyncJobQueue;
+    passTime<T>(ms: number, probe: () => Promise<T | null>): Promise<T | null>;
+    /** True when time is the test's: the queue's notion of "now" is exact. */
+    exactClock: boolean;
+  }>;
+  /** The same queue opened again as another process would. */
+  reopen(queue: AsyncJobQueue): Promise<AsyncJobQueue>;
+  dispose(): Promise<void>;
+}
+
+function storeQueue(backend: Backend): QueueBackend {
+  const opened = new Map<AsyncJobQueue, { store: AsyncStore; clock: { now: number } }>();
+  return {
+    name: backend.name,
+    skip: backend.skip,
+    async open() {
+      const clock = { now: 1_000_000 };
+      const store = await backend.open({ clock: () => clock.now });
+      opened.set(store.jobs, { store, clock });
+      return {
+        queue: store.jobs,
+        exactClock: true,
+        async passTime(ms, probe) {
+          clock.now += ms;
+          return probe();
+        },
+      };
+    },
+    async reopen(queue) {
+      const { store, clock } = opened.get(queue)!;
+      return (await backend.reopen(store, { clock: () => clock.now })).jobs;
+    },
+    dispose: () => backend.dispose(),
+  };
+}
+
+const REDIS_URL = process.env.STREETFLOW_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+async function bullBackend(): Promise<QueueBackend> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (e) {
+    probe.disconnect();
+    const why = `Redis not reachable at ${REDIS_URL} (${(e as Error).message})`;
+    if (process.env.CI === "true") throw new Error(`${why}: CI runs the contract tests against it`);
+    const skipped = () => Promise.reject(new Error("skipped"));
+    return {
+      name: "bullmq",
+      skip: `${why}; set STREETFLOW_TEST_REDIS_URL`,
+      open: skipped,
+      reopen: skipped,
+      dispose: async () => {},
+    };
+  }
+  probe.disconnect();
+  const queues: BullJobQueue[] = [];
+  const prefixOf = new Map<AsyncJobQueue, string>();
+  const run = `sf-test-${process.pid}-${Date.now().toString(36)}`;
+  let n = 0;
+  const openQueue = (prefix: string) => {
+    const queue = new BullJobQueue({ url: REDIS_URL, prefix, stalledCheckMs: 100 });
+    queues.push(queue);
+    prefixOf.set(queue, prefix);
+    return queue;
+  };
+  return {
+    name: "bullmq",
+    async open() {
+      const queue = openQueue(`${run}-${++n}`);
+      return {
+        queue,
+        exactClock: false,
+        async passTime(ms, probe) {
+          // Real time: the lease runs out, then BullMQ's stalled check (every 100 ms) puts the job back.
+          const until = Date.now() + ms + 30_000;
+          await new Promise((r) => setTimeout(r, ms));
+          for (;;) {
+            const found = await probe();
+            if (found !== null || Date.now() > until) return found;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        },
+      };
+    },
+    async reopen(queue) {
+      return openQueue(prefixOf.get(queue)!);
+    },
+    async dispose() {
+      for (const q of queues.splice(0)) await q.destroy().catch(() => q.close());
+    },
+  };
+}
+
+/** The store queues of every backend and the BullMQ queue. */
+export async function queueBackends(): Promise<QueueBackend[]> {
+  return [...(await backends()).map(storeQueue), await bullBackend()];
 }

@@ -7,9 +7,11 @@ import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES } from "../../src/engine/trips/types.js";
 import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { DomainError } from "../../src/domain/errors.js";
+import { toDomainError } from "../../src/domain/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { AsyncStore } from "../../src/store/postgres/ports.js";
-import type { SegmentStatCell, StoredZoneSet } from "../../src/store/types.js";
+import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
+import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
 
 /** The storage ports' contract, run against every backend: the same calls give the same answers. */
@@ -50,7 +52,11 @@ async function chunksOf(store: AsyncStore, country: string, opts = {}): Promise<
 const tripsOf = async (store: AsyncStore, country: string, opts = {}) =>
   (await chunksOf(store, country, opts)).flatMap(columnsToTrips);
 
-const rejectsWith = (code: string) => (e: unknown) => e instanceof DomainError && e.code === code;
+/** The store refuses in its own terms (NameTakenError); the application's mapping gives the API's code. */
+const rejectsWith = (code: string) => (e: unknown) => {
+  const mapped = toDomainError(e);
+  return mapped instanceof DomainError && mapped.code === code;
+};
 
 function zoneSet(orgId: string, name: string): StoredZoneSet {
   return {

@@ -12,13 +12,13 @@ import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { Simulation, writeSimulation, type GroundTruthTrip } from "../../src/engine/simulate/index.js";
 import { LocalClock, timeZoneOfCountry } from "../../src/engine/time.js";
 import { destinationVisits, odPairs, originVisits, type TripPath } from "../../src/engine/zones/assign.js";
-import { computeAnalysis } from "../../src/jobs/compute.js";
-import { aggregateOd, type OdAggregation } from "../../src/jobs/od-metrics.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
+import { aggregateOd, type OdAggregation } from "../../src/app/analyses/od-metrics.js";
 import type { Runtime } from "../../src/runtime.js";
 import type { VehicleClass } from "../../src/engine/trips/types.js";
-import { ingestFiles } from "../../src/services/ingest.js";
+import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor } from "../../src/engine/expansion.js";
 import { boxFeature } from "../helpers/zones.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;

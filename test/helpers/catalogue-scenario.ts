@@ -12,7 +12,8 @@ import { startQuickRunner } from "./analyses.js";
  * The hand-counted street of street-scenario.ts served over HTTP with a job runner on a
  * file store: zone set "Street" (West, East end zones), quarters 501/502 as preset geography
  * admin_10, "Middle" (pass-through Centre, x 120..180), "Gate" (a line zone along the middle
- * segment), "Way 1" (the street's OSM way as a line zone), "Block" (a polygon over the whole street),
+ * segment), "Way 1" (the street's OSM way as a line zone), "Block" (a polygon over the whole street), "Counted" (a pass-through
+ * count station at x 140..160 with a counted AADT of 7,407, 80 % personal),
  * and the week of 6-12 January 2025: 7 cars eastbound Monday 07:00 (10 min),
  * 2 trucks eastbound Saturday noon (20 min), 1 car westbound Tuesday 08:30 (6 min).
  */
@@ -63,9 +64,30 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     },
   ]);
   collection("Block", [boxZone("Block", 5, -20, 320)]);
+  createZoneSet(
+    {
+      insight_login_email: ctx.orgA.email,
+      zone_set_name: "Counted",
+      with_calibration: true,
+      zones: {
+        type: "FeatureCollection",
+        features: [
+          boxZone("Count station", 6, 140, 160, {
+            is_pass: 1,
+            calibration_type: "AADT",
+            calibration_value: 7407,
+            personal_traffic_ratio: 0.8,
+            medium_commercial_ratio: 0,
+            heavy_commercial_ratio: 0.2,
+          }),
+        ],
+      },
+    },
+    zoneCtx,
+  );
   createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
   store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
+  const runner = startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

@@ -171,6 +171,67 @@ describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AA
     assert.equal(volume.json().error.field, "output_type");
   });
 
+  it("runs AADT: the year's average day by month and weekday, with its factors", async () => {
+    const { uuid, metrics } = await run(
+      base({
+        analysis_type: "AADT",
+        oz_sets: [{ name: "Gate" }],
+        az_sets: [{ name: "Middle" }],
+        aadt_year: 2025,
+      }),
+    );
+    assert.deepEqual(metrics, ["aadt_all", "aadt_factors_all", "sample_size"]);
+    // 2025 has 3 days with data: Monday 6 Jan (7 cars, 7,777.8), Tuesday 7 (1 car, 1,111.1), Saturday 11
+    // (2 trucks, 2,222.2). January's average day is the mean of its weekdays': 11,111.1 / 3 = 3,704; the
+    // year has only January. Personal: (7,777.8 + 1,111.1 + 0) / 3 = 2,963; commercial 2,222.2 / 3 = 741.
+    assert.deepEqual(await download(uuid, "aadt_all"), [
+      "zone_id,zone_name,zone_is_pass_through,zone_direction,year,days_with_data,aadt,aadt_personal," +
+        "aadt_commercial,calibrated",
+      "4,Gate,yes,N/A,2025,3,3704,2963,741,no",
+      "",
+    ]);
+    // AADT ÷ each period's average day: Monday 3,704 / 7,778 = 0.476, Tuesday 3.333, Saturday 1.667.
+    assert.deepEqual(await download(uuid, "aadt_factors_all"), [
+      "zone_id,zone_name,factor_type,period,average_daily_traffic,factor",
+      "4,Gate,month,2025-01,3704,1",
+      "4,Gate,day_of_week,M,7778,0.476",
+      "4,Gate,day_of_week,Tu,1111,3.333",
+      "4,Gate,day_of_week,Sa,2222,1.667",
+      "",
+    ]);
+  });
+
+  it("calibrates AADT with the counted AADT of a reference zone, per group by its traffic ratios", async () => {
+    const { uuid } = await run(
+      base({
+        analysis_name: "Calibrated AADT",
+        analysis_type: "AADT",
+        oz_sets: [{ name: "Gate" }],
+        az_sets: [{ name: "Counted" }],
+        aadt_year: "2025",
+      }),
+    );
+    // The count station sees the same 10 trips (estimate 3,704) and counts 7,407: twice as many. Its 80 %
+    // personal (5,926) and 20 % commercial (1,481) scale those groups the same way.
+    assert.equal((await download(uuid, "aadt_all"))[1], "4,Gate,yes,N/A,2025,3,7407,5926,1481,yes");
+  });
+
+  it("refuses AADT without aadt_year, without az_sets, or on zone sets with no pass-through zone", async () => {
+    const noYear = await create(
+      base({ analysis_type: "AADT", oz_sets: [{ name: "Gate" }], az_sets: [{ name: "Middle" }] }),
+    );
+    assert.equal(noYear.json().error.field, "aadt_year");
+    const noSets = await create(
+      base({ analysis_type: "AADT", oz_sets: [{ name: "Gate" }], aadt_year: 2025 }),
+    );
+    assert.equal(noSets.json().error.field, "az_sets");
+    const plain = await create(
+      base({ analysis_type: "AADT", az_sets: [{ name: "Middle" }], aadt_year: 2025 }),
+    );
+    assert.equal(plain.statusCode, 400);
+    assert.equal(plain.json().error.field, "oz_sets");
+  });
+
   it("refuses an OD_MF_Analysis whose middle filters are not pass-through, or without mf_sets", async () => {
     const plain = await create(
       base({ analysis_type: "OD_MF_Analysis", mf_sets: [{ name: "Street" }], dz_sets: [{ name: "Street" }] }),

@@ -13,7 +13,7 @@ import { writeSimulation } from "../../src/engine/simulate/writers.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
 import type { Runtime } from "../../src/runtime.js";
-import { ingestFiles } from "../../src/services/ingest.js";
+import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));

@@ -21,7 +21,8 @@ import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate } from "../../src/store/sqlite/migrations.js";
 import { SegmentMonthCounters } from "../../src/store/sqlite/segment-month-pack.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { SPEED_BINS, type SegmentStatCell, type SegmentStatsQuery } from "../../src/store/types.js";
+import { SPEED_BINS, type SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
+import { type SegmentStatsQuery } from "../../src/app/ports/store.js";
 
 /**
  * The stored layouts, pinned byte for byte. These tests change only when a format or code table

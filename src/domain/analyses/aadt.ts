@@ -21,6 +21,7 @@ export const aadtAnalysis: AnalysisTypeDef = {
   name: "AADT",
   zoneSets: ["az_sets"],
   fields: ["aadt_year"],
+  outputTypes: ["index", "volume", "aadt"],
   readOptions({ body, sets, issues }) {
     const year = parseYear(body.aadt_year);
     if (year === null)

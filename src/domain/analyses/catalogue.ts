@@ -1,5 +1,7 @@
+import type { AnalysisTypeName } from "../../shared/vocabulary.js";
 import type { Issue } from "../errors.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
 import { odPresetGeography } from "./od-preset-geography.js";
 import { zoneActivity } from "./zone-activity.js";
 import { odMfAnalysis } from "./od-mf.js";
@@ -31,7 +33,7 @@ export interface AnalysisOptions {
 /** One analysis type: the request fields it takes and how they become spec options. */
 export interface AnalysisTypeDef {
   /** Canonical spelling of `analysis_type`. */
-  name: string;
+  name: AnalysisTypeName;
   /** Zone-set fields required besides `oz_sets`; the others are refused. */
   zoneSets: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */

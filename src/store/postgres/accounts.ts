@@ -1,16 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { conflict } from "../../domain/errors.js";
+import { NameTakenError, type AccountRepo, type SecurityRepo } from "../../app/ports/store.js";
 import type {
-  AccountRepo,
   ApiKeyRecord,
   AuditEntry,
   FailureRecord,
   Organization,
-  SecurityRepo,
   SessionRecord,
   UserRecord,
   UserRole,
-} from "../types.js";
+} from "../../domain/records.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
 import type { Async } from "./ports.js";
 
@@ -57,8 +55,7 @@ export class PostgresAccounts implements Async<AccountRepo> {
         [org.id, org.name, key(name), org.createdAt],
       );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("organization_exists", `organization "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new NameTakenError("organization", name);
       throw e;
     }
     return org;

@@ -1,13 +1,7 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { conflict } from "../../domain/errors.js";
-import type {
-  AnalysisRepo,
-  AnalysisState,
-  NotificationRepo,
-  StoredAnalysis,
-  TagRepo,
-  TagSummary,
-} from "../types.js";
+import { NameTakenError } from "../../app/ports/store.js";
+import type { AnalysisRepo, NotificationRepo, TagRepo } from "../../app/ports/store.js";
+import type { AnalysisState, StoredAnalysis, TagSummary } from "../../domain/records.js";
 import { isUniqueViolation, numbered, placeholders, type PgDb } from "./db.js";
 import type { Async } from "./ports.js";
 
@@ -56,12 +50,7 @@ export class PostgresAnalyses implements Async<AnalysisRepo> {
       );
       return toAnalysis(row!);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict(
-          "analysis_name_taken",
-          `an analysis named "${spec.name}" already exists`,
-          "analysis_name",
-        );
+      if (isUniqueViolation(e)) throw new NameTakenError("analysis", spec.name);
       throw e;
     }
   }

@@ -1,16 +1,16 @@
 import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "../sqlite/segment-month-pack.js";
 import {
   emptySegmentMonth,
-  type CountsResultRepo,
   type SegmentMonthStats,
   type SegmentStatCell,
+} from "../../engine/counts/segment-stats.js";
+import {
+  type CountsResultRepo,
   type SegmentStatsQuery,
   type SegmentStatsRepo,
-  type StoredCountsResult,
-  type UsageRecord,
   type UsageRepo,
-  type UsageTotals,
-} from "../types.js";
+} from "../../app/ports/store.js";
+import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
 import type { Async } from "./ports.js";
 

@@ -1,15 +1,8 @@
-import { conflict } from "../../domain/errors.js";
+import { NameTakenError } from "../../app/ports/store.js";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
-import type {
-  NetworkImportInfo,
-  NetworkRepo,
-  PresetArea,
-  PresetAreaRepo,
-  StoredZoneSet,
-  ZoneSetRepo,
-  ZoneSetSummary,
-} from "../types.js";
+import type { NetworkImportInfo, PresetArea, StoredZoneSet, ZoneSetSummary } from "../../domain/records.js";
+import type { NetworkRepo, PresetAreaRepo, ZoneSetRepo } from "../../app/ports/store.js";
 import { zoneSetBboxJson } from "../sqlite/zone-set-bbox.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
 import type { Async } from "./ports.js";
@@ -299,8 +292,7 @@ export class PostgresZoneSets implements Async<ZoneSetRepo> {
         ],
       );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("zone_set_name_taken", `a zone set named "${z.name}" already exists`, "zone_set_name");
+      if (isUniqueViolation(e)) throw new NameTakenError("zone_set", z.name);
       throw e;
     }
   }

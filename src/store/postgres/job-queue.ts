@@ -1,4 +1,4 @@
-import type { Job, JobState } from "../../jobs/queue.js";
+import type { Job, JobState } from "../../app/ports/job-queue.js";
 import { numbered, type PgDb } from "./db.js";
 import type { AsyncJobQueue } from "./ports.js";
 

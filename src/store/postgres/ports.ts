@@ -1,5 +1,5 @@
 import type { TripColumns } from "../../engine/trips/columns.js";
-import type { Job, JobQueue } from "../../jobs/queue.js";
+import type { Job, JobQueue } from "../../app/ports/job-queue.js";
 import type {
   AccountRepo,
   AnalysisRepo,
@@ -15,7 +15,7 @@ import type {
   TripStatsRepo,
   UsageRepo,
   ZoneSetRepo,
-} from "../types.js";
+} from "../../app/ports/store.js";
 
 /**
  * The storage and queue ports as they become with issue 12: every method answers a Promise. Until the

@@ -12,15 +12,8 @@ import {
   scanFilter,
   type ChunkRow,
 } from "../trip-chunks.js";
-import type {
-  AppendResult,
-  DayCount,
-  DayTotal,
-  IngestRunRecord,
-  TripScanOptions,
-  TripStatsRepo,
-  YearMonth,
-} from "../types.js";
+import type { AppendResult, TripScanOptions, TripStatsRepo } from "../../app/ports/store.js";
+import type { DayCount, DayTotal, IngestRunRecord, YearMonth } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
 import type { Async, AsyncTripRepo } from "./ports.js";
 

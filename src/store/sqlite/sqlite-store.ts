@@ -1,33 +1,35 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { conflict } from "../../domain/errors.js";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
-import type { JobQueue } from "../../jobs/queue.js";
+import type { JobQueue } from "../../app/ports/job-queue.js";
 import type {
   AccountRepo,
   CountsResultRepo,
   SegmentStatsRepo,
   UsageRepo,
   AnalysisRepo,
+  NetworkRepo,
+  PresetAreaRepo,
+  Store,
+  TripRepo,
+  TripStatsRepo,
+  ZoneSetRepo,
+  NotificationRepo,
+  TagRepo,
+} from "../../app/ports/store.js";
+import type {
   ApiKeyRecord,
   DayCount,
   DayTotal,
   NetworkImportInfo,
-  NetworkRepo,
   Organization,
-  PresetAreaRepo,
-  Store,
   StoredZoneSet,
-  TripRepo,
-  TripStatsRepo,
   UserRole,
   YearMonth,
-  ZoneSetRepo,
   ZoneSetSummary,
-  NotificationRepo,
-  TagRepo,
-} from "../types.js";
+} from "../../domain/records.js";
+import { NameTakenError } from "../../app/ports/store.js";
 import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
@@ -151,8 +153,7 @@ class SqliteAccounts implements AccountRepo {
         .prepare("INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)")
         .run(org.id, org.name, key(name), org.createdAt);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("organization_exists", `organization "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new NameTakenError("organization", name);
       throw e;
     }
     return org;
@@ -431,8 +432,7 @@ class SqliteZoneSets implements ZoneSetRepo {
           zoneSetBboxJson(z.featureCollection),
         );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("zone_set_name_taken", `a zone set named "${z.name}" already exists`, "zone_set_name");
+      if (isUniqueViolation(e)) throw new NameTakenError("zone_set", z.name);
       throw e;
     }
   }

@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
-import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
+import type { AppendResult, TripRepo, TripScanOptions } from "../../app/ports/store.js";
+import type { IngestRunRecord } from "../../domain/records.js";
 import {
   chunkRowOf,
   decodeChunk,
