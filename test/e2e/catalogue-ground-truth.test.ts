@@ -27,7 +27,7 @@ import { passedZones } from "../../src/engine/zones/assign.js";
 import { analysedSegments, scanSegments } from "../../src/app/analyses/segment-metrics.js";
 import { computeAadtMetrics } from "../../src/app/analyses/aadt-metrics.js";
 import { vendorOptionsOf } from "../../src/domain/analyses/vendor-options.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor } from "../../src/engine/expansion.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { monthlyExpansion } from "../../domain/expansion.js";
+import { monthlyExpansion } from "../../engine/expansion.js";
 import { networkTimeZone } from "../../domain/network-time-zone.js";
 import {
   OdAggregator,
@@ -240,7 +240,12 @@ export function aggregateOd(
         },
       }
     : aggregator;
-  scanTrips(spec, ctx, network, sink);
+  // Only steps on segments of pass-through zones matter to zone assignment.
+  const passSegments = new Set([
+    ...origins.compiled.passBySegment.keys(),
+    ...destinations.compiled.passBySegment.keys(),
+  ]);
+  scanTrips(spec, ctx, network, passSegments, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
@@ -499,9 +504,10 @@ function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
+  passSegments: Iterable<number>,
   aggregator: { add(trip: OdTrip): void },
 ): void {
-  const view = new TripView(network);
+  const view = new TripView(network, passSegments);
   const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
   let seen = 0;
   const { sources } = modeOf(spec);
