@@ -18,7 +18,7 @@ import type { Runtime } from "../../src/runtime.js";
 import type { VehicleClass } from "../../src/engine/trips/types.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor } from "../../src/engine/expansion.js";
 import { boxFeature } from "../helpers/zones.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
@@ -158,7 +158,7 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     );
     const compute = { store, networks: rt.networks, onProgress: () => {} };
     spec = analysisSpec;
-    agg = aggregateOd(spec, compute);
+    agg = await aggregateOd(spec, compute);
     metrics = await computeAnalysis(spec, compute);
   });
   after(() => {

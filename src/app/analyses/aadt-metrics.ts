@@ -94,7 +94,7 @@ export async function computeAadtMetrics(spec: AnalysisSpec, ctx: ComputeContext
     dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
     vendor: spec.vendor && { ...spec.vendor, fifteenMinute: false },
   };
-  aggregateOd(yearSpec, ctx, (seen) => {
+  await aggregateOd(yearSpec, ctx, (seen) => {
     const month = Number(clock.at(seen.trip.startT).day.slice(5, 7));
     for (const visit of seen.origins) {
       if (!Number.isFinite(visit.position)) continue; // a trip end, not a pass

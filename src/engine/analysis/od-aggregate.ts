@@ -2,7 +2,7 @@ import type { CompiledZoneSet } from "../zones/compile.js";
 import type { TripPath, ZoneVisit } from "../zones/assign.js";
 import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
-import { CellTable } from "./cell-table.js";
+import { CellTable, KeyedSums } from "./cell-table.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -106,10 +106,15 @@ function emptyRow(): OdRow {
  * assignment reuses buffers, so a trip allocates nothing unless an `observer` is set.
  */
 export class OdAggregator {
-  private readonly cells = new CellTable(1 << 16);
+  /**
+   * Keyed (origin × destinations + destination) × sliceCount + slice, where slice =
+   * (dayType × GROUP_SLOTS + group) × dayParts + dayPart: a zone pair's cells lie close together.
+   */
+  private readonly cells: CellTable;
+  private readonly sliceCount: number;
   /** Keyed ((dayType × GROUP_SLOTS + group) × dayParts + dayPart) × zones + zone. */
-  private readonly originTotals = new CellTable(1 << 12);
-  private readonly destinationTotals = new CellTable(1 << 12);
+  private readonly originTotals: KeyedSums;
+  private readonly destinationTotals: KeyedSums;
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
   /** Day parts of each time slot of the day (hours unless slicing.slotMinutes says otherwise). */
@@ -164,6 +169,11 @@ export class OdAggregator {
     this.originCount = oz.zones.length;
     this.destinationCount = dz.zones.length;
     this.partCount = slicing.dayParts.length;
+    const slices = slicing.dayTypes.length * GROUP_SLOTS * this.partCount;
+    this.sliceCount = slices;
+    this.cells = new CellTable(1 << 16, slices);
+    this.originTotals = new KeyedSums(slices * this.originCount);
+    this.destinationTotals = new KeyedSums(slices * this.destinationCount);
     this.visits = {
       trip: null as unknown as OdTrip,
       origins: this.origins,
@@ -214,18 +224,14 @@ export class OdAggregator {
       for (const dp of dayParts) {
         for (const g of groups) {
           if (g >= GROUP_SLOTS) throw new Error(`device-type group ${g} is out of range`);
-          const slice = dt * GROUP_SLOTS + g;
+          const slice = (dt * GROUP_SLOTS + g) * P + dp;
           for (let p = 0; p < pairCount; p++)
-            this.cells.add(
-              ((slice * O + this.pairOrigin[p]) * D + this.pairDestination[p]) * P + dp,
-              weight,
-              durationS,
-            );
-          const totals = slice * P + dp;
+            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationS);
+          const totals = slice;
           for (let i = 0; i < origins.count; i++)
-            this.originTotals.add(totals * O + origins.zones[i], weight, 0);
+            this.originTotals.add(totals * O + origins.zones[i], weight);
           for (let i = 0; i < destinations.count; i++)
-            this.destinationTotals.add(totals * D + destinations.zones[i], weight, 0);
+            this.destinationTotals.add(totals * D + destinations.zones[i], weight);
         }
       }
     }
@@ -342,8 +348,9 @@ export class OdAggregator {
     visit: (row: OdRow) => void,
   ): void {
     const [O, D, P] = [this.originCount, this.destinationCount, this.partCount];
+    const S = this.sliceCount;
     const row = emptyRow();
-    for (const key of this.cells.sortedKeys()) {
+    for (const key of this.outputOrder()) {
       const dayPart = key % P;
       let rest = (key - dayPart) / P;
       const destination = rest % D;
@@ -353,24 +360,41 @@ export class OdAggregator {
       const group = rest % GROUP_SLOTS;
       const dayType = (rest - group) / GROUP_SLOTS;
       if (group >= groupCount) continue;
-      const cell = this.cells.indexOf(key);
-      const scale = scaleOfGroup?.[group] ?? 1;
       const totals = (dayType * GROUP_SLOTS + group) * P + dayPart;
+      const cell = this.cells.indexOf((origin * D + destination) * S + totals);
+      const scale = scaleOfGroup?.[group] ?? 1;
       row.group = group;
       row.origin = origin;
       row.destination = destination;
       row.dayType = dayType;
       row.dayPart = dayPart;
-      row.odTraffic = this.perDay(this.cells.weight[cell] * scale, dayType);
-      row.originTraffic = this.perDay(this.originTotals.weightOf(totals * O + origin) * scale, dayType);
+      row.odTraffic = this.perDay(this.cells.weightAt(cell) * scale, dayType);
+      row.originTraffic = this.perDay(this.originTotals.get(totals * O + origin) * scale, dayType);
       row.destinationTraffic = this.perDay(
-        this.destinationTotals.weightOf(totals * D + destination) * scale,
+        this.destinationTotals.get(totals * D + destination) * scale,
         dayType,
       );
-      row.avgDurationMin = Math.round(this.cells.durationS[cell] / this.cells.sample[cell] / 60);
-      row.sample = this.cells.sample[cell];
+      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60);
+      row.sample = this.cells.sampleAt(cell);
       visit(row);
     }
+  }
+
+  /**
+   * The cells' keys in output order: ((((dayType × GROUP_SLOTS + group) × origins + origin) ×
+   * destinations + destination) × dayParts + dayPart, ascending.
+   */
+  private outputOrder(): Float64Array {
+    const [O, D, P, S] = [this.originCount, this.destinationCount, this.partCount, this.sliceCount];
+    const keys = this.cells.keys();
+    for (let i = 0; i < keys.length; i++) {
+      const pair = Math.floor(keys[i] / S);
+      const slice = keys[i] - pair * S; // (dayType × GROUP_SLOTS + group) × P + dayPart
+      const dayPart = slice % P;
+      const dayTypeGroup = (slice - dayPart) / P;
+      keys[i] = (dayTypeGroup * O * D + pair) * P + dayPart;
+    }
+    return keys.sort();
   }
 
   /** The rows of forEachRow as objects. */
@@ -392,8 +416,8 @@ export class OdAggregator {
     const totals = (dayType * GROUP_SLOTS + group) * this.partCount + dayPart;
     const sum =
       side === "origin"
-        ? this.originTotals.weightOf(totals * this.originCount + zone)
-        : this.destinationTotals.weightOf(totals * this.destinationCount + zone);
+        ? this.originTotals.get(totals * this.originCount + zone)
+        : this.destinationTotals.get(totals * this.destinationCount + zone);
     return this.perDay(sum * (scaleOfGroup?.[group] ?? 1), dayType);
   }
 }
