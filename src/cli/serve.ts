@@ -12,6 +12,9 @@ import { dataDirOf } from "./runtime.js";
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Settings of the distributed deployment that the composition root does not read yet (docs/deployment.md). */
+const NETWORKED_BACKENDS = ["STREETFLOW_DATABASE_URL", "STREETFLOW_REDIS_URL"];
+
 interface ServeOptions {
   port: string;
   host: string;
@@ -50,6 +53,12 @@ export function serveCommand(program: Command): void {
       if (!isWorkerCount(opts.jobWorkers))
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
       if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
+      const unwired = NETWORKED_BACKENDS.filter((name) => process.env[name]);
+      if (unwired.length > 0)
+        program.error(
+          `error: ${unwired.join(" and ")} set, but this version serves only the embedded SQLite store ` +
+            "(the PostgreSQL and Redis adapters wait for the asynchronous ports, docs/deployment.md); unset it",
+        );
       const role: Role = opts.jobs ? opts.role : "api";
       if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers);
       const config = configFromEnv();

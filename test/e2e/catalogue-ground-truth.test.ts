@@ -168,7 +168,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     return truth.filter((t) => classes.includes(t.vehicleClass) && MARCH.has(clock.at(t.startT).day));
   };
 
-  it("OD_Preset_Geography: trips from each district to each quarter match the true trips", (t) => {
+  it("OD_Preset_Geography: trips from each district to each quarter match the true trips", async (t) => {
     const spec = validateAnalysisRequest(
       request({
         analysis_name: "To quarters",
@@ -177,7 +177,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       }),
       ctx,
     );
-    const agg = aggregateOd(spec, compute());
+    const agg = await aggregateOd(spec, compute());
     const [oz, dz] = [agg.origins.compiled, agg.destinations.compiled];
     assert.equal(dz.zones.length, 9, "Monaco's nine quarters");
     const expected: PairCounts = new Map();
@@ -207,13 +207,13 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     assert.ok(worst.length <= 2, `pairs off by more than 10 %: ${worst.join(", ")}`);
   });
 
-  it("Zone_Activity_Analysis: trips starting or ending in each district match the true trips", (t) => {
+  it("Zone_Activity_Analysis: trips starting or ending in each district match the true trips", async (t) => {
     const spec = validateAnalysisRequest(
       request({ analysis_name: "Activity", analysis_type: "Zone_Activity_Analysis" }),
       ctx,
     );
     const activity = new ZoneActivity();
-    const agg = aggregateOd({ ...spec, destinationSets: spec.originSets }, compute(), (seen) =>
+    const agg = await aggregateOd({ ...spec, destinationSets: spec.originSets }, compute(), (seen) =>
       activity.add(seen),
     );
     const zones = agg.origins.compiled;
@@ -238,7 +238,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     assert.ok(misplaced <= 0.03 * total + nearBorder, `${misplaced} of ${total} counted off`);
   });
 
-  it("OD_MF_Analysis: trips from a district across the border strip to the other match the true trips", (t) => {
+  it("OD_MF_Analysis: trips from a district across the border strip to the other match the true trips", async (t) => {
     const spec = validateAnalysisRequest(
       request({
         analysis_name: "Across",
@@ -254,7 +254,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       originSets: [...spec.originSets, ...spec.middleFilterSets!],
       destinationSets: [...spec.destinationSets, ...spec.middleFilterSets!],
     };
-    const agg = aggregateOd(combined, compute(), (seen) => tally.add(seen));
+    const agg = await aggregateOd(combined, compute(), (seen) => tally.add(seen));
     const [oz, both] = [agg.origins.compiled, agg.origins.compiled];
     const expected: PairCounts = new Map();
     for (const trip of analysed(spec.vehicleClasses)) {

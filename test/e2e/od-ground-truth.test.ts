@@ -158,7 +158,7 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     );
     const compute = { store, networks: rt.networks, onProgress: () => {} };
     spec = analysisSpec;
-    agg = aggregateOd(spec, compute);
+    agg = await aggregateOd(spec, compute);
     metrics = await computeAnalysis(spec, compute);
   });
   after(() => {

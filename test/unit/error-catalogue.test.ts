@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ERROR_CATALOGUE, errorMessage } from "../../src/domain/error-catalogue.js";
 import { DomainError, fail, ValidationError } from "../../src/domain/errors.js";
-import { toDomainError } from "../../src/domain/error-mapping.js";
+import { toDomainError } from "../../src/app/error-mapping.js";
 import { EngineError } from "../../src/engine/errors.js";
 import { NameTakenError } from "../../src/app/ports/store.js";
 

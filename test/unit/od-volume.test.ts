@@ -118,9 +118,10 @@ describe("OD_Analysis volume output (hand-counted)", () => {
     assert.ok(lines.includes(`All Vehicles,${w},${avg},${all},700,78`));
   });
 
-  it("fails with an actionable reason when no trip passed a calibration zone", () => {
-    assert.throws(
-      () => computeAnalysis(volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
+  it("fails with an actionable reason when no trip passed a calibration zone", async () => {
+    await assert.rejects(
+      async () =>
+        computeAnalysis(volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
       /volume output: no trip of the analysis passed the calibration zones \("Far"\).*use output_type index/,
     );
   });

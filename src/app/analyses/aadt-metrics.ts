@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { daySpan } from "../../domain/analyses/grammar.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import { AadtTally, type AadtResult } from "../../engine/analysis/aadt.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { LocalClock } from "../../engine/time.js";
@@ -94,7 +94,7 @@ export async function computeAadtMetrics(spec: AnalysisSpec, ctx: ComputeContext
     dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
     vendor: spec.vendor && { ...spec.vendor, fifteenMinute: false },
   };
-  aggregateOd(yearSpec, ctx, (seen) => {
+  await aggregateOd(yearSpec, ctx, (seen) => {
     const month = Number(clock.at(seen.trip.startT).day.slice(5, 7));
     for (const visit of seen.origins) {
       if (!Number.isFinite(visit.position)) continue; // a trip end, not a pass

@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { monthlyExpansion } from "../../engine/expansion.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import {
   OdAggregator,
   type ObservedTrip,
@@ -166,12 +166,12 @@ export interface OdAggregation {
  * formats the result; ground-truth tests and diagnostics read the raw sample
  * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function aggregateOd(
+export async function aggregateOd(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
-): OdAggregation {
+): Promise<OdAggregation> {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -245,7 +245,7 @@ export function aggregateOd(
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
   ]);
-  scanTrips(spec, ctx, network, passSegments, sink);
+  await scanTrips(spec, ctx, network, passSegments, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
@@ -270,8 +270,8 @@ export function aggregateOd(
  * split by weight), od_pers / od_comm where a vehicle mode has those vehicles,
  * and the trip- and traveler-attribute distributions when asked for.
  */
-export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
-  const od = aggregateOd(spec, ctx);
+export async function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
+  const od = await aggregateOd(spec, ctx);
   const { aggregator, origins, destinations, same, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
@@ -306,7 +306,7 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
       ]),
     );
   if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
-  if (spec.outputType === "aadt") metrics.aadt = aadtCsv(spec, ctx, labels);
+  if (spec.outputType === "aadt") metrics.aadt = await aadtCsv(spec, ctx, labels);
   const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
   metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
@@ -393,7 +393,7 @@ export const AADT_COLUMNS = ["zone_id", "zone_name", "zone_direction", "year", "
  * (aadt_calibration_year, else the year of the first date range): the expanded trips through the zone
  * on the year's days with data, divided by those days. One pass over the year's trips, all hours.
  */
-function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): string {
+async function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): Promise<string> {
   const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
   const from = `${year}-01-01`;
   const to = `${year}-12-31`;
@@ -410,7 +410,7 @@ function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): str
     dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
     vendor: { ...vendorOptionsOf(spec), fifteenMinute: false },
   };
-  const yearly = aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
+  const yearly = await aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
   const rows = tallyZones(labels, yearly.same).flatMap(({ z }, i) =>
     z.isPass
       ? [
@@ -500,15 +500,15 @@ export function weightByUtcMonth(factorOf: (month: string) => number): (t: numbe
   };
 }
 
-function scanTrips(
+async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
   passSegments: Iterable<number>,
   aggregator: { add(trip: OdTrip): void },
-): void {
+): Promise<void> {
   const view = new TripView(network, passSegments);
-  const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
+  const total = Math.max(1, await ctx.store.trips.countTrips(spec.country));
   let seen = 0;
   const { sources } = modeOf(spec);
   const options = {
@@ -520,9 +520,10 @@ function scanTrips(
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
   const weightOf = weightByUtcMonth(
-    monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country, months)),
+    monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
   );
-  for (const cols of ctx.store.trips.scan(spec.country, options)) {
+  // `for await`: the store ports become asynchronous (issue 12); a plain iterable works as well.
+  for await (const cols of ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
     }

@@ -92,7 +92,7 @@ export async function computeOdMfMetrics(spec: AnalysisSpec, ctx: ComputeContext
     travelerAttributes: false,
     vendor: spec.vendor && { ...spec.vendor, fifteenMinute: false },
   };
-  const od = aggregateOd(combined, ctx, (seen) => {
+  const od = await aggregateOd(combined, ctx, (seen) => {
     const triples = tally.add(seen);
     // A triple is kept as the pair (origin, middle × destination count + destination).
     if (distributions && triples.length)

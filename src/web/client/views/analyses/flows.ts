@@ -92,20 +92,23 @@ export function parseOdCsv(text: string): OdFlow[] {
   if (columns.includes("o_m_d_traffic")) return sumOverMiddleFilters(records);
   const missing = Object.keys(COLUMNS).filter((c) => !columns.includes(c));
   if (missing.length) throw new Error(`not an origin-destination metric: no column ${missing.join(", ")}`);
-  return records.map((r) => ({
-    deviceType: r.device_type,
-    originId: r.origin_zone_id,
-    originName: r.origin_zone_name,
-    destinationId: r.destination_zone_id,
-    destinationName: r.destination_zone_name,
-    dayType: r.day_type,
-    dayPart: r.day_part,
-    odTraffic: numberOrNull(r.o_d_traffic) ?? 0,
-    originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
-    destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
-    avgTripDuration: numberOrNull(r.avg_trip_duration),
-  }));
+  return records.map((r) => flowOf(r, numberOrNull(r.o_d_traffic) ?? 0));
 }
+
+/** One OD row as a flow, its pair's traffic given (o_d_traffic, or o_m_d_traffic summed). */
+const flowOf = (r: Record<string, string>, odTraffic: number): OdFlow => ({
+  deviceType: r.device_type,
+  originId: r.origin_zone_id,
+  originName: r.origin_zone_name,
+  destinationId: r.destination_zone_id,
+  destinationName: r.destination_zone_name,
+  dayType: r.day_type,
+  dayPart: r.day_part,
+  odTraffic,
+  originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
+  destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
+  avgTripDuration: numberOrNull(r.avg_trip_duration),
+});
 
 function sumOverMiddleFilters(records: Record<string, string>[]): OdFlow[] {
   const flows = new Map<string, OdFlow>();
@@ -114,20 +117,7 @@ function sumOverMiddleFilters(records: Record<string, string>[]): OdFlow[] {
     const traffic = numberOrNull(r.o_m_d_traffic) ?? 0;
     const seen = flows.get(key);
     if (seen) seen.odTraffic += traffic;
-    else
-      flows.set(key, {
-        deviceType: r.device_type,
-        originId: r.origin_zone_id,
-        originName: r.origin_zone_name,
-        destinationId: r.destination_zone_id,
-        destinationName: r.destination_zone_name,
-        dayType: r.day_type,
-        dayPart: r.day_part,
-        odTraffic: traffic,
-        originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
-        destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
-        avgTripDuration: numberOrNull(r.avg_trip_duration),
-      });
+    else flows.set(key, flowOf(r, traffic));
   }
   return [...flows.values()];
 }
