@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { fail } from "../domain/errors.js";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import type { Network } from "../engine/network/network.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
+import { networkTimeZone } from "./networks.js";
 import { LocalClock } from "../engine/time.js";
 import {
   addCounts,

@@ -25,6 +25,10 @@ test("the lint rule refuses an import against the layers", async () => {
   assert.deepEqual(await layerErrors("src/domain/probe.ts", domainImportsApp), [
     "domain must not import app (layers: docs/architecture.md)",
   ]);
+  const domainImportsRoot = `import { openRuntime } from "../runtime.js";\nexport const r = openRuntime;\n`;
+  assert.deepEqual(await layerErrors("src/domain/probe.ts", domainImportsRoot), [
+    "domain must not import main (layers: docs/architecture.md)",
+  ]);
   const clientImportsServer = `import { MAX_ZONES_PER_SET } from "../../../domain/zone-sets.js";\nexport const n = MAX_ZONES_PER_SET;\n`;
   assert.deepEqual(await layerErrors("src/web/client/views/probe.ts", clientImportsServer), [
     "web-client must not import domain (layers: docs/architecture.md)",

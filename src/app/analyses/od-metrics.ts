@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { monthlyExpansion } from "../../engine/expansion.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import {
   OdAggregator,
   type ObservedTrip,

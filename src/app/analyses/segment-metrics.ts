@@ -3,7 +3,7 @@ import { parsePercentiles } from "../../domain/analyses/grammar.js";
 import { DEFAULT_SPEED_PERCENTILES } from "../../domain/analyses/spec.js";
 import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
 import { monthlyExpansion } from "../../engine/expansion.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import type { OdTrip } from "../../engine/analysis/od-aggregate.js";
