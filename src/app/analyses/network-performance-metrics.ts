@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import { NetworkPerformanceTally } from "../../engine/analysis/network-performance.js";
