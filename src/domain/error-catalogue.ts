@@ -81,7 +81,7 @@ export const ERROR_CATALOGUE = {
   // 404: nothing of that name (in this organization)
   not_found: { status: 404, message: "no route <method> <path>" },
   file_not_found: { status: 404, message: "no such file: <path>" },
-  unknown_country: { status: 404, message: 'no road network for country "<country>"' },
+  unknown_country: { status: 404, message: "no network for country <country>" },
   unknown_travel_mode: { status: 404, message: 'unknown travel mode "<mode>"; known modes: <valid>' },
   unknown_organization: { status: 404, message: 'no organization "<organization>"' },
   unknown_user: { status: 404, message: "no user <email> in this organization" },

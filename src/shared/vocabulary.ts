@@ -38,6 +38,8 @@ export const ANALYSIS_TYPES = [
   "OD_MF_Analysis",
   "Segment_Analysis",
   "AADT",
+  "Network_OD",
+  "Network_Performance",
 ] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 

@@ -44,7 +44,7 @@ describe("error catalogue", () => {
     assert.ok(err instanceof DomainError);
     assert.deepEqual(
       [err.httpStatus, err.code, err.message, err.field],
-      [404, "unknown_country", 'no road network for country "fr"', "country"],
+      [404, "unknown_country", "no network for country fr", "country"],
     );
     assert.equal(fail("account_disabled").message, "this account is disabled");
     assert.equal(errorMessage("invalid_page", { pages: 3 }), "page must be 1 to 3");
