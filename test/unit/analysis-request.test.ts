@@ -230,7 +230,7 @@ describe("validateAnalysisRequest", () => {
     const issues = issuesOf(
       odRequest(org.email, {
         analysis_name: "x".repeat(51),
-        analysis_type: "Segment_Analysis",
+        analysis_type: "Teleport_Analysis",
         travel_mode_type: "Hovercraft",
         output_type: "trips",
         oz_sets: [{ name: "Nowhere" }, { name: "Elsewhere" }, { id: 3 }],
