@@ -37,11 +37,11 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
   const network = new Network(COUNTRY, await readOsmSegments(file));
   const storeFile = join(tmpdir(), `streetflow-bench-analysis-${tripCount}.sqlite`);
   const setupStarted = performance.now();
-  const store = openTripStore(storeFile, network, tripCount);
+  const store = await openTripStore(storeFile, network, tripCount);
   const setupS = (performance.now() - setupStarted) / 1000;
   try {
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-    const { spec } = defineAnalysis(store, networks, network, zoneCount);
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const { spec } = await defineAnalysis(store, networks, network, zoneCount);
     const load = loadavg();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -51,7 +51,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
     const cpuSeconds = (used.user + used.system) / 1e6;
     return {
       network: `${EXTRACT}, ${network.size} segments`,
-      trips: store.trips.countTrips(COUNTRY),
+      trips: await store.trips.countTrips(COUNTRY),
       zones: zoneCount,
       setupS: Number(setupS.toFixed(1)),
       seconds: Number(seconds.toFixed(2)),
@@ -76,25 +76,25 @@ function digestOf(metrics: Record<string, string>): string {
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
-function openTripStore(file: string, network: Network, tripCount: number): SqliteStore {
+async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
-    if (store.trips.countTrips(COUNTRY) === tripCount) return store;
+    if (await store.trips.countTrips(COUNTRY) === tripCount) return store;
     store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);
   const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
-  store.network.replaceCountry(info, network.segments);
+  await store.network.replaceCountry(info, network.segments);
   let batch: MatchedTrip[] = [];
   for (const trip of syntheticTrips(network, tripCount, 11)) {
     batch.push(trip);
     if (batch.length === APPEND_BATCH) {
-      store.trips.appendTrips(COUNTRY, batch);
+      await store.trips.appendTrips(COUNTRY, batch);
       batch = [];
     }
   }
-  if (batch.length > 0) store.trips.appendTrips(COUNTRY, batch);
+  if (batch.length > 0) await store.trips.appendTrips(COUNTRY, batch);
   return store;
 }
 
@@ -153,12 +153,12 @@ function tripAlong(network: Network, edges: number[], random: Random, n: number)
 }
 
 /** An organization, its grid zone set and a vendor-style all-vehicles OD analysis of March 2025. */
-function defineAnalysis(store: SqliteStore, networks: NetworkRegistry, network: Network, zoneCount: number) {
-  const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+async function defineAnalysis(store: SqliteStore, networks: NetworkRegistry, network: Network, zoneCount: number) {
+  const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   const email = `bench-${org.id}@example.org`;
-  store.accounts.addUser(email, org.id);
+  await store.accounts.addUser(email, org.id);
   const ctx = { store, networks, orgId: org.id };
-  createZoneSet(
+  await createZoneSet(
     {
       insight_login_email: email,
       zone_set_name: "Grid",
@@ -166,7 +166,7 @@ function defineAnalysis(store: SqliteStore, networks: NetworkRegistry, network: 
     },
     ctx,
   );
-  const spec = validateAnalysisRequest(
+  const spec = await validateAnalysisRequest(
     {
       insight_login_email: email,
       analysis_name: "Bench OD",

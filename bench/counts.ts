@@ -70,14 +70,14 @@ export default async function countsBench(args: string[]): Promise<Record<string
   // One cache per schema version and source: opening another version's cache would migrate it under that
   // branch's feet.
   const cache = join(tmpdir(), `streetflow-bench-counts-${COUNTRY}-schema${MIGRATIONS.length}.sqlite`);
-  const store = openStatsStore(cache, network, source.name);
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const store = await openStatsStore(cache, network, source.name);
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
   const provider = timedProvider(metricsFromAggregates(store.segmentStats, tripTalliesOf(store.tripStats)));
   const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
   try {
-    const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
-    const key = issueApiKey(store, org.id).key;
+    const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+    const key = (await issueApiKey(store, org.id)).key;
     const post = (path: string, body: object) =>
       app.inject({
         method: "POST",
@@ -214,19 +214,19 @@ function centreOf(network: Network): LonLat {
 }
 
 /** The cached store: the network and one aggregate cell per segment × month × day of week × hour. */
-function openStatsStore(file: string, network: Network, sourceName: string): SqliteStore {
+async function openStatsStore(file: string, network: Network, sourceName: string): Promise<SqliteStore> {
   const info = { country: COUNTRY, source: sourceName, segmentCount: network.size, importedAt: "" };
   if (existsSync(file)) {
     const store = new SqliteStore(file);
-    if (store.network.countries().some((c) => c.country === COUNTRY)) return store;
+    if ((await store.network.countries()).some((c) => c.country === COUNTRY)) return store;
     store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);
   const random = randomOf(5);
-  for (const segment of network.segments) store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
+  for (const segment of network.segments) await store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
   // Written last: its presence marks a complete cache.
-  store.network.replaceCountry(info, network.segments);
+  await store.network.replaceCountry(info, network.segments);
   return store;
 }
 

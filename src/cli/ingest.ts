@@ -43,7 +43,7 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
         const batchSize = Number(opts.batchSize);
         if (!Number.isInteger(batchSize) || batchSize < 1)
           throw badRequest("invalid_batch_size", "--batch-size must be a positive whole number");
-        const network = rt.networks.get(opts.country);
+        const network = await rt.networks.get(opts.country);
         if (!network)
           throw notFound(
             "network_not_found",

@@ -63,8 +63,8 @@ export function serveCommand(program: Command): void {
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
-      const runners = Array.from({ length: opts.jobs ? opts.jobWorkers : 0 }, () =>
-        new JobRunner({
+      const runners = Array.from({ length: opts.jobs ? opts.jobWorkers : 0 }, async () =>
+        await new JobRunner({
           store: rt.store,
           queue: rt.store.jobs,
           dbFile: databaseFile(rt.dataDir),
@@ -75,7 +75,7 @@ export function serveCommand(program: Command): void {
       const close = async () => {
         await Promise.all(runners.map((r) => r.stop()));
         await app.close();
-        rt.store.close();
+        await rt.store.close();
         process.exit(0);
       };
       process.once("SIGINT", close);

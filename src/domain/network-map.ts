@@ -34,17 +34,17 @@ export interface SegmentsInBox {
 }
 
 /** Every imported network with its extent (built from the in-memory network, which other routes share). */
-export function networkSummaries(
+export async function networkSummaries(
   repo: NetworkRepo,
   networks: NetworkRegistry,
   tripStats: TripStatsRepo,
-): NetworkSummary[] {
-  return repo.countries().flatMap((info) => {
-    const network = networks.get(info.country);
+): Promise<NetworkSummary[]> {
+  return (await repo.countries()).flatMap(async (info) => {
+    const network = await networks.get(info.country);
     if (!network) return [];
     const { country, importedAt } = info;
     const timeZone = timeZoneOfImport(info);
-    const last = tripStats.monthsWithTrips(country, VEHICLE_CLASSES).at(-1);
+    const last = (await tripStats.monthsWithTrips(country, VEHICLE_CLASSES)).at(-1);
     const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
     return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth }];
   });
@@ -68,13 +68,13 @@ const classRank = new Map<string, number>(ROAD_CLASSES.map((c, i) => [c, i]));
  * Segments whose bounding box meets `bbox` (the whole network when absent). Over the cap, the most
  * important road classes are kept, so a zoomed-out map still shows the main roads.
  */
-export function segmentsInBox(
+export async function segmentsInBox(
   networks: NetworkRegistry,
   country: string,
   bbox: Bbox | null,
   cap = MAX_MAP_SEGMENTS,
-): SegmentsInBox {
-  const network = networks.get(country);
+): Promise<SegmentsInBox> {
+  const network = await networks.get(country);
   if (!network) throw notFound("unknown_country", `no road network for country "${country}"`, "country");
   const [w, s, e, n] = bbox ?? network.bbox;
   const found = network.searchBox(w, s, e, n).map((i) => network.segments[i]);

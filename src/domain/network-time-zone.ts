@@ -7,9 +7,9 @@ import { badRequest } from "./errors.js";
  * (UTC for countries it does not list). Day types and day parts of analyses and segment counts are cut
  * by this zone's clock.
  */
-export function networkTimeZone(store: Store, country: string): string {
+export async function networkTimeZone(store: Store, country: string): Promise<string> {
   const code = country.toLowerCase();
-  return timeZoneOfImport(store.network.countries().find((c) => c.country === code) ?? { country: code });
+  return timeZoneOfImport((await store.network.countries()).find((c) => c.country === code) ?? { country: code });
 }
 
 /** The zone stored with an import, or the country table's for imports made before zones were stored. */

@@ -147,15 +147,15 @@ function parseClasses(include: string[], issues: Issue[]): Set<string> {
 }
 
 /** Every way with a segment in the geometry, over the requested (or every imported) network, sorted by id. */
-export function searchOsmIds(search: OsmIdSearch, repo: NetworkRepo, networks: NetworkRegistry): OsmIdRow[] {
-  const imported = repo.countries().map((c) => c.country);
+export async function searchOsmIds(search: OsmIdSearch, repo: NetworkRepo, networks: NetworkRegistry): Promise<OsmIdRow[]> {
+  const imported = (await repo.countries()).map((c) => c.country);
   const countries = search.countries ?? imported;
   for (const c of countries)
     if (!imported.includes(c))
       throw notFound("unknown_country", `no road network imported for "${c}"`, "country");
   const rows: OsmIdRow[] = [];
   for (const country of countries) {
-    const network = networks.get(country);
+    const network = await networks.get(country);
     if (network) rows.push(...waysIn(network, search));
     if (rows.length > MAX_RESULT_WAYS)
       throw badRequest(

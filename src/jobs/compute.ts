@@ -40,8 +40,8 @@ export const SAMPLE_SIZE_HEADER = [
  * largest daily device count (devices are tallied per day, so distinct devices
  * over a period are not known; the daily peak is a lower bound).
  */
-export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
-  const rows = samplePeriods(spec, store).map((p) => [
+export async function sampleSizeCsv(spec: AnalysisSpec, store: Store): Promise<string> {
+  const rows = (await samplePeriods(spec, store)).map((p) => [
     p.data_period,
     p.day_type,
     spec.travelMode,
@@ -61,11 +61,11 @@ const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) 
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */
-export const computeAnalysis: ComputeAnalysis = (spec, ctx) => {
+export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
   const metricsOf = METRICS_OF_TYPE[spec.analysisType];
   if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
   const metrics = metricsOf(spec, ctx);
-  metrics.sample_size = sampleSizeCsv(spec, ctx.store);
+  metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;
 };

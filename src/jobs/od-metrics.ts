@@ -90,8 +90,8 @@ function loadSide(
   refs: AnalysisSpec["originSets"],
   network: Network,
 ): ZoneSide {
-  const sets = refs.map((ref) => {
-    const set = store.zoneSets.get(spec.orgId, ref.uuid);
+  const sets = refs.map(async (ref) => {
+    const set = await store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
     return set;
@@ -105,8 +105,8 @@ function loadSide(
  * OD_Preset_Geography's destinations: the areas of the preset geography as end zones. An area's
  * zone id is its numeric area id (the postal code, or the OSM relation id), its name the area's.
  */
-function presetSide(store: Store, country: string, geographyType: string, network: Network): ZoneSide {
-  const areas = store.presetAreas.list(country, geographyType);
+async function presetSide(store: Store, country: string, geographyType: string, network: Network): Promise<ZoneSide> {
+  const areas = await store.presetAreas.list(country, geographyType);
   if (areas.length === 0)
     throw new Error(
       `the preset geography "${geographyType}" of "${country}" has no areas; import the network again`,
@@ -162,12 +162,12 @@ export interface OdAggregation {
  * formats the result; ground-truth tests and diagnostics read the raw sample
  * counts per pair from `rows`, which the CSVs only show averaged and rounded.
  */
-export function aggregateOd(
+export async function aggregateOd(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
-): OdAggregation {
+): Promise<OdAggregation> {
   const network = ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = loadSide(ctx.store, spec, spec.originSets, network);
@@ -176,7 +176,7 @@ export function aggregateOd(
   const destinations = same
     ? origins
     : preset !== undefined
-      ? presetSide(ctx.store, spec.country, preset, network)
+      ? await presetSide(ctx.store, spec.country, preset, network)
       : loadSide(ctx.store, spec, spec.destinationSets, network);
   const aggregator = new OdAggregator(
     origins.compiled,
@@ -187,7 +187,7 @@ export function aggregateOd(
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(networkTimeZone(ctx.store, spec.country)),
+    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   // trip_counts: totals over the analysed days, not daily averages.
   aggregator.averagePerDay = spec.outputType !== "trip_counts";
@@ -202,7 +202,7 @@ export function aggregateOd(
           dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
           slotMinutes: 15,
         },
-        new LocalClock(networkTimeZone(ctx.store, spec.country)),
+        new LocalClock(await networkTimeZone(ctx.store, spec.country)),
       )
     : null;
   if (quarterHours) quarterHours.averagePerDay = aggregator.averagePerDay;
@@ -234,7 +234,7 @@ export function aggregateOd(
         },
       }
     : aggregator;
-  scanTrips(spec, ctx, network, sink);
+  await scanTrips(spec, ctx, network, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   const rows = aggregator.rows(GROUPS.length, scale);
   return {
@@ -257,8 +257,8 @@ export function aggregateOd(
  * split by weight), od_pers / od_comm where a vehicle mode has those vehicles,
  * and the trip- and traveler-attribute distributions when asked for.
  */
-export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
-  const od = aggregateOd(spec, ctx);
+export async function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
+  const od = await aggregateOd(spec, ctx);
   const { aggregator, origins, destinations, same, rows, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
@@ -303,8 +303,8 @@ export function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Metri
       { ...labels, dayParts: QUARTER_HOURS },
     );
   if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
-  if (spec.outputType === "aadt") metrics.aadt = aadtCsv(spec, ctx, labels);
-  const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
+  if (spec.outputType === "aadt") metrics.aadt = await aadtCsv(spec, ctx, labels);
+  const review = coverageReview(zoneSamples(zones, labels, same), await samplePeriods(spec, ctx.store));
   metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
 }
@@ -373,12 +373,12 @@ export const AADT_COLUMNS = ["zone_id", "zone_name", "zone_direction", "year", "
  * (aadt_calibration_year, else the year of the first date range): the expanded trips through the zone
  * on the year's days with data, divided by those days. One pass over the year's trips, all hours.
  */
-function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): string {
+async function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): Promise<string> {
   const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
   const from = `${year}-01-01`;
   const to = `${year}-12-31`;
-  const days = ctx.store.tripStats
-    .dailyTotals(spec.country, spec.vehicleClasses, from, to)
+  const days = (await ctx.store.tripStats
+    .dailyTotals(spec.country, spec.vehicleClasses, from, to))
     .filter((d) => d.trips > 0).length;
   const yearSpec: AnalysisSpec = {
     ...spec,
@@ -390,7 +390,7 @@ function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels): str
     dayParts: [{ name: "All Day", start: 0, end: 23, label: "All Day" }],
     vendor: { ...vendorOptionsOf(spec), fifteenMinute: false },
   };
-  const yearly = aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
+  const yearly = await aggregateOd(yearSpec, { ...ctx, onProgress: () => {} });
   const rows = tallyZones(labels, yearly.same).flatMap(({ z }, i) =>
     z.isPass
       ? [
@@ -474,14 +474,14 @@ function weightByUtcMonth(factorOf: (month: string) => number): (t: number) => n
   };
 }
 
-function scanTrips(
+async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
   aggregator: { add(trip: OdTrip): void },
-): void {
+): Promise<void> {
   const view = new TripView(network);
-  const total = Math.max(1, ctx.store.trips.countTrips(spec.country));
+  const total = Math.max(1, await ctx.store.trips.countTrips(spec.country));
   let seen = 0;
   const { sources } = modeOf(spec);
   const options = {
@@ -493,9 +493,9 @@ function scanTrips(
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
   const weightOf = weightByUtcMonth(
-    monthlyExpansion(ctx.store.tripStats.devicesByMonth(spec.country, months)),
+    monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
   );
-  for (const cols of ctx.store.trips.scan(spec.country, options)) {
+  for (const cols of await ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
     }

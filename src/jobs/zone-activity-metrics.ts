@@ -19,7 +19,7 @@ const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
  * vehicles. The scan is OD_Analysis' with the zone set on both sides, so zone assignment, day slicing,
  * expansion and volume calibration are the same.
  */
-export function computeZoneActivityMetrics(spec: AnalysisSpec, ctx: ComputeContext): MetricCsvs {
+export async function computeZoneActivityMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
   const activity = new ZoneActivity();
   const both = {
     ...spec,
@@ -27,7 +27,7 @@ export function computeZoneActivityMetrics(spec: AnalysisSpec, ctx: ComputeConte
     tripAttributes: false,
     travelerAttributes: false,
   };
-  const { aggregator, origins, scale } = aggregateOd(both, ctx, (seen) => activity.add(seen));
+  const { aggregator, origins, scale } = await aggregateOd(both, ctx, (seen) => activity.add(seen));
   const rows = activity.rows(aggregator.dayCounts(), scale);
   const names = groupNames(spec);
   const zones = origins.compiled.zones;

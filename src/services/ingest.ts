@@ -74,8 +74,8 @@ export async function ingestFiles(
   };
 
   const cells = new SegmentCellAccumulator(
-    requireNetwork(rt, country),
-    new LocalClock(networkTimeZone(rt.store, country)),
+    await requireNetwork(rt, country),
+    new LocalClock(await networkTimeZone(rt.store, country)),
   );
   for (const path of paths) {
     const startedAt = new Date().toISOString();
@@ -84,7 +84,7 @@ export async function ingestFiles(
       source: opts.source,
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
-      sink: (trips) => storeTrips(rt, country, trips, cells),
+      sink: async (trips) => await storeTrips(rt, country, trips, cells),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -99,7 +99,7 @@ export async function ingestFiles(
       return report;
     }
     log(`${path}: done, ${progressLine(counts)}`);
-    rt.store.trips.recordIngestRun({
+    await rt.store.trips.recordIngestRun({
       country,
       source: opts.source,
       path,
@@ -111,7 +111,7 @@ export async function ingestFiles(
     });
   }
   // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
-  const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
+  const { chunksBefore, chunksAfter } = await rt.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
   return report;
 }
@@ -120,47 +120,47 @@ export async function ingestFiles(
  * Stores trips that need no map matching (the transit generator's ground truth) as ingest stores
  * matched ones: per-segment tallies with them, in batches, chunks compacted at the end.
  */
-export function storeMatchedTrips(
+export async function storeMatchedTrips(
   rt: Runtime,
   country: string,
   trips: Iterable<MatchedTrip>,
   batchSize = 5000,
-): { stored: number; duplicates: number } {
+): Promise<{ stored: number; duplicates: number }> {
   const cells = new SegmentCellAccumulator(
-    requireNetwork(rt, country),
-    new LocalClock(networkTimeZone(rt.store, country)),
+    await requireNetwork(rt, country),
+    new LocalClock(await networkTimeZone(rt.store, country)),
   );
   const totals = { stored: 0, duplicates: 0 };
   let batch: MatchedTrip[] = [];
-  const flush = () => {
-    const result = storeTrips(rt, country, batch, cells);
+  const flush = async () => {
+    const result = await storeTrips(rt, country, batch, cells);
     totals.stored += result.inserted;
     totals.duplicates += result.duplicates;
     batch = [];
   };
-  for (const trip of trips) if (batch.push(trip) >= batchSize) flush();
-  if (batch.length > 0) flush();
-  rt.store.trips.compact(country);
+  for (const trip of trips) if (batch.push(trip) >= batchSize) await flush();
+  if (batch.length > 0) await flush();
+  await rt.store.trips.compact(country);
   return totals;
 }
 
 /** New trips and their per-segment tallies are written together: both or neither. */
-function storeTrips(
+async function storeTrips(
   rt: Runtime,
   country: string,
   trips: readonly MatchedTrip[],
   cells: SegmentCellAccumulator,
 ) {
-  return rt.store.transaction(() => {
-    const result = rt.store.trips.appendTrips(country, trips);
+  return await rt.store.transaction(async () => {
+    const result = await rt.store.trips.appendTrips(country, trips);
     for (const trip of result.stored) cells.addTrip(trip);
-    rt.store.segmentStats.add(country, cells.drain());
+    await rt.store.segmentStats.add(country, cells.drain());
     return result;
   });
 }
 
-function requireNetwork(rt: Runtime, country: string): Network {
-  const network = rt.networks.get(country);
+async function requireNetwork(rt: Runtime, country: string): Promise<Network> {
+  const network = await rt.networks.get(country);
   if (!network)
     throw notFound("unknown_country", `no road network imported for "${country}"; run import-osm first`);
   return network;

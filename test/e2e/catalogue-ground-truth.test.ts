@@ -70,13 +70,13 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
 
   before(async () => {
     const segments = await readOsmSegments(MONACO);
-    store.network.replaceCountry(
+    await store.network.replaceCountry(
       { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
       segments,
     );
-    store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
-    rt = { dataDir: dir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
-    network = rt.networks.get("mc")!;
+    await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
+    rt = { dataDir: dir, store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+    network = (await rt.networks.get("mc"))!;
     const sim = new Simulation(network, {
       from: "2025-03",
       to: "2025-03",
@@ -91,10 +91,10 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       ...{ country: "mc", source: "lbs", vehicleClass: "personal" },
       matcher: tripMatcher(network),
     });
-    const org = store.accounts.createOrganization("Planners");
-    store.accounts.addUser(EMAIL, org.id);
+    const org = await store.accounts.createOrganization("Planners");
+    await store.accounts.addUser(EMAIL, org.id);
     ctx = { store, networks: rt.networks, orgId: org.id };
-    createZoneSet(
+    await createZoneSet(
       {
         insight_login_email: EMAIL,
         zone_set_name: "Districts",
@@ -138,8 +138,8 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     return truth.filter((t) => classes.includes(t.vehicleClass) && MARCH.has(clock.at(t.startT).day));
   };
 
-  it("OD_Preset_Geography: trips from each district to each quarter match the true trips", (t) => {
-    const spec = validateAnalysisRequest(
+  it("OD_Preset_Geography: trips from each district to each quarter match the true trips", async (t) => {
+    const spec = await validateAnalysisRequest(
       request({
         analysis_name: "To quarters",
         analysis_type: "OD_Preset_Geography",
@@ -147,7 +147,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       }),
       ctx,
     );
-    const agg = aggregateOd(spec, compute());
+    const agg = await aggregateOd(spec, compute());
     const [oz, dz] = [agg.origins.compiled, agg.destinations.compiled];
     assert.equal(dz.zones.length, 9, "Monaco's nine quarters");
     const expected: PairCounts = new Map();
@@ -177,13 +177,13 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     assert.ok(worst.length <= 2, `pairs off by more than 10 %: ${worst.join(", ")}`);
   });
 
-  it("Zone_Activity_Analysis: trips starting or ending in each district match the true trips", (t) => {
-    const spec = validateAnalysisRequest(
+  it("Zone_Activity_Analysis: trips starting or ending in each district match the true trips", async (t) => {
+    const spec = await validateAnalysisRequest(
       request({ analysis_name: "Activity", analysis_type: "Zone_Activity_Analysis" }),
       ctx,
     );
     const activity = new ZoneActivity();
-    const agg = aggregateOd({ ...spec, destinationSets: spec.originSets }, compute(), (seen) =>
+    const agg = await aggregateOd({ ...spec, destinationSets: spec.originSets }, compute(), (seen) =>
       activity.add(seen),
     );
     const zones = agg.origins.compiled;

@@ -97,10 +97,10 @@ describe("import-osm → simulate → ingest → serve (real processes)", () => 
     );
   });
 
-  it("stores each trip with the purpose and income band of its simulated trip", () => {
+  it("stores each trip with the purpose and income band of its simulated trip", async () => {
     const store = new SqliteStore(databaseFile(dataDir));
     try {
-      const trips = [...store.trips.scan("mc")].flatMap(columnsToTrips);
+      const trips = [...await store.trips.scan("mc")].flatMap(columnsToTrips);
       assert.equal(trips.length, reported("stored"));
       const byDevice = new Map<string, GroundTruthTrip[]>();
       for (const t of truth) byDevice.set(t.deviceId, [...(byDevice.get(t.deviceId) ?? []), t]);

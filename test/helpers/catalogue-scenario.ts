@@ -16,7 +16,7 @@ import { startQuickRunner } from "./analyses.js";
 export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
   const dir = tempDir("streetflow-catalogue-");
   const store = new SqliteStore(join(dir, "streetflow.db"));
-  store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  await store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
   const ctx = await makeTestApp(store);
   const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
     country: "mc",
@@ -26,11 +26,11 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     name,
     geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
   });
-  store.presetAreas.replaceCountry("mc", [
+  await store.presetAreas.replaceCountry("mc", [
     quarter("501", "West Quarter", -50, 150),
     quarter("502", "East Quarter", 150, 350),
   ]);
-  createZoneSet(
+  await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,
       zone_set_name: "Street",
@@ -41,8 +41,8 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     },
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
-  store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
+  await store.trips.appendTrips("mc", streetWeekTrips());
+  const runner = await startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

@@ -15,9 +15,9 @@ import type { ZoneFeature } from "../../src/store/types.js";
 import { makeOrg } from "../helpers/app.js";
 
 const store = new SqliteStore(":memory:");
-const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-const org = makeOrg(store, "Unit Org");
-const other = makeOrg(store, "Other Org");
+const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+const org = await makeOrg(store, "Unit Org");
+const other = await makeOrg(store, "Other Org");
 const ctx = { store, networks, orgId: org.orgId };
 
 const ring = (lon: number, lat: number, d = 0.01): number[][] => [
@@ -59,7 +59,7 @@ function issuesOf(fn: () => unknown): { field: string; message: string }[] {
   assert.fail("expected a ValidationError");
 }
 
-const validate = (body: unknown) => validateZoneSetRequest(body, ctx);
+const validate = async (body: unknown) => await validateZoneSetRequest(body, ctx);
 const P = "zones.features[0].properties";
 const calibrated = {
   is_pass: 1,
@@ -348,14 +348,14 @@ const cases: Case[] = [
 
 describe("validateZoneSetRequest: one rule at a time", () => {
   for (const c of cases) {
-    it(`${c.rejects ? "rejects" : "accepts"}: ${c.rule}`, () => {
+    it(`${c.rejects ? "rejects" : "accepts"}: ${c.rule}`, async () => {
       const body = request([c.zone], c.extra);
       if (!c.rejects) {
-        assert.equal(validate(body).featureCollection.features.length, 1);
+        assert.equal((await validate(body)).featureCollection.features.length, 1);
         return;
       }
       assert.deepEqual(
-        issuesOf(() => validate(body)).map((i) => i.field),
+        issuesOf(async () => await validate(body)).map((i) => i.field),
         c.rejects,
       );
     });
@@ -364,8 +364,8 @@ describe("validateZoneSetRequest: one rule at a time", () => {
 
 describe("validateZoneSetRequest: the set", () => {
   it("names the zone by index and name in messages", () => {
-    const issues = issuesOf(() =>
-      validate(
+    const issues = issuesOf(async () =>
+      await validate(
         request([
           polygonZone({ name: "A" }),
           polygonZone({ name: "B" }),
@@ -382,8 +382,8 @@ describe("validateZoneSetRequest: the set", () => {
   });
 
   it("requires unique names (case-insensitive) and unique ids", () => {
-    const issues = issuesOf(() =>
-      validate(
+    const issues = issuesOf(async () =>
+      await validate(
         request([
           polygonZone({ name: "Gate", id: 4 }),
           polygonZone({ name: " GATE ", id: 4 }),
@@ -399,8 +399,8 @@ describe("validateZoneSetRequest: the set", () => {
   });
 
   it("collects the problems of all zones", () => {
-    const issues = issuesOf(() =>
-      validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
+    const issues = issuesOf(async () =>
+      await validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
     );
     assert.deepEqual(
       issues.map((i) => i.field),
@@ -413,15 +413,15 @@ describe("validateZoneSetRequest: the set", () => {
   });
 
   it("rejects mixing polygon and line zones in one set", () => {
-    const issues = issuesOf(() => validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])));
+    const issues = issuesOf(async () => await validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])));
     assert.deepEqual(
       issues.map((i) => i.field),
       ["zones.features[1].geometry.type"],
     );
   });
 
-  it("normalises Polygon to MultiPolygon and fills defaults", () => {
-    const set = validate(request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]));
+  it("normalises Polygon to MultiPolygon and fills defaults", async () => {
+    const set = await validate(request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]));
     const [feature] = set.featureCollection.features;
     assert.equal(set.geomType, "polygon");
     assert.equal(set.name, null);
@@ -436,8 +436,8 @@ describe("validateZoneSetRequest: the set", () => {
     });
   });
 
-  it("makes line zones pass-through and keeps their optional properties, canonically spelt", () => {
-    const set = validate(
+  it("makes line zones pass-through and keeps their optional properties, canonically spelt", async () => {
+    const set = await validate(
       request(
         [lineZone({ road_type: "ramp", direction: 45, is_bidi: 1, ...calibrated, calibration_type: "adt" })],
         {
@@ -465,59 +465,59 @@ describe("validateZoneSetRequest: the set", () => {
     });
   });
 
-  it("accepts a bare array of features, with paths relative to it", () => {
+  it("accepts a bare array of features, with paths relative to it", async () => {
     const body = {
       zones: [polygonZone({ name: "A" }), polygonZone({ name: "" })],
       insight_login_email: org.email,
     };
     assert.deepEqual(
-      issuesOf(() => validate(body)).map((i) => i.field),
+      issuesOf(async () => await validate(body)).map((i) => i.field),
       ["zones[1].properties.name"],
     );
     body.zones.pop();
-    assert.equal(validate(body).featureCollection.features.length, 1);
+    assert.equal((await validate(body)).featureCollection.features.length, 1);
   });
 
   it("rejects an empty set, a non-collection and a body without zones", () => {
     assert.deepEqual(
-      issuesOf(() => validate(request([]))).map((i) => i.field),
+      issuesOf(async () => await validate(request([]))).map((i) => i.field),
       ["zones.features"],
     );
     assert.deepEqual(
-      issuesOf(() => validate({ zones: { type: "Feature" }, insight_login_email: org.email })).map(
+      issuesOf(async () => await validate({ zones: { type: "Feature" }, insight_login_email: org.email })).map(
         (i) => i.field,
       ),
       ["zones"],
     );
     assert.deepEqual(
-      issuesOf(() => validate({ insight_login_email: org.email })).map((i) => i.field),
+      issuesOf(async () => await validate({ insight_login_email: org.email })).map((i) => i.field),
       ["zones"],
     );
   });
 
-  it(`allows at most ${MAX_ZONES_PER_SET} zones`, () => {
+  it(`allows at most ${MAX_ZONES_PER_SET} zones`, async () => {
     const many = Array.from({ length: MAX_ZONES_PER_SET + 1 }, (_, i) => polygonZone({ name: `z${i}` }));
     assert.deepEqual(
-      issuesOf(() => validate(request(many))).map((i) => i.field),
+      issuesOf(async () => await validate(request(many))).map((i) => i.field),
       ["zones.features"],
     );
-    assert.equal(validate(request(many.slice(1))).featureCollection.features.length, MAX_ZONES_PER_SET);
+    assert.equal((await validate(request(many.slice(1)))).featureCollection.features.length, MAX_ZONES_PER_SET);
   });
 
   it("reports at most 100 problems and counts the rest", () => {
     const faulty = Array.from({ length: 150 }, (_, i) => polygonZone({ name: `z${i}`, id: 0 }));
-    const issues = issuesOf(() => validate(request(faulty)));
+    const issues = issuesOf(async () => await validate(request(faulty)));
     assert.equal(issues.length, 101);
     assert.deepEqual(issues[100], { field: "zones", message: "and 50 more problems" });
   });
 
   it("requires a login e-mail of the key's organization", () => {
     assert.deepEqual(
-      issuesOf(() => validate({ zones: [polygonZone()] })).map((i) => i.field),
+      issuesOf(async () => await validate({ zones: [polygonZone()] })).map((i) => i.field),
       ["insight_login_email"],
     );
     assert.throws(
-      () => validate({ zones: [polygonZone()], insight_login_email: other.email }),
+      async () => await validate({ zones: [polygonZone()], insight_login_email: other.email }),
       (e: unknown) => e instanceof DomainError && e.httpStatus === 403 && e.code === "not_a_member",
     );
   });
@@ -548,9 +548,9 @@ function segment(
   };
 }
 
-describe("validateZoneSetRequest: osm_ids", () => {
+describe("validateZoneSetRequest: osm_ids", async () => {
   // Way 100: two connected pieces; way 200: two pieces with a gap; 300 and 400 share a name.
-  store.network.replaceCountry({ country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" }, [
+  await store.network.replaceCountry({ country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" }, [
     segment(
       100,
       1,
@@ -612,11 +612,11 @@ describe("validateZoneSetRequest: osm_ids", () => {
       "Ring",
     ),
   ]);
-  const osm = (osm_ids: unknown, extra: Record<string, unknown> = {}) =>
-    validate({ osm_ids, insight_login_email: org.email, ...extra });
+  const osm = async (osm_ids: unknown, extra: Record<string, unknown> = {}) =>
+    await validate({ osm_ids, insight_login_email: org.email, ...extra });
 
-  it("turns each way into one line zone with the way's joined geometry", () => {
-    const set = osm([100, 200, 300, "400"]);
+  it("turns each way into one line zone with the way's joined geometry", async () => {
+    const set = await osm([100, 200, 300, "400"]);
     assert.equal(set.geomType, "line");
     const [high, unnamed, ring1, ring2] = set.featureCollection.features;
     assert.deepEqual(high.geometry, {
@@ -654,12 +654,12 @@ describe("validateZoneSetRequest: osm_ids", () => {
     assert.deepEqual([ring1.properties.name, ring2.properties.name], ["Ring", "Ring (400)"]);
   });
 
-  it("drops repeated ids", () => {
-    assert.equal(osm([100, "100", 100]).featureCollection.features.length, 1);
+  it("drops repeated ids", async () => {
+    assert.equal((await osm([100, "100", 100])).featureCollection.features.length, 1);
   });
 
   it("lists every unknown id", () => {
-    const issues = issuesOf(() => osm([100, 999, 998]));
+    const issues = issuesOf(async () => await osm([100, 999, 998]));
     assert.deepEqual(issues, [
       { field: "osm_ids", message: "unknown OSM way ids (not in any imported network): 999, 998" },
     ]);
@@ -667,22 +667,22 @@ describe("validateZoneSetRequest: osm_ids", () => {
 
   it("rejects malformed ids, an empty list, and zones together with osm_ids", () => {
     assert.deepEqual(
-      issuesOf(() => osm([100, -3, 1.5])).map((i) => i.field),
+      issuesOf(async () => await osm([100, -3, 1.5])).map((i) => i.field),
       ["osm_ids[1]", "osm_ids[2]"],
     );
     assert.deepEqual(
-      issuesOf(() => osm([])).map((i) => i.field),
+      issuesOf(async () => await osm([])).map((i) => i.field),
       ["osm_ids"],
     );
     assert.deepEqual(
-      issuesOf(() => osm([100], { zones: [lineZone()] })).map((i) => i.field),
+      issuesOf(async () => await osm([100], { zones: [lineZone()] })).map((i) => i.field),
       ["osm_ids"],
     );
   });
 
-  it("finds ways across imported countries through the registry", () => {
-    assert.equal(networks.findWay(300, ["yy", "xx"])?.country, "xx");
-    assert.equal(networks.findWay(999, ["xx"]), null);
+  it("finds ways across imported countries through the registry", async () => {
+    assert.equal((await networks.findWay(300, ["yy", "xx"]))?.country, "xx");
+    assert.equal(await networks.findWay(999, ["xx"]), null);
   });
 });
 

@@ -57,7 +57,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({
       status: "success" as const,
-      networks: networkSummaries(store.network, networks, store.tripStats).map((n) => ({
+      networks: (await networkSummaries(store.network, networks, store.tripStats)).map((n) => ({
         country: n.country,
         segment_count: n.segmentCount,
         imported_at: n.importedAt,
@@ -88,7 +88,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const bbox = request.query.bbox === undefined ? null : parseBbox(request.query.bbox);
-      const found = segmentsInBox(networks, request.params.country.toLowerCase(), bbox);
+      const found = await segmentsInBox(networks, request.params.country.toLowerCase(), bbox);
       return { type: "FeatureCollection" as const, ...found };
     },
   );

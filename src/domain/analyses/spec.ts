@@ -191,7 +191,7 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     return [];
   }
   const found = new Map<string, StoredZoneSet>();
-  refs.forEach((ref, i) => {
+  refs.forEach(async (ref, i) => {
     const where = `${field}[${i}]`;
     const keys = isObject(ref) ? Object.keys(ref) : [];
     const key = keys.length === 1 ? keys[0] : undefined;
@@ -201,7 +201,7 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
         field: where,
         message: "must be an object with one key, name or uuid, naming a zone set",
       });
-    const set = ctx.store.zoneSets.get(ctx.orgId, value.trim());
+    const set = await ctx.store.zoneSets.get(ctx.orgId, value.trim());
     if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
     found.set(set.uuid, set);
   });
@@ -239,8 +239,8 @@ const bboxOfSets = (sets: StoredZoneSet[]) =>
  * The request carries no country: it is the given optional `country`, or the
  * one imported network that has road segments within the zones' bounding box.
  */
-function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequestContext, issues: Issue[]) {
-  const imported = ctx.store.network.countries().map((c) => c.country);
+async function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequestContext, issues: Issue[]) {
+  const imported = (await ctx.store.network.countries()).map((c) => c.country);
   const given = optionalString(body, "country", issues);
   if (given !== null) {
     const code = given.trim().toLowerCase();
@@ -363,11 +363,11 @@ export function ignoredRequestFields(body: unknown): string[] {
  * problem is collected into one ValidationError (400). Name uniqueness is the
  * store's job, checked when the analysis is inserted.
  */
-export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestContext): AnalysisSpec {
+export async function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestContext): Promise<AnalysisSpec> {
   if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
   if (typeof body.insight_login_email !== "string")
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
-  assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
+  await assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
 
   const issues: Issue[] = [...unknownFields(body, KNOWN_FIELDS).misspelt];
 
@@ -393,7 +393,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
   const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
   const destinations = extra.dz_sets ?? [];
   const allSets = [...origins, ...Object.values(extra).flat()];
-  const country = allSets.length ? analysisCountry(body, allSets, ctx, issues) : null;
+  const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;
   const options =
     typeDef?.readOptions({
       body,
@@ -405,7 +405,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     }) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
+      ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 

@@ -76,9 +76,9 @@ export interface TripTallies {
 /** The tallies as the trip store keeps them. */
 export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
   return {
-    devicesByMonth: (country, range) => trips.devicesByMonth(country, range),
-    daysWithTrips: (country, classes, from, to) =>
-      new Set(trips.dailyTotals(country, classes, from, to).map((d) => d.day)),
+    devicesByMonth: async (country, range) => await trips.devicesByMonth(country, range),
+    daysWithTrips: async (country, classes, from, to) =>
+      new Set((await trips.dailyTotals(country, classes, from, to)).map((d) => d.day)),
   };
 }
 
@@ -92,8 +92,8 @@ const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "
 
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
 export function metricsFromAggregates(stats: SegmentStatsRepo, tallies = NO_TALLIES): MetricsProvider {
-  return (query) => {
-    const aggregates = stats.query({
+  return async (query) => {
+    const aggregates = await stats.query({
       country: query.country,
       segmentIds: query.segments.map((s) => s.id),
       months: query.months.map(monthKey),

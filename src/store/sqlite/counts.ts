@@ -13,6 +13,7 @@ import {
 } from "../types.js";
 import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "./segment-month-pack.js";
 import { statementCache } from "./statements.js";
+import type { Sync } from "./async-port.js";
 
 /** The statements of a packed table; totals and details have the same shape. */
 const packedSql = (table: string) => ({
@@ -32,7 +33,7 @@ const DETAILS = packedSql("segment_month_details");
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
 /** Segment counts in the packed layout of segment-month-pack.ts: one row per segment × month. */
-export class SqliteSegmentStats implements SegmentStatsRepo {
+export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -107,7 +108,7 @@ interface ResultRow {
   expires_at: string;
 }
 
-export class SqliteCountsResults implements CountsResultRepo {
+export class SqliteCountsResults implements Sync<CountsResultRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -168,7 +169,7 @@ export class SqliteCountsResults implements CountsResultRepo {
   }
 }
 
-export class SqliteUsage implements UsageRepo {
+export class SqliteUsage implements Sync<UsageRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(db: Database.Database) {

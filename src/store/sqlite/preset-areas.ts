@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { PresetArea, PresetAreaRepo } from "../types.js";
+import type { Sync } from "./async-port.js";
 
 interface PresetAreaRow {
   country: string;
@@ -10,7 +11,7 @@ interface PresetAreaRow {
   geometry: string;
 }
 
-export class SqlitePresetAreas implements PresetAreaRepo {
+export class SqlitePresetAreas implements Sync<PresetAreaRepo> {
   constructor(private readonly db: Database.Database) {}
 
   replaceCountry(country: string, areas: readonly PresetArea[]): void {

@@ -13,6 +13,7 @@ import {
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import type { AppendResult, IngestRunRecord, TripRepo, TripScanOptions } from "../types.js";
 import { monthKey } from "../../engine/time.js";
+import type { Sync } from "./async-port.js";
 
 /** Version of the chunk BLOB layout (COLUMN_LAYOUT order, each column padded to 8 bytes). */
 const CHUNK_FORMAT = 1;
@@ -29,7 +30,7 @@ interface ChunkRow {
 }
 
 /** Trips as column chunks in SQLite: one row per chunk of trips of one (country, month). */
-export class SqliteTrips implements TripRepo {
+export class SqliteTrips implements Sync<TripRepo> {
   constructor(private readonly db: Database.Database) {}
 
   appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult {
@@ -52,16 +53,24 @@ export class SqliteTrips implements TripRepo {
     const wanted = options.vehicleClasses
       ? options.vehicleClasses.reduce((m, c) => m | (1 << vehicleClassCode(c)), 0)
       : -1;
-    const rows = this.db
+    // Chunk ids first, then one chunk per step: the async port yields between steps, and an open
+    // better-sqlite3 iterator would keep the connection busy for every other caller meanwhile.
+    const ids = this.db
       .prepare(
-        `SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks
-         WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id`,
+        `SELECT id FROM trip_chunks WHERE country = ? AND month BETWEEN ? AND ? AND (class_mask & ?) != 0
+         ORDER BY month, id`,
       )
-      .iterate(country, from, to) as IterableIterator<ChunkRow>;
+      .pluck()
+      .all(country, from, to, wanted) as number[];
+    const chunk = this.db.prepare(
+      "SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks WHERE id = ?",
+    );
     // Chunks record their classes but not their sources: a source filter looks at every trip.
     const sources = options.sources ? options.sources.reduce((m, s) => m | (1 << sourceCode(s)), 0) : -1;
-    for (const row of rows) {
-      if ((row.class_mask & wanted) === 0) continue;
+    for (const id of ids) {
+      const row = chunk.get(id) as ChunkRow | undefined;
+      // Only compaction deletes chunks; its merged chunks came after the id list, so going on would miss trips.
+      if (!row) throw new Error(`the trips of ${country} were compacted during the scan; run it again`);
       const cols = decodeChunk(row);
       if ((row.class_mask & ~wanted) === 0 && sources === -1) {
         yield cols;
