@@ -177,9 +177,9 @@ interface TimedProvider {
 function timedProvider(inner: MetricsProvider): TimedProvider {
   const timed: TimedProvider = {
     lastMs: 0,
-    run: (q) => {
+    run: async (q) => {
       const started = performance.now();
-      const rows = [...inner(q)];
+      const rows = [...(await inner(q))];
       timed.lastMs += performance.now() - started;
       return rows;
     },

@@ -39,15 +39,17 @@ export async function networkSummaries(
   networks: NetworkRegistry,
   tripStats: TripStatsRepo,
 ): Promise<NetworkSummary[]> {
-  return (await repo.countries()).flatMap(async (info) => {
+  const summaries: NetworkSummary[] = [];
+  for (const info of await repo.countries()) {
     const network = await networks.get(info.country);
-    if (!network) return [];
+    if (!network) continue;
     const { country, importedAt } = info;
     const timeZone = timeZoneOfImport(info);
     const last = (await tripStats.monthsWithTrips(country, VEHICLE_CLASSES)).at(-1);
     const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
-    return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth }];
-  });
+    summaries.push({ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth });
+  }
+  return summaries;
 }
 
 /** `w,s,e,n` in degrees, west ≤ east and south ≤ north (boxes across the antimeridian are not supported). */

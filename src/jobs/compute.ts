@@ -9,7 +9,7 @@ import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
   store: Store;
-  networks: { get(country: string): Network | null };
+  networks: { get(country: string): Promise<Network | null> };
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
 }
@@ -53,7 +53,7 @@ export async function sampleSizeCsv(spec: AnalysisSpec, store: Store): Promise<s
 }
 
 /** The metrics of each analysis type, by its canonical name (see domain/analyses/catalogue.ts). */
-const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs> = {
+const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) => Promise<MetricCsvs>> = {
   OD_Analysis: computeOdMetrics,
   // The OD computation with the preset geography's areas as destination zones.
   OD_Preset_Geography: computeOdMetrics,
@@ -64,7 +64,7 @@ const METRICS_OF_TYPE: Record<string, (spec: AnalysisSpec, ctx: ComputeContext) 
 export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
   const metricsOf = METRICS_OF_TYPE[spec.analysisType];
   if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
-  const metrics = metricsOf(spec, ctx);
+  const metrics = await metricsOf(spec, ctx);
   metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;

@@ -84,18 +84,19 @@ interface ZoneSide {
   compiled: CompiledZoneSet;
 }
 
-function loadSide(
+async function loadSide(
   store: Store,
   spec: AnalysisSpec,
   refs: AnalysisSpec["originSets"],
   network: Network,
-): ZoneSide {
-  const sets = refs.map(async (ref) => {
+): Promise<ZoneSide> {
+  const sets = [];
+  for (const ref of refs) {
     const set = await store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    return set;
-  });
+    sets.push(set);
+  }
   const features = sets.flatMap((set) => set.featureCollection.features);
   const keys = sets.flatMap((set) => set.featureCollection.features.map((_, i) => `${set.uuid}#${i}`));
   return { features, keys, compiled: compileZoneSet(features, network) };
@@ -168,16 +169,16 @@ export async function aggregateOd(
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
 ): Promise<OdAggregation> {
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const origins = loadSide(ctx.store, spec, spec.originSets, network);
+  const origins = await loadSide(ctx.store, spec, spec.originSets, network);
   const preset = spec.options?.geographyType;
   const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
   const destinations = same
     ? origins
     : preset !== undefined
       ? await presetSide(ctx.store, spec.country, preset, network)
-      : loadSide(ctx.store, spec, spec.destinationSets, network);
+      : await loadSide(ctx.store, spec, spec.destinationSets, network);
   const aggregator = new OdAggregator(
     origins.compiled,
     destinations.compiled,
@@ -495,7 +496,7 @@ async function scanTrips(
   const weightOf = weightByUtcMonth(
     monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
   );
-  for (const cols of await ctx.store.trips.scan(spec.country, options)) {
+  for await (const cols of await ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
     }

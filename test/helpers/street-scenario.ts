@@ -108,7 +108,7 @@ export function boxZone(
 }
 
 /** The zone set "Street": end zones West (x -20..50) and East (x 250..320) around the trips' ends. */
-export async function createStreetEnds(ctx: ReturnType<typeof streetStore>["ctx"]) {
+export async function createStreetEnds(ctx: Awaited<ReturnType<typeof streetStore>>["ctx"]) {
   return await createZoneSet(
     {
       insight_login_email: EMAIL,

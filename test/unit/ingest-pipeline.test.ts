@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -6,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { matchTrip } from "../../src/engine/matching/index.js";
+import type { Network } from "../../src/engine/network/network.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
@@ -54,6 +56,7 @@ const CSV = [
 describe("ingestFiles", () => {
   let dir: string;
   let rt: Runtime;
+  let de: Network;
   let file: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "sf-ingest-"));
@@ -65,6 +68,7 @@ describe("ingestFiles", () => {
       road(),
     );
     rt = { dataDir: dir, store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+    de = (await rt.networks.get("de"))!;
   });
   after(async () => {
     await rt.store.close();
@@ -76,7 +80,7 @@ describe("ingestFiles", () => {
       country: "DE",
       source: "telematics",
       vehicleClass: "personal",
-      matcher: async (trip) => matchTrip((await rt.networks.get("de"))!, trip),
+      matcher: (trip) => matchTrip(de, trip),
       batchSize: 1,
     });
 
@@ -102,7 +106,7 @@ describe("ingestFiles", () => {
   });
 
   it("stores the matched paths in travel order", async () => {
-    const trips = [...await rt.store.trips.scan("de")].flatMap(columnsToTrips);
+    const trips = (await collect(rt.store.trips.scan("de"))).flatMap(columnsToTrips);
     assert.deepEqual(
       trips.map((t) => [t.deviceId, t.startT / 1000, t.path.map((s) => [s.segmentId % 10, s.forward])]),
       [
@@ -141,10 +145,10 @@ describe("ingestFiles", () => {
       country: "de",
       source: "lbs",
       vehicleClass: "personal",
-      matcher: async (trip) => matchTrip((await rt.networks.get("de"))!, trip),
+      matcher: (trip) => matchTrip(de, trip),
     });
     assert.equal(report.totals.stored, 2);
-    const stored = [...await rt.store.trips.scan("de")].flatMap(columnsToTrips).filter((t) => t.deviceId === "s1");
+    const stored = (await collect(rt.store.trips.scan("de"))).flatMap(columnsToTrips).filter((t) => t.deviceId === "s1");
     assert.deepEqual(
       stored.map((t) => [t.startT / 1000, t.purpose, t.incomeBand]).sort((a, b) => +a[0]! - +b[0]!),
       [
@@ -159,9 +163,9 @@ describe("ingestFiles", () => {
       country: "de",
       source: "lbs",
       vehicleClass: "personal",
-      matcher: async (trip) => {
+      matcher: (trip) => {
         if (trip.deviceId === "far") throw new Error("no candidates");
-        return matchTrip((await rt.networks.get("de"))!, trip);
+        return matchTrip(de, trip);
       },
     });
     assert.equal(report.totals.matchErrors, 1);
@@ -173,8 +177,8 @@ describe("ingestFiles", () => {
 
   it("says when the matcher split a trip, so more trips stored than read is explained", async () => {
     // A matcher that breaks each trip in two halves, as the HMM does at a gap it cannot bridge.
-    const inHalves = async (trip: RawTrip): Promise<MatchedTrip[]> =>
-      matchTrip((await rt.networks.get("de"))!, trip).flatMap((m) => {
+    const inHalves = (trip: RawTrip): MatchedTrip[] =>
+      matchTrip(de, trip).flatMap((m) => {
         const mid = Math.floor(m.path.length / 2);
         const midT = (m.startT + m.endT) / 2;
         return [

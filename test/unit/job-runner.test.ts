@@ -11,10 +11,10 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg } from "../helpers/app.js";
 import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
 
-async function until<T>(probe: () => T | undefined, deadlineMs = 15_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (;;) {
-    const v = probe();
+    const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error("condition not met before the deadline");
     await new Promise((r) => setTimeout(r, 10));

@@ -13,7 +13,7 @@ import {
 } from "../helpers/street-scenario.js";
 
 /** Two quarters of "mc" splitting the street at x = 150 m; the west one is known by OSM id 501. */
-export async function seedQuarters(store: ReturnType<typeof streetStore>["store"]) {
+export async function seedQuarters(store: Awaited<ReturnType<typeof streetStore>>["store"]) {
   const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
     country: "mc",
     geographyType: "admin_10",

@@ -22,7 +22,7 @@ const trip = (device: string, localIso: string, minutes: number, vehicleClass: V
 
 describe("OD_Analysis volume output (hand-counted)", async () => {
   const { store, networks, ctx } = await streetStore();
-  let volumeSpec: (sets: string[]) => AnalysisSpec;
+  let volumeSpec: (sets: string[]) => Promise<AnalysisSpec>;
   let metrics: Record<string, string>;
 
   before(async () => {
@@ -67,7 +67,7 @@ describe("OD_Analysis volume output (hand-counted)", async () => {
         },
         ctx,
       );
-    metrics = await computeAnalysis(volumeSpec(["Street", "Gate"]), {
+    metrics = await computeAnalysis(await volumeSpec(["Street", "Gate"]), {
       store,
       networks,
       onProgress: () => {},
@@ -118,9 +118,10 @@ describe("OD_Analysis volume output (hand-counted)", async () => {
     assert.ok(lines.includes(`All Vehicles,${w},${avg},${all},700,78`));
   });
 
-  it("fails with an actionable reason when no trip passed a calibration zone", () => {
-    assert.throws(
-      () => computeAnalysis(volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
+  it("fails with an actionable reason when no trip passed a calibration zone", async () => {
+    const spec = await volumeSpec(["Street", "Far gate"]);
+    await assert.rejects(
+      async () => computeAnalysis(spec, { store, networks, onProgress: () => {} }),
       /volume output: no trip of the analysis passed the calibration zones \("Far"\).*use output_type index/,
     );
   });

@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { VEHICLE_CLASS_CODES } from "../../src/engine/trips/codes.js";
@@ -33,7 +34,7 @@ describe("stored vehicle class codes", () => {
       streetTrip({ device, localIso: "2025-01-06T08:00:00", minutes: 5, vehicleClass });
     await store.trips.appendTrips("mc", [trip("a", "bus"), trip("b", "rail"), trip("c", "personal")]);
     const scanned = async (vehicleClasses: ("bus" | "rail")[]) =>
-      [...await store.trips.scan("mc", { vehicleClasses })].map((c) => c.count);
+      (await collect(store.trips.scan("mc", { vehicleClasses }))).map((c) => c.count);
     assert.deepEqual(await scanned(["bus"]), [1]);
     assert.deepEqual(await scanned(["bus", "rail"]), [2]);
     assert.deepEqual(await store.tripStats.monthsWithTrips("mc", ["rail"]), [{ year: 2025, month: 1 }]);

@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { beforeEach, afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { columnsToTrips, selectTrips, tripsToColumns } from "../../src/engine/trips/columns.js";
@@ -31,7 +32,7 @@ function trip(
 }
 
 const allTrips = async (store: SqliteStore, country: string, opts = {}) =>
-  [...await store.trips.scan(country, opts)].flatMap(columnsToTrips);
+  (await collect(store.trips.scan(country, opts))).flatMap(columnsToTrips);
 
 describe("trip columns", () => {
   it("round-trip trips with purpose, income band and empty paths", () => {
@@ -103,7 +104,7 @@ describe("SqliteTrips", () => {
       trip("b", "2026-01-11T08:00:00Z"),
       trip("c", "2026-03-01T00:00:00Z", "heavy_commercial"),
     ]);
-    const chunks = [...await store.trips.scan("de")];
+    const chunks = (await collect(store.trips.scan("de")));
     assert.deepEqual(
       chunks.map((c) => c.count),
       [1, 2, 1],
@@ -153,12 +154,12 @@ describe("SqliteTrips", () => {
     const before = await allTrips(store, "de");
     assert.deepEqual(await store.trips.compact("de"), { chunksBefore: 4, chunksAfter: 2 });
     assert.deepEqual(
-      [...await store.trips.scan("de")].map((c) => c.count),
+      (await collect(store.trips.scan("de"))).map((c) => c.count),
       [3, 1],
     );
     assert.deepEqual(await allTrips(store, "de"), before);
     assert.deepEqual(await store.trips.compact("de"), { chunksBefore: 2, chunksAfter: 2 });
-    assert.equal([...await store.trips.scan("at")].length, 2);
+    assert.equal((await collect(store.trips.scan("at"))).length, 2);
   });
 
   it("records ingest runs", async () => {

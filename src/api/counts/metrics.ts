@@ -65,7 +65,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
       const selection = await resolveSelection(networks, request.body);
       const segments = selection.segments.length;
       await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
-      const rows = [...provider(metricsQuery(selection, filters))];
+      const rows = [...(await provider(metricsQuery(selection, filters)))];
       const now = config.now();
       await chargeMetricsCall(store, key, segments, filters.fields.length, now);
       const page = await firstPage(store, {

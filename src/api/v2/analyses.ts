@@ -290,14 +290,14 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const orgId = request.apiKey.orgId;
-      const analyses = request.body.analyses.map(async (ref) => {
+      const analyses = await Promise.all(request.body.analyses.map(async (ref) => {
         const wanted = ref.uuid ?? ref.name;
         const found = wanted === undefined ? null : await store.analyses.get(orgId, wanted);
         if (found) return statusEntry(found);
         const error =
           wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
         return { ...ref, status: "Not Found" as const, error: braceless(error) };
-      });
+      }));
       return { analyses, status: "success" as const };
     },
   );
@@ -324,10 +324,8 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const wanted = request.query.tag?.trim().toLowerCase();
-      const entries = (await store.analyses
-        .list(request.apiKey.orgId))
-        .filter((a) => a.state !== "deleted")
-        .map(async (a) => await listEntry(store, a));
+      const live = (await store.analyses.list(request.apiKey.orgId)).filter((a) => a.state !== "deleted");
+      const entries = await Promise.all(live.map(async (a) => await listEntry(store, a)));
       return {
         analyses: wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries,
         status: "success" as const,

@@ -31,7 +31,7 @@ export interface AnalysisTypeDef {
   zoneSets: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */
   fields: readonly string[];
-  readOptions(request: TypeRequest): AnalysisOptions;
+  readOptions(request: TypeRequest): AnalysisOptions | Promise<AnalysisOptions>;
 }
 
 const odAnalysis: AnalysisTypeDef = {

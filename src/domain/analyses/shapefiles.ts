@@ -111,10 +111,11 @@ export async function analysisShapefile(store: Store, a: StoredAnalysis, shapefi
       `analysis "${a.name}" has no shapefile "${shapefile}"; available: ${shapefileNames(a.spec).join(", ")}`,
       "shapefile",
     );
-  const features = sets.flatMap(async (ref) => {
+  const features = [];
+  for (const ref of sets) {
     const set = await store.zoneSets.get(a.orgId, ref.uuid);
     if (!set) throw notFound("zone_set_deleted", `zone set "${ref.name}" of the analysis no longer exists`);
-    return set.featureCollection.features;
-  });
+    features.push(...set.featureCollection.features);
+  }
   return zonesShapefileZip(shapefile, features);
 }

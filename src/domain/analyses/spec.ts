@@ -125,7 +125,7 @@ export interface AnalysisSpec {
 export interface AnalysisRequestContext {
   store: Store;
   networks: {
-    get(country: string): { searchBox(w: number, s: number, e: number, n: number): number[] } | null;
+    get(country: string): Promise<{ searchBox(w: number, s: number, e: number, n: number): number[] } | null>;
   };
   orgId: string;
 }
@@ -253,7 +253,7 @@ async function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisR
   }
   const box = bboxOfSets(sets);
   if (!box) return null;
-  const matching = imported.filter((c) => (ctx.networks.get(c)?.searchBox(...box).length ?? 0) > 0);
+  const matching = imported.filter(async (c) => ((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0);
   if (matching.length === 1) return matching[0];
   issues.push({
     field: "oz_sets",
@@ -395,14 +395,14 @@ export async function validateAnalysisRequest(body: unknown, ctx: AnalysisReques
   const allSets = [...origins, ...Object.values(extra).flat()];
   const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;
   const options =
-    typeDef?.readOptions({
+    (await typeDef?.readOptions({
       body,
       store: ctx.store,
       orgId: ctx.orgId,
       country,
       sets: { oz_sets: origins, ...extra },
       issues,
-    }) ?? {};
+    })) ?? {};
   const supported =
     country && mode
       ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports

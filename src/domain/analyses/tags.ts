@@ -43,9 +43,9 @@ async function readTagAnalyses(store: Store, orgId: string, body: TagAnalysesReq
     if (!ref.uuid && !ref.name) issues.push({ field: `analyses[${i}]`, message: "give name or uuid" });
   });
   if (issues.length) throw new ValidationError(issues);
-  const uuids = body.analyses.map(
-    async (ref, i) => (await requireAnalysis(store, orgId, (ref.uuid ?? ref.name)!, `analyses[${i}]`)).uuid,
-  );
+  const uuids: string[] = [];
+  for (const [i, ref] of body.analyses.entries())
+    uuids.push((await requireAnalysis(store, orgId, (ref.uuid ?? ref.name)!, `analyses[${i}]`)).uuid);
   return { names: [...new Set(names)], uuids: [...new Set(uuids)] };
 }
 

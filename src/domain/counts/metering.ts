@@ -69,7 +69,8 @@ export interface KeyUsage {
 /** Charged usage of every key of an organization in a period (keys without calls show zeros). */
 export async function usageReport(store: Store, orgId: string, period: UsagePeriod): Promise<KeyUsage[]> {
   const totals = new Map((await store.usage.totals(orgId, period.start, period.end)).map((t) => [t.keyId, t]));
-  return (await store.accounts.listKeys(orgId)).map(async (k) => {
+  const keys = await store.accounts.listKeys(orgId);
+  return Promise.all(keys.map(async (k) => {
     const t = totals.get(k.id);
     return {
       key_id: k.id,
@@ -81,5 +82,5 @@ export async function usageReport(store: Store, orgId: string, period: UsagePeri
       units: t?.units ?? 0,
       quota_units: await store.usage.quotaOf(k.id),
     };
-  });
+  }));
 }

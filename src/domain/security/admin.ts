@@ -109,7 +109,7 @@ const keyView = async (store: Store, k: ApiKeyRecord): Promise<KeyView> => ({
 
 export async function listKeys(store: Store, p: Principal): Promise<KeyView[]> {
   requireAdmin(p, "listing API keys");
-  return (await store.accounts.listKeys(p.orgId)).map(async (k) => await keyView(store, k));
+  return Promise.all((await store.accounts.listKeys(p.orgId)).map(async (k) => await keyView(store, k)));
 }
 
 async function requireKey(store: Store, p: Principal, keyId: string): Promise<ApiKeyRecord> {

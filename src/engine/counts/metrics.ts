@@ -34,7 +34,7 @@ export type MetricsRow = MetricValue[];
  * and month that has data, segments in selection order, months ascending;
  * segments without data in the period produce none.
  */
-export type MetricsProvider = (query: MetricsQuery) => Iterable<MetricsRow>;
+export type MetricsProvider = (query: MetricsQuery) => Promise<Iterable<MetricsRow>> | Iterable<MetricsRow>;
 
 const METRES_PER_MILE = 1609.344;
 const KPH_PER_MPH = 1.609344;
@@ -68,9 +68,9 @@ export function daysOfTypeInMonth(
 /** What the provider reads besides the segment aggregates: the trip store's per-day tallies. */
 export interface TripTallies {
   /** Distinct devices per month (YYYY-MM), for the sample expansion. */
-  devicesByMonth(country: string, range: { from: string; to: string }): Map<string, number>;
+  devicesByMonth(country: string, range: { from: string; to: string }): Promise<Map<string, number>>;
   /** Days (YYYY-MM-DD) from..to with stored trips of the vehicle classes. */
-  daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Set<string>;
+  daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Promise<Set<string>>;
 }
 
 /** The tallies as the trip store keeps them. */
@@ -83,8 +83,8 @@ export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
 }
 
 const NO_TALLIES: TripTallies = {
-  devicesByMonth: () => new Map(),
-  daysWithTrips: () => new Set(),
+  devicesByMonth: async () => new Map(),
+  daysWithTrips: async () => new Set(),
 };
 
 /** Fields that need the per-cell histograms and shares, not just the totals. */
@@ -112,9 +112,9 @@ export function metricsFromAggregates(stats: SegmentStatsRepo, tallies = NO_TALL
     }
     const months = query.months.map(monthKey).sort();
     const range = months.length > 0 ? { from: months[0], to: months[months.length - 1] } : null;
-    const factorOf = monthlyExpansion(range ? tallies.devicesByMonth(query.country, range) : new Map());
+    const factorOf = monthlyExpansion(range ? await tallies.devicesByMonth(query.country, range) : new Map());
     const withTrips = range
-      ? tallies.daysWithTrips(query.country, query.vehicleClasses, `${range.from}-01`, `${range.to}-31`)
+      ? await tallies.daysWithTrips(query.country, query.vehicleClasses, `${range.from}-01`, `${range.to}-31`)
       : new Set<string>();
     // Per month, not per row: counting a month's days walks its calendar.
     const daysOf = new Map(

@@ -8,7 +8,7 @@ import { formatProblem } from "./types.js";
 export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
 
 /** Where matched trips go (the trip store); answers what it kept. */
-export type TripSink = (trips: MatchedTrip[]) => { inserted: number; duplicates: number };
+export type TripSink = (trips: MatchedTrip[]) => Promise<{ inserted: number; duplicates: number }>;
 
 export interface IngestCounts extends SplitCounts {
   /** Matched trips the matcher produced (one raw trip may give several, or none). */
@@ -70,16 +70,16 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   const counts = emptyIngestCounts();
   let batch: MatchedTrip[] = [];
 
-  const store = () => {
+  const store = async () => {
     if (batch.length === 0) return;
-    const { inserted, duplicates } = opts.sink(batch);
+    const { inserted, duplicates } = await opts.sink(batch);
     counts.stored += inserted;
     counts.duplicates += duplicates;
     batch = [];
   };
-  const take = (trips: RawTrip[]) => {
+  const take = async (trips: RawTrip[]) => {
     for (const trip of trips) batch.push(...matchOne(trip, opts, counts));
-    if (batch.length >= batchSize) store();
+    if (batch.length >= batchSize) await store();
   };
 
   try {
@@ -91,7 +91,7 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
           opts.onProblem?.(formatProblem(record.problem));
           continue;
         }
-        take(splitter.push(record.point));
+        await take(splitter.push(record.point));
         if (splitter.counts.pointsRead % progressEvery === 0)
           opts.onProgress?.(merge(counts, splitter.counts));
       }
@@ -100,8 +100,8 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
   }
   if (opts.signal?.aborted) counts.interrupted = 1;
-  else take(splitter.flush());
-  store();
+  else await take(splitter.flush());
+  await store();
   return merge(counts, splitter.counts);
 }
 

@@ -18,7 +18,7 @@ export class NetworkRegistry {
       network = this.build(code);
       this.cache.set(code, network);
       // A failed load is not cached: the next use tries again.
-      network.catch(() => this.cache.get(code) === network && this.cache.delete(code));
+      void network.catch(() => this.cache.get(code) === network && this.cache.delete(code));
     }
     return network;
   }
