@@ -496,7 +496,7 @@ async function scanTrips(
   const weightOf = weightByUtcMonth(
     monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
   );
-  for await (const cols of await ctx.store.trips.scan(spec.country, options)) {
+  for await (const cols of ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
     }

@@ -182,14 +182,17 @@ export class JobRunner {
     let finished: WorkerOutcome | null = null;
     const finish = (v: WorkerOutcome) => (finished ??= v);
 
-    const heartbeat = setInterval(async () => {
-      if (!await queue.heartbeat(job.id, workerId, leaseMs)) {
+    const logFailure = (what: string) => (e: unknown) =>
+      this.o.log(`job ${job.id}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
+    const heartbeat = setInterval(() => {
+      queue.heartbeat(job.id, workerId, leaseMs).then((held) => {
+        if (held) return;
         finish({ type: "lost" });
         void worker.terminate();
-      }
+      }, logFailure("heartbeat"));
     }, heartbeatMs);
-    worker.on("message", async (m: WorkerMessage) => {
-      if (m.type === "progress") await store.analyses.setProgress(input.spec.uuid, m.progress);
+    worker.on("message", (m: WorkerMessage) => {
+      if (m.type === "progress") store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
       else finish(m);
     });
     worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));

@@ -33,7 +33,7 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promis
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

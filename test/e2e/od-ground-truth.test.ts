@@ -161,8 +161,8 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     agg = await aggregateOd(spec, compute);
     metrics = await computeAnalysis(spec, compute);
   });
-  after(() => {
-    store.close();
+  after(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -115,7 +115,7 @@ describe("import-osm → simulate → ingest → serve (real processes)", () => 
         new Set(truth.filter((t) => trips.some((s) => s.deviceId === t.deviceId)).map((t) => t.purpose)),
       );
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -33,7 +33,7 @@ describe("analyses endpoints", () => {
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

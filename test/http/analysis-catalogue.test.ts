@@ -13,7 +13,7 @@ describe("the analysis catalogue over HTTP", () => {
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const base = (extra: Record<string, unknown>) => ({

@@ -40,7 +40,7 @@ describe("completion webhook (enable_completion_email)", () => {
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
     receiver.close();
     rmSync(dir, { recursive: true, force: true });
   });

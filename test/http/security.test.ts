@@ -34,7 +34,7 @@ describe("web sessions, CSRF and roles over HTTP", () => {
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   it("signs in with an HttpOnly, SameSite=Lax session cookie and answers the user and a CSRF token", async () => {
@@ -257,7 +257,7 @@ describe("session expiry, sign-in lockout and Secure cookies behind a proxy", ()
   });
   after(async () => {
     await app.close();
-    store.close();
+    await store.close();
   });
 
   it("ends a session after the idle time, and after the absolute time however busy", async () => {
@@ -341,7 +341,7 @@ describe("rate limits per key, per session and per address", () => {
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const byKey = (key: string) =>
@@ -418,7 +418,7 @@ describe("security headers, and no secret in the database or the log", () => {
   });
   after(async () => {
     await app.close();
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -11,7 +11,7 @@ describe("tags and the vendor's analysis options", () => {
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const call = (method: "GET" | "POST", url: string, payload?: object, key = ctx.orgA.key) =>

@@ -40,7 +40,7 @@ describe("SQLite job queue", () => {
     assert.equal(first.leaseExpiresAt, 1_060_000);
     assert.equal((await queue.claim("w2", 60_000))!.id, b.id);
     assert.equal(await queue.claim("w3", 60_000), null);
-    store.close();
+    await store.close();
   });
 
   it("claims a lower-priority job (is_massive_queue) after every ordinary one", async () => {
@@ -50,7 +50,7 @@ describe("SQLite job queue", () => {
     assert.equal(massive.priority, -1);
     assert.equal((await queue.claim("w1", 60_000))!.id, ordinary.id);
     assert.equal((await queue.claim("w2", 60_000))!.id, massive.id);
-    store.close();
+    await store.close();
   });
 
   it("completes and fails only under the owning worker's lease", async () => {
@@ -69,7 +69,7 @@ describe("SQLite job queue", () => {
       [(await queue.get(other.id))!.state, (await queue.get(other.id))!.failureReason],
       ["failed", "zone set vanished"],
     );
-    store.close();
+    await store.close();
   });
 
   it("reclaims a running job whose lease expired (crash recovery); the old worker loses it", async () => {
@@ -84,7 +84,7 @@ describe("SQLite job queue", () => {
     assert.equal(await queue.heartbeat(job.id, "crashed", 1000), false);
     assert.equal(await queue.complete(job.id, "crashed"), false);
     assert.equal(await queue.complete(job.id, "w2"), true);
-    store.close();
+    await store.close();
   });
 
   it("releases a running job back to the queue without counting the attempt, only for its owner", async () => {
@@ -102,7 +102,7 @@ describe("SQLite job queue", () => {
     const again = (await queue.claim("w2", 60_000))!;
     assert.deepEqual([again.id, again.attempts], [job.id, 1]);
     assert.equal(await queue.complete(job.id, "w1"), false);
-    store.close();
+    await store.close();
   });
 
   it("cancels queued and running jobs, not finished ones; cancelled jobs are never claimed", async () => {
@@ -120,7 +120,7 @@ describe("SQLite job queue", () => {
     await queue.complete(done.id, "w1");
     assert.equal(await queue.cancel(done.id), false);
     assert.equal(await queue.cancel("no-such-job"), false);
-    store.close();
+    await store.close();
   });
 
   it("persists jobs across reopening the same file", async () => {
@@ -129,7 +129,7 @@ describe("SQLite job queue", () => {
     const waiting = await first.queue.enqueue("analysis", { uuid: "kept" });
     const interrupted = await first.queue.enqueue("analysis", { uuid: "interrupted" });
     await first.queue.claim("w1", 1000); // takes `waiting`
-    first.store.close();
+    await first.store.close();
 
     const second = openQueue(file);
     second.clock.now += 5000; // the process was down longer than the lease
@@ -137,7 +137,7 @@ describe("SQLite job queue", () => {
     assert.deepEqual([reclaimed.id, reclaimed.attempts], [waiting.id, 2]);
     assert.deepEqual((await second.queue.claim("w2", 1000))!.payload, { uuid: "interrupted" });
     assert.equal((await second.queue.get(interrupted.id))!.state, "running");
-    second.store.close();
+    await second.store.close();
   });
 
   it("at a restart takes back at once the leases of dead processes of this host, not of live ones or other hosts", async () => {
@@ -158,7 +158,7 @@ describe("SQLite job queue", () => {
       await crashed.queue.enqueue("analysis", { uuid: name });
       jobOf[name] = (await crashed.queue.claim(owner, 60_000))!.id;
     }
-    crashed.store.close();
+    await crashed.store.close();
 
     // The restarted process: same file, same clock reading (no lease has run out).
     const restarted = openQueue(file);
@@ -174,7 +174,7 @@ describe("SQLite job queue", () => {
       assert.equal((await restarted.queue.get(jobOf[name]))!.leaseOwner, owners[name]);
     // The predecessor that lost its job cannot finish it any more.
     assert.equal(await restarted.queue.complete(jobOf.dead, owners.dead), false);
-    restarted.store.close();
+    await restarted.store.close();
   });
 
   it("parses lease owner ids of this form only; a live pid or this very process is not dead", () => {

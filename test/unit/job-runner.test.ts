@@ -56,7 +56,7 @@ describe("job runner", () => {
     assert.equal((await store.jobs.claim("w", 1000))!.id, analysis.jobId);
     assert.equal(await store.jobs.claim("w", 1000), null);
     assert.equal(await store.analyses.getByUuid(twin.uuid), null);
-    store.close();
+    await store.close();
   });
 
   it("resumes a job whose runner crashed once its lease expires", async () => {
@@ -74,7 +74,7 @@ describe("job runner", () => {
     assert.match((await store.analyses.result(analysis.uuid, "sample_size"))!, /^data_period,day_type/);
     const job = (await store.jobs.get(analysis.jobId!))!;
     assert.deepEqual([job.state, job.attempts], ["done", 2]);
-    store.close();
+    await store.close();
   });
 
   it("fails an analysis interrupted more than maxAttempts times, with a reason", async () => {
@@ -91,7 +91,7 @@ describe("job runner", () => {
     await runner.stop();
     assert.equal(failed.failureReason, "the analysis was interrupted 3 times while running; create it again");
     assert.equal((await store.jobs.get(analysis.jobId!))!.state, "failed");
-    store.close();
+    await store.close();
   });
 
   it("hands a running job back to the queue when stopped, so the next runner starts it at once", async () => {
@@ -105,7 +105,7 @@ describe("job runner", () => {
     assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
     // No clock advance: the job is claimable now, not after its lease would have run out.
     assert.equal((await store.jobs.claim("next-runner", 1000))!.id, analysis.jobId);
-    store.close();
+    await store.close();
   });
 
   it("runs two analyses side by side with two runners on one queue, each job once", async () => {
@@ -128,9 +128,9 @@ describe("job runner", () => {
     const progress = async (uuid: string) => (await store.analyses.getByUuid(uuid))!.progress;
     // Both hang at half progress: they can only both get there if they run at the same time.
     await until(async () => (await progress(analysis.uuid) === 0.5 && await progress(second.uuid) === 0.5 ? true : undefined));
-    const owners = [analysis, second].map(async (a) => (await store.jobs.get(a.jobId!))!.leaseOwner);
+    const owners = await Promise.all([analysis, second].map(async (a) => (await store.jobs.get(a.jobId!))!.leaseOwner));
     assert.notEqual(owners[0], owners[1]);
     await Promise.all([runner.stop(), other.stop()]);
-    store.close();
+    await store.close();
   });
 });

@@ -92,6 +92,6 @@ describe("the transit layer of an OSM import", () => {
     await store.network.replaceTransit("zz", monaco.transit);
     assert.deepEqual(await store.network.loadTransit("mc"), xml.transit);
     assert.equal((await store.network.loadTransit("zz")).length, monaco.transit.length);
-    store.close();
+    await store.close();
   });
 });

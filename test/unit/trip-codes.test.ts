@@ -38,6 +38,6 @@ describe("stored vehicle class codes", () => {
     assert.deepEqual(await scanned(["bus"]), [1]);
     assert.deepEqual(await scanned(["bus", "rail"]), [2]);
     assert.deepEqual(await store.tripStats.monthsWithTrips("mc", ["rail"]), [{ year: 2025, month: 1 }]);
-    store.close();
+    await store.close();
   });
 });

@@ -54,7 +54,7 @@ describe("zone-set bounding boxes", () => {
       featureCollection: zones,
     });
     assert.deepEqual((await store.zoneSets.list(org.id))[0].bbox, [7.41, 43.72, 7.44, 43.75]);
-    store.close();
+    await store.close();
   });
 
   it("are filled in by the migration for sets stored before it", () => {

@@ -181,7 +181,12 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
 }
 
 /** `[{name}|{uuid}|{zone_set_name}, …]` → the stored sets, duplicates dropped. */
-function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues: Issue[]): StoredZoneSet[] {
+async function zoneSets(
+  body: Body,
+  field: string,
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+): Promise<StoredZoneSet[]> {
   const refs = body[field];
   if (!Array.isArray(refs) || refs.length === 0) {
     issues.push({
@@ -191,20 +196,22 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     return [];
   }
   const found = new Map<string, StoredZoneSet>();
-  refs.forEach(async (ref, i) => {
+  for (const [i, ref] of refs.entries()) {
     const where = `${field}[${i}]`;
     const keys = isObject(ref) ? Object.keys(ref) : [];
     const key = keys.length === 1 ? keys[0] : undefined;
     const value = key && ["name", "uuid", "zone_set_name"].includes(key) ? (ref as Body)[key] : undefined;
-    if (typeof value !== "string" || value.trim() === "")
-      return issues.push({
+    if (typeof value !== "string" || value.trim() === "") {
+      issues.push({
         field: where,
         message: "must be an object with one key, name or uuid, naming a zone set",
       });
+      continue;
+    }
     const set = await ctx.store.zoneSets.get(ctx.orgId, value.trim());
-    if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
-    found.set(set.uuid, set);
-  });
+    if (set) found.set(set.uuid, set);
+    else issues.push({ field: where, message: `no zone set "${value}" in this organization` });
+  }
   return [...found.values()];
 }
 
@@ -213,18 +220,18 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
  * (an empty list is accepted, as clients send one). With no known type, OD_Analysis' dz_sets
  * and any given ones are checked, so every problem of the request is reported.
  */
-function extraZoneSets(
+async function extraZoneSets(
   body: Body,
   wanted: readonly ExtraZoneSetField[] | null,
   ctx: AnalysisRequestContext,
   issues: Issue[],
-): Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> {
+): Promise<Partial<Record<ExtraZoneSetField, StoredZoneSet[]>>> {
   const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
   for (const field of ALL_ZONE_SET_FIELDS) {
     const given = body[field];
     const empty = given === undefined || given === null || (Array.isArray(given) && given.length === 0);
     const check = wanted === null ? field === "dz_sets" || !empty : wanted.includes(field);
-    if (check) out[field] = zoneSets(body, field, ctx, issues);
+    if (check) out[field] = await zoneSets(body, field, ctx, issues);
     else if (!empty)
       issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
   }
@@ -253,7 +260,8 @@ async function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisR
   }
   const box = bboxOfSets(sets);
   if (!box) return null;
-  const matching = imported.filter(async (c) => ((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0);
+  const matching: string[] = [];
+  for (const c of imported) if (((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
   if (matching.length === 1) return matching[0];
   issues.push({
     field: "oz_sets",
@@ -389,8 +397,8 @@ export async function validateAnalysisRequest(body: unknown, ctx: AnalysisReques
     });
 
   const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
-  const origins = zoneSets(body, "oz_sets", ctx, issues);
-  const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
+  const origins = await zoneSets(body, "oz_sets", ctx, issues);
+  const extra = await extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
   const destinations = extra.dz_sets ?? [];
   const allSets = [...origins, ...Object.values(extra).flat()];
   const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;
