@@ -213,8 +213,8 @@ describe("validateAnalysisRequest", () => {
     ]);
   });
 
-  it("answers 403 for a login outside the key's organization, before anything else", () => {
-    assert.throws(
+  it("answers 403 for a login outside the key's organization, before anything else", async () => {
+    await assert.rejects(
       async () => await validateAnalysisRequest({ ...odRequest(other.email), oz_sets: [] }, ctx),
       (e: unknown) => e instanceof DomainError && e.httpStatus === 403 && e.field === "insight_login_email",
     );

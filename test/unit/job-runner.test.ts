@@ -52,7 +52,7 @@ describe("job runner", () => {
   it("leaves no job behind when creating an analysis clashes on its name", async () => {
     const { store, analysis } = await setup("clash");
     const twin = { ...analysis.spec, uuid: crypto.randomUUID(), name: "CLASH" };
-    assert.throws(async () => await createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
+    await assert.rejects(async () => await createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
     assert.equal((await store.jobs.claim("w", 1000))!.id, analysis.jobId);
     assert.equal(await store.jobs.claim("w", 1000), null);
     assert.equal(await store.analyses.getByUuid(twin.uuid), null);

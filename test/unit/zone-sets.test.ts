@@ -49,9 +49,9 @@ const request = (features: unknown[], extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function issuesOf(fn: () => unknown): { field: string; message: string }[] {
+async function issuesOf(fn: () => Promise<unknown>): Promise<{ field: string; message: string }[]> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof ValidationError) return e.issues;
     throw e;
@@ -346,7 +346,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("validateZoneSetRequest: one rule at a time", () => {
+describe("validateZoneSetRequest: one rule at a time", async () => {
   for (const c of cases) {
     it(`${c.rejects ? "rejects" : "accepts"}: ${c.rule}`, async () => {
       const body = request([c.zone], c.extra);
@@ -355,23 +355,24 @@ describe("validateZoneSetRequest: one rule at a time", () => {
         return;
       }
       assert.deepEqual(
-        issuesOf(async () => await validate(body)).map((i) => i.field),
+        (await issuesOf(async () => await validate(body))).map((i) => i.field),
         c.rejects,
       );
     });
   }
 });
 
-describe("validateZoneSetRequest: the set", () => {
-  it("names the zone by index and name in messages", () => {
-    const issues = issuesOf(async () =>
-      await validate(
-        request([
-          polygonZone({ name: "A" }),
-          polygonZone({ name: "B" }),
-          polygonZone({ name: "Main St", direction: 400, is_pass: 1 }),
-        ]),
-      ),
+describe("validateZoneSetRequest: the set", async () => {
+  it("names the zone by index and name in messages", async () => {
+    const issues = await issuesOf(
+      async () =>
+        await validate(
+          request([
+            polygonZone({ name: "A" }),
+            polygonZone({ name: "B" }),
+            polygonZone({ name: "Main St", direction: 400, is_pass: 1 }),
+          ]),
+        ),
     );
     assert.deepEqual(issues, [
       {
@@ -381,15 +382,16 @@ describe("validateZoneSetRequest: the set", () => {
     ]);
   });
 
-  it("requires unique names (case-insensitive) and unique ids", () => {
-    const issues = issuesOf(async () =>
-      await validate(
-        request([
-          polygonZone({ name: "Gate", id: 4 }),
-          polygonZone({ name: " GATE ", id: 4 }),
-          polygonZone({ name: "Other", id: 5 }),
-        ]),
-      ),
+  it("requires unique names (case-insensitive) and unique ids", async () => {
+    const issues = await issuesOf(
+      async () =>
+        await validate(
+          request([
+            polygonZone({ name: "Gate", id: 4 }),
+            polygonZone({ name: " GATE ", id: 4 }),
+            polygonZone({ name: "Other", id: 5 }),
+          ]),
+        ),
     );
     assert.deepEqual(
       issues.map((i) => i.field),
@@ -398,9 +400,9 @@ describe("validateZoneSetRequest: the set", () => {
     assert.match(issues[0].message, /already used by zone #0/);
   });
 
-  it("collects the problems of all zones", () => {
-    const issues = issuesOf(async () =>
-      await validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
+  it("collects the problems of all zones", async () => {
+    const issues = await issuesOf(
+      async () => await validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
     );
     assert.deepEqual(
       issues.map((i) => i.field),
@@ -412,8 +414,10 @@ describe("validateZoneSetRequest: the set", () => {
     );
   });
 
-  it("rejects mixing polygon and line zones in one set", () => {
-    const issues = issuesOf(async () => await validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])));
+  it("rejects mixing polygon and line zones in one set", async () => {
+    const issues = await issuesOf(
+      async () => await validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])),
+    );
     assert.deepEqual(
       issues.map((i) => i.field),
       ["zones.features[1].geometry.type"],
@@ -421,7 +425,9 @@ describe("validateZoneSetRequest: the set", () => {
   });
 
   it("normalises Polygon to MultiPolygon and fills defaults", async () => {
-    const set = await validate(request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]));
+    const set = await validate(
+      request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]),
+    );
     const [feature] = set.featureCollection.features;
     assert.equal(set.geomType, "polygon");
     assert.equal(set.name, null);
@@ -471,26 +477,28 @@ describe("validateZoneSetRequest: the set", () => {
       insight_login_email: org.email,
     };
     assert.deepEqual(
-      issuesOf(async () => await validate(body)).map((i) => i.field),
+      (await issuesOf(async () => await validate(body))).map((i) => i.field),
       ["zones[1].properties.name"],
     );
     body.zones.pop();
     assert.equal((await validate(body)).featureCollection.features.length, 1);
   });
 
-  it("rejects an empty set, a non-collection and a body without zones", () => {
+  it("rejects an empty set, a non-collection and a body without zones", async () => {
     assert.deepEqual(
-      issuesOf(async () => await validate(request([]))).map((i) => i.field),
+      (await issuesOf(async () => await validate(request([])))).map((i) => i.field),
       ["zones.features"],
     );
     assert.deepEqual(
-      issuesOf(async () => await validate({ zones: { type: "Feature" }, insight_login_email: org.email })).map(
-        (i) => i.field,
-      ),
+      (
+        await issuesOf(
+          async () => await validate({ zones: { type: "Feature" }, insight_login_email: org.email }),
+        )
+      ).map((i) => i.field),
       ["zones"],
     );
     assert.deepEqual(
-      issuesOf(async () => await validate({ insight_login_email: org.email })).map((i) => i.field),
+      (await issuesOf(async () => await validate({ insight_login_email: org.email }))).map((i) => i.field),
       ["zones"],
     );
   });
@@ -498,25 +506,28 @@ describe("validateZoneSetRequest: the set", () => {
   it(`allows at most ${MAX_ZONES_PER_SET} zones`, async () => {
     const many = Array.from({ length: MAX_ZONES_PER_SET + 1 }, (_, i) => polygonZone({ name: `z${i}` }));
     assert.deepEqual(
-      issuesOf(async () => await validate(request(many))).map((i) => i.field),
+      (await issuesOf(async () => await validate(request(many)))).map((i) => i.field),
       ["zones.features"],
     );
-    assert.equal((await validate(request(many.slice(1)))).featureCollection.features.length, MAX_ZONES_PER_SET);
+    assert.equal(
+      (await validate(request(many.slice(1)))).featureCollection.features.length,
+      MAX_ZONES_PER_SET,
+    );
   });
 
-  it("reports at most 100 problems and counts the rest", () => {
+  it("reports at most 100 problems and counts the rest", async () => {
     const faulty = Array.from({ length: 150 }, (_, i) => polygonZone({ name: `z${i}`, id: 0 }));
-    const issues = issuesOf(async () => await validate(request(faulty)));
+    const issues = await issuesOf(async () => await validate(request(faulty)));
     assert.equal(issues.length, 101);
     assert.deepEqual(issues[100], { field: "zones", message: "and 50 more problems" });
   });
 
-  it("requires a login e-mail of the key's organization", () => {
+  it("requires a login e-mail of the key's organization", async () => {
     assert.deepEqual(
-      issuesOf(async () => await validate({ zones: [polygonZone()] })).map((i) => i.field),
+      (await issuesOf(async () => await validate({ zones: [polygonZone()] }))).map((i) => i.field),
       ["insight_login_email"],
     );
-    assert.throws(
+    await assert.rejects(
       async () => await validate({ zones: [polygonZone()], insight_login_email: other.email }),
       (e: unknown) => e instanceof DomainError && e.httpStatus === 403 && e.code === "not_a_member",
     );
@@ -550,68 +561,71 @@ function segment(
 
 describe("validateZoneSetRequest: osm_ids", async () => {
   // Way 100: two connected pieces; way 200: two pieces with a gap; 300 and 400 share a name.
-  await store.network.replaceCountry({ country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" }, [
-    segment(
-      100,
-      1,
-      [
-        [1.001, 2],
-        [1.002, 2],
-      ],
-      [2, 3],
-      "High Street",
-    ),
-    segment(
-      100,
-      0,
-      [
+  await store.network.replaceCountry(
+    { country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" },
+    [
+      segment(
+        100,
+        1,
+        [
+          [1.001, 2],
+          [1.002, 2],
+        ],
+        [2, 3],
+        "High Street",
+      ),
+      segment(
+        100,
+        0,
+        [
+          [1, 2],
+          [1.001, 2],
+        ],
         [1, 2],
-        [1.001, 2],
-      ],
-      [1, 2],
-      "High Street",
-    ),
-    segment(
-      200,
-      0,
-      [
-        [3, 4],
-        [3.001, 4],
-      ],
-      [10, 11],
-      null,
-    ),
-    segment(
-      200,
-      1,
-      [
-        [3.005, 4],
-        [3.006, 4],
-      ],
-      [12, 13],
-      null,
-    ),
-    segment(
-      300,
-      0,
-      [
-        [5, 6],
-        [5.001, 6],
-      ],
-      [20, 21],
-      "Ring",
-    ),
-    segment(
-      400,
-      0,
-      [
-        [5.001, 6],
-        [5.002, 6],
-      ],
-      [21, 22],
-      "Ring",
-    ),
-  ]);
+        "High Street",
+      ),
+      segment(
+        200,
+        0,
+        [
+          [3, 4],
+          [3.001, 4],
+        ],
+        [10, 11],
+        null,
+      ),
+      segment(
+        200,
+        1,
+        [
+          [3.005, 4],
+          [3.006, 4],
+        ],
+        [12, 13],
+        null,
+      ),
+      segment(
+        300,
+        0,
+        [
+          [5, 6],
+          [5.001, 6],
+        ],
+        [20, 21],
+        "Ring",
+      ),
+      segment(
+        400,
+        0,
+        [
+          [5.001, 6],
+          [5.002, 6],
+        ],
+        [21, 22],
+        "Ring",
+      ),
+    ],
+  );
   const osm = async (osm_ids: unknown, extra: Record<string, unknown> = {}) =>
     await validate({ osm_ids, insight_login_email: org.email, ...extra });
 
@@ -658,24 +672,24 @@ describe("validateZoneSetRequest: osm_ids", async () => {
     assert.equal((await osm([100, "100", 100])).featureCollection.features.length, 1);
   });
 
-  it("lists every unknown id", () => {
-    const issues = issuesOf(async () => await osm([100, 999, 998]));
+  it("lists every unknown id", async () => {
+    const issues = await issuesOf(async () => await osm([100, 999, 998]));
     assert.deepEqual(issues, [
       { field: "osm_ids", message: "unknown OSM way ids (not in any imported network): 999, 998" },
     ]);
   });
 
-  it("rejects malformed ids, an empty list, and zones together with osm_ids", () => {
+  it("rejects malformed ids, an empty list, and zones together with osm_ids", async () => {
     assert.deepEqual(
-      issuesOf(async () => await osm([100, -3, 1.5])).map((i) => i.field),
+      (await issuesOf(async () => await osm([100, -3, 1.5]))).map((i) => i.field),
       ["osm_ids[1]", "osm_ids[2]"],
     );
     assert.deepEqual(
-      issuesOf(async () => await osm([])).map((i) => i.field),
+      (await issuesOf(async () => await osm([]))).map((i) => i.field),
       ["osm_ids"],
     );
     assert.deepEqual(
-      issuesOf(async () => await osm([100], { zones: [lineZone()] })).map((i) => i.field),
+      (await issuesOf(async () => await osm([100], { zones: [lineZone()] }))).map((i) => i.field),
       ["osm_ids"],
     );
   });
