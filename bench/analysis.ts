@@ -17,7 +17,7 @@ import { NetworkRegistry } from "../src/engine/network/registry.js";
 import { DijkstraWorkspace, pathTo, timeWeight } from "../src/engine/network/routing.js";
 import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
-import { computeAnalysis } from "../src/jobs/compute.js";
+import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, type Random } from "./lib/synthetic.js";
@@ -62,6 +62,8 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       // Same data and code → same digest: checks that a speed-up did not change the results.
       metricsSha1: digestOf(metrics),
       rssMB: Math.round(process.memoryUsage().rss / 1e6),
+      // Peak over the whole run (maxRSS is in KiB), not only what is left at the end.
+      peakRssMB: Math.round((process.resourceUsage().maxRSS * 1024) / 1e6),
       loadAvg1m: Number(load[0].toFixed(2)),
     };
   } finally {

@@ -1,10 +1,11 @@
 /**
  * Segment counts latency: `npm run bench -- counts [requests=20] [grid]`.
  * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
- * filled for every segment × month (Jan–Feb 2025) × day of week × hour (one direction, class
+ * filled for every segment × month (all of 2025) × day of week × hour (one direction, class
  * and source per cell; cached in the OS temp dir), served by the real app over Fastify
  * `inject`. For radius selectors sized to ~100, ~1,000 and all car segments (the network has
- * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics (one month, 1 page), the
+ * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics for one month and for the
+ * whole year (the first page is answered, every row computed and kept for paging), the
  * process CPU time per request (steadier than wall time on a shared machine), and where the time
  * goes: selection (POST /segmentcount, same body), the store query (the metrics provider, timed
  * inside the request) and the rest (validation, JSON, metering, paging).
@@ -15,7 +16,7 @@ import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../src/api/app.js";
-import { issueApiKey } from "../src/domain/accounts.js";
+import { issueApiKey } from "../src/app/accounts.js";
 import { metricsFromAggregates, tripTalliesOf, type MetricsProvider } from "../src/engine/counts/metrics.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
@@ -23,13 +24,16 @@ import { NetworkRegistry } from "../src/engine/network/registry.js";
 import { ACCESS_CAR, type LonLat, type Segment } from "../src/engine/network/types.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import type { SegmentStatCell } from "../src/store/types.js";
+import type { SegmentStatCell } from "../src/engine/counts/segment-stats.js";
 import { gridNetwork } from "../test/helpers/grid-network.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf } from "./lib/synthetic.js";
 
 const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const MONTHS = ["2025-01", "2025-02"];
+/** A whole year, so both request shapes are served: one month (`{year, month}`) and the year (`{year}`). */
+const MONTHS = Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, "0")}`);
+const SHAPES = { month: { year: 2025, month: 1 }, year: { year: 2025 } } as const;
+type Shape = keyof typeof SHAPES;
 const FIELDS = ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"];
 
 /** Where the segments come from: the real extract, or the synthetic grid for the 10,000-segment case. */
@@ -69,7 +73,10 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const network = new Network(COUNTRY, segments);
   // One cache per schema version and source: opening another version's cache would migrate it under that
   // branch's feet.
-  const cache = join(tmpdir(), `streetflow-bench-counts-${COUNTRY}-schema${MIGRATIONS.length}.sqlite`);
+  const cache = join(
+    tmpdir(),
+    `streetflow-bench-counts-${COUNTRY}-${MONTHS.length}m-schema${MIGRATIONS.length}.sqlite`,
+  );
   const store = await openStatsStore(cache, network, source.name);
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
@@ -92,7 +99,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
     const sizes = [];
     for (const target of source.targets) {
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
-      sizes.push(await measure(post, provider, centre, bufferM, requests));
+      for (const shape of Object.keys(SHAPES) as Shape[])
+        sizes.push(await measure(post, provider, centre, bufferM, requests, shape));
     }
     const used = process.cpuUsage(cpu);
     return {
@@ -105,13 +113,13 @@ export default async function countsBench(args: string[]): Promise<Record<string
     };
   } finally {
     await app.close();
-    await store.close();
+    store.close();
   }
 }
 
 type Post = (path: string, body: object) => Promise<{ statusCode: number; body: string; json(): unknown }>;
 
-const metricsBody = (centre: LonLat, bufferM: number) => ({
+const metricsBody = (centre: LonLat, bufferM: number, shape: Shape = "month") => ({
   geometry: { radius: { point: { type: "point", coordinates: centre }, buffer: bufferM, unit: "m" } },
   country: COUNTRY,
   mode: "vehicle",
@@ -119,7 +127,7 @@ const metricsBody = (centre: LonLat, bufferM: number) => ({
   day_part: "all",
   day_type: "all",
   direction: "bidirectional",
-  date: { year: 2025, month: 1 },
+  date: SHAPES[shape],
   data_version: 1,
 });
 
@@ -130,8 +138,9 @@ async function measure(
   centre: LonLat,
   bufferM: number,
   requests: number,
+  shape: Shape,
 ) {
-  const body = metricsBody(centre, bufferM);
+  const body = metricsBody(centre, bufferM, shape);
   const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
   for (let i = 0; i < 5; i++) await post("metrics", body); // warm-up
   const total: number[] = [];
@@ -155,6 +164,7 @@ async function measure(
     selection.push(performance.now() - selStarted);
   }
   return {
+    shape,
     radiusM: Math.round(bufferM),
     segments,
     rows,
@@ -219,7 +229,7 @@ async function openStatsStore(file: string, network: Network, sourceName: string
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.network.countries()).some((c) => c.country === COUNTRY)) return store;
-    await store.close();
+    store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);

@@ -1,17 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./domain/accounts.js";
+import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./app/accounts.js";
 import { generatePassword } from "./domain/security/passwords.js";
-import { setPassword } from "./domain/security/sessions.js";
-import { importNetwork } from "./services/network-import.js";
+import { setPassword } from "./app/security/sessions.js";
+import { importNetwork } from "./app/network-import.js";
 import { tripMatcher } from "./engine/matching/index.js";
 import type { Network } from "./engine/network/network.js";
 import { Simulation, type SimulateOptions } from "./engine/simulate/index.js";
 import type { TraceSource } from "./engine/trips/types.js";
-import { storeTransitRiders } from "./services/transit.js";
+import { storeTransitRiders } from "./app/transit.js";
 import { writeSimulation } from "./engine/simulate/writers.js";
-import { formatIngestReport, ingestFiles } from "./services/ingest.js";
+import { formatIngestReport, ingestFiles } from "./app/ingest.js";
 import type { Runtime } from "./runtime.js";
 
 /** The shipped demo network (repo `data/osm/`), resolved from src/ or dist/ alike. */

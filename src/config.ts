@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { badRequest } from "./domain/errors.js";
+import { fail } from "./domain/errors.js";
 
 export interface Config {
   dataDir: string;
@@ -57,13 +57,13 @@ export function basemapOf(config: Pick<Config, "basemapUrl" | "basemapAttributio
   const url = config.basemapUrl;
   if (!url) return null;
   // A DomainError, so the CLI prints the reason as one line.
-  const fail = (why: string) =>
-    badRequest("invalid_basemap_url", `STREETFLOW_BASEMAP_URL ${why}: ${url}`, "STREETFLOW_BASEMAP_URL");
-  if (!/^(https?:\/\/[^/]+|\/)/i.test(url)) throw fail("must start with http://, https:// or /");
+  const invalid = (why: string) =>
+    fail("invalid_basemap_url", { reason: why, url }, "STREETFLOW_BASEMAP_URL");
+  if (!/^(https?:\/\/[^/]+|\/)/i.test(url)) throw invalid("must start with http://, https:// or /");
   const path = url.split(/[?#]/)[0];
   const type = path.toLowerCase().endsWith(".json") ? "style" : "raster";
   if (type === "raster" && !["{z}", "{x}", "{y}"].every((p) => url.includes(p)))
-    throw fail("must be a tile template with {z}, {x} and {y}, or a style URL ending in .json");
+    throw invalid("must be a tile template with {z}, {x} and {y}, or a style URL ending in .json");
   return { url, attribution: config.basemapAttribution ?? null, type };
 }
 
@@ -80,11 +80,6 @@ function trustProxyOf(value: string | undefined): boolean | string[] {
 export function rateLimitOf(config: Pick<Config, "rateLimit">): number | undefined {
   if (config.rateLimit === undefined) return undefined;
   const n = Number(config.rateLimit);
-  if (!Number.isInteger(n) || n < 1)
-    throw badRequest(
-      "invalid_rate_limit",
-      "STREETFLOW_RATE_LIMIT must be a whole number of at least 1",
-      "STREETFLOW_RATE_LIMIT",
-    );
+  if (!Number.isInteger(n) || n < 1) throw fail("invalid_rate_limit", undefined, "STREETFLOW_RATE_LIMIT");
   return n;
 }

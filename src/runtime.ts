@@ -1,7 +1,7 @@
 import { databaseFile } from "./config.js";
 import { NetworkRegistry } from "./engine/network/registry.js";
 import { SqliteStore } from "./store/sqlite/sqlite-store.js";
-import type { Store } from "./store/types.js";
+import type { Store } from "./app/ports/store.js";
 
 /** What every command and the server share: the store and the networks read from it. */
 export interface Runtime {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../app/ports/store.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";

@@ -1,11 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { authenticateKey } from "../domain/accounts.js";
-import { badRequest, DomainError, unauthorized } from "../domain/errors.js";
+import { authenticateKey } from "../app/accounts.js";
+import { fail } from "../domain/errors.js";
 import type { SecurityPolicy } from "../domain/security/policy.js";
-import { keyPrincipal, liveSession, sessionPrincipal } from "../domain/security/sessions.js";
+import { keyPrincipal, liveSession, sessionPrincipal } from "../app/security/sessions.js";
 import type { Principal } from "../domain/security/principal.js";
-import type { ApiKeyRecord, SessionRecord, Store } from "../store/types.js";
+import type { ApiKeyRecord, SessionRecord } from "../domain/records.js";
+import type { Store } from "../app/ports/store.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -72,11 +73,7 @@ export function assertCsrf(request: FastifyRequest, session: SessionRecord): voi
   if (SAFE_METHODS.has(request.method)) return;
   const given = request.headers[CSRF_HEADER];
   if (typeof given !== "string" || !sameToken(given, session.csrfToken))
-    throw new DomainError(
-      403,
-      "csrf_token_invalid",
-      `this request needs the session's ${CSRF_HEADER} header`,
-    );
+    throw fail("csrf_token_invalid", { header: CSRF_HEADER });
 }
 
 /**
@@ -89,16 +86,16 @@ export function requireApiKey(store: Store, source: KeySource, policy: SecurityP
     if (given !== undefined && given.value !== "") {
       // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
       if (typeof given.value !== "string")
-        throw badRequest("invalid_request", `${given.field} must be given once`, given.field);
+        throw fail("invalid_request", { reason: `${given.field} must be given once` }, given.field);
       const record = await authenticateKey(store, given.value);
-      if (!record) throw unauthorized("the API key is not valid");
+      if (!record) throw fail("unauthorized", { reason: "the API key is not valid" });
       request.apiKey = record;
       request.principal = keyPrincipal(record);
       request.session = null;
       return;
     }
     const session = await sessionOf(store, policy, request);
-    if (!session) throw unauthorized("an API key is required");
+    if (!session) throw fail("unauthorized", { reason: "an API key is required" });
     assertCsrf(request, session);
     request.principal = await sessionPrincipal(store, session);
     request.apiKey = await store.security.webKeyOf(session.orgId);
@@ -114,5 +111,5 @@ export async function rejectRepeatedQuery(request: FastifyRequest): Promise<void
   const query = request.query as Record<string, unknown> | undefined;
   for (const [name, value] of Object.entries(query ?? {}))
     if (Array.isArray(value))
-      throw badRequest("invalid_request", `query parameter ${name} must be given once`, name);
+      throw fail("invalid_request", { reason: `query parameter ${name} must be given once` }, name);
 }

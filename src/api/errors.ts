@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { logRequestLine } from "./logging.js";
-import { DomainError, RetryLaterError, ValidationError } from "../domain/errors.js";
+import { DomainError, RetryLaterError, ValidationError, fail } from "../domain/errors.js";
 
 /** The one error body every failing request gets. */
 export const ErrorBody = Type.Object(
@@ -35,6 +35,11 @@ function body(code: string, message: string, field?: string): ErrorPayload {
   return { status: "error", error: field ? { code, message: text, field } : { code, message: text } };
 }
 
+/** The status and body of a catalogue error. */
+function answer(err: DomainError): [number, ErrorPayload] {
+  return [err.httpStatus, body(err.code, err.message, err.field)];
+}
+
 /** `/zones/0/properties/name` → `zones[0].properties.name` */
 function fieldFromPath(path: string, missing?: string): string | undefined {
   const parts = path.split("/").filter(Boolean);
@@ -48,42 +53,36 @@ function schemaValidationBody(err: FastifyError): ErrorPayload {
   const params = first.params as { missingProperty?: string; additionalProperty?: string };
   const field = fieldFromPath(first.instancePath, params.missingProperty ?? params.additionalProperty);
   const where = err.validationContext === "body" ? "" : `${err.validationContext} `;
-  const message = `${where}${field ?? err.validationContext ?? "request"} ${first.message ?? "is invalid"}`;
-  return body("invalid_request", message, field);
+  const reason = `${where}${field ?? err.validationContext ?? "request"} ${first.message ?? "is invalid"}`;
+  return answer(fail("invalid_request", { reason }, field))[1];
 }
 
-/** Fastify's own request errors, under Streetflow's codes (status, code, message). */
-const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
-  FST_ERR_BAD_URL: [400, "invalid_url", "the URL path has an invalid percent-encoding"],
-  FST_ERR_MAX_PARAM_LENGTH: [
-    414,
-    "path_parameter_too_long",
-    "a path parameter is longer than 100 characters",
-  ],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, "unsupported_media_type", "the body must be application/json"],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, "body_too_large", "the body is larger than this route accepts"],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, "invalid_json", "the body is empty but its content type is JSON"],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, "invalid_json", "the body is not valid JSON"],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
-    400,
-    "invalid_content_length",
-    "Content-Length does not match the body",
-  ],
+/** Fastify's own request errors, under Streetflow's catalogue codes. */
+const FRAMEWORK_ERRORS: Record<string, () => DomainError> = {
+  FST_ERR_BAD_URL: () => fail("invalid_url", { reason: "the URL path has an invalid percent-encoding" }),
+  FST_ERR_MAX_PARAM_LENGTH: () => fail("path_parameter_too_long"),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => fail("unsupported_media_type"),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => fail("body_too_large"),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    fail("invalid_json", { reason: "the body is empty but its content type is JSON" }),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => fail("invalid_json", { reason: "the body is not valid JSON" }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => fail("invalid_content_length"),
 };
 
 /** A client error Fastify raises itself, in the documented shape; undefined when it is not one of ours. */
 function frameworkErrorBody(err: FastifyError): [number, ErrorPayload] | undefined {
   const known = err.code ? FRAMEWORK_ERRORS[err.code] : undefined;
-  if (known) return [known[0], body(known[1], known[2])];
+  if (known) return answer(known());
   // The JSON parser raises a SyntaxError with status 400 and no code.
   if (err instanceof SyntaxError && err.statusCode === 400)
-    return [400, body("invalid_json", `the body is not valid JSON: ${err.message}`)];
+    return answer(fail("invalid_json", { reason: `the body is not valid JSON: ${err.message}` }));
   return undefined;
 }
 
 /** Errors raised before routing (bad URL encoding, over-long path parameter). */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [status, payload] = frameworkErrorBody(err) ?? [400, body("invalid_request", err.message)];
+  const [status, payload] =
+    frameworkErrorBody(err) ?? answer(fail("invalid_request", { reason: err.message }));
   void reply.status(status).send(payload);
   // Fastify writes no completion line for requests that never reached routing.
   logRequestLine(request, reply);
@@ -96,12 +95,13 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
-  const [status, payload] =
+  const [status, payload] = answer(
     err.code === "HPE_HEADER_OVERFLOW"
-      ? [431, body("headers_too_large", "the request line and headers exceed the 16 kB limit")]
+      ? fail("headers_too_large")
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, body("request_timeout", "the request was not received in time")]
-        : [400, body("invalid_request", "the request is not valid HTTP")];
+        ? fail("request_timeout")
+        : fail("invalid_request", { reason: "the request is not valid HTTP" }),
+  );
   const json = JSON.stringify(payload);
   if (socket.writable)
     socket.write(
@@ -120,20 +120,23 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.status(err.httpStatus).send(payload);
     }
     if (err instanceof RetryLaterError) reply.header("retry-after", String(err.retryAfterSeconds));
-    if (err instanceof DomainError)
-      return reply.status(err.httpStatus).send(body(err.code, err.message, err.field));
+    if (err instanceof DomainError) return reply.status(err.httpStatus).send(answer(err)[1]);
     if (err.validation) return reply.status(400).send(schemaValidationBody(err));
     const framework = frameworkErrorBody(err);
     if (framework) return reply.status(framework[0]).send(framework[1]);
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const code = (err.code ?? "bad_request").replace(/^FST_ERR_/, "").toLowerCase();
-      return reply.status(status).send(body(code, err.message));
+      // Another client error of Fastify or a plugin: its own code, which the catalogue does not list.
+      if (!err.code)
+        return reply.status(status).send(answer(fail("bad_request", { reason: err.message }))[1]);
+      return reply.status(status).send(body(err.code.replace(/^FST_ERR_/, "").toLowerCase(), err.message));
     }
     request.log.error({ err }, "unhandled error");
-    return reply.status(500).send(body("internal_error", "the server failed to handle this request"));
+    return reply.status(500).send(answer(fail("internal_error"))[1]);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(body("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)),
+    reply
+      .status(404)
+      .send(answer(fail("not_found", { method: request.method, path: request.url.split("?")[0] }))[1]),
   );
 }

@@ -1,9 +1,10 @@
+import { mapErrors } from "../domain/error-mapping.js";
 import type { Command } from "commander";
-import { assertEmail, issueApiKey, requireOrganization } from "../domain/accounts.js";
-import { badRequest, notFound } from "../domain/errors.js";
+import { assertEmail, issueApiKey, requireOrganization } from "../app/accounts.js";
+import { fail } from "../domain/errors.js";
 import { generatePassword } from "../domain/security/passwords.js";
 import { isRole, type Role } from "../domain/security/principal.js";
-import { setPassword } from "../domain/security/sessions.js";
+import { setPassword } from "../app/security/sessions.js";
 import { withRuntime } from "./runtime.js";
 
 export function accountCommands(program: Command): void {
@@ -13,7 +14,7 @@ export function accountCommands(program: Command): void {
     .description("create an organization")
     .action((name: string) =>
       withRuntime(program, async ({ store }) => {
-        const o = await store.accounts.createOrganization(name);
+        const o = await mapErrors(async () => await store.accounts.createOrganization(name));
         console.log(`organization ${o.name} ${o.id}`);
       }),
     );
@@ -32,8 +33,7 @@ export function accountCommands(program: Command): void {
     .action((email: string, opts: { org: string; role: string }) =>
       withRuntime(program, async ({ store }) => {
         assertEmail(email, "email");
-        if (!isRole(opts.role))
-          throw badRequest("invalid_role", "the role is admin, analyst or viewer", "role");
+        if (!isRole(opts.role)) throw fail("invalid_role", undefined, "role");
         const o = await requireOrganization(store, opts.org);
         await store.accounts.addUser(email, o.id, opts.role as Role);
         console.log(`user ${email} added to ${o.name} as ${opts.role}`);
@@ -76,7 +76,7 @@ export function accountCommands(program: Command): void {
     .action((idOrPrefix: string) =>
       withRuntime(program, async ({ store }) => {
         const rec = await store.accounts.revokeKey(idOrPrefix);
-        if (!rec) throw notFound("unknown_key", `no API key "${idOrPrefix}"`);
+        if (!rec) throw fail("unknown_key", { key: idOrPrefix });
         console.log(`revoked ${rec.id} (${rec.prefix}…)`);
       }),
     );

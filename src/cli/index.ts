@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
 import { configFromEnv } from "../config.js";
+import { toDomainError } from "../domain/error-mapping.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
 import { networkCommands } from "./network.js";
@@ -27,8 +28,9 @@ usageCommands(program);
 simulateCommand(program);
 ingestCommand(program);
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+program.parseAsync(process.argv).catch((thrown: unknown) => {
   // Expected failures read as one line; anything else keeps its stack for the operator.
+  const err = toDomainError(thrown);
   if (err instanceof DomainError) console.error(`error: ${err.message}`);
   else console.error(err);
   process.exit(1);

@@ -1,6 +1,6 @@
 import os from "node:os";
 import { Option, type Command } from "commander";
-import { badRequest, notFound } from "../domain/errors.js";
+import { fail } from "../domain/errors.js";
 import { tripMatcher } from "../engine/matching/index.js";
 import type { TripMatcher } from "../engine/ingest/pipeline.js";
 import type { Network } from "../engine/network/network.js";
@@ -10,7 +10,7 @@ import {
   type TraceSource,
   type VehicleClass,
 } from "../engine/trips/types.js";
-import { formatIngestReport, ingestFiles } from "../services/ingest.js";
+import { formatIngestReport, ingestFiles } from "../app/ingest.js";
 import { withRuntime } from "./runtime.js";
 
 /** Builds the map matcher for a country's network. */
@@ -41,14 +41,9 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
     .action((files: string[], opts: IngestCliOptions) =>
       withRuntime(program, async (rt) => {
         const batchSize = Number(opts.batchSize);
-        if (!Number.isInteger(batchSize) || batchSize < 1)
-          throw badRequest("invalid_batch_size", "--batch-size must be a positive whole number");
+        if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
         const network = await rt.networks.get(opts.country);
-        if (!network)
-          throw notFound(
-            "network_not_found",
-            `no road network for country "${opts.country}"; import one first`,
-          );
+        if (!network) throw fail("unknown_country", { country: opts.country });
         const stop = stopOnSignals();
         const report = await ingestFiles(rt, files, {
           country: opts.country,

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { badRequest, notFound } from "../domain/errors.js";
+import { fail } from "../domain/errors.js";
 import { networkTimeZone } from "../domain/network-time-zone.js";
-import { importNetwork } from "../services/network-import.js";
+import { importNetwork } from "../app/network-import.js";
 import { withRuntime } from "./runtime.js";
 
 const COUNTRY_CODE = /^[a-z]{2,3}$/i;
@@ -20,9 +20,8 @@ export function networkCommands(program: Command): void {
     )
     .action((file: string, opts: { country: string; timeZone?: string }) =>
       withRuntime(program, async (rt) => {
-        if (!COUNTRY_CODE.test(opts.country))
-          throw badRequest("invalid_country", `country code "${opts.country}" must be 2 or 3 letters`);
-        if (!existsSync(file)) throw notFound("file_not_found", `no file "${file}"`);
+        if (!COUNTRY_CODE.test(opts.country)) throw fail("invalid_country", { country: opts.country });
+        if (!existsSync(file)) throw fail("file_not_found", { path: file });
         const started = performance.now();
         await importNetwork(rt, file, opts.country, (line) => console.log(line), opts.timeZone);
         console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
-import { completionNotifier } from "../services/completion-webhook.js";
+import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openRuntime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";

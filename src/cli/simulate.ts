@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { Option } from "commander";
-import { badRequest, notFound } from "../domain/errors.js";
+import { toDomainError } from "../domain/error-mapping.js";
+import { fail } from "../domain/errors.js";
 import type { Network } from "../engine/network/network.js";
 import { Simulation } from "../engine/simulate/index.js";
 import { writeSimulation } from "../engine/simulate/writers.js";
-import { storeTransitRiders } from "../services/transit.js";
+import { storeTransitRiders } from "../app/transit.js";
 import { withRuntime } from "./runtime.js";
 
 interface SimulateCliOptions {
@@ -49,10 +50,7 @@ export function simulateCommand(program: Command): void {
         const { networks } = rt;
         const network = await networks.get(opts.country);
         if (!network) {
-          throw notFound(
-            "network_not_found",
-            `no network for country ${opts.country}; import its OSM extract first`,
-          );
+          throw fail("unknown_country", { country: opts.country });
         }
         const ridersPerDay = transitRidersOf(opts);
         const sim = simulationOf(network, opts);
@@ -93,8 +91,8 @@ function simulationOf(network: Network, opts: SimulateCliOptions): Simulation {
   try {
     return new Simulation(network, options);
   } catch (err) {
-    // The generator refuses bad options with a plain Error; the CLI reports them as one line.
-    throw badRequest("invalid_option", (err as Error).message);
+    // The generator refuses bad options with an EngineError; the CLI reports them as one line.
+    throw toDomainError(err);
   }
 }
 
@@ -102,14 +100,14 @@ function simulationOf(network: Network, opts: SimulateCliOptions): Simulation {
 function transitRidersOf(opts: SimulateCliOptions): number | undefined {
   if (opts.transitRiders === undefined) return undefined;
   const riders = numberOption(opts.transitRiders, "--transit-riders");
-  if (!(riders > 0)) throw badRequest("invalid_option", "--transit-riders must be positive");
+  if (!(riders > 0)) throw fail("invalid_option", { reason: "--transit-riders must be positive" });
   return riders;
 }
 
 function numberOption(value: string, name: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isFinite(n))
-    throw badRequest("invalid_option", `${name} must be a number`);
+    throw fail("invalid_option", { reason: `${name} must be a number` });
   return n;
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { requireOrganization } from "../domain/accounts.js";
-import { monthPeriod, usageReport } from "../domain/counts/metering.js";
-import { badRequest, notFound } from "../domain/errors.js";
+import { requireOrganization } from "../app/accounts.js";
+import { monthPeriod, usageReport } from "../app/counts/metering.js";
+import { fail } from "../domain/errors.js";
 import { withRuntime } from "./runtime.js";
 
 /** `usage` (charged counts metrics per key) and `key quota` (monthly unit quota of a key). */
@@ -41,7 +41,7 @@ export function usageCommands(program: Command): void {
       withRuntime(program, async ({ store }) => {
         const quota = parseQuota(units);
         const id = await store.usage.setQuota(idOrPrefix, quota);
-        if (!id) throw notFound("unknown_key", `no API key "${idOrPrefix}"`);
+        if (!id) throw fail("unknown_key", { key: idOrPrefix });
         console.log(`key ${id}: ${quota === null ? "no quota" : `quota ${quota} units per month`}`);
       }),
     );
@@ -49,8 +49,7 @@ export function usageCommands(program: Command): void {
 
 function parseQuota(text: string): number | null {
   if (text.toLowerCase() === "none") return null;
-  if (!/^\d+$/.test(text))
-    throw badRequest("invalid_quota", `units must be a whole number or "none", not "${text}"`);
+  if (!/^\d+$/.test(text)) throw fail("invalid_quota", { text });
   return Number(text);
 }
 

@@ -1,13 +1,14 @@
+import { mapErrors } from "../domain/error-mapping.js";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
 import shp from "shpjs";
-import { assertMember, requireOrganization } from "../domain/accounts.js";
-import { badRequest } from "../domain/errors.js";
+import { assertMember, requireOrganization } from "../app/accounts.js";
+import { fail } from "../domain/errors.js";
 import { MAX_ZONES_PER_SET, toStoredZoneSet, validateZoneSetRequest } from "../domain/zone-sets.js";
 import { planZoneUpload } from "../domain/zone-split.js";
 import type { Runtime } from "../runtime.js";
-import type { StoredZoneSet } from "../store/types.js";
+import type { StoredZoneSet } from "../domain/records.js";
 import { withRuntime } from "./runtime.js";
 
 export interface ZoneUploadOptions {
@@ -28,12 +29,12 @@ export async function readZoneFile(file: string): Promise<unknown[]> {
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((layer) => layer.features);
   }
   if (ext !== ".geojson" && ext !== ".json")
-    throw badRequest("unsupported_file", `${file}: expected a .geojson, .json or zipped shapefile (.zip)`);
+    throw fail("unsupported_file", { file, reason: "expected a .geojson, .json or zipped shapefile (.zip)" });
   const json: unknown = JSON.parse(await readFile(file, "utf8"));
   if (Array.isArray(json)) return json;
   const features = (json as { features?: unknown } | null)?.features;
   if (!Array.isArray(features))
-    throw badRequest("unsupported_file", `${file}: not a GeoJSON FeatureCollection`);
+    throw fail("unsupported_file", { file, reason: "not a GeoJSON FeatureCollection" });
   return features;
 }
 
@@ -59,7 +60,7 @@ export async function uploadZoneFile(
   const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
     toStoredZoneSet(org.id, s, now),
   );
-  await rt.store.zoneSets.createMany(sets);
+  await mapErrors(async () => await rt.store.zoneSets.createMany(sets));
   return sets;
 }
 

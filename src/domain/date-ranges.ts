@@ -1,4 +1,4 @@
-import type { YearMonth } from "../store/types.js";
+import type { YearMonth } from "./records.js";
 
 /** A period as the vendor interface writes it: MM/DD/YYYY, both ends inclusive. */
 export interface DateRange {

@@ -1,9 +1,9 @@
-import { badRequest, notFound } from "./errors.js";
+import { fail } from "./errors.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import { timeZoneOfImport } from "./network-time-zone.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import { VEHICLE_CLASSES } from "../engine/trips/types.js";
-import type { NetworkRepo, TripStatsRepo } from "../store/types.js";
+import type { NetworkRepo, TripStatsRepo } from "../app/ports/store.js";
 
 /** Most segments one map request returns; a browser draws this many GeoJSON lines smoothly. */
 export const MAX_MAP_SEGMENTS = 20_000;
@@ -55,12 +55,12 @@ export async function networkSummaries(
 /** `w,s,e,n` in degrees, west ≤ east and south ≤ north (boxes across the antimeridian are not supported). */
 export function parseBbox(text: string): Bbox {
   const parts = text.split(",").map((p) => (p.trim() === "" ? NaN : Number(p)));
-  const fail = (why: string) => badRequest("invalid_bbox", `bbox ${why}`, "bbox");
+  const invalid = (why: string) => fail("invalid_bbox", { reason: why }, "bbox");
   if (parts.length !== 4 || parts.some((v) => !Number.isFinite(v)))
-    throw fail("must be four numbers west,south,east,north");
+    throw invalid("must be four numbers west,south,east,north");
   const [w, s, e, n] = parts;
-  if (w < -180 || e > 180 || s < -90 || n > 90) throw fail("must lie within -180..180, -90..90");
-  if (w > e || s > n) throw fail("must have west <= east and south <= north");
+  if (w < -180 || e > 180 || s < -90 || n > 90) throw invalid("must lie within -180..180, -90..90");
+  if (w > e || s > n) throw invalid("must have west <= east and south <= north");
   return [w, s, e, n];
 }
 
@@ -77,7 +77,7 @@ export async function segmentsInBox(
   cap = MAX_MAP_SEGMENTS,
 ): Promise<SegmentsInBox> {
   const network = await networks.get(country);
-  if (!network) throw notFound("unknown_country", `no road network for country "${country}"`, "country");
+  if (!network) throw fail("unknown_country", { country }, "country");
   const [w, s, e, n] = bbox ?? network.bbox;
   const found = network.searchBox(w, s, e, n).map((i) => network.segments[i]);
   found.sort((a, b) => classRank.get(a.roadClass)! - classRank.get(b.roadClass)! || a.id - b.id);

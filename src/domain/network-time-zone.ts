@@ -1,6 +1,7 @@
 import { timeZoneOfCountry } from "../engine/time.js";
-import type { NetworkImportInfo, Store } from "../store/types.js";
-import { badRequest } from "./errors.js";
+import type { NetworkImportInfo } from "./records.js";
+import type { Store } from "../app/ports/store.js";
+import { fail } from "./errors.js";
 
 /**
  * The local time zone of a country's network: the one given at import, else the built-in country table
@@ -22,10 +23,6 @@ export function checkTimeZone(name: string): string {
   try {
     return new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    throw badRequest(
-      "invalid_time_zone",
-      `"${name}" is not an IANA time zone (for example Europe/Monaco or America/Chicago)`,
-      "time_zone",
-    );
+    throw fail("invalid_time_zone", { name }, "time_zone");
   }
 }

@@ -2,8 +2,8 @@ import type { Network } from "../engine/network/network.js";
 import { IndexedPolygon, segmentsInPolygon } from "../engine/network/polygon-select.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { NetworkRepo } from "../store/types.js";
-import { ValidationError, badRequest, notFound, type Issue } from "./errors.js";
+import type { NetworkRepo } from "../app/ports/store.js";
+import { fail, ValidationError, type Issue } from "./errors.js";
 import { positionCapProblem } from "./geometry-limits.js";
 
 /** Metres per unit of a radius buffer; keys lowercase. */
@@ -151,18 +151,12 @@ export async function searchOsmIds(search: OsmIdSearch, repo: NetworkRepo, netwo
   const imported = (await repo.countries()).map((c) => c.country);
   const countries = search.countries ?? imported;
   for (const c of countries)
-    if (!imported.includes(c))
-      throw notFound("unknown_country", `no road network imported for "${c}"`, "country");
+    if (!imported.includes(c)) throw fail("unknown_country", { country: c }, "country");
   const rows: OsmIdRow[] = [];
   for (const country of countries) {
     const network = await networks.get(country);
     if (network) rows.push(...waysIn(network, search));
-    if (rows.length > MAX_RESULT_WAYS)
-      throw badRequest(
-        "too_many_results",
-        `more than ${MAX_RESULT_WAYS} ways match; narrow the geometry`,
-        "geometry",
-      );
+    if (rows.length > MAX_RESULT_WAYS) throw fail("too_many_results", { max: MAX_RESULT_WAYS }, "geometry");
   }
   return rows.sort((a, b) => a.osmId - b.osmId || a.country.localeCompare(b.country));
 }

@@ -1,6 +1,6 @@
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import { normalizeName, searchPlaces, type PlaceSearchResult } from "../engine/network/places.js";
-import { badRequest, notFound } from "./errors.js";
+import { fail } from "./errors.js";
 import { charCount } from "./text-length.js";
 
 /** Places one search answers by default, and at most. */
@@ -21,12 +21,12 @@ export async function findPlaces(
   limitText: string | undefined,
 ): Promise<PlaceSearchResult> {
   if (charCount(q) > MAX_PLACE_QUERY)
-    throw badRequest("invalid_query", `q must be at most ${MAX_PLACE_QUERY} characters`, "q");
+    throw fail("invalid_query", { reason: `q must be at most ${MAX_PLACE_QUERY} characters` }, "q");
   if (normalizeName(q) === "")
-    throw badRequest("invalid_query", "q must contain at least one letter or digit", "q");
+    throw fail("invalid_query", { reason: "q must contain at least one letter or digit" }, "q");
   const limit = parseLimit(limitText);
   const network = await networks.get(country);
-  if (!network) throw notFound("unknown_country", `no road network for country "${country}"`, "country");
+  if (!network) throw fail("unknown_country", { country }, "country");
   return searchPlaces(network, q, limit);
 }
 
@@ -34,6 +34,6 @@ function parseLimit(text: string | undefined): number {
   if (text === undefined) return DEFAULT_PLACE_LIMIT;
   const limit = /^\d{1,4}$/.test(text.trim()) ? Number(text) : NaN;
   if (!(limit >= 1 && limit <= MAX_PLACE_LIMIT))
-    throw badRequest("invalid_limit", `limit must be an integer from 1 to ${MAX_PLACE_LIMIT}`, "limit");
+    throw fail("invalid_limit", { field: "limit", rule: `an integer from 1 to ${MAX_PLACE_LIMIT}` }, "limit");
   return limit;
 }

@@ -1,6 +1,7 @@
 import type { AdminArea } from "../engine/network/admin-areas.js";
-import type { PresetArea, PresetAreaRepo } from "../store/types.js";
-import { badRequest, notFound } from "./errors.js";
+import type { PresetArea } from "./records.js";
+import type { PresetAreaRepo } from "../app/ports/store.js";
+import { fail } from "./errors.js";
 
 /**
  * The vendor's census geographies (US/Canada). Streetflow has no census units; `zip` is served
@@ -46,11 +47,7 @@ export async function resolveGeographyType(
     CENSUS_GEOGRAPHY_TYPES.includes(value) && value !== "zip"
       ? ` ("${value}" is a US/Canadian census unit)`
       : "";
-  throw badRequest(
-    "unknown_geography_type",
-    `unknown geography_type "${requested}" for country "${country}"${census}; valid: ${listed}`,
-    field,
-  );
+  throw fail("unknown_geography_type", { requested, country, census, valid: listed }, field);
 }
 
 /** What `GET /preset_geographies/{country}` lists: each geography type with its area count. */
@@ -60,8 +57,7 @@ export async function listPresetGeographies(
   country: string,
 ): Promise<{ geographyType: string; areas: number; description: string }[]> {
   const code = country.toLowerCase();
-  if (!importedCountries.includes(code))
-    throw notFound("unknown_country", `no road network imported for "${country}"`, "country");
+  if (!importedCountries.includes(code)) throw fail("unknown_country", { country }, "country");
   return (await repo.types(code)).map((t) => ({ ...t, description: describe(t.geographyType) }));
 }
 

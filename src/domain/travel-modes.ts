@@ -1,5 +1,6 @@
 import type { TraceSource, VehicleClass } from "../engine/trips/types.js";
-import { notFound } from "./errors.js";
+import type { TravelModeName } from "../shared/vocabulary.js";
+import { fail } from "./errors.js";
 
 const VEHICLES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];
 const COMMERCIAL: readonly VehicleClass[] = ["medium_commercial", "heavy_commercial"];
@@ -29,7 +30,7 @@ const mode = (
  * reads, and the suffix its metric names carry. Matched case-insensitively; the canonical
  * spelling is returned. docs/analyses.md has the table.
  */
-export const TRAVEL_MODES: Record<string, TravelModeDef> = {
+export const TRAVEL_MODES: Record<TravelModeName, TravelModeDef> = {
   All_Vehicles: mode(VEHICLES, "all"),
   All_Vehicles_LBS_Plus: mode(VEHICLES, "all", ["lbs"]),
   All_Vehicles_CVD_Plus: mode(VEHICLES, "all", ["telematics"]),
@@ -49,16 +50,12 @@ export interface TravelMode extends TravelModeDef {
 export function findTravelMode(name: string): TravelMode | null {
   const wanted = name.trim().toLowerCase();
   const canonical = Object.keys(TRAVEL_MODES).find((m) => m.toLowerCase() === wanted);
-  return canonical ? { name: canonical, ...TRAVEL_MODES[canonical] } : null;
+  return canonical ? { name: canonical, ...TRAVEL_MODES[canonical as TravelModeName] } : null;
 }
 
 export function requireTravelMode(name: string, field = "travel_mode"): TravelMode {
   const mode = findTravelMode(name);
   if (!mode)
-    throw notFound(
-      "unknown_travel_mode",
-      `unknown travel mode "${name}"; known modes: ${Object.keys(TRAVEL_MODES).join(", ")}`,
-      field,
-    );
+    throw fail("unknown_travel_mode", { mode: name, valid: Object.keys(TRAVEL_MODES).join(", ") }, field);
   return mode;
 }

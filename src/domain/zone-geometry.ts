@@ -1,4 +1,4 @@
-import type { ZoneFeature } from "../store/types.js";
+import type { ZoneFeature } from "./records.js";
 import { positionCapProblem } from "./geometry-limits.js";
 
 /** The two kinds of zone: areas (polygons) and pass-through lines. */

@@ -1,6 +1,6 @@
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { LonLat, Segment } from "../engine/network/types.js";
-import type { ZoneFeature } from "../store/types.js";
+import type { ZoneFeature } from "./records.js";
 import { MAX_ZONE_NAME_LENGTH } from "./zone-properties.js";
 import { truncateChars } from "./text-length.js";
 

@@ -1,8 +1,10 @@
+import { mapErrors } from "./error-mapping.js";
 import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { Store, StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "../store/types.js";
-import { assertMember } from "./accounts.js";
-import { ValidationError, badRequest, conflict, notFound, type Issue } from "./errors.js";
+import type { Store } from "../app/ports/store.js";
+import type { StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "./records.js";
+import { assertMember } from "../app/accounts.js";
+import { fail, ValidationError, type Issue } from "./errors.js";
 import { checkGeometry, type ZoneKind } from "./zone-geometry.js";
 import { zonesFromOsmIds, type FieldReport } from "./zone-osm.js";
 import {
@@ -223,7 +225,7 @@ async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, is
  * login must belong to the organization (403 otherwise).
  */
 export async function validateZoneSetRequest(body: unknown, ctx: ZoneSetContext): Promise<NormalisedZoneSet> {
-  if (!isObject(body)) throw badRequest("invalid_request", "the body must be a JSON object");
+  if (!isObject(body)) throw fail("invalid_request", { reason: "the body must be a JSON object" });
   await checkLoginEmail(body, ctx);
   const issues = new Issues();
   const name = checkSetName(body.zone_set_name, issues);
@@ -261,7 +263,7 @@ export function toStoredZoneSet(orgId: string, set: NormalisedZoneSet, now = new
 /** Validates and stores one zone set (409 when its name is taken in the organization). */
 export async function createZoneSet(body: unknown, ctx: ZoneSetContext): Promise<StoredZoneSet> {
   const stored = toStoredZoneSet(ctx.orgId, await validateZoneSetRequest(body, ctx));
-  await ctx.store.zoneSets.create(stored);
+  await mapErrors(async () => await ctx.store.zoneSets.create(stored));
   return stored;
 }
 
@@ -278,7 +280,7 @@ export async function requireZoneSet(
   field = "name_or_uuid",
 ): Promise<StoredZoneSet> {
   const set = await store.zoneSets.get(orgId, nameOrUuid);
-  if (!set) throw notFound("zone_set_not_found", `no zone set "${nameOrUuid}" in this organization`, field);
+  if (!set) throw fail("zone_set_not_found", { zone_set: nameOrUuid }, field);
   return set;
 }
 
@@ -297,11 +299,7 @@ export async function deleteZoneSet(store: Store, orgId: string, nameOrUuid: str
     )
     .map((a) => `"${a.name}"`);
   if (users.length)
-    throw conflict(
-      "zone_set_in_use",
-      `zone set "${set.name}" is used by the analyses ${users.join(", ")}; delete them first`,
-      "name_or_uuid",
-    );
+    throw fail("zone_set_in_use", { zone_set: set.name, analyses: users.join(", ") }, "name_or_uuid");
   await store.zoneSets.delete(orgId, set.uuid);
   return set;
 }

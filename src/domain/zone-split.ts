@@ -1,6 +1,6 @@
 import ngeohash from "ngeohash";
-import type { ZoneFeature } from "../store/types.js";
-import { badRequest } from "./errors.js";
+import type { ZoneFeature } from "./records.js";
+import { fail } from "./errors.js";
 import { zoneCentre } from "./zone-geometry.js";
 import { MAX_ZONE_SET_NAME_LENGTH, MAX_ZONES_PER_SET, type NormalisedZoneSet } from "./zone-sets.js";
 import { charCount } from "./text-length.js";
@@ -40,21 +40,13 @@ export function splitByGeohash<T extends ZoneFeature>(zones: T[], maxZones: numb
  */
 export function planZoneUpload(set: NormalisedZoneSet, maxZones = MAX_ZONES_PER_SET): NormalisedZoneSet[] {
   if (!Number.isInteger(maxZones) || maxZones < 1 || maxZones > MAX_ZONES_PER_SET)
-    throw badRequest(
-      "invalid_max_zones",
-      `max zones must be an integer 1..${MAX_ZONES_PER_SET}`,
-      "max_zones",
-    );
+    throw fail("invalid_max_zones", { max: MAX_ZONES_PER_SET }, "max_zones");
   const chunks = splitByGeohash(set.featureCollection.features, maxZones);
   if (chunks.length === 1) return [set];
   const base = set.name ?? "zones";
   const lastName = `${base}_${chunks.length}`;
   if (charCount(lastName) > MAX_ZONE_SET_NAME_LENGTH)
-    throw badRequest(
-      "invalid_zone_set_name",
-      `split set names such as "${lastName}" exceed ${MAX_ZONE_SET_NAME_LENGTH} characters; choose a shorter name`,
-      "zone_set_name",
-    );
+    throw fail("invalid_zone_set_name", { name: lastName, max: MAX_ZONE_SET_NAME_LENGTH }, "zone_set_name");
   return chunks.map((features, i) => ({
     ...set,
     name: `${base}_${i + 1}`,

@@ -1,8 +1,9 @@
 import { Worker } from "node:worker_threads";
-import type { Store, StoredAnalysis } from "../store/types.js";
-import { ANALYSIS_JOB, type AnalysisJobPayload } from "../domain/analyses/lifecycle.js";
+import type { Store } from "../app/ports/store.js";
+import type { StoredAnalysis } from "../domain/records.js";
+import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
-import type { Job, JobQueue } from "./queue.js";
+import type { Job, JobQueue } from "../app/ports/job-queue.js";
 import type { WorkerInput, WorkerMessage } from "./worker.js";
 
 export interface RunnerOptions {
@@ -29,7 +30,8 @@ type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "error" }> | { ty
 
 // Under tsx (tests, `npm run streetflow`) modules are .ts files and workers need tsx registered too.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
-const sibling = (name: string) => new URL(`./${name}${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url);
+const moduleUrl = (path: string) => new URL(`${path}${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url);
+const sibling = (name: string) => moduleUrl(`./${name}`);
 
 /**
  * Starts the worker thread. From dist it is plain worker.js; under tsx the
@@ -67,7 +69,7 @@ export class JobRunner {
       heartbeatMs: Math.max(10, Math.floor(leaseMs / 3)),
       pollMs: 1000,
       maxAttempts: 3,
-      computeModule: sibling("compute").href,
+      computeModule: moduleUrl("../app/analyses/compute").href,
       log: () => {},
       onFinished: () => {},
       ...options,

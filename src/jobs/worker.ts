@@ -2,7 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { NetworkRegistry } from "../engine/network/registry.js";
 import { SqliteStore } from "../store/sqlite/sqlite-store.js";
-import type { ComputeAnalysis } from "./compute.js";
+import type { ComputeAnalysis } from "../app/analyses/compute.js";
 
 /** What the runner hands a worker thread. */
 export interface WorkerInput {

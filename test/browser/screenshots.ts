@@ -5,7 +5,7 @@
  * sign-in, the map with a zone set, the zone-set editor, the analysis form and flow map, the counts explorer.
  */
 import type { Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import {
   busiestPrimaryStreet,
   callApi,

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { demoYear } from "../../src/bootstrap.js";
 import { databaseFile } from "../../src/config.js";
-import { DEMO_EMAIL } from "../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { parseLeaseOwner } from "../../src/jobs/lease-owner.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
 import { monacoDistricts } from "../helpers/zones.js";

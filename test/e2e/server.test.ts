@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { demoYear } from "../../src/bootstrap.js";
-import { DEMO_EMAIL } from "../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
 import { monacoDistricts } from "../helpers/zones.js";

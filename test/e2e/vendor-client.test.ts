@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import shp from "shpjs";
 import { buildApp } from "../../src/api/app.js";
-import { issueApiKey } from "../../src/domain/accounts.js";
+import { issueApiKey } from "../../src/app/accounts.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";

@@ -1,4 +1,5 @@
-import type { DayCount, Store, StoredZoneSet, ZoneFeature } from "../../src/store/types.js";
+import type { DayCount, StoredZoneSet, ZoneFeature } from "../../src/domain/records.js";
+import type { Store } from "../../src/app/ports/store.js";
 import { at, seg } from "./network.js";
 import { JobRunner, type RunnerOptions } from "../../src/jobs/runner.js";
 import type { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";

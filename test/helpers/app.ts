@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
-import { issueApiKey } from "../../src/domain/accounts.js";
+import { issueApiKey } from "../../src/app/accounts.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 

@@ -3,6 +3,7 @@ import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
 import { boxZone, square, STREET, streetWeekTrips } from "./street-scenario.js";
+import { at } from "./network.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
 import { tempDir } from "./temp-dir.js";
 import { startQuickRunner } from "./analyses.js";
@@ -10,7 +11,10 @@ import { startQuickRunner } from "./analyses.js";
 /**
  * The hand-counted street of street-scenario.ts served over HTTP with a job runner on a
  * file store: zone set "Street" (West, East end zones), quarters 501/502 as preset geography
- * admin_10, and the week of 6-12 January 2025: 7 cars eastbound Monday 07:00 (10 min),
+ * admin_10, "Middle" (pass-through Centre, x 120..180), "Gate" (a line zone along the middle
+ * segment), "Way 1" (the street's OSM way as a line zone), "Block" (a polygon over the whole street), "Counted" (a pass-through
+ * count station at x 140..160 with a counted AADT of 7,407, 80 % personal),
+ * and the week of 6-12 January 2025: 7 cars eastbound Monday 07:00 (10 min),
  * 2 trucks eastbound Saturday noon (20 min), 1 car westbound Tuesday 08:30 (6 min).
  */
 export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
@@ -41,8 +45,49 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     },
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
+  const zoneCtx = { store, networks: ctx.networks, orgId: ctx.orgA.orgId };
+  const collection = async (name: string, features: unknown[]) =>
+    await createZoneSet(
+      {
+        insight_login_email: ctx.orgA.email,
+        zone_set_name: name,
+        zones: { type: "FeatureCollection", features },
+      },
+      zoneCtx,
+    );
+  await collection("Middle", [boxZone("Centre", 3, 120, 180, { is_pass: 1 })]);
+  await collection("Gate", [
+    {
+      type: "Feature",
+      properties: { name: "Gate", id: 4 },
+      geometry: { type: "LineString", coordinates: [at(130, 0), at(170, 0)] },
+    },
+  ]);
+  await collection("Block", [boxZone("Block", 5, -20, 320)]);
+  await createZoneSet(
+    {
+      insight_login_email: ctx.orgA.email,
+      zone_set_name: "Counted",
+      with_calibration: true,
+      zones: {
+        type: "FeatureCollection",
+        features: [
+          boxZone("Count station", 6, 140, 160, {
+            is_pass: 1,
+            calibration_type: "AADT",
+            calibration_value: 7407,
+            personal_traffic_ratio: 0.8,
+            medium_commercial_ratio: 0,
+            heavy_commercial_ratio: 0.2,
+          }),
+        ],
+      },
+    },
+    zoneCtx,
+  );
+  await createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
   await store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = await startQuickRunner(store, new URL("../../src/jobs/compute.ts", import.meta.url).href);
+  const runner = await startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
   return { ctx, runner };
 }
 

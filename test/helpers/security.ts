@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { setPassword } from "../../src/domain/security/sessions.js";
+import { setPassword } from "../../src/app/security/sessions.js";
 import type { Role } from "../../src/domain/security/principal.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/app/ports/store.js";
 
 export const PASSWORD = "correct horse battery";
 

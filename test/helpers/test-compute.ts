@@ -1,4 +1,4 @@
-import { computeAnalysis as realCompute, type ComputeAnalysis } from "../../src/jobs/compute.js";
+import { computeAnalysis as realCompute, type ComputeAnalysis } from "../../src/app/analyses/compute.js";
 
 /**
  * The real compute, plus two behaviours chosen by analysis name so HTTP tests

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { JobRunner } from "../../src/jobs/runner.js";
-import { completionNotifier } from "../../src/services/completion-webhook.js";
+import { completionNotifier } from "../../src/app/analyses/completion-webhook.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
 import { odRequest, seedAnalysisData, startQuickRunner, TEST_COMPUTE } from "../helpers/analyses.js";

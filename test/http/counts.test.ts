@@ -5,7 +5,7 @@ import { buildApp } from "../../src/api/app.js";
 import { metricsFromAggregates, type MetricsQuery } from "../../src/engine/counts/metrics.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import type { SegmentStatCell } from "../../src/store/types.js";
+import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
 import { at } from "../helpers/network.js";
 import { colSeg, FOOTWAY, gridNetwork, MOTORWAY, rowSeg } from "../helpers/counts.js";

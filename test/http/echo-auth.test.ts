@@ -33,7 +33,7 @@ describe("POST /api/v2/debug/echo and key handling", () => {
   });
 
   it("rejects a revoked key", async () => {
-    const { issueApiKey } = await import("../../src/domain/accounts.js");
+    const { issueApiKey } = await import("../../src/app/accounts.js");
     const issued = await issueApiKey(ctx.store, ctx.orgA.orgId);
     assert.equal((await echo(`/api/v2/debug/echo?key=${issued.key}`)).statusCode, 200);
     await ctx.store.accounts.revokeKey(issued.record.id);

@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { importNetwork } from "../../src/services/network-import.js";
+import { importNetwork } from "../../src/app/network-import.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { tempDir } from "../helpers/temp-dir.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../../src/api/app.js";
 import { ensureDemoAccount } from "../../src/bootstrap.js";
-import { DEMO_EMAIL } from "../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { openRuntime, type Runtime } from "../../src/runtime.js";
 import { demoPassword, runCli } from "../helpers/server.js";
 import { signInRequest } from "../helpers/security.js";

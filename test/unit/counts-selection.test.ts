@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { monthPeriod } from "../../src/domain/counts/metering.js";
+import { monthPeriod } from "../../src/app/counts/metering.js";
 import { parseMetricsFilters } from "../../src/domain/counts/metrics-request.js";
 import { parseRoadClasses, parseSelector } from "../../src/domain/counts/selection.js";
 import { DomainError } from "../../src/domain/errors.js";
@@ -11,7 +11,8 @@ import {
   metricsFromAggregates,
   type MetricsQuery,
 } from "../../src/engine/counts/metrics.js";
-import { emptySegmentMonth, type SegmentStatsRepo } from "../../src/store/types.js";
+import { emptySegmentMonth } from "../../src/engine/counts/segment-stats.js";
+import { type SegmentStatsRepo } from "../../src/app/ports/store.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 import {
   classifyInPolygon,

@@ -13,7 +13,7 @@ import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 import type { Runtime } from "../../src/runtime.js";
-import { formatIngestReport, ingestFiles } from "../../src/services/ingest.js";
+import { formatIngestReport, ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 /** An east-west road at lat 52 from lon 13.00 to 13.05 in five pieces. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAnalysis } from "../../src/domain/analyses/lifecycle.js";
+import { createAnalysis } from "../../src/app/analyses/lifecycle.js";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { JobRunner } from "../../src/jobs/runner.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DomainError } from "../../src/domain/errors.js";
 import { checkTimeZone, networkTimeZone } from "../../src/domain/network-time-zone.js";
 import { openRuntime } from "../../src/runtime.js";
-import { importNetwork } from "../../src/services/network-import.js";
+import { importNetwork } from "../../src/app/network-import.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const FIXTURE = new URL("../fixtures/t-junction.osm", import.meta.url).pathname;

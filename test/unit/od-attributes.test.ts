@@ -2,7 +2,7 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import type { TripPurpose } from "../../src/engine/trips/types.js";
-import { computeAnalysis } from "../../src/jobs/compute.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 // The street of od-compute.test.ts: West (x -20..50) and East (x 250..320) end zones,

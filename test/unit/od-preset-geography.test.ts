@@ -2,7 +2,7 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { ValidationError } from "../../src/domain/errors.js";
-import { computeAnalysis } from "../../src/jobs/compute.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import {
   createStreetEnds,
   EMAIL,

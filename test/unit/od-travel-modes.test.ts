@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../../src/engine/trips/types.js";
-import { computeAnalysis } from "../../src/jobs/compute.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import { createStreetEnds, EMAIL, streetStore, streetTrip } from "../helpers/street-scenario.js";
 
 /**

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
 import { createZoneSet } from "../../src/domain/zone-sets.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
-import { computeAnalysis } from "../../src/jobs/compute.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import { at } from "../helpers/network.js";
 import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-scenario.js";
 

@@ -16,8 +16,8 @@ import {
   SPEED_BINS,
   type SegmentMonthStats,
   type SegmentStatCell,
-  type SegmentStatsQuery,
-} from "../../src/store/types.js";
+} from "../../src/engine/counts/segment-stats.js";
+import { type SegmentStatsQuery } from "../../src/app/ports/store.js";
 import { gridNetwork, rowSeg } from "../helpers/counts.js";
 
 const SEGMENTS = [rowSeg(0, 0), rowSeg(0, 1), 1_234_567_890 * 10_000 + 3];

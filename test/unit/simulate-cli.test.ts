@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { DEMO_PBF } from "../../src/bootstrap.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
-import { importNetwork } from "../../src/services/network-import.js";
+import { importNetwork } from "../../src/app/network-import.js";
 import { openRuntime } from "../../src/runtime.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import Database from "better-sqlite3";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import type { ZoneFeatureCollection } from "../../src/store/types.js";
+import type { ZoneFeatureCollection } from "../../src/domain/records.js";
 
 const zones: ZoneFeatureCollection = {
   type: "FeatureCollection",

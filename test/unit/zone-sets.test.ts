@@ -11,7 +11,7 @@ import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import type { LonLat, Segment } from "../../src/engine/network/types.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import type { ZoneFeature } from "../../src/store/types.js";
+import type { ZoneFeature } from "../../src/domain/records.js";
 import { makeOrg } from "../helpers/app.js";
 
 const store = new SqliteStore(":memory:");

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireCountsMode } from "../../domain/counts/selection.js";
-import { notFound } from "../../domain/errors.js";
+import { fail } from "../../domain/errors.js";
 import { countsApiKey, rejectRepeatedQuery, requireApiKey } from "../auth.js";
 import { DEFAULT_COUNTS_CONFIG } from "./config.js";
 import { metricsRoutes } from "./metrics.js";
@@ -37,7 +37,7 @@ export const countsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const mode = requireCountsMode(request.params.travel_mode, "travel_mode");
       const country = request.params.country.toLowerCase();
       if (!(await store.network.countries()).some((c) => c.country === country))
-        throw notFound("unknown_country", `no data for country "${request.params.country}"`, "country");
+        throw fail("unknown_country", { country: request.params.country }, "country");
       const months = await store.tripStats.monthsWithTrips(country, mode.vehicleClasses);
       const years = [...new Set(months.map((m) => m.year))].map((year) => ({ year }));
       return {

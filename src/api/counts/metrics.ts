@@ -6,10 +6,10 @@ import {
   monthPeriod,
   unitsOf,
   usageReport,
-} from "../../domain/counts/metering.js";
+} from "../../app/counts/metering.js";
 import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
 import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
-import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
+import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
 import { metricsFromAggregates, tripTalliesOf, type MetricsQuery } from "../../engine/counts/metrics.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";

@@ -1,4 +1,4 @@
-import type { PageInfo, ResultKind } from "../../domain/counts/results.js";
+import type { PageInfo, ResultKind } from "../../app/counts/results.js";
 
 /** The paging member of an answer: null when complete, else where the next page is. */
 export function pagingBody(prefix: string, kind: ResultKind, next: PageInfo | null) {

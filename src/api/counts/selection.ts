@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { resolveSelection } from "../../domain/counts/resolve.js";
-import { firstPage, laterPage, type ResultPage } from "../../domain/counts/results.js";
+import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";

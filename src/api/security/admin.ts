@@ -12,9 +12,9 @@ import {
   setUserDisabled,
   setUserRole,
   updateKey,
-} from "../../domain/security/admin.js";
+} from "../../app/security/admin.js";
 import { ROLES } from "../../domain/security/principal.js";
-import { badRequest } from "../../domain/errors.js";
+import { fail } from "../../domain/errors.js";
 import { anyApiKey, requireApiKey } from "../auth.js";
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
@@ -28,7 +28,8 @@ const WholeNumber = Type.String({ pattern: "^[0-9]{1,4}$" });
 function numberIn(value: string | undefined, fallback: number, max: number, field: string): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (n < 1 || n > max) throw badRequest("invalid_request", `${field} must be between 1 and ${max}`, field);
+  if (n < 1 || n > max)
+    throw fail("invalid_request", { reason: `${field} must be between 1 and ${max}` }, field);
   return n;
 }
 

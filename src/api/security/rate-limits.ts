@@ -1,7 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { RetryLaterError } from "../../domain/errors.js";
-import type { Store } from "../../store/types.js";
+import { retryLater } from "../../domain/errors.js";
+import type { Store } from "../../app/ports/store.js";
 import type { RateLimits } from "./options.js";
 
 /** The counter a request counts against: its key, its session, or (neither) its client address. */
@@ -34,12 +34,7 @@ export async function registerRateLimits(
     },
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new RetryLaterError(
-        429,
-        "rate_limited",
-        `more than ${context.max} requests a minute; retry in ${seconds} seconds`,
-        seconds,
-      );
+      return retryLater("rate_limited", { max: context.max, seconds }, seconds);
     },
   });
 }

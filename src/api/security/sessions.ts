@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { unauthorized } from "../../domain/errors.js";
-import { resetPassword, signIn, signOut } from "../../domain/security/sessions.js";
-import type { SessionRecord } from "../../store/types.js";
+import { fail } from "../../domain/errors.js";
+import { resetPassword, signIn, signOut } from "../../app/security/sessions.js";
+import type { SessionRecord } from "../../domain/records.js";
 import { SESSION_COOKIE, assertCsrf, sessionOf } from "../auth.js";
+import type { SessionInfo as SessionInfoBody } from "../../shared/responses.js";
 
 const SessionInfo = Type.Object({
   status: Type.Literal("success"),
@@ -21,7 +22,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
   const { policy } = app.security;
 
-  const info = async (session: SessionRecord) => ({
+  const info = async (session: SessionRecord): Promise<SessionInfoBody & { status: "success" }> => ({
     status: "success" as const,
     user: { email: session.email, role: (await store.security.member(session.email, session.orgId))!.role },
     organization: { name: (await store.accounts.findOrganization(session.orgId))!.name },
@@ -61,7 +62,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { summary: "The signed-in user", tags: ["web sessions"], response: { 200: SessionInfo } } },
     async (request) => {
       const session = await sessionOf(store, policy, request);
-      if (!session) throw unauthorized("not signed in");
+      if (!session) throw fail("unauthorized", { reason: "not signed in" });
       return await info(session);
     },
   );

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { assertMember } from "../../domain/accounts.js";
-import { checkWebhookUrl } from "../../services/completion-webhook.js";
+import { assertMember } from "../../app/accounts.js";
+import { checkWebhookUrl } from "../../app/analyses/completion-webhook.js";
 import { KeyQuery, LoginEmailBody } from "../schemas.js";
+import type { Account as AccountBody } from "../../shared/responses.js";
 
 const Webhook = Type.Object({
   status: Type.Literal("success"),
@@ -40,12 +41,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const key = request.apiKey;
       const org = (await store.accounts.findOrganization(key.orgId))!;
-      return {
-        status: "success" as const,
+      const account: AccountBody = {
         organization: { name: org.name },
         key: { prefix: key.prefix, label: key.label },
         users: (await store.accounts.listMembers(key.orgId)).map((email) => ({ email })),
       };
+      return { status: "success" as const, ...account };
     },
   );
 

@@ -2,14 +2,14 @@ import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { assertMember } from "../../domain/accounts.js";
+import { assertMember } from "../../app/accounts.js";
 import {
   PUBLIC_STATUS,
   assertDataAvailable,
   metricCsv,
   requireAnalysis,
   statusEntry,
-} from "../../domain/analyses/lifecycle.js";
+} from "../../app/analyses/lifecycle.js";
 import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
 import {
   ignoredFieldWarnings,
@@ -17,15 +17,17 @@ import {
   vendorOptionsOf,
 } from "../../domain/analyses/vendor-options.js";
 import { braceless } from "../errors.js";
-import { analysisShapefile, shapefileNames } from "../../domain/analyses/shapefiles.js";
-import { reviewDetail } from "../../domain/analyses/od-review.js";
+import { analysisShapefile, shapefileNames } from "../../app/analyses/shapefiles.js";
+import { reviewDetail } from "../../app/analyses/od-review.js";
 import {
   assertMayAnalyse,
   guardedAnalysisAction,
   guardedCreateAnalysis,
-} from "../../domain/security/guarded.js";
-import type { Store, StoredAnalysis } from "../../store/types.js";
+} from "../../app/security/guarded.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredAnalysis } from "../../domain/records.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
+import type { AnalysisDetail, AnalysisEntry } from "../../shared/responses.js";
 
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
 
@@ -139,7 +141,10 @@ const AnalysisDetail = Type.Object({
   enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = async (store: Store, a: StoredAnalysis) => ({
+const listEntry = async (
+  store: Store,
+  a: StoredAnalysis,
+): Promise<AnalysisEntry & { started_at: string | null; finished_at: string | null }> => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
@@ -162,7 +167,10 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
 }
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-async function analysisDetail(store: Store, a: StoredAnalysis) {
+async function analysisDetail(
+  store: Store,
+  a: StoredAnalysis,
+): Promise<AnalysisDetail & ReturnType<typeof vendorOptionsJson>> {
   const { spec } = a;
   return {
     ...await listEntry(store, a),

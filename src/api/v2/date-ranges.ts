@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { dataPeriods } from "../../domain/date-ranges.js";
-import { notFound } from "../../domain/errors.js";
+import { fail } from "../../domain/errors.js";
 import { requireTravelMode, TRAVEL_MODES } from "../../domain/travel-modes.js";
 import { KeyQuery } from "../schemas.js";
 
@@ -30,7 +30,7 @@ export const dateRangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const country = request.params.country.toLowerCase();
       if (!(await store.network.countries()).some((c) => c.country === country))
-        throw notFound("unknown_country", `no data for country "${request.params.country}"`, "country");
+        throw fail("unknown_country", { country: request.params.country }, "country");
       const mode = requireTravelMode(request.params.travel_mode);
       return {
         date_ranges: dataPeriods(await store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)),

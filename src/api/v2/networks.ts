@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { MAX_MAP_SEGMENTS, networkSummaries, parseBbox, segmentsInBox } from "../../domain/network-map.js";
 import { KeyQuery } from "../schemas.js";
+import type { NetworkInfo } from "../../shared/responses.js";
 
 const Bbox = Type.Array(Type.Number(), {
   minItems: 4,
@@ -57,7 +58,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({
       status: "success" as const,
-      networks: (await networkSummaries(store.network, networks, store.tripStats)).map((n) => ({
+      networks: (await networkSummaries(store.network, networks, store.tripStats)).map((n): NetworkInfo => ({
         country: n.country,
         segment_count: n.segmentCount,
         imported_at: n.importedAt,

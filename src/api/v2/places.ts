@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { DEFAULT_PLACE_LIMIT, MAX_PLACE_LIMIT, findPlaces } from "../../domain/place-search.js";
 import { KeyQuery } from "../schemas.js";
+import type { Place } from "../../shared/responses.js";
 
 const PlaceEntry = Type.Object({
   name: Type.String(),
@@ -50,7 +51,7 @@ export const placeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         status: "success" as const,
         total: found.total,
-        places: found.places.map((p) => ({
+        places: found.places.map((p): Place => ({
           name: p.name,
           point: p.point,
           bbox: p.bbox,

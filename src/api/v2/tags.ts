@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { guardedCreateTag, guardedTagging } from "../../domain/security/guarded.js";
+import { guardedCreateTag, guardedTagging } from "../../app/security/guarded.js";
 import { KeyQuery } from "../schemas.js";
 
 const Success = Type.Object({ status: Type.Literal("success") });

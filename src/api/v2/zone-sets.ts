@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireZoneSet } from "../../domain/zone-sets.js";
-import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../domain/security/guarded.js";
-import type { StoredZoneSet } from "../../store/types.js";
+import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../app/security/guarded.js";
+import type { StoredZoneSet } from "../../domain/records.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
+import type { ZoneSetSummary as ZoneSetSummaryBody } from "../../shared/responses.js";
 
 /**
  * The known members are typed; `zones` and `osm_ids` stay loose so the domain
@@ -40,7 +41,9 @@ const ZoneSetListEntry = Type.Object({
 
 const ZoneSetParams = Type.Object({ name_or_uuid: Type.String({ minLength: 1, maxLength: 200 }) });
 
-const summaryOf = (z: Omit<StoredZoneSet, "featureCollection">) => ({
+const summaryOf = (
+  z: Omit<StoredZoneSet, "featureCollection">,
+): ZoneSetSummaryBody & { with_calibration: boolean } => ({
   name: z.name,
   uuid: z.uuid,
   geom_type: z.geomType,

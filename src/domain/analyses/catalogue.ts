@@ -1,7 +1,12 @@
+import type { AnalysisTypeName } from "../../shared/vocabulary.js";
 import type { Issue } from "../errors.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
 import { odPresetGeography } from "./od-preset-geography.js";
 import { zoneActivity } from "./zone-activity.js";
+import { odMfAnalysis } from "./od-mf.js";
+import { segmentAnalysis } from "./segment-analysis.js";
+import { aadtAnalysis } from "./aadt.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -21,16 +26,20 @@ export interface TypeRequest {
 export interface AnalysisOptions {
   /** OD_Preset_Geography: the preset geography of the destinations (`admin_8`, `zip`, …). */
   geographyType?: string;
+  /** AADT: the year whose stored days the annual average is taken over. */
+  aadtYear?: number;
 }
 
 /** One analysis type: the request fields it takes and how they become spec options. */
 export interface AnalysisTypeDef {
   /** Canonical spelling of `analysis_type`. */
-  name: string;
+  name: AnalysisTypeName;
   /** Zone-set fields required besides `oz_sets`; the others are refused. */
   zoneSets: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */
   fields: readonly string[];
+  /** The output_type values the type computes; all when absent. */
+  outputTypes?: readonly string[];
   readOptions(request: TypeRequest): AnalysisOptions | Promise<AnalysisOptions>;
 }
 
@@ -42,7 +51,14 @@ const odAnalysis: AnalysisTypeDef = {
 };
 
 /** Every analysis type the service runs; its position is irrelevant, its name is the key. */
-export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [odAnalysis, odPresetGeography, zoneActivity];
+export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [
+  odAnalysis,
+  odPresetGeography,
+  zoneActivity,
+  odMfAnalysis,
+  segmentAnalysis,
+  aadtAnalysis,
+];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];
 

@@ -1,4 +1,8 @@
 import type { Issue } from "../errors.js";
+import {
+  DEFAULT_DAY_PARTS as SHARED_DAY_PARTS,
+  DEFAULT_DAY_TYPES as SHARED_DAY_TYPES,
+} from "../../shared/vocabulary.js";
 
 /**
  * The small text grammars of an analysis request: day types, day parts, bins
@@ -31,9 +35,8 @@ export interface Bin {
 }
 
 // The vendor defaults. Average Weekday is Monday to Thursday (`14`), as the spec lists it.
-export const DEFAULT_DAY_TYPES = "Average Day|17,Average Weekday|14,Average Weekend Day|67";
-export const DEFAULT_DAY_PARTS =
-  "All Day|0023,Early AM|0005,Peak AM|0609,Mid-Day|1014,Peak PM|1518,Late PM|1923";
+export const DEFAULT_DAY_TYPES = SHARED_DAY_TYPES.join(",");
+export const DEFAULT_DAY_PARTS = SHARED_DAY_PARTS.join(",");
 
 const DAY_LETTERS = ["M", "Tu", "W", "Th", "F", "Sa", "Su"];
 

@@ -1,6 +1,7 @@
 import type { VehicleClass } from "../../engine/trips/types.js";
-import type { Store, StoredZoneSet } from "../../store/types.js";
-import { assertMember } from "../accounts.js";
+import type { Store } from "../../app/ports/store.js";
+import type { StoredZoneSet } from "../records.js";
+import { assertMember } from "../../app/accounts.js";
 import { dataPeriods, parseUsDate, type DateRange } from "../date-ranges.js";
 import { ValidationError, type Issue } from "../errors.js";
 import { findTravelMode, TRAVEL_MODES } from "../travel-modes.js";
@@ -33,7 +34,8 @@ import {
   type VendorOptions,
 } from "./vendor-options.js";
 
-export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
+export { OUTPUT_TYPES } from "../../shared/vocabulary.js";
+import { OUTPUT_TYPES } from "../../shared/vocabulary.js";
 
 /** Analysis types this service runs, by canonical spelling (see catalogue.ts). */
 export const ANALYSIS_TYPES: readonly string[] = ANALYSIS_CATALOGUE.map((t) => t.name);
@@ -115,6 +117,8 @@ export interface AnalysisSpec {
   tags: string[];
   /** Middle-filter zone sets (OD_MF_Analysis); absent in specs stored before the catalogue. */
   middleFilterSets?: ZoneSetRef[];
+  /** AADT reference zone sets (AADT's az_sets); absent in specs stored before the catalogue. */
+  aadtSets?: ZoneSetRef[];
   /** Type-specific parameters (catalogue.ts); absent in specs stored before the catalogue. */
   options?: AnalysisOptions;
   /** The vendor's analysis options; absent in specs stored before they existed (read with vendorOptionsOf). */
@@ -424,6 +428,11 @@ export async function validateAnalysisRequest(body: unknown, ctx: AnalysisReques
     "output_type",
     issues,
   );
+  if (outputType && typeDef?.outputTypes && !typeDef.outputTypes.includes(outputType))
+    issues.push({
+      field: "output_type",
+      message: `${typeDef.name} computes ${typeDef.outputTypes.join(" or ")} output, not ${outputType}`,
+    });
   if (outputType === "volume" && mode?.vehicleClasses.every((c) => !CALIBRATED_CLASSES.includes(c)))
     issues.push({
       field: "output_type",
@@ -477,6 +486,7 @@ export async function validateAnalysisRequest(body: unknown, ctx: AnalysisReques
     description: optionalString(body, "description", issues),
     tags: tags(body, issues),
     middleFilterSets: (extra.mf_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
+    aadtSets: (extra.az_sets ?? []).map((s) => ({ uuid: s.uuid, name: s.name })),
     options,
     vendor: parseVendorOptions(body, issues),
   };

@@ -64,9 +64,8 @@ export const VENDOR_OPTION_FIELDS = [
  * they are ignored with a warning rather than taken for a misspelling.
  */
 export const VENDOR_FIELDS_NOT_USED = [
-  // mf_sets, az_sets and geography_type belong to the analysis catalogue (catalogue.ts).
+  // mf_sets, az_sets, geography_type and aadt_year belong to the analysis catalogue (catalogue.ts).
   "cz_sets",
-  "aadt_year",
   "vehicle_weight",
   "enable_upsampling",
   "is_ui_enabled",

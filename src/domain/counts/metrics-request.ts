@@ -1,57 +1,22 @@
 import type { TraceSource } from "../../engine/trips/types.js";
-import type { YearMonth } from "../../store/types.js";
-import { badRequest } from "../errors.js";
+import type { YearMonth } from "../records.js";
+import { fail } from "../errors.js";
 
-/** Columns a metrics call may ask for. */
-export const METRIC_FIELDS = [
-  "segment_id",
-  "year_month",
-  "trips_volume",
-  "trips_sample_count",
-  "vmt",
-  "avg_speed",
-  "free_flow_speed",
-  "trip_purpose",
-  "income",
-  "road_class",
-  "segment_length",
-] as const;
-export type MetricField = (typeof METRIC_FIELDS)[number];
+import {
+  COUNTS_DAY_TYPES,
+  DAY_PARTS,
+  DIRECTIONS,
+  METRIC_FIELDS,
+  type DayPart,
+  type Direction,
+  type MetricField,
+} from "../../shared/vocabulary.js";
 
-export interface DayPart {
-  index: number;
-  name: string;
-  /** Inclusive hours of the day (local time of the data). */
-  startHour: number;
-  endHour: number;
-}
-
-/** Day parts by index, the same defaults as the zone-analysis interface. */
-export const DAY_PARTS: readonly DayPart[] = [
-  { index: 0, name: "All Day", startHour: 0, endHour: 23 },
-  { index: 1, name: "Early AM", startHour: 0, endHour: 5 },
-  { index: 2, name: "Peak AM", startHour: 6, endHour: 9 },
-  { index: 3, name: "Mid-Day", startHour: 10, endHour: 14 },
-  { index: 4, name: "Peak PM", startHour: 15, endHour: 18 },
-  { index: 5, name: "Late PM", startHour: 19, endHour: 23 },
-];
+// The counts interface's vocabulary is shared with the web client (src/shared/vocabulary.ts).
+export { DAY_PARTS, DIRECTIONS, METRIC_FIELDS, type DayPart, type Direction, type MetricField };
 
 /** Day types and their days of week (ISO: 1 = Monday … 7 = Sunday). */
-export const DAY_TYPES: Record<string, readonly number[]> = {
-  all: [1, 2, 3, 4, 5, 6, 7],
-  weekday: [1, 2, 3, 4, 5],
-  weekend: [6, 7],
-  monday: [1],
-  tuesday: [2],
-  wednesday: [3],
-  thursday: [4],
-  friday: [5],
-  saturday: [6],
-  sunday: [7],
-};
-
-export const DIRECTIONS = ["bidirectional", "with", "against"] as const;
-export type Direction = (typeof DIRECTIONS)[number];
+export const DAY_TYPES: Record<string, readonly number[]> = COUNTS_DAY_TYPES;
 
 /** Vendor source names → our trace sources: location-based devices and telematics. */
 export const METRIC_SOURCES: Record<string, TraceSource> = { lbs_plus: "lbs", agps: "telematics" };
@@ -93,18 +58,17 @@ export function parseMetricsFilters(input: MetricsRequestInput): MetricsFilters 
 }
 
 function parseFields(fields: string[]): MetricField[] {
-  if (fields.length === 0)
-    throw badRequest("invalid_fields", "fields must name at least one column", "fields");
+  if (fields.length === 0) throw fail("invalid_fields", undefined, "fields");
   const unknown = fields.filter((f) => !(METRIC_FIELDS as readonly string[]).includes(f));
   if (unknown.length > 0)
-    throw badRequest(
+    throw fail(
       "unknown_field",
-      `unknown field ${unknown.map((f) => `"${f}"`).join(", ")}; valid fields: ${METRIC_FIELDS.join(", ")}`,
+      { fields: unknown.map((f) => `"${f}"`).join(", "), valid: METRIC_FIELDS.join(", ") },
       "fields",
     );
   const repeated = fields.filter((f, i) => fields.indexOf(f) !== i);
   if (repeated.length > 0)
-    throw badRequest("duplicate_field", `fields repeat ${[...new Set(repeated)].join(", ")}`, "fields");
+    throw fail("duplicate_field", { fields: [...new Set(repeated)].join(", ") }, "fields");
   return fields as MetricField[];
 }
 
@@ -114,18 +78,25 @@ function parseDayPart(value: string | number): DayPart {
   const index = /^\d+$/.test(text) ? Number(text) : NaN;
   const part = DAY_PARTS[index];
   if (!part)
-    throw badRequest(
+    throw fail(
       "invalid_day_part",
-      `day_part must be "all" or an index: ${DAY_PARTS.map((p) => `${p.index} ${p.name}`).join(", ")}`,
+      { valid: DAY_PARTS.map((p) => `${p.index} ${p.name}`).join(", ") },
       "day_part",
     );
   return part;
 }
 
-function oneOf<T extends string>(value: string, valid: readonly T[], field: string): T {
+/** The request fields `oneOf` checks, each with its own code. */
+const CHOICE_CODES = {
+  day_type: "invalid_day_type",
+  direction: "invalid_direction",
+  source: "invalid_source",
+} as const;
+
+function oneOf<T extends string>(value: string, valid: readonly T[], field: keyof typeof CHOICE_CODES): T {
   const v = value.trim().toLowerCase();
   if ((valid as readonly string[]).includes(v)) return v as T;
-  throw badRequest(`invalid_${field}`, `${field} "${value}" is not one of: ${valid.join(", ")}`, field);
+  throw fail(CHOICE_CODES[field], { value, valid: valid.join(", ") }, field);
 }
 
 function parseSource(value: string): TraceSource {
@@ -136,10 +107,10 @@ function parseSource(value: string): TraceSource {
 /** `{year}` is the twelve months of the year; `{year, month}` one month. */
 function parseDate(date: { year: number; month?: number }): YearMonth[] {
   if (!Number.isInteger(date.year) || date.year < 1970 || date.year > 2100)
-    throw badRequest("invalid_date", "date.year must be a year from 1970 to 2100", "date.year");
+    throw fail("invalid_date", { reason: "date.year must be a year from 1970 to 2100" }, "date.year");
   if (date.month === undefined)
     return Array.from({ length: 12 }, (_, i) => ({ year: date.year, month: i + 1 }));
   if (!Number.isInteger(date.month) || date.month < 1 || date.month > 12)
-    throw badRequest("invalid_date", "date.month must be 1 to 12", "date.month");
+    throw fail("invalid_date", { reason: "date.month must be 1 to 12" }, "date.month");
   return [{ year: date.year, month: date.month }];
 }

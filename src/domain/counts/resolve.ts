@@ -1,7 +1,7 @@
 import type { NetworkRegistry } from "../../engine/network/registry.js";
 import { selectSegments } from "../../engine/network/select.js";
 import type { Segment } from "../../engine/network/types.js";
-import { badRequest, notFound } from "../errors.js";
+import { fail } from "../errors.js";
 import {
   parseRoadClasses,
   parseSelector,
@@ -33,17 +33,18 @@ export async function resolveSelection(networks: NetworkRegistry, request: Selec
   const classes = parseRoadClasses(request.roadway_classification);
   const country = request.country.trim().toLowerCase();
   const network = await networks.get(country);
-  if (!network)
-    throw notFound("unknown_country", `no road network for country "${request.country}"`, "country");
+  if (!network) throw fail("unknown_country", { country: request.country }, "country");
   const selection = selectSegments(
     network,
     selector,
     segmentFilter(mode, classes, (s, a) => network.allows(s, a)),
   );
   if (selection.unknownIds.length > 0)
-    throw badRequest(
+    throw fail(
       "unknown_segment_ids",
-      `unknown segment ids: ${selection.unknownIds.slice(0, 50).join(", ")}${selection.unknownIds.length > 50 ? ", …" : ""}`,
+      {
+        ids: `${selection.unknownIds.slice(0, 50).join(", ")}${selection.unknownIds.length > 50 ? ", …" : ""}`,
+      },
       "geometry.segment_ids",
     );
   return { country, mode, segments: selection.segments };

@@ -2,7 +2,8 @@ import type { AccessMode } from "../../engine/network/network.js";
 import type { GeomMode, PolygonRings, Selector } from "../../engine/network/select.js";
 import { ROAD_CLASSES, type LonLat, type RoadClass, type Segment } from "../../engine/network/types.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
-import { badRequest } from "../errors.js";
+import type { CountsModeName } from "../../shared/vocabulary.js";
+import { fail } from "../errors.js";
 import { positionCapProblem } from "../geometry-limits.js";
 
 /** Most segments a nearest selector may ask for. */
@@ -32,7 +33,10 @@ const METRES_PER_UNIT: Record<string, number> = {
 };
 
 /** Travel modes of the counts interface: the vehicle classes counted and the network they may use. */
-export const COUNTS_MODES: Record<string, { vehicleClasses: readonly VehicleClass[]; access: AccessMode }> = {
+export const COUNTS_MODES: Record<
+  CountsModeName,
+  { vehicleClasses: readonly VehicleClass[]; access: AccessMode }
+> = {
   vehicle: { vehicleClasses: ["personal", "medium_commercial", "heavy_commercial"], access: "car" },
   truck: { vehicleClasses: ["medium_commercial", "heavy_commercial"], access: "car" },
   bike: { vehicleClasses: ["bicycle"], access: "bike" },
@@ -47,13 +51,8 @@ export interface CountsMode {
 
 export function requireCountsMode(name: string, field = "mode"): CountsMode {
   const key = name.trim().toLowerCase();
-  const mode = COUNTS_MODES[key];
-  if (!mode)
-    throw badRequest(
-      "unknown_mode",
-      `unknown mode "${name}"; valid modes: ${Object.keys(COUNTS_MODES).join(", ")}`,
-      field,
-    );
+  const mode = (COUNTS_MODES as Record<string, (typeof COUNTS_MODES)[CountsModeName] | undefined>)[key];
+  if (!mode) throw fail("unknown_mode", { mode: name, valid: Object.keys(COUNTS_MODES).join(", ") }, field);
   return { name: key, ...mode };
 }
 
@@ -83,11 +82,14 @@ const SELECTOR_KINDS = ["nearest", "radius", "polygon", "segment_ids"] as const;
 export function parseSelector(geometry: GeometryInput): Selector {
   const given = SELECTOR_KINDS.filter((k) => geometry[k] !== undefined);
   if (given.length !== 1)
-    throw badRequest(
+    throw fail(
       "invalid_geometry",
-      given.length === 0
-        ? `geometry needs exactly one selector: ${SELECTOR_KINDS.join(", ")}`
-        : `geometry has ${given.length} selectors (${given.join(", ")}); give exactly one`,
+      {
+        reason:
+          given.length === 0
+            ? `geometry needs exactly one selector: ${SELECTOR_KINDS.join(", ")}`
+            : `geometry has ${given.length} selectors (${given.join(", ")}); give exactly one`,
+      },
       "geometry",
     );
   if (geometry.nearest) return parseNearest(geometry.nearest);
@@ -99,9 +101,9 @@ export function parseSelector(geometry: GeometryInput): Selector {
 function parseNearest(nearest: NonNullable<GeometryInput["nearest"]>): Selector {
   const count = nearest.number_segments;
   if (!Number.isInteger(count) || count < 1 || count > MAX_NEAREST_SEGMENTS)
-    throw badRequest(
+    throw fail(
       "invalid_geometry",
-      `number_segments must be an integer from 1 to ${MAX_NEAREST_SEGMENTS}`,
+      { reason: `number_segments must be an integer from 1 to ${MAX_NEAREST_SEGMENTS}` },
       "geometry.nearest.number_segments",
     );
   return { kind: "nearest", point: parsePoint(nearest.point, "geometry.nearest.point"), count };
@@ -116,21 +118,21 @@ function parseRadius(radius: NonNullable<GeometryInput["radius"]>): Selector {
   const unitField =
     radius.buffer !== undefined || radius.distance_unit === undefined ? "unit" : "distance_unit";
   if (amount === undefined)
-    throw badRequest("invalid_geometry", "radius needs buffer (or distance)", "geometry.radius.buffer");
+    throw fail("invalid_geometry", { reason: "radius needs buffer (or distance)" }, "geometry.radius.buffer");
   if (unit === undefined)
-    throw badRequest("invalid_geometry", "radius needs unit", `geometry.radius.${unitField}`);
+    throw fail("invalid_geometry", { reason: "radius needs unit" }, `geometry.radius.${unitField}`);
   const perUnit = METRES_PER_UNIT[unit.trim().toLowerCase()];
   if (perUnit === undefined)
-    throw badRequest(
+    throw fail(
       "invalid_geometry",
-      `unknown unit "${unit}"; valid units: mile (mi, miles), km, m (meters), ft`,
+      { reason: `unknown unit "${unit}"; valid units: mile (mi, miles), km, m (meters), ft` },
       `geometry.radius.${unitField}`,
     );
   const radiusM = amount * perUnit;
   if (!(amount > 0) || radiusM > MAX_RADIUS_M)
-    throw badRequest(
+    throw fail(
       "invalid_geometry",
-      `${amountField} must be above 0 and at most ${MAX_RADIUS_M / 1000} km`,
+      { reason: `${amountField} must be above 0 and at most ${MAX_RADIUS_M / 1000} km` },
       `geometry.radius.${amountField}`,
     );
   return {
@@ -145,23 +147,27 @@ function parseGeomMode(value: string | undefined, field: string): GeomMode {
   if (value === undefined) return "intersects";
   const mode = value.trim().toLowerCase();
   if (mode === "within" || mode === "intersects") return mode;
-  throw badRequest("invalid_geometry", `geom_mode must be "within" or "intersects", not "${value}"`, field);
+  throw fail(
+    "invalid_geometry",
+    { reason: `geom_mode must be "within" or "intersects", not "${value}"` },
+    field,
+  );
 }
 
 function parsePoint(point: PointInput, field: string): LonLat {
   if (point.type.toLowerCase() !== "point")
-    throw badRequest("invalid_geometry", `type must be "point", not "${point.type}"`, `${field}.type`);
+    throw fail("invalid_geometry", { reason: `type must be "point", not "${point.type}"` }, `${field}.type`);
   return parsePosition(point.coordinates, `${field}.coordinates`);
 }
 
 function parsePosition(value: unknown, field: string): LonLat {
   if (!Array.isArray(value) || value.length < 2 || !value.every((v) => typeof v === "number" && isFinite(v)))
-    throw badRequest("invalid_geometry", "a position is [longitude, latitude] (numbers)", field);
+    throw fail("invalid_geometry", { reason: "a position is [longitude, latitude] (numbers)" }, field);
   const [lon, lat] = value as number[];
   if (lon < -180 || lon > 180)
-    throw badRequest("invalid_geometry", `longitude ${lon} is outside -180..180`, field);
+    throw fail("invalid_geometry", { reason: `longitude ${lon} is outside -180..180` }, field);
   if (lat < -90 || lat > 90)
-    throw badRequest("invalid_geometry", `latitude ${lat} is outside -90..90`, field);
+    throw fail("invalid_geometry", { reason: `latitude ${lat} is outside -90..90` }, field);
   return [lon, lat];
 }
 
@@ -170,37 +176,37 @@ function parsePolygon(polygon: NonNullable<GeometryInput["polygon"]>): Selector 
   const field = "geometry.polygon.coordinates";
   const mode = parseGeomMode(polygon.geom_mode, "geometry.polygon.geom_mode");
   const tooLarge = positionCapProblem(polygon.coordinates);
-  if (tooLarge) throw badRequest("geometry_too_large", `geometry.polygon ${tooLarge}`, field);
+  if (tooLarge) throw fail("geometry_too_large", { reason: tooLarge }, field);
   if (type === "polygon")
     return { kind: "polygon", polygons: [parseRings(polygon.coordinates, field)], mode };
   if (type === "multipolygon") {
     if (!Array.isArray(polygon.coordinates) || polygon.coordinates.length === 0)
-      throw badRequest("invalid_geometry", "a MultiPolygon needs at least one polygon", field);
+      throw fail("invalid_geometry", { reason: "a MultiPolygon needs at least one polygon" }, field);
     const polygons = polygon.coordinates.map((p, i) => parseRings(p, `${field}[${i}]`));
     return { kind: "polygon", polygons, mode };
   }
-  throw badRequest(
+  throw fail(
     "invalid_geometry",
-    `type must be "Polygon" or "MultiPolygon", not "${polygon.type}"`,
+    { reason: `type must be "Polygon" or "MultiPolygon", not "${polygon.type}"` },
     "geometry.polygon.type",
   );
 }
 
 function parseRings(value: unknown, field: string): PolygonRings {
   if (!Array.isArray(value) || value.length === 0)
-    throw badRequest("invalid_geometry", "a polygon is a non-empty array of rings", field);
+    throw fail("invalid_geometry", { reason: "a polygon is a non-empty array of rings" }, field);
   return value.map((ring, r) => {
     if (!Array.isArray(ring) || ring.length < 4)
-      throw badRequest("invalid_geometry", "a ring needs at least 4 positions", `${field}[${r}]`);
+      throw fail("invalid_geometry", { reason: "a ring needs at least 4 positions" }, `${field}[${r}]`);
     return ring.map((p, i) => parsePosition(p, `${field}[${r}][${i}]`));
   });
 }
 
 function parseSegmentIds(ids: number[]): Selector {
   if (ids.length === 0 || ids.length > MAX_SEGMENT_IDS)
-    throw badRequest(
+    throw fail(
       "invalid_geometry",
-      `segment_ids must list 1 to ${MAX_SEGMENT_IDS} ids`,
+      { reason: `segment_ids must list 1 to ${MAX_SEGMENT_IDS} ids` },
       "geometry.segment_ids",
     );
   return { kind: "segment_ids", ids };
@@ -223,9 +229,9 @@ function classNames(names: string[], part: string): RoadClass[] {
   const normalised = names.map((n) => n.trim().toLowerCase());
   const unknown = names.filter((_, i) => !(ROAD_CLASSES as readonly string[]).includes(normalised[i]));
   if (unknown.length > 0)
-    throw badRequest(
+    throw fail(
       "unknown_road_class",
-      `unknown road class ${unknown.map((u) => `"${u}"`).join(", ")}; valid classes: ${ROAD_CLASSES.join(", ")}`,
+      { classes: unknown.map((u) => `"${u}"`).join(", "), valid: ROAD_CLASSES.join(", ") },
       `roadway_classification.${part}`,
     );
   return normalised as RoadClass[];

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { badRequest } from "../errors.js";
+import { fail } from "../errors.js";
 
 /**
  * scrypt parameters for new hashes (N = 2^15, r = 8: ~32 MiB and tens of milliseconds per hash, in the
@@ -47,8 +47,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const generatePassword = () => randomBytes(15).toString("base64url");
 
 export function assertPasswordStrength(password: string, field = "password"): void {
-  if (password.length < MIN_PASSWORD_LENGTH)
-    throw badRequest("weak_password", `a password needs at least ${MIN_PASSWORD_LENGTH} characters`, field);
+  if (password.length < MIN_PASSWORD_LENGTH) throw fail("weak_password", { min: MIN_PASSWORD_LENGTH }, field);
   if (password.length > MAX_PASSWORD_LENGTH)
-    throw badRequest("invalid_password", `a password has at most ${MAX_PASSWORD_LENGTH} characters`, field);
+    throw fail("invalid_password", { max: MAX_PASSWORD_LENGTH }, field);
 }

@@ -1,7 +1,8 @@
-import { DomainError } from "../errors.js";
+import { fail } from "../errors.js";
 
-export const ROLES = ["admin", "analyst", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from "../../shared/vocabulary.js";
+
+export { ROLES, type Role };
 
 /** Each role can do everything the roles after it can. */
 const RANK: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2 };
@@ -26,6 +27,5 @@ export interface Principal {
 
 /** 403 unless the principal's role is at least `role`. */
 export function requireRole(principal: Principal, role: Role, action: string): void {
-  if (RANK[principal.role] < RANK[role])
-    throw new DomainError(403, "forbidden", `${action} needs the ${role} role; you are ${principal.role}`);
+  if (RANK[principal.role] < RANK[role]) throw fail("forbidden", { action, role, actual: principal.role });
 }

@@ -1,7 +1,7 @@
 export type CsvValue = string | number | null;
 
 /** RFC 4180 field: quoted only when it holds a comma, quote or line break. */
-function field(v: CsvValue): string {
+export function field(v: CsvValue): string {
   const s = v === null ? "" : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

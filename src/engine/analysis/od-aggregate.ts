@@ -1,6 +1,8 @@
 import type { CompiledZoneSet } from "../zones/compile.js";
-import { destinationVisits, odPairs, originVisits, type TripPath, type ZoneVisit } from "../zones/assign.js";
+import type { TripPath, ZoneVisit } from "../zones/assign.js";
+import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
+import { CellTable, KeyedSums } from "./cell-table.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -44,12 +46,6 @@ export interface ObservedTrip {
   dayParts: readonly number[];
 }
 
-interface Cell {
-  weight: number;
-  sample: number;
-  durationS: number;
-}
-
 export interface OdRow {
   group: number;
   origin: number;
@@ -65,15 +61,60 @@ export interface OdRow {
   sample: number;
 }
 
+/** An analysed trip that meets a zone, in the aggregation's reused buffers (valid only during the call). */
+export interface TripVisits {
+  trip: OdTrip;
+  origins: VisitList;
+  destinations: VisitList;
+  weekday: number;
+  dayTypes: readonly number[];
+  dayParts: readonly number[];
+}
+
+/** Sees every analysed trip that meets a zone without an object per trip (zone tallies). */
+export interface VisitSink {
+  addVisits(visits: TripVisits): void;
+}
+
+/** localHour of a start outside the analysed days. */
+const NOT_ANALYSED = -1;
+
+/** Device-type groups a cell key has room for (group numbers 0..7). */
+const GROUP_SLOTS = 8;
+
+/** One reusable row handed to forEachRow's visitor. */
+function emptyRow(): OdRow {
+  return {
+    group: 0,
+    origin: 0,
+    destination: 0,
+    dayType: 0,
+    dayPart: 0,
+    odTraffic: 0,
+    originTraffic: 0,
+    destinationTraffic: 0,
+    avgDurationMin: 0,
+    sample: 0,
+  };
+}
+
 /**
  * Sums trips per (group, origin, destination, day type, day part) and per zone,
- * then turns sums into averages per day of each day type.
+ * then turns sums into averages per day of each day type. Cells live in typed
+ * arrays keyed by one number in output order (day type, group, origin,
+ * destination, day part), so the rows come out by sorting the keys; zone
+ * assignment reuses buffers, so a trip allocates nothing unless an `observer` is set.
  */
 export class OdAggregator {
-  // Numeric keys (see sliceOf/cellKey): string keys cost most of the time on large analyses.
-  private readonly cells = new Map<number, Cell>();
-  private readonly originTotals = new Map<number, number>();
-  private readonly destinationTotals = new Map<number, number>();
+  /**
+   * Keyed (origin × destinations + destination) × sliceCount + slice, where slice =
+   * (dayType × GROUP_SLOTS + group) × dayParts + dayPart: a zone pair's cells lie close together.
+   */
+  private readonly cells: CellTable;
+  private readonly sliceCount: number;
+  /** Keyed ((dayType × GROUP_SLOTS + group) × dayParts + dayPart) × zones + zone. */
+  private readonly originTotals: KeyedSums;
+  private readonly destinationTotals: KeyedSums;
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
   /** Day parts of each time slot of the day (hours unless slicing.slotMinutes says otherwise). */
@@ -86,10 +127,27 @@ export class OdAggregator {
   tripsInZones = 0;
   /** Sees every analysed trip that meets a zone: trip-attribute distributions and calibration read it. */
   observer: ((seen: ObservedTrip) => void) | null = null;
+  /** Like observer, but handed the reused buffers (no allocation per trip). */
+  readonly sinks: VisitSink[] = [];
+  private readonly oLookup: ZoneLookup;
+  private readonly dLookup: ZoneLookup;
+  private readonly origins = new VisitList();
+  private readonly destinations = new VisitList();
+  private readonly passed = new VisitList();
+  private pairOrigin = new Int32Array(64);
+  private pairDestination = new Int32Array(64);
+  private readonly originCount: number;
+  private readonly destinationCount: number;
+  private readonly partCount: number;
+  /** The TripVisits handed to the sinks, refilled per trip. */
+  private readonly visits: TripVisits;
+  /** localHour's cache: 0 = not yet known, else its answer + 2. */
+  private hourTable = new Int32Array(0);
+  private firstHour = 0;
 
   constructor(
-    private readonly oz: CompiledZoneSet,
-    private readonly dz: CompiledZoneSet,
+    oz: CompiledZoneSet,
+    dz: CompiledZoneSet,
     private readonly sameSet: boolean,
     private readonly slicing: OdSlicing,
     private readonly clock: LocalClock,
@@ -106,69 +164,165 @@ export class OdAggregator {
     this.weekdayTypes = Array.from({ length: 8 }, (_, w) =>
       slicing.dayTypes.flatMap((t, i) => (t.weekdays.includes(w) ? [i] : [])),
     );
+    this.oLookup = lookupOf(oz);
+    this.dLookup = lookupOf(dz);
+    this.originCount = oz.zones.length;
+    this.destinationCount = dz.zones.length;
+    this.partCount = slicing.dayParts.length;
+    const slices = slicing.dayTypes.length * GROUP_SLOTS * this.partCount;
+    this.sliceCount = slices;
+    this.cells = new CellTable(1 << 16, slices);
+    this.originTotals = new KeyedSums(slices * this.originCount);
+    this.destinationTotals = new KeyedSums(slices * this.destinationCount);
+    this.visits = {
+      trip: null as unknown as OdTrip,
+      origins: this.origins,
+      destinations: this.destinations,
+      weekday: 0,
+      dayTypes: [],
+      dayParts: [],
+    };
+    const dayStarts = [...this.days.keys()].map((d) => Date.parse(`${d}T00:00:00Z`));
+    if (dayStarts.length > 0) {
+      this.firstHour = Math.min(...dayStarts) / HOUR_MS - 48;
+      this.hourTable = new Int32Array(Math.max(...dayStarts) / HOUR_MS + 72 - this.firstHour);
+    }
   }
 
   add(trip: OdTrip): void {
     this.tripsSeen++;
-    const local = this.clock.at(trip.startT);
-    if (!this.days.has(local.day)) return;
-    const origins = originVisits(this.oz, trip);
-    const destinations = destinationVisits(this.dz, trip);
-    if (origins.length === 0 && destinations.length === 0) return;
+    const local = this.localHour(trip.startT);
+    if (local === NOT_ANALYSED) return;
+    const weekday = local >> 5;
+    const hour = local & 31;
+    const { origins, destinations } = this;
+    this.assignZones(trip);
+    if (origins.count === 0 && destinations.count === 0) return;
     this.tripsInZones++;
-    const pairs = odPairs(origins, destinations, this.sameSet);
+    const pairCount = this.findPairs();
     const durationS = (trip.endT - trip.startT) / 1000;
     const slot =
       this.slotsPerHour === 1
-        ? local.hour
-        : local.hour * this.slotsPerHour +
-          Math.floor(((trip.startT % HOUR_MS) / HOUR_MS) * this.slotsPerHour);
+        ? hour
+        : hour * this.slotsPerHour + Math.floor(((trip.startT % HOUR_MS) / HOUR_MS) * this.slotsPerHour);
     const dayParts = this.slotParts[slot];
-    this.observer?.({
-      trip,
-      origins,
-      destinations,
-      pairs,
-      weekday: local.weekday,
-      dayTypes: this.weekdayTypes[local.weekday],
-      dayParts,
-    });
-    for (const dt of this.weekdayTypes[local.weekday]) {
+    const dayTypes = this.weekdayTypes[weekday];
+    if (this.observer) this.observer(this.observed(trip, pairCount, weekday, dayTypes, dayParts));
+    if (this.sinks.length > 0) {
+      const visits = this.visits;
+      visits.trip = trip;
+      visits.weekday = weekday;
+      visits.dayTypes = dayTypes;
+      visits.dayParts = dayParts;
+      for (const sink of this.sinks) sink.addVisits(visits);
+    }
+    const { weight, groups } = trip;
+    const O = this.originCount;
+    const D = this.destinationCount;
+    const P = this.partCount;
+    for (const dt of dayTypes) {
       for (const dp of dayParts) {
-        for (const g of trip.groups) {
-          const slice = this.sliceOf(g, dt, dp);
-          for (const [o, d] of pairs) this.addCell(this.cellKey(slice, o, d), trip.weight, durationS);
-          addZones(this.originTotals, slice * this.oz.zones.length, origins, trip.weight);
-          addZones(this.destinationTotals, slice * this.dz.zones.length, destinations, trip.weight);
+        for (const g of groups) {
+          if (g >= GROUP_SLOTS) throw new Error(`device-type group ${g} is out of range`);
+          const slice = (dt * GROUP_SLOTS + g) * P + dp;
+          for (let p = 0; p < pairCount; p++)
+            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationS);
+          const totals = slice;
+          for (let i = 0; i < origins.count; i++)
+            this.originTotals.add(totals * O + origins.zones[i], weight);
+          for (let i = 0; i < destinations.count; i++)
+            this.destinationTotals.add(totals * D + destinations.zones[i], weight);
         }
       }
     }
   }
 
-  /** Group, day type and day part as one number; decoded by sliceParts. */
-  private sliceOf(group: number, dayType: number, dayPart: number): number {
-    return (group * this.slicing.dayTypes.length + dayType) * this.slicing.dayParts.length + dayPart;
+  /**
+   * The local weekday × 32 + hour of the trip's start, or NOT_ANALYSED when its local day is not
+   * in the date ranges. Cached per UTC hour in a dense table over the ranges (±2 days: no time
+   * zone is 14 h or more off UTC), as LocalClock answers per hour.
+   */
+  private localHour(t: number): number {
+    const i = Math.floor(t / HOUR_MS) - this.firstHour;
+    if (!(i >= 0 && i < this.hourTable.length)) return NOT_ANALYSED;
+    let v = this.hourTable[i];
+    if (v === 0) {
+      const local = this.clock.at(t);
+      v = this.days.has(local.day) ? 2 + local.weekday * 32 + local.hour : 1;
+      this.hourTable[i] = v;
+    }
+    return v - 2;
   }
 
-  private sliceParts(slice: number): { group: number; dayType: number; dayPart: number } {
-    const parts = this.slicing.dayParts.length;
-    const types = this.slicing.dayTypes.length;
-    const dayPart = slice % parts;
-    const rest = (slice - dayPart) / parts;
-    return { group: Math.floor(rest / types), dayType: rest % types, dayPart };
+  /**
+   * Fills `origins` and `destinations` as originVisits / destinationVisits do; with one zone set on
+   * both sides the path is walked once.
+   */
+  private assignZones(trip: OdTrip): void {
+    const { origins, destinations, passed } = this;
+    origins.clear();
+    destinations.clear();
+    this.oLookup.endZones(trip.origin, -Infinity, origins);
+    this.dLookup.endZones(trip.destination, Infinity, destinations);
+    if (this.oLookup === this.dLookup) {
+      passed.clear();
+      this.oLookup.passed(trip, passed);
+      origins.append(passed);
+      destinations.append(passed);
+    } else {
+      this.oLookup.passed(trip, origins);
+      this.dLookup.passed(trip, destinations);
+    }
   }
 
-  private cellKey(slice: number, origin: number, destination: number): number {
-    return (slice * this.oz.zones.length + origin) * this.dz.zones.length + destination;
+  /**
+   * The trip's pairs (as odPairs): an origin visit before a destination visit, a pass-through
+   * zone never with itself. Returns their number; they are in pairOrigin / pairDestination.
+   */
+  private findPairs(): number {
+    const { origins: o, destinations: d } = this;
+    let n = 0;
+    for (let i = 0; i < o.count; i++) {
+      const position = o.positions[i];
+      for (let j = 0; j < d.count; j++) {
+        if (!(position < d.positions[j])) continue;
+        if (this.sameSet && o.zones[i] === d.zones[j] && Number.isFinite(position)) continue;
+        if (n === this.pairOrigin.length) this.growPairs();
+        this.pairOrigin[n] = o.zones[i];
+        this.pairDestination[n] = d.zones[j];
+        n++;
+      }
+    }
+    return n;
   }
 
-  private addCell(key: number, weight: number, durationS: number): void {
-    const cell = this.cells.get(key);
-    if (cell) {
-      cell.weight += weight;
-      cell.sample++;
-      cell.durationS += durationS;
-    } else this.cells.set(key, { weight, sample: 1, durationS });
+  private growPairs(): void {
+    const o = new Int32Array(this.pairOrigin.length * 2);
+    const d = new Int32Array(this.pairOrigin.length * 2);
+    o.set(this.pairOrigin);
+    d.set(this.pairDestination);
+    this.pairOrigin = o;
+    this.pairDestination = d;
+  }
+
+  private observed(
+    trip: OdTrip,
+    pairCount: number,
+    weekday: number,
+    dayTypes: readonly number[],
+    dayParts: readonly number[],
+  ): ObservedTrip {
+    const pairs: [number, number][] = [];
+    for (let p = 0; p < pairCount; p++) pairs.push([this.pairOrigin[p], this.pairDestination[p]]);
+    return {
+      trip,
+      origins: this.origins.toArray(),
+      destinations: this.destinations.toArray(),
+      pairs,
+      weekday,
+      dayTypes,
+      dayParts,
+    };
   }
 
   /** A summed value as written: the rounded daily average of the day type, or the rounded total. */
@@ -184,73 +338,95 @@ export class OdAggregator {
   }
 
   /**
-   * Rows with at least one sampled trip, ordered day type → group → origin → destination → day part.
-   * Traffic is multiplied by the group's factor of `scaleOfGroup` (volume output) before rounding.
+   * Visits the rows with at least one sampled trip, ordered day type → group → origin →
+   * destination → day part, in one reused object (copy it to keep it). Traffic is multiplied by
+   * the group's factor of `scaleOfGroup` (volume output) before rounding.
    */
-  rows(groupCount: number, scaleOfGroup?: readonly number[]): OdRow[] {
-    const origins = this.oz.zones.length;
-    const destinations = this.dz.zones.length;
-    const rows: OdRow[] = [];
-    // Only the cells that exist, sorted into the output order (not a scan of every possible cell).
-    for (const [key, cell] of this.cells) {
-      const destination = key % destinations;
-      const origin = ((key - destination) / destinations) % origins;
-      const { group, dayType, dayPart } = this.sliceParts(Math.floor(key / (origins * destinations)));
+  forEachRow(
+    groupCount: number,
+    scaleOfGroup: readonly number[] | undefined,
+    visit: (row: OdRow) => void,
+  ): void {
+    const [O, D, P] = [this.originCount, this.destinationCount, this.partCount];
+    const S = this.sliceCount;
+    const row = emptyRow();
+    for (const key of this.outputOrder()) {
+      const dayPart = key % P;
+      let rest = (key - dayPart) / P;
+      const destination = rest % D;
+      rest = (rest - destination) / D;
+      const origin = rest % O;
+      rest = (rest - origin) / O;
+      const group = rest % GROUP_SLOTS;
+      const dayType = (rest - group) / GROUP_SLOTS;
       if (group >= groupCount) continue;
-      const slice = this.sliceOf(group, dayType, dayPart);
+      const totals = (dayType * GROUP_SLOTS + group) * P + dayPart;
+      const cell = this.cells.indexOf((origin * D + destination) * S + totals);
       const scale = scaleOfGroup?.[group] ?? 1;
-      const perDay = (w: number) => this.perDay(w * scale, dayType);
-      rows.push({
-        group,
-        origin,
-        destination,
+      row.group = group;
+      row.origin = origin;
+      row.destination = destination;
+      row.dayType = dayType;
+      row.dayPart = dayPart;
+      row.odTraffic = this.perDay(this.cells.weightAt(cell) * scale, dayType);
+      row.originTraffic = this.perDay(this.originTotals.get(totals * O + origin) * scale, dayType);
+      row.destinationTraffic = this.perDay(
+        this.destinationTotals.get(totals * D + destination) * scale,
         dayType,
-        dayPart,
-        odTraffic: perDay(cell.weight),
-        originTraffic: perDay(this.originTotals.get(slice * origins + origin) ?? 0),
-        destinationTraffic: perDay(this.destinationTotals.get(slice * destinations + destination) ?? 0),
-        avgDurationMin: Math.round(cell.durationS / cell.sample / 60),
-        sample: cell.sample,
-      });
+      );
+      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60);
+      row.sample = this.cells.sampleAt(cell);
+      visit(row);
     }
-    return rows.sort(
-      (a, b) =>
-        a.dayType - b.dayType ||
-        a.group - b.group ||
-        a.origin - b.origin ||
-        a.destination - b.destination ||
-        a.dayPart - b.dayPart,
-    );
   }
 
-  /** Per zone and slice: expanded daily traffic as origin and as destination (zone_od_all), scaled like rows(). */
-  zoneTotals(scaleOfGroup?: readonly number[]): {
-    side: "origin" | "destination";
-    group: number;
-    dayType: number;
-    dayPart: number;
-    zone: number;
-    traffic: number;
-  }[] {
-    const out: ReturnType<OdAggregator["zoneTotals"]> = [];
-    const read = (side: "origin" | "destination", totals: Map<number, number>, zones: number) => {
-      for (const [key, w] of totals) {
-        const zone = key % zones;
-        const { group, dayType, dayPart } = this.sliceParts((key - zone) / zones);
-        const traffic = this.perDay(w * (scaleOfGroup?.[group] ?? 1), dayType);
-        out.push({ side, group, dayType, dayPart, zone, traffic });
-      }
-    };
-    read("origin", this.originTotals, this.oz.zones.length);
-    read("destination", this.destinationTotals, this.dz.zones.length);
-    return out;
+  /**
+   * The cells' keys in output order: ((((dayType × GROUP_SLOTS + group) × origins + origin) ×
+   * destinations + destination) × dayParts + dayPart, ascending.
+   */
+  private outputOrder(): Float64Array {
+    const [O, D, P, S] = [this.originCount, this.destinationCount, this.partCount, this.sliceCount];
+    const keys = this.cells.keys();
+    for (let i = 0; i < keys.length; i++) {
+      const pair = Math.floor(keys[i] / S);
+      const slice = keys[i] - pair * S; // (dayType × GROUP_SLOTS + group) × P + dayPart
+      const dayPart = slice % P;
+      const dayTypeGroup = (slice - dayPart) / P;
+      keys[i] = (dayTypeGroup * O * D + pair) * P + dayPart;
+    }
+    return keys.sort();
+  }
+
+  /** The rows of forEachRow as objects. */
+  rows(groupCount: number, scaleOfGroup?: readonly number[]): OdRow[] {
+    const rows: OdRow[] = [];
+    this.forEachRow(groupCount, scaleOfGroup, (row) => rows.push({ ...row }));
+    return rows;
+  }
+
+  /** A zone's expanded daily traffic as origin or destination in a slice (zone_od_all), scaled like the rows. */
+  zoneTraffic(
+    side: "origin" | "destination",
+    zone: number,
+    group: number,
+    dayType: number,
+    dayPart: number,
+    scaleOfGroup?: readonly number[],
+  ): number {
+    const totals = (dayType * GROUP_SLOTS + group) * this.partCount + dayPart;
+    const sum =
+      side === "origin"
+        ? this.originTotals.get(totals * this.originCount + zone)
+        : this.destinationTotals.get(totals * this.destinationCount + zone);
+    return this.perDay(sum * (scaleOfGroup?.[group] ?? 1), dayType);
   }
 }
 
-/** Adds the trip once to each zone it visits; `base` is the slice's first key (slice × zone count). */
-function addZones(totals: Map<number, number>, base: number, visits: ZoneVisit[], weight: number): void {
-  for (const zone of new Set(visits.map((v) => v.zone))) {
-    const key = base + zone;
-    totals.set(key, (totals.get(key) ?? 0) + weight);
-  }
+/** One ZoneLookup per compiled set, shared by the aggregators of an analysis (od and 15-minute). */
+const lookups = new WeakMap<CompiledZoneSet, ZoneLookup>();
+
+function lookupOf(set: CompiledZoneSet): ZoneLookup {
+  let lookup = lookups.get(set);
+  if (!lookup) lookups.set(set, (lookup = new ZoneLookup(set)));
+  return lookup;
 }

@@ -1,5 +1,5 @@
 import type { ZoneDef } from "../zones/compile.js";
-import { toCsv, type CsvValue } from "./csv.js";
+import { field, type CsvValue } from "./csv.js";
 import type { OdRow } from "./od-aggregate.js";
 
 /** Columns of od_all / od_pers / od_comm, in the vendor interface's order. */
@@ -59,15 +59,52 @@ export function odIdentity(
   ];
 }
 
-export function odCsv(rows: OdRow[], labels: OdLabels): string {
-  return toCsv(
-    OD_COLUMNS,
-    rows.map((r) => [
-      ...odIdentity(r, labels),
-      r.odTraffic,
-      r.originTraffic,
-      r.destinationTraffic,
-      r.avgDurationMin,
-    ]),
-  );
+export function odCsv(rows: Iterable<OdRow>, labels: OdLabels): string {
+  const writer = new OdCsvWriter(labels);
+  for (const r of rows) writer.add(r);
+  return writer.finish();
+}
+
+/**
+ * od_* CSV written row by row without an array or string per row: the label
+ * fields are formatted once, a row's pieces go into a reused array that is
+ * joined into one flat string every few thousand rows.
+ */
+export class OdCsvWriter {
+  private readonly groups: string[];
+  private readonly origins: string[];
+  private readonly destinations: string[];
+  private readonly dayTypes: string[];
+  private readonly dayParts: string[];
+  private readonly parts: string[];
+  private readonly pieces: (string | number)[] = [];
+
+  constructor(labels: OdLabels) {
+    const zone = (z: ZoneDef) => [z.id, z.name, yesNo(z.isPass), directionOf(z)].map(field).join(",");
+    this.groups = labels.groups.map((g) => `${field(g)},`);
+    this.origins = labels.origins.map((z) => `${zone(z)},`);
+    this.destinations = labels.destinations.map((z) => `${zone(z)},`);
+    this.dayTypes = labels.dayTypes.map((d) => `${field(d)},`);
+    this.dayParts = labels.dayParts.map((d) => `${field(d)},`);
+    this.parts = [`${OD_COLUMNS.map(field).join(",")}\n`];
+  }
+
+  add(r: OdRow): void {
+    const p = this.pieces;
+    p.push(this.groups[r.group], this.origins[r.origin], this.destinations[r.destination]);
+    p.push(this.dayTypes[r.dayType], this.dayParts[r.dayPart]);
+    p.push(r.odTraffic, ",", r.originTraffic, ",", r.destinationTraffic, ",", r.avgDurationMin, "\n");
+    if (p.length >= 16_384) this.flush();
+  }
+
+  /** The CSV text; the writer is spent. */
+  finish(): string {
+    this.flush();
+    return this.parts.join("");
+  }
+
+  private flush(): void {
+    this.parts.push(this.pieces.join(""));
+    this.pieces.length = 0;
+  }
 }

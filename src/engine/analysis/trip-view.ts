@@ -1,18 +1,35 @@
 import type { Network } from "../network/network.js";
 import type { TripColumns } from "../trips/columns.js";
+import { IdIndex } from "./id-index.js";
 import type { OdTrip } from "./od-aggregate.js";
 
 /**
  * Presents trip i of a column chunk as an OdTrip without allocating per trip:
  * one reusable object whose path arrays are refilled (segment ids mapped to
  * network indexes). Callers must not keep it across `load` calls.
+ *
+ * Given the only segments whose steps matter (those meeting pass-through
+ * zones), a trip none of whose steps can be one of them gets an empty path:
+ * a bit per low 16 bits of their ids rules most paths out at one array read
+ * per step, where mapping every id costs a hash look-up.
  */
 export class TripView {
   readonly trip: OdTrip;
   private segments = new Int32Array(256);
   private forward = new Uint8Array(256);
+  private readonly segmentIndex: IdIndex;
+  /** Bit (id & 0xffff) set for the ids of the segments that matter; null: all matter. */
+  private readonly candidateBits: Int32Array | null = null;
 
-  constructor(private readonly network: Network) {
+  constructor(network: Network, onlySegments?: Iterable<number>) {
+    this.segmentIndex = new IdIndex(network.segments.map((s) => s.id));
+    if (onlySegments) {
+      this.candidateBits = new Int32Array(2048);
+      for (const index of onlySegments) {
+        const low = network.segments[index].id & 0xffff;
+        this.candidateBits[low >>> 5] |= 1 << (low & 31);
+      }
+    }
     this.trip = {
       origin: [0, 0],
       destination: [0, 0],
@@ -40,18 +57,36 @@ export class TripView {
     t.incomeBand = cols.incomeBand[i];
     const from = cols.pathStart[i];
     const n = cols.pathStart[i + 1] - from;
+    if (this.candidateBits && !this.mayMatter(cols.pathSegmentId, from, from + n)) {
+      t.segments = NO_SEGMENTS;
+      t.forward = NO_DIRECTIONS;
+      return t;
+    }
     if (n > this.segments.length) this.grow(n);
+    const { segments, forward, segmentIndex } = this;
+    const ids = cols.pathSegmentId;
+    const directions = cols.pathForward;
     let k = 0;
-    for (let j = 0; j < n; j++) {
-      const index = this.network.indexOfSegment(cols.pathSegmentId[from + j]);
-      if (index === undefined) continue; // segment no longer in the network (re-import); skip it
-      this.segments[k] = index;
-      this.forward[k] = cols.pathForward[from + j];
+    for (let j = from; j < from + n; j++) {
+      const index = segmentIndex.indexOf(ids[j]);
+      if (index < 0) continue; // segment no longer in the network (re-import); skip it
+      segments[k] = index;
+      forward[k] = directions[j];
       k++;
     }
     t.segments = this.segments.subarray(0, k);
     t.forward = this.forward.subarray(0, k);
     return t;
+  }
+
+  /** Whether a step of ids[from..to) may be one of the segments that matter (false positives allowed). */
+  private mayMatter(ids: Float64Array, from: number, to: number): boolean {
+    const bits = this.candidateBits!;
+    for (let j = from; j < to; j++) {
+      const low = ids[j] & 0xffff;
+      if ((bits[low >>> 5] & (1 << (low & 31))) !== 0) return true;
+    }
+    return false;
   }
 
   private grow(n: number): void {
@@ -60,3 +95,6 @@ export class TripView {
     this.forward = new Uint8Array(size);
   }
 }
+
+const NO_SEGMENTS = new Int32Array(0);
+const NO_DIRECTIONS = new Uint8Array(0);

@@ -1,4 +1,5 @@
-import type { ObservedTrip } from "./od-aggregate.js";
+import type { ObservedTrip, TripVisits, VisitSink } from "./od-aggregate.js";
+import { VisitList } from "../zones/lookup.js";
 
 /**
  * Per zone: the trips that start, end or pass in it, each trip once however
@@ -7,9 +8,13 @@ import type { ObservedTrip } from "./od-aggregate.js";
  * count. Feeds zone_counts (expanded, per day type and day part) and the
  * coverage review (raw sample over all analysed days).
  */
-export class ZoneTally {
-  private readonly sample: number[];
-  private readonly weights = new Map<number, number>();
+export class ZoneTally implements VisitSink {
+  private readonly sample: Float64Array;
+  /** Dense: (dayType × dayParts + dayPart) × zones + zone, grown as day types appear. */
+  private weights = new Float64Array(0);
+  /** The trip that last counted each zone, so a zone counts once per trip. */
+  private readonly countedAt: Int32Array;
+  private trip = 0;
 
   constructor(
     private readonly originCount: number,
@@ -18,7 +23,9 @@ export class ZoneTally {
     private readonly dayParts: number,
     private readonly group = 0,
   ) {
-    this.sample = new Array<number>(same ? originCount : originCount + destinationCount).fill(0);
+    const zones = same ? originCount : originCount + destinationCount;
+    this.sample = new Float64Array(zones);
+    this.countedAt = new Int32Array(zones);
   }
 
   get zoneCount(): number {
@@ -26,18 +33,39 @@ export class ZoneTally {
   }
 
   add(seen: ObservedTrip): void {
+    const list = (visits: { zone: number }[]) => {
+      const out = new VisitList();
+      for (const v of visits) out.push(v.zone, 0);
+      return out;
+    };
+    this.addVisits({ ...seen, origins: list(seen.origins), destinations: list(seen.destinations) });
+  }
+
+  addVisits(seen: TripVisits): void {
     if (!seen.trip.groups.includes(this.group)) return;
-    const zones = new Set<number>(seen.origins.map((v) => v.zone));
+    const trip = ++this.trip;
     const offset = this.same ? 0 : this.originCount;
-    for (const v of seen.destinations) zones.add(offset + v.zone);
-    for (const zone of zones) {
-      this.sample[zone]++;
-      for (const dt of seen.dayTypes)
-        for (const dp of seen.dayParts) {
-          const key = (dt * this.dayParts + dp) * this.sample.length + zone;
-          this.weights.set(key, (this.weights.get(key) ?? 0) + seen.trip.weight);
-        }
+    const { origins, destinations } = seen;
+    for (let i = 0; i < origins.count; i++) this.count(origins.zones[i], trip, seen);
+    for (let i = 0; i < destinations.count; i++) this.count(offset + destinations.zones[i], trip, seen);
+  }
+
+  private count(zone: number, trip: number, seen: TripVisits): void {
+    if (this.countedAt[zone] === trip) return;
+    this.countedAt[zone] = trip;
+    this.sample[zone]++;
+    const zones = this.sample.length;
+    for (const dt of seen.dayTypes) {
+      if ((dt + 1) * this.dayParts * zones > this.weights.length) this.grow(dt + 1);
+      for (const dp of seen.dayParts)
+        this.weights[(dt * this.dayParts + dp) * zones + zone] += seen.trip.weight;
     }
+  }
+
+  private grow(dayTypes: number): void {
+    const weights = new Float64Array(dayTypes * this.dayParts * this.sample.length);
+    weights.set(this.weights);
+    this.weights = weights;
   }
 
   /** Sampled trips of the zone over every analysed day. */
@@ -47,6 +75,6 @@ export class ZoneTally {
 
   /** Expanded trips of the zone in a day type and part, summed over the analysed days. */
   weightOf(zone: number, dayType: number, dayPart: number): number {
-    return this.weights.get((dayType * this.dayParts + dayPart) * this.sample.length + zone) ?? 0;
+    return this.weights[(dayType * this.dayParts + dayPart) * this.sample.length + zone] ?? 0;
   }
 }

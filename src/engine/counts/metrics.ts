@@ -1,12 +1,8 @@
 import type { Direction, MetricField } from "../../domain/counts/metrics-request.js";
 import { monthlyExpansion } from "../../domain/expansion.js";
-import {
-  SPEED_BIN_KPH,
-  type SegmentMonthStats,
-  type SegmentStatsRepo,
-  type TripStatsRepo,
-  type YearMonth,
-} from "../../store/types.js";
+import { SPEED_BIN_KPH, type SegmentMonthStats } from "./segment-stats.js";
+import { type SegmentStatsRepo, type TripStatsRepo } from "../../app/ports/store.js";
+import { type YearMonth } from "../../domain/records.js";
 import type { Segment } from "../network/types.js";
 import { isoWeekday, monthKey } from "../time.js";
 

@@ -1,5 +1,5 @@
-import type { SegmentStatCell } from "../../store/types.js";
-import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "../../store/types.js";
+import type { SegmentStatCell } from "./segment-stats.js";
+import { emptySegmentMonth, SPEED_BIN_KPH, SPEED_BINS } from "./segment-stats.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
 import { isSegmentCounted } from "../trips/codes.js";

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { openInput } from "./open-input.js";
 import { addOptionalFields, parseLatitude, parseLongitude, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
+import { EngineError } from "../errors.js";
 
 interface Feature {
   type?: string;
@@ -47,7 +48,7 @@ function featuresOf(json: unknown): Feature[] {
   const obj = json as { type?: string; features?: unknown };
   if (obj?.type === "FeatureCollection" && Array.isArray(obj.features)) return obj.features as Feature[];
   if (obj?.type === "Feature") return [obj as Feature];
-  throw new Error("not a GeoJSON FeatureCollection or Feature");
+  throw new EngineError("invalid_trace_file", "not a GeoJSON FeatureCollection or Feature");
 }
 
 function recordsOfFeature(f: Feature, fallbackDevice: string): (TracePoint | string)[] {

@@ -1,4 +1,3 @@
-import { pathTo } from "../network/routing.js";
 import type { LonLat } from "../network/types.js";
 import type { PathStep } from "../trips/types.js";
 import { alongMoveM, type Candidate } from "./candidates.js";
@@ -94,9 +93,8 @@ function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: numbe
   if (alongM > 0) {
     return [{ segIndex: a.segIndex, forward: a.forward, startAlongM: a.alongM, endAlongM: b.alongM }];
   }
-  const { network, workspace, edgeCostM } = ctx;
-  const tree = workspace.run(a.exitNode, edgeCostM, { targets: [b.entryNode] });
-  const edges = pathTo(network, tree, b.entryNode);
+  const { network } = ctx;
+  const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
   if (!edges) throw new Error("matched transition has no route");
   const lengthOf = (segIndex: number) => network.segments[segIndex].lengthM;
   const legs: Leg[] = [

@@ -98,7 +98,10 @@ function nearestPlaces(ctx: MatchContext, sorted: Approach[], maxPlaces: number)
   const kept: Approach[] = [];
   let places = 0;
   for (const ap of sorted) {
-    const samePlace = kept.some((k) => ctx.network.ruler.distance(k.point, ap.point) < 0.5);
+    let samePlace = false;
+    for (let k = 0; k < kept.length && !samePlace; k++) {
+      samePlace = ctx.network.ruler.distance(kept[k].point, ap.point) < 0.5;
+    }
     if (!samePlace && places === maxPlaces) break;
     if (!samePlace) places++;
     kept.push(ap);
@@ -110,6 +113,7 @@ function nearestPlaces(ctx: MatchContext, sorted: Approach[], maxPlaces: number)
  * Walks the segment's line in local metres (cheap-ruler's scale factors):
  * each maximal run of consecutive line pieces within `radiusM` of `p` adds
  * its closest spot. Along-distances are scaled to the segment's stored length.
+ * Reads the flat line arrays of `ctx.lines` (piece lengths precomputed).
  */
 function addApproaches(
   ctx: MatchContext,
@@ -119,39 +123,64 @@ function addApproaches(
   out: Approach[],
 ): void {
   const { kx, ky } = ctx.network.ruler;
-  const segment = ctx.network.segments[segIndex];
-  const coords = segment.coords;
+  const { start, lonLat, pieceM } = ctx.lines;
+  const first = start[segIndex];
+  const last = start[segIndex + 1] - 1;
+  const added = out.length;
   let cumM = 0;
-  let best: Approach | null = null;
-  for (let k = 0; k + 1 < coords.length; k++) {
-    const ax = (coords[k][0] - p.lon) * kx;
-    const ay = (coords[k][1] - p.lat) * ky;
-    const dx = (coords[k + 1][0] - coords[k][0]) * kx;
-    const dy = (coords[k + 1][1] - coords[k][1]) * ky;
-    const pieceM = Math.sqrt(dx * dx + dy * dy);
-    const t = pieceM > 0 ? Math.min(Math.max(-(ax * dx + ay * dy) / (pieceM * pieceM), 0), 1) : 0;
+  // The best spot of the current run: piece k at fraction t (the point is built only when the run ends).
+  let bestK = -1;
+  let bestT = 0;
+  let bestAlongM = 0;
+  let bestDistanceM = Infinity;
+  for (let k = first; k < last; k++) {
+    const x0 = lonLat[2 * k];
+    const y0 = lonLat[2 * k + 1];
+    const ax = (x0 - p.lon) * kx;
+    const ay = (y0 - p.lat) * ky;
+    const dx = (lonLat[2 * k + 2] - x0) * kx;
+    const dy = (lonLat[2 * k + 3] - y0) * ky;
+    const lenM = pieceM[k];
+    const t = lenM > 0 ? Math.min(Math.max(-(ax * dx + ay * dy) / (lenM * lenM), 0), 1) : 0;
     const cx = ax + t * dx;
     const cy = ay + t * dy;
     const distanceM = Math.sqrt(cx * cx + cy * cy);
     if (distanceM <= radiusM) {
-      if (!best || distanceM < best.distanceM) {
-        const point: LonLat = [
-          coords[k][0] + t * (coords[k + 1][0] - coords[k][0]),
-          coords[k][1] + t * (coords[k + 1][1] - coords[k][1]),
-        ];
-        best = { segIndex, alongM: cumM + t * pieceM, distanceM, point };
+      if (distanceM < bestDistanceM) {
+        bestK = k;
+        bestT = t;
+        bestAlongM = cumM + t * lenM;
+        bestDistanceM = distanceM;
       }
-    } else if (best) {
-      out.push(best);
-      best = null;
+    } else if (bestK >= 0) {
+      out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM, bestDistanceM));
+      bestK = -1;
+      bestDistanceM = Infinity;
     }
-    cumM += pieceM;
+    cumM += lenM;
   }
-  if (best) out.push(best);
-  if (cumM > 0 && segment.lengthM !== cumM) {
+  if (bestK >= 0) out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM, bestDistanceM));
+  const lengthM = ctx.network.segments[segIndex].lengthM;
+  if (cumM > 0 && lengthM !== cumM) {
     // Keep along-distances consistent with the stored length the router uses.
-    for (const ap of out) if (ap.segIndex === segIndex) ap.alongM *= segment.lengthM / cumM;
+    for (let i = added; i < out.length; i++) out[i].alongM *= lengthM / cumM;
   }
+}
+
+function approachAt(
+  ctx: MatchContext,
+  segIndex: number,
+  k: number,
+  t: number,
+  alongM: number,
+  distanceM: number,
+): Approach {
+  const { lonLat } = ctx.lines;
+  const point: LonLat = [
+    lonLat[2 * k] + t * (lonLat[2 * k + 2] - lonLat[2 * k]),
+    lonLat[2 * k + 1] + t * (lonLat[2 * k + 3] - lonLat[2 * k + 1]),
+  ];
+  return { segIndex, alongM, distanceM, point };
 }
 
 /** Gaussian emission in log space, without the constant shared by all candidates. */

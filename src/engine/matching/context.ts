@@ -1,18 +1,65 @@
 import type { AccessMode, Network } from "../network/network.js";
+import { RouteBalls } from "../network/route-balls.js";
 import { DijkstraWorkspace } from "../network/routing.js";
 
 /**
  * What matching needs per network and travel mode, built once and reused by
  * every trip: edge lengths with closed edges at Infinity (so routing needs no
- * filter callback) and one Dijkstra workspace (matching is synchronous, so
- * trips never interleave on it).
+ * filter callback), one Dijkstra workspace (matching is synchronous, so
+ * trips never interleave on it) and the cached route balls built on it.
  */
 export interface MatchContext {
   network: Network;
   mode: AccessMode;
   edgeCostM: Float64Array;
   workspace: DijkstraWorkspace;
+  routes: RouteBalls;
+  lines: SegmentLines;
 }
+
+/**
+ * Every segment's line in flat arrays for the candidate search: vertices of segment i are
+ * `start[i]` … `start[i + 1] − 1`, interleaved lon/lat in `lonLat`, and `pieceM[k]` is the length of
+ * the piece from vertex k to k + 1 in cheap-ruler's local metres.
+ */
+export interface SegmentLines {
+  start: Int32Array;
+  lonLat: Float64Array;
+  pieceM: Float64Array;
+}
+
+const linesOfNetwork = new WeakMap<Network, SegmentLines>();
+
+function segmentLines(network: Network): SegmentLines {
+  let lines = linesOfNetwork.get(network);
+  if (lines) return lines;
+  const { segments } = network;
+  const { kx, ky } = network.ruler;
+  const start = new Int32Array(segments.length + 1);
+  segments.forEach((s, i) => (start[i + 1] = start[i] + s.coords.length));
+  const lonLat = new Float64Array(2 * start[segments.length]);
+  const pieceM = new Float64Array(start[segments.length]);
+  segments.forEach((s, i) => {
+    s.coords.forEach(([lon, lat], v) => {
+      const k = start[i] + v;
+      lonLat[2 * k] = lon;
+      lonLat[2 * k + 1] = lat;
+      if (v + 1 < s.coords.length) {
+        const dx = (s.coords[v + 1][0] - lon) * kx;
+        const dy = (s.coords[v + 1][1] - lat) * ky;
+        pieceM[k] = Math.sqrt(dx * dx + dy * dy);
+      }
+    });
+  });
+  linesOfNetwork.set(network, (lines = { start, lonLat, pieceM }));
+  return lines;
+}
+
+/**
+ * Route balls: a first search from a node covers 500 m (half the transitions at 30 s sampling need less;
+ * a ball doubles when a query needs more); legs beyond 4 km are searched live. 4 M hash slots ≈ 64 MB per context at most.
+ */
+const ROUTE_BALLS = { minRadius: 500, maxRadius: 4000, maxEntries: 4_000_000 };
 
 const contexts = new WeakMap<Network, Map<string, MatchContext>>();
 
@@ -39,5 +86,7 @@ function buildContext(network: Network, mode: AccessMode, slowRoadPenalty: numbe
     edgeCostM[2 * i] = cost;
     edgeCostM[2 * i + 1] = s.oneway ? Infinity : cost;
   });
-  return { network, mode, edgeCostM, workspace: new DijkstraWorkspace(network) };
+  const workspace = new DijkstraWorkspace(network);
+  const routes = new RouteBalls(network, workspace, edgeCostM, ROUTE_BALLS);
+  return { network, mode, edgeCostM, workspace, routes, lines: segmentLines(network) };
 }

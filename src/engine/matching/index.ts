@@ -47,7 +47,8 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       closePiece();
       continue;
     }
-    const emissions = Float64Array.from(step.candidates, (c) => emissionLogProb(c, o.sigmaM));
+    const emissions = new Float64Array(step.candidates.length);
+    for (let j = 0; j < emissions.length; j++) emissions[j] = emissionLogProb(step.candidates[j], o.sigmaM);
     if (current) {
       const prev = current.steps[current.steps.length - 1];
       const lastScores = current.scores[current.scores.length - 1];

@@ -27,15 +27,39 @@ export function betaM(dtS: number, o: ResolvedMatchOptions): number {
 }
 
 /**
+ * Reused buffers: a step's transitions are consumed by the lattice before the next step's are
+ * computed, and fresh arrays per step were a visible share of garbage collection.
+ */
+class Scratch {
+  private readonly floats = new Map<string, Float64Array>();
+  private ints = new Int32Array(64);
+
+  take(name: string, n: number): Float64Array {
+    let buffer = this.floats.get(name);
+    if (!buffer || buffer.length < n) this.floats.set(name, (buffer = new Float64Array(Math.max(64, 2 * n))));
+    return buffer.subarray(0, n);
+  }
+
+  targets(n: number): Int32Array {
+    if (this.ints.length < n) this.ints = new Int32Array(2 * n);
+    return this.ints;
+  }
+}
+
+const scratch = new Scratch();
+
+/**
  * Log transition probabilities prev × next (row-major): exponential on
  * |route − great circle| with scale β(Δt), without the shared −log β
  * constant; −Infinity where no route exists within the bound.
  *
  * Exact Viterbi with branch and bound: moves along one segment need no
- * search; then one bounded Dijkstra per distinct exit node, best-scoring
- * first, each searching only as far as some of its candidates could still
+ * search; then one bounded route query per distinct exit node, best-scoring
+ * first, each reaching only as far as some of its candidates could still
  * beat the best score already found for a next candidate. Pairs skipped that
  * way stay −Infinity: they cannot be any next candidate's best predecessor.
+ * Plain loops over typed arrays: this runs several times per GPS point. The
+ * result is a shared buffer, valid until the next call.
  */
 export function transitionLogProbs(
   ctx: MatchContext,
@@ -48,66 +72,87 @@ export function transitionLogProbs(
   const dtS = (next.t - prev.t) / 1000;
   const boundM = routeBoundM(gc, dtS, o);
   const beta = betaM(dtS, o);
-  const nNext = next.candidates.length;
-  const logProbs = new Float64Array(prev.candidates.length * nNext).fill(-Infinity);
+  const prevC = prev.candidates;
+  const nextC = next.candidates;
+  const nNext = nextC.length;
+  const logProbs = scratch.take("logProbs", prevC.length * nNext).fill(-Infinity);
   // Best score through any predecessor found so far, per next candidate.
-  const bestVia = new Float64Array(nNext).fill(-Infinity);
-  const record = (i: number, j: number, routeM: number) => {
-    const lp = -Math.abs(routeM - gc) / beta;
-    logProbs[i * nNext + j] = lp;
-    if (prevScores[i] + lp > bestVia[j]) bestVia[j] = prevScores[i] + lp;
-  };
-  prev.candidates.forEach((a, i) => {
-    if (prevScores[i] === -Infinity) return;
-    next.candidates.forEach((b, j) => {
-      const moveM = alongMoveM(a, b, o.backwardToleranceM);
-      if (moveM >= 0) record(i, j, moveM);
-    });
-  });
+  const bestVia = scratch.take("bestVia", nNext).fill(-Infinity);
+  const lattice = { logProbs, bestVia, prevScores, nNext, gc, beta };
+  for (let i = 0; i < prevC.length; i++) {
+    if (prevScores[i] === -Infinity) continue;
+    for (let j = 0; j < nNext; j++) {
+      const moveM = alongMoveM(prevC[i], nextC[j], o.backwardToleranceM);
+      if (moveM >= 0) record(lattice, i, j, moveM);
+    }
+  }
+  const reachM = scratch.take("reachM", nNext);
+  const targets = scratch.targets(nNext);
+  const nodeM = scratch.take("nodeM", nNext);
   for (const members of exitGroupsBestFirst(prev, prevScores)) {
-    const exitNode = prev.candidates[members[0]].exitNode;
-    const { reachM, targets, maxCostM } = searchReach(
-      prev,
-      next,
-      members,
-      prevScores,
-      bestVia,
-      gc,
-      beta,
-      boundM,
-    );
-    if (targets.length === 0) continue;
-    const tree = ctx.workspace.run(exitNode, ctx.edgeCostM, { maxCost: maxCostM, targets });
+    const maxCostM = searchReach(prev, next, members, prevScores, bestVia, gc, beta, boundM, reachM);
+    if (maxCostM < 0) continue;
+    let count = 0;
+    for (let j = 0; j < nNext; j++) if (reachM[j] >= 0) targets[count++] = nextC[j].entryNode;
+    ctx.routes.costsTo(prevC[members[0]].exitNode, targets, count, maxCostM, nodeM);
     for (const i of members) {
-      const a = prev.candidates[i];
-      next.candidates.forEach((b, j) => {
-        if (reachM[j] < 0 || alongMoveM(a, b, o.backwardToleranceM) >= 0) return;
-        const nodeM = tree.cost[b.entryNode];
-        if (nodeM === Infinity) return;
-        record(i, j, a.exitCostM + nodeM + b.entryCostM + (isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0));
-      });
+      const a = prevC[i];
+      for (let j = 0, t = 0; j < nNext; j++) {
+        if (reachM[j] < 0) continue;
+        const routeM = nodeM[t++];
+        const b = nextC[j];
+        if (routeM === Infinity || alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
+        const uTurnM = isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0;
+        record(lattice, i, j, a.exitCostM + routeM + b.entryCostM + uTurnM);
+      }
     }
   }
   return logProbs;
 }
 
-/** Live prev candidates grouped by exit node (one search serves a group), best group score first. */
+interface TransitionRow {
+  logProbs: Float64Array;
+  bestVia: Float64Array;
+  prevScores: Float64Array;
+  nNext: number;
+  gc: number;
+  beta: number;
+}
+
+/** Stores the transition i → j of route length `routeM` and keeps j's best score through any predecessor. */
+function record(row: TransitionRow, i: number, j: number, routeM: number): void {
+  const lp = -Math.abs(routeM - row.gc) / row.beta;
+  row.logProbs[i * row.nNext + j] = lp;
+  const s = row.prevScores[i] + lp;
+  if (s > row.bestVia[j]) row.bestVia[j] = s;
+}
+
+/** Live prev candidates grouped by exit node (one query serves a group), best group score first. */
 function exitGroupsBestFirst(prev: Step, prevScores: Float64Array): number[][] {
-  const groups = new Map<number, number[]>();
-  prev.candidates.forEach((a, i) => {
-    if (prevScores[i] === -Infinity) return;
-    const members = groups.get(a.exitNode);
-    if (members) members.push(i);
-    else groups.set(a.exitNode, [i]);
-  });
-  const top = (members: number[]) => Math.max(...members.map((i) => prevScores[i]));
-  return [...groups.values()].sort((x, y) => top(y) - top(x) || x[0] - y[0]);
+  const groups: number[][] = [];
+  const tops: number[] = [];
+  for (let i = 0; i < prev.candidates.length; i++) {
+    if (prevScores[i] === -Infinity) continue;
+    const exitNode = prev.candidates[i].exitNode;
+    let g = 0;
+    while (g < groups.length && prev.candidates[groups[g][0]].exitNode !== exitNode) g++;
+    if (g === groups.length) {
+      groups.push([i]);
+      tops.push(prevScores[i]);
+    } else {
+      groups[g].push(i);
+      if (prevScores[i] > tops[g]) tops[g] = prevScores[i];
+    }
+  }
+  const order = groups.map((_, g) => g).sort((x, y) => tops[y] - tops[x] || groups[x][0] - groups[y][0]);
+  return order.map((g) => groups[g]);
 }
 
 /**
- * How far (node-to-node metres) a group's search must go for each next
- * candidate: a route from i longer than gc + β(s_i − bestVia_j) cannot beat
- * the best already found for j. Negative reach: j needs no search from here.
+ * How far (node-to-node metres) a group's query must reach for each next
+ * candidate (into `reachM`): a route from i longer than gc + β(s_i − bestVia_j)
+ * cannot beat the best already found for j. Negative reach: j needs nothing
+ * from here. Returns the largest reach, negative when no j needs a route.
  */
 function searchReach(
   prev: Step,
@@ -118,22 +163,21 @@ function searchReach(
   gc: number,
   beta: number,
   boundM: number,
-): { reachM: Float64Array; targets: number[]; maxCostM: number } {
-  const reachM = new Float64Array(next.candidates.length).fill(-Infinity);
-  const targets: number[] = [];
-  let maxCostM = 0;
-  next.candidates.forEach((b, j) => {
+  reachM: Float64Array,
+): number {
+  let maxCostM = -Infinity;
+  for (let j = 0; j < next.candidates.length; j++) {
+    const b = next.candidates[j];
+    let best = -Infinity;
     for (const i of members) {
       const a = prev.candidates[i];
       const slackM = bestVia[j] === -Infinity ? Infinity : beta * (prevScores[i] - bestVia[j]);
       // The bound applies to the node-to-node part only, so long partial segments do not break the trip.
       const reach = Math.min(boundM, gc + slackM - a.exitCostM - b.entryCostM);
-      if (reach > reachM[j]) reachM[j] = reach;
+      if (reach > best) best = reach;
     }
-    if (reachM[j] >= 0) {
-      targets.push(b.entryNode);
-      maxCostM = Math.max(maxCostM, reachM[j]);
-    }
-  });
-  return { reachM, targets, maxCostM };
+    reachM[j] = best;
+    if (best >= 0 && best > maxCostM) maxCostM = best;
+  }
+  return maxCostM;
 }

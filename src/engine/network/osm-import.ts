@@ -1,4 +1,4 @@
-import { badRequest } from "../../domain/errors.js";
+import { EngineError } from "../errors.js";
 import { openOsmReader, type OsmReader } from "./osm-reader.js";
 import { isRoutableWay } from "./osm-tags.js";
 import { NodeTable, splitWays, withoutRepeatedRefs, type RoutableWay } from "./split-ways.js";
@@ -85,6 +85,6 @@ async function unreadableAsBadFile<T>(file: string, pass: Promise<T>): Promise<T
   try {
     return await pass;
   } catch (err) {
-    throw badRequest("invalid_osm_file", `cannot read OSM file "${file}": ${(err as Error).message}`);
+    throw new EngineError("invalid_osm_file", (err as Error).message, file);
   }
 }

@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { badRequest } from "../../domain/errors.js";
+import { EngineError } from "../errors.js";
 import type { Tags } from "./osm-tags.js";
 import { PbfReader } from "./osm-pbf.js";
 import { XmlReader } from "./osm-xml.js";
@@ -44,10 +44,7 @@ export async function openOsmReader(file: string): Promise<OsmReader> {
   const lower = file.toLowerCase();
   if (lower.endsWith(".pbf")) return new PbfReader(file);
   if (/\.(osm|xml)(\.gz)?$/.test(lower)) return new XmlReader(file, await isGzip(file));
-  throw badRequest(
-    "unsupported_osm_file",
-    `unknown OSM file type "${file}": expected .osm.pbf, .osm or .osm.gz`,
-  );
+  throw new EngineError("unsupported_osm_file", "expected .osm.pbf, .osm or .osm.gz", file);
 }
 
 async function isGzip(file: string): Promise<boolean> {

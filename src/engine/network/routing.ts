@@ -126,6 +126,11 @@ export class DijkstraWorkspace implements ShortestPathTree {
     return this;
   }
 
+  /** Nodes the latest search reached (finite cost), in the order first reached; valid until the next search. */
+  reachedNodes(): Int32Array {
+    return this.touched.subarray(0, this.touchedCount);
+  }
+
   private csrWeightsOf(weights: Float64Array): Float64Array {
     let slots = this.csrWeights.get(weights);
     if (!slots) {

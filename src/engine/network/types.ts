@@ -1,27 +1,9 @@
 /** Position as GeoJSON orders it: [longitude, latitude]. */
 export type LonLat = [number, number];
 
-/** Road classes Streetflow reports; every `*_link` highway becomes `ramp`. */
-export const ROAD_CLASSES = [
-  "motorway",
-  "trunk",
-  "primary",
-  "secondary",
-  "tertiary",
-  "unclassified",
-  "residential",
-  "living_street",
-  "service",
-  "ramp",
-  "track",
-  "road",
-  "pedestrian",
-  "footway",
-  "cycleway",
-  "path",
-  "steps",
-] as const;
-export type RoadClass = (typeof ROAD_CLASSES)[number];
+// Road classes are shared vocabulary (the web client draws them): src/shared holds the list.
+import type { RoadClass } from "../../shared/vocabulary.js";
+export { ROAD_CLASSES, type RoadClass } from "../../shared/vocabulary.js";
 
 /** The vendor interface's coarse road type of a line zone. */
 export type RoadType = "Primary" | "Secondary" | "Local" | "Ramp";

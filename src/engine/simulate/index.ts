@@ -33,6 +33,7 @@ export {
   type MonthFiles,
   type WriteSummary,
 } from "./writers.js";
+import { EngineError } from "../errors.js";
 
 export interface SimulateOptions extends PopulationOptions {
   /** First and last month simulated, inclusive ("YYYY-MM", UTC). */
@@ -292,12 +293,17 @@ function validate(opts: SimulateOptions): void {
     ["from", opts.from],
     ["to", opts.to],
   ] as const) {
-    if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw new Error(`${name} must be YYYY-MM, got ${value}`);
+    if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value))
+      throw new EngineError("invalid_option", `${name} must be YYYY-MM, got ${value}`);
   }
-  if (opts.from > opts.to) throw new Error(`from ${opts.from} is after to ${opts.to}`);
-  if (!(opts.tripsPerDay > 0)) throw new Error("tripsPerDay must be positive");
-  if (!Number.isInteger(opts.seed)) throw new Error("seed must be an integer");
-  if (opts.devices !== undefined && !(opts.devices >= 1)) throw new Error("devices must be at least 1");
-  if (opts.samplingS !== undefined && !(opts.samplingS > 0)) throw new Error("samplingS must be positive");
-  if (opts.noiseM !== undefined && !(opts.noiseM >= 0)) throw new Error("noiseM must be ≥ 0");
+  if (opts.from > opts.to)
+    throw new EngineError("invalid_option", `from ${opts.from} is after to ${opts.to}`);
+  if (!(opts.tripsPerDay > 0)) throw new EngineError("invalid_option", "tripsPerDay must be positive");
+  if (!Number.isInteger(opts.seed)) throw new EngineError("invalid_option", "seed must be an integer");
+  if (opts.devices !== undefined && !(opts.devices >= 1))
+    throw new EngineError("invalid_option", "devices must be at least 1");
+  if (opts.samplingS !== undefined && !(opts.samplingS > 0))
+    throw new EngineError("invalid_option", "samplingS must be positive");
+  if (opts.noiseM !== undefined && !(opts.noiseM >= 0))
+    throw new EngineError("invalid_option", "noiseM must be ≥ 0");
 }

@@ -3,6 +3,7 @@ import type { LonLat, RoadClass } from "../network/types.js";
 import type { TraceSource, VehicleClass } from "../trips/types.js";
 import { accessModeOf, VEHICLE_CLASSES } from "../trips/types.js";
 import { cumulativeOf, Rng } from "./rng.js";
+import { EngineError } from "../errors.js";
 
 /** A place on the network: a point part-way along one segment's geometry. */
 export interface Anchor {
@@ -282,7 +283,7 @@ export const DEFAULT_NOISE_M: Record<TraceSource, number> = { lbs: 10, telematic
 export function vehicleMixOf(mix?: Partial<Record<VehicleClass, number>>): Record<VehicleClass, number> {
   const merged = { ...DEFAULT_VEHICLE_MIX, ...(mix ?? {}) };
   const total = VEHICLE_CLASSES.reduce((sum, c) => sum + Math.max(0, merged[c]), 0);
-  if (!(total > 0)) throw new Error("vehicle mix has no positive share");
+  if (!(total > 0)) throw new EngineError("invalid_option", "vehicle mix has no positive share");
   return Object.fromEntries(VEHICLE_CLASSES.map((c) => [c, Math.max(0, merged[c]) / total])) as Record<
     VehicleClass,
     number

@@ -5,6 +5,7 @@ import { dayFactor, dayTypeOf, departureSecond } from "./demand.js";
 import { buildLandscape, type Anchor, type Landscape } from "./population.js";
 import { cumulativeOf, Rng } from "./rng.js";
 import { RoutePlanner, type RouteStep } from "./routes.js";
+import { EngineError } from "../errors.js";
 
 /**
  * Transit riders: people who walk to a stop, ride a bus along one of the network's `route=bus`
@@ -62,7 +63,7 @@ export class TransitSimulation {
     routes: readonly TransitRoute[],
     private readonly opts: TransitOptions,
   ) {
-    if (!(opts.ridersPerDay > 0)) throw new Error("ridersPerDay must be positive");
+    if (!(opts.ridersPerDay > 0)) throw new EngineError("invalid_option", "ridersPerDay must be positive");
     this.lines = [
       ...routes.filter((r) => r.kind === "bus").map((r) => busLine(network, r)),
       ...railLines(

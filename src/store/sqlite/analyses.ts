@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { conflict } from "../../domain/errors.js";
-import type { AnalysisRepo, AnalysisState, StoredAnalysis } from "../types.js";
+import { NameTakenError, type AnalysisRepo } from "../../app/ports/store.js";
+import { type AnalysisState, type StoredAnalysis } from "../../domain/records.js";
 import type { Sync } from "./async-port.js";
 
 interface AnalysisRow {
@@ -59,11 +59,7 @@ export class SqliteAnalyses implements Sync<AnalysisRepo> {
         );
     } catch (e) {
       if (e instanceof Error && "code" in e && String(e.code).startsWith("SQLITE_CONSTRAINT_UNIQUE"))
-        throw conflict(
-          "analysis_name_taken",
-          `an analysis named "${spec.name}" already exists`,
-          "analysis_name",
-        );
+        throw new NameTakenError("analysis", spec.name);
       throw e;
     }
     return this.getByUuid(spec.uuid)!;

@@ -1,16 +1,16 @@
 import type Database from "better-sqlite3";
 import {
   emptySegmentMonth,
-  type CountsResultRepo,
   type SegmentMonthStats,
   type SegmentStatCell,
+} from "../../engine/counts/segment-stats.js";
+import {
+  type CountsResultRepo,
   type SegmentStatsQuery,
   type SegmentStatsRepo,
-  type StoredCountsResult,
-  type UsageRecord,
   type UsageRepo,
-  type UsageTotals,
-} from "../types.js";
+} from "../../app/ports/store.js";
+import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "./segment-month-pack.js";
 import { statementCache } from "./statements.js";
 import type { Sync } from "./async-port.js";

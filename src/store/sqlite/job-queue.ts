@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Job, JobQueue, JobState } from "../../jobs/queue.js";
+import type { Job, JobQueue, JobState } from "../../app/ports/job-queue.js";
 import type { Sync } from "./async-port.js";
 
 interface JobRow {

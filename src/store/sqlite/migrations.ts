@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { SegmentStatCell } from "../types.js";
+import type { SegmentStatCell } from "../../engine/counts/segment-stats.js";
 import { SegmentMonthCounters } from "./segment-month-pack.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 

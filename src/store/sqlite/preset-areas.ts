@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import type { PresetArea, PresetAreaRepo } from "../types.js";
+import type { PresetArea } from "../../domain/records.js";
+import type { PresetAreaRepo } from "../../app/ports/store.js";
 import type { Sync } from "./async-port.js";
 
 interface PresetAreaRow {

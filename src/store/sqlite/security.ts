@@ -4,11 +4,11 @@ import type {
   ApiKeyRecord,
   AuditEntry,
   FailureRecord,
-  SecurityRepo,
   SessionRecord,
   UserRecord,
   UserRole,
-} from "../types.js";
+} from "../../domain/records.js";
+import type { SecurityRepo } from "../../app/ports/store.js";
 import { statementCache } from "./statements.js";
 import { createHash } from "node:crypto";
 import type { Sync } from "./async-port.js";

@@ -1,11 +1,17 @@
-import { SEGMENT_COUNT_CLASSES } from "../../engine/trips/codes.js";
-import { TRACE_SOURCES, TRIP_PURPOSES } from "../../engine/trips/types.js";
+import {
+  checkedCodeTable,
+  CODE_TABLE_VERSION,
+  StoredFormatError,
+  TRIP_PURPOSE_CODES,
+  TRIP_PURPOSE_OF_CODE,
+} from "../../engine/trips/codes.js";
+import type { TraceSource, VehicleClass } from "../../engine/trips/types.js";
 import {
   SPEED_BINS,
   type SegmentMonthStats,
   type SegmentStatCell,
-  type SegmentStatsQuery,
-} from "../types.js";
+} from "../../engine/counts/segment-stats.js";
+import { type SegmentStatsQuery } from "../../app/ports/store.js";
 
 /**
  * The packed layout of segment counts: one row per segment × month holding every cell the trip
@@ -20,36 +26,55 @@ import {
  * - details, read only for the histogram, purpose and income fields: header, then (cell << 8 | counter)
  *   keys and counts (uint32), where counter is a speed bin, a purpose or an income band.
  * Numbers are in the machine's byte order, as in the trip chunks (little-endian on x86-64 and ARM64).
+ *
+ * Header (8 bytes): uint32 number of entries, uint16 format, uint16 code table (trip purposes are
+ * counters by their code in codes.ts). Format 1 (the first release) wrote the format as a uint32,
+ * which reads as code table 0: version 1's codes. Format 2 names its table; the cell layout is the same.
+ * An unknown format or a newer code table is a StoredFormatError, never a misread.
  */
 
-/** Written into every BLOB's header; a layout change bumps it and comes with its own migration. */
-const PACK_FORMAT = 1;
+/** Written into every new BLOB's header; a cell layout change bumps it and keeps reading the older ones. */
+export const PACK_FORMAT = 2;
 const HEADER_BYTES = 8;
 
-// Value orders follow the text order of the former per-cell table's primary key, so sums visit
-// cells in the same order as SQLite's SUM did there (see addTotals).
-const DIRECTIONS = ["against", "with"] as const;
-// The classes segment counts tally, not every class a trip may have: bus and rail riders are left
-// out (codes.ts), so the layout of format 1 holds.
-const CLASSES = [...SEGMENT_COUNT_CLASSES].sort();
-const SOURCES = [...TRACE_SOURCES].sort();
-const SLOTS = DIRECTIONS.length * CLASSES.length * SOURCES.length;
+/**
+ * The cell layout of formats 1 and 2, written out: a value's slot in its dimension. Slots follow the
+ * text order of the former per-cell table's primary key, so sums visit cells in the same order as
+ * SQLite's SUM did there (see addTotals). Fixed for these formats: tallying another class or source
+ * needs a new format (with more slots per cell), never a renumbering of these.
+ */
+const DIRECTION_SLOTS: Readonly<Record<"against" | "with", number>> = { against: 0, with: 1 };
+const CLASS_SLOTS: Readonly<Partial<Record<VehicleClass, number>>> = {
+  bicycle: 0,
+  heavy_commercial: 1,
+  medium_commercial: 2,
+  pedestrian: 3,
+  personal: 4,
+};
+const SOURCE_SLOTS: Readonly<Record<TraceSource, number>> = { lbs: 0, telematics: 1 };
+const [DIRECTIONS, CLASSES, SOURCES] = [DIRECTION_SLOTS, CLASS_SLOTS, SOURCE_SLOTS].map(
+  (slots) => Object.keys(slots).length,
+);
+const SLOTS = DIRECTIONS * CLASSES * SOURCES;
 /** Cells of one segment-month. */
 export const CELLS = 7 * 24 * SLOTS;
 
-/** Detail counters of a cell: speed bins 0..SPEED_BINS-1, then purposes, then income bands 0..127. */
+/** Detail counters of a cell: speed bins 0..SPEED_BINS-1, then purposes by code, then income bands 0..127. */
 const PURPOSE_COUNTER = 64;
 const INCOME_COUNTER = 128;
 const MAX_COUNT = 0xffff_ffff;
 
+const slotOf = (slots: Readonly<Record<string, number | undefined>>, value: string) =>
+  Object.hasOwn(slots, value) ? (slots[value] ?? -1) : -1;
+
 /** A cell's index, or -1 when a value is outside the layout. */
 function indexOf(dayOfWeek: number, hour: number, direction: string, vehicleClass: string, source: string) {
-  const d = DIRECTIONS.indexOf(direction as (typeof DIRECTIONS)[number]);
-  const c = CLASSES.indexOf(vehicleClass as (typeof CLASSES)[number]);
-  const s = SOURCES.indexOf(source as (typeof SOURCES)[number]);
+  const d = slotOf(DIRECTION_SLOTS, direction);
+  const c = slotOf(CLASS_SLOTS, vehicleClass);
+  const s = slotOf(SOURCE_SLOTS, source);
   const inRange = Number.isInteger(dayOfWeek) && dayOfWeek >= 1 && dayOfWeek <= 7 && Number.isInteger(hour);
   if (!inRange || hour < 0 || hour > 23 || d < 0 || c < 0 || s < 0) return -1;
-  return ((((dayOfWeek - 1) * 24 + hour) * DIRECTIONS.length + d) * CLASSES.length + c) * SOURCES.length + s;
+  return ((((dayOfWeek - 1) * 24 + hour) * DIRECTIONS + d) * CLASSES + c) * SOURCES + s;
 }
 
 /** Which cells a query's filters select (1) — values outside the layout select nothing. */
@@ -193,7 +218,7 @@ export function addDetails(blob: Uint8Array, mask: Uint8Array, into: SegmentMont
   }
   const histogram = into.speedHistogram;
   for (let bin = 0; bin < SPEED_BINS; bin++) histogram[bin] = (histogram[bin] ?? 0) + counterSums[bin];
-  TRIP_PURPOSES.forEach((purpose, i) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + i));
+  TRIP_PURPOSE_OF_CODE.forEach((purpose, code) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + code));
   for (let band = 0; band < 256 - INCOME_COUNTER; band++)
     addCounter(into.incomes, String(band), INCOME_COUNTER + band);
 }
@@ -204,9 +229,9 @@ function addCounter(into: Record<string, number>, name: string, counter: number)
 }
 
 function purposeCounter(purpose: string): number {
-  const i = TRIP_PURPOSES.indexOf(purpose as (typeof TRIP_PURPOSES)[number]);
-  if (i < 0) throw new RangeError(`unknown trip purpose "${purpose}"`);
-  return PURPOSE_COUNTER + i;
+  const code = slotOf(TRIP_PURPOSE_CODES, purpose);
+  if (code < 0) throw new RangeError(`unknown trip purpose "${purpose}"`);
+  return PURPOSE_COUNTER + code;
 }
 
 function incomeCounter(band: string): number {
@@ -223,9 +248,8 @@ function checkedCount(n: number): number {
 }
 
 function header(buffer: ArrayBuffer, n: number): ArrayBuffer {
-  const words = new Uint32Array(buffer, 0, 2);
-  words[0] = n;
-  words[1] = PACK_FORMAT;
+  new Uint32Array(buffer, 0, 1)[0] = n;
+  new Uint16Array(buffer, 4, 2).set([PACK_FORMAT, CODE_TABLE_VERSION]);
   return buffer;
 }
 
@@ -234,9 +258,17 @@ function aligned(blob: Uint8Array): Uint8Array {
   return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
 }
 
+/** Entries of a BLOB, once its format and code table are known to this version. */
 function countOf(blob: Uint8Array): number {
-  const [n, format] = new Uint32Array(blob.buffer, blob.byteOffset, 2);
-  if (format !== PACK_FORMAT) throw new Error(`segment counts BLOB of unknown format ${format}`);
+  if (blob.byteLength < HEADER_BYTES) throw new StoredFormatError("segment counts BLOB without its header");
+  const n = new Uint32Array(blob.buffer, blob.byteOffset, 1)[0];
+  const [format, codeTable] = new Uint16Array(blob.buffer, blob.byteOffset + 4, 2);
+  if (format === 1 && codeTable === 0) return n;
+  if (format !== PACK_FORMAT)
+    throw new StoredFormatError(
+      `segment counts BLOB of format ${format} (this version reads 1 to ${PACK_FORMAT}): upgrade to read it`,
+    );
+  checkedCodeTable(codeTable, "segment counts BLOB");
   return n;
 }
 

@@ -1,34 +1,36 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { conflict } from "../../domain/errors.js";
-import type { LonLat, Segment, TransitRoute } from "../../engine/network/types.js";
-import type { JobQueue } from "../../jobs/queue.js";
+import type { Segment, TransitRoute } from "../../engine/network/types.js";
+import type { JobQueue } from "../../app/ports/job-queue.js";
 import type {
   AccountRepo,
   CountsResultRepo,
   SegmentStatsRepo,
   UsageRepo,
   AnalysisRepo,
+  NetworkRepo,
+  PresetAreaRepo,
+  Store,
+  TripRepo,
+  TripStatsRepo,
+  ZoneSetRepo,
+  NotificationRepo,
+  TagRepo,
+  SecurityRepo,
+} from "../../app/ports/store.js";
+import type {
   ApiKeyRecord,
   DayCount,
   DayTotal,
   NetworkImportInfo,
-  NetworkRepo,
   Organization,
-  PresetAreaRepo,
-  Store,
   StoredZoneSet,
-  TripRepo,
-  TripStatsRepo,
   UserRole,
   YearMonth,
-  ZoneSetRepo,
   ZoneSetSummary,
-  NotificationRepo,
-  TagRepo,
-  SecurityRepo,
-} from "../types.js";
+} from "../../domain/records.js";
+import { NameTakenError } from "../../app/ports/store.js";
 import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
@@ -39,6 +41,7 @@ import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
+import { packCoords, unpackCoords } from "../packed-coords.js";
 import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
 
 export interface SqliteStoreOptions {
@@ -158,8 +161,7 @@ class SqliteAccounts implements Sync<AccountRepo> {
         .prepare("INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)")
         .run(org.id, org.name, key(name), org.createdAt);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("organization_exists", `organization "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new NameTakenError("organization", name);
       throw e;
     }
     return org;
@@ -258,23 +260,6 @@ interface SegmentRow {
   to_node: number;
   access: number;
   coords: Buffer;
-}
-
-/** Coordinates as packed little-endian float64 pairs: compact and fast to load. */
-function packCoords(coords: LonLat[]): Buffer {
-  const arr = new Float64Array(coords.length * 2);
-  coords.forEach(([x, y], i) => {
-    arr[2 * i] = x;
-    arr[2 * i + 1] = y;
-  });
-  return Buffer.from(arr.buffer);
-}
-
-function unpackCoords(buf: Buffer): LonLat[] {
-  const arr = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  const out: LonLat[] = new Array(arr.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = [arr[2 * i], arr[2 * i + 1]];
-  return out;
 }
 
 class SqliteNetwork implements Sync<NetworkRepo> {
@@ -455,8 +440,7 @@ class SqliteZoneSets implements Sync<ZoneSetRepo> {
           zoneSetBboxJson(z.featureCollection),
         );
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw conflict("zone_set_name_taken", `a zone set named "${z.name}" already exists`, "zone_set_name");
+      if (isUniqueViolation(e)) throw new NameTakenError("zone_set", z.name);
       throw e;
     }
   }

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import type { NotificationRepo, TagRepo, TagSummary } from "../types.js";
+import type { NotificationRepo, TagRepo } from "../../app/ports/store.js";
+import type { TagSummary } from "../../domain/records.js";
 import type { Sync } from "./async-port.js";
 
 const nameKey = (name: string) => name.trim().toLowerCase();

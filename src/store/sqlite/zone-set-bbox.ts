@@ -1,5 +1,5 @@
 import { bboxOfCoordinates } from "../../engine/zones/geometry.js";
-import type { ZoneFeatureCollection } from "../types.js";
+import type { ZoneFeatureCollection } from "../../domain/records.js";
 
 /** The stored form of a zone set's bounding box: JSON [w, s, e, n], or NULL without positions. */
 export function zoneSetBboxJson(collection: ZoneFeatureCollection): string | null {

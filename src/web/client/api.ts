@@ -1,64 +1,19 @@
 /** The public Streetflow API as the page uses it. The key travels in a header, never in a URL. */
 
-export type Bbox = [number, number, number, number];
+import type {
+  Account,
+  AnalysisEntry,
+  Bbox,
+  NetworkInfo,
+  SegmentCollection,
+  SessionInfo,
+  ZoneSetSummary,
+} from "../../shared/responses.js";
 
-export interface NetworkInfo {
-  country: string;
-  segment_count: number;
-  imported_at: string;
-  /** IANA zone of the network's local clock (day types and parts). */
-  time_zone: string;
-  bbox: Bbox;
-  /** `YYYY-MM` of the latest month with stored trips; null without trips. */
-  last_trip_month: string | null;
-}
-
-export interface SegmentCollection {
-  type: "FeatureCollection";
-  features: GeoJSON.Feature<
-    GeoJSON.LineString,
-    { segment_id: number; road_class: string; name: string | null }
-  >[];
-  total: number;
-  truncated: boolean;
-}
-
-export interface ZoneSetSummary {
-  name: string;
-  uuid: string;
-  geom_type: string;
-  zone_count: number;
-  created_at: string;
-  /** [w, s, e, n] of the zones (in the list only). */
-  bbox?: Bbox | null;
-}
+// The response types are shared with the server, which builds its bodies against them.
+export type { Account, AnalysisEntry, Bbox, NetworkInfo, SegmentCollection, SessionInfo, ZoneSetSummary };
 
 export type ZoneSetCollection = GeoJSON.FeatureCollection & ZoneSetSummary;
-
-export interface AnalysisEntry {
-  name: string;
-  uuid: string;
-  status: string;
-  progress: number;
-  analysis_type: string;
-  travel_mode_type: string;
-  /** The road network it runs on. */
-  country: string;
-  created_at: string;
-  /** The metrics that can be downloaded (empty until Data Available). */
-  metrics: string[];
-  /** The shapefiles (zips) that can be downloaded, like metrics (Data Available only). */
-  shapefiles?: string[];
-  /** The organization's tags this analysis carries. */
-  tags: string[];
-  failure_reason?: string;
-}
-
-export interface Account {
-  organization: { name: string };
-  key: { prefix: string; label: string | null };
-  users: { email: string }[];
-}
 
 /** A failed request, with the API's error code and message when it sent one. */
 export class ApiError extends Error {
@@ -73,13 +28,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-/** The signed-in user of a web session (GET /auth/session, POST /auth/sign-in). */
-export interface SessionInfo {
-  user: { email: string; role: "admin" | "analyst" | "viewer" };
-  organization: { name: string };
-  csrf_token: string;
 }
 
 /**

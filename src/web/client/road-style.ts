@@ -3,6 +3,7 @@
  * hue or lightness, far enough apart (CIEDE2000, checked in test/unit/web-road-style.test.ts) to tell the
  * classes apart on the map; classes of one entry share its style. Unknown classes draw thin grey.
  */
+import type { RoadClass } from "../../shared/vocabulary.js";
 export interface RoadStyle {
   colour: string;
   width: number;
@@ -10,7 +11,7 @@ export interface RoadStyle {
 
 /** One legend entry: the classes it covers and how they are drawn. */
 export interface RoadLegendEntry extends RoadStyle {
-  classes: string[];
+  classes: RoadClass[];
 }
 
 export const ROAD_LEGEND: RoadLegendEntry[] = [

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../../src/app/accounts.js";
 import { callApi, signedInPage, type BrowserEnv, type WebServer } from "../../helpers/browser.js";
 import { runCli } from "../../helpers/server.js";
 import { boxFeature, monacoDistricts } from "../../helpers/zones.js";

@@ -2,7 +2,7 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../../src/app/accounts.js";
 import { callApi, signedInPage, type BrowserEnv, type WebServer } from "../../helpers/browser.js";
 
 /**

@@ -1,7 +1,7 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../../src/app/accounts.js";
 import { callApi, type BrowserEnv, type WebServer } from "../../helpers/browser.js";
 import { demoPassword, runCli } from "../../helpers/server.js";
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import JSZip from "jszip";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../../src/app/accounts.js";
 import { callApi, eventually, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
 import { demoPassword, runCli } from "../../helpers/server.js";
 import { monacoDistricts } from "../../helpers/zones.js";

@@ -1,7 +1,7 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_EMAIL } from "../../../src/domain/accounts.js";
+import { DEMO_EMAIL } from "../../../src/app/accounts.js";
 import { callApi, eventually, signedInPage, type WebServer, type BrowserEnv } from "../../helpers/browser.js";
 import { zippedShapefile } from "../../helpers/shapefile.js";
 

@@ -1,34 +1,10 @@
 /** The analysis routes of the public API, typed for this view (the shared client stays generic). */
 import type { FeatureCollection } from "geojson";
-import type { AnalysisEntry, StreetflowApi } from "../../api.js";
+import type { StreetflowApi } from "../../api.js";
+import type { AnalysisDetail } from "../../../../shared/responses.js";
 import type { UsRange } from "./form-logic.js";
 
-export interface NamedSlice {
-  name: string;
-  code: string;
-  /** As in the metric rows, e.g. `2: Peak AM (6am-10am)`. */
-  label: string;
-}
-
-/** GET /api/v2/analyses/{uuid}: a list entry plus the parameters the analysis was created with. */
-export interface AnalysisDetail extends AnalysisEntry {
-  started_at: string | null;
-  finished_at: string | null;
-  output_type: string;
-  country: string;
-  oz_sets: { name: string; uuid: string }[];
-  dz_sets: { name: string; uuid: string }[];
-  date_ranges: UsRange[];
-  day_types: NamedSlice[];
-  day_parts: NamedSlice[];
-  traveler_attributes: boolean;
-  trip_attributes: boolean;
-  unit_of_measurement: string;
-  description: string | null;
-  tags: string[];
-  /** OD_Preset_Geography: the preset geography of the destinations. */
-  geography_type?: string;
-}
+export type { AnalysisDetail, NamedSlice } from "../../../../shared/responses.js";
 
 const enc = encodeURIComponent;
 

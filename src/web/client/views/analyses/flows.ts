@@ -2,12 +2,13 @@
  * Origin-destination flows from an OD metric CSV (od_all, od_pers, od_comm), DOM-free: reading, slicing by
  * device type / day type / day part, top-N, sorting, the day-part profile and the flow-map features.
  */
+import { OD_METRICS as SHARED_OD_METRICS } from "../../../../shared/vocabulary.js";
 import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 
 /** The OD metrics a flow map can show, in the order offered. */
-export const OD_METRICS = ["od_all", "od_pers", "od_comm", "od_bike", "od_ped", "od_bus", "od_rail"];
+export const OD_METRICS: readonly string[] = SHARED_OD_METRICS;
 
 export interface OdFlow {
   deviceType: string;

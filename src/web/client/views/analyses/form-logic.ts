@@ -3,11 +3,19 @@
  * request body, and which form field a server issue belongs to.
  */
 
+import {
+  DEFAULT_DAY_PARTS,
+  DEFAULT_DAY_TYPES,
+  NON_VEHICLE_TRAVEL_MODES,
+  TRAVEL_MODES as SHARED_TRAVEL_MODES,
+  type AnalysisTypeName,
+  type OutputType,
+  type TravelModeName,
+} from "../../../../shared/vocabulary.js";
+
 /** A period as the API writes it: MM/DD/YYYY, both ends inclusive. */
-export interface UsRange {
-  start_date: string;
-  end_date: string;
-}
+export type { UsRange } from "../../../../shared/responses.js";
+import type { UsRange } from "../../../../shared/responses.js";
 
 /** A period as date inputs hold it: YYYY-MM-DD ("" when empty). */
 export interface IsoRange {
@@ -20,25 +28,30 @@ export interface Issue {
   message: string;
 }
 
-/** The travel modes of the API (docs/analyses.md) with the words the form shows. */
-export const TRAVEL_MODES: { value: string; label: string }[] = [
-  { value: "All_Vehicles", label: "All vehicles" },
-  { value: "All_Vehicles_LBS_Plus", label: "All vehicles, location-based devices only" },
-  { value: "All_Vehicles_CVD_Plus", label: "All vehicles, connected vehicles only" },
-  { value: "All_Vehicles_By_Weight", label: "All vehicles, commercial by weight" },
-  { value: "Personal", label: "Personal vehicles" },
-  { value: "Truck", label: "Trucks" },
-  { value: "Bus", label: "Bus riders" },
-  { value: "Rail", label: "Rail riders" },
-  { value: "Bicycle", label: "Bicycles" },
-  { value: "Pedestrian", label: "Pedestrians" },
-];
+const TRAVEL_MODE_LABELS: Record<TravelModeName, string> = {
+  All_Vehicles: "All vehicles",
+  All_Vehicles_LBS_Plus: "All vehicles, location-based devices only",
+  All_Vehicles_CVD_Plus: "All vehicles, connected vehicles only",
+  All_Vehicles_By_Weight: "All vehicles, commercial by weight",
+  Personal: "Personal vehicles",
+  Truck: "Trucks",
+  Bus: "Bus riders",
+  Rail: "Rail riders",
+  Bicycle: "Bicycles",
+  Pedestrian: "Pedestrians",
+};
+
+/** The travel modes of the API (src/shared/vocabulary.ts, docs/analyses.md) with the words the form shows. */
+export const TRAVEL_MODES: { value: TravelModeName; label: string }[] = SHARED_TRAVEL_MODES.map((value) => ({
+  value,
+  label: TRAVEL_MODE_LABELS[value],
+}));
 
 /**
  * The output types of the API (docs/analyses.md, Output types) with the words and one-line hint the form
  * shows. Which ones a request may use (calibration, pass-through zones) the server decides.
  */
-export const OUTPUT_TYPES: { value: string; label: string; hint: string }[] = [
+export const OUTPUT_TYPES: { value: OutputType; label: string; hint: string }[] = [
   { value: "index", label: "Index", hint: "Trips per day expanded to a panel of 10,000 devices." },
   {
     value: "volume",
@@ -59,18 +72,11 @@ export const OUTPUT_TYPES: { value: string; label: string; hint: string }[] = [
 ];
 
 /** Modes whose counts are not vehicles: the API refuses volume output for them. */
-export const NON_VEHICLE_MODES = ["Bus", "Rail", "Bicycle", "Pedestrian"];
+export const NON_VEHICLE_MODES: readonly string[] = NON_VEHICLE_TRAVEL_MODES;
 
 /** The API's default day types and day parts (`<name>|<code>`), offered as checkboxes. */
-export const DAY_TYPES = ["Average Day|17", "Average Weekday|14", "Average Weekend Day|67"];
-export const DAY_PARTS = [
-  "All Day|0023",
-  "Early AM|0005",
-  "Peak AM|0609",
-  "Mid-Day|1014",
-  "Peak PM|1518",
-  "Late PM|1923",
-];
+export const DAY_TYPES: readonly string[] = DEFAULT_DAY_TYPES;
+export const DAY_PARTS: readonly string[] = DEFAULT_DAY_PARTS;
 
 export const MAX_NAME_LENGTH = 50;
 
@@ -137,7 +143,7 @@ export function checkDateRanges(ranges: IsoRange[], supported: UsRange[] | null)
 
 /** What the form asks for besides the origin zone sets, per analysis type. */
 export interface AnalysisTypeChoice {
-  value: string;
+  value: AnalysisTypeName;
   label: string;
   /** Destination zone sets (dz_sets). */
   destinations: boolean;

@@ -100,7 +100,7 @@ function describeItem(item: string): string {
 function namedItemGroup(
   legend: string,
   field: string,
-  defaults: string[],
+  defaults: readonly string[],
   slots: Map<string, Slot>,
   more: { label: string; example: string },
 ): { group: HTMLFieldSetElement; items: () => string[] } {

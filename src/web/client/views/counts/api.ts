@@ -17,14 +17,8 @@ export interface DateRanges {
   years: { year: number }[];
 }
 
-export interface Place {
-  name: string;
-  point: LonLat;
-  bbox: Bbox;
-  segment_count: number;
-  length_m: number;
-  road_class: string;
-}
+export type { Place } from "../../../../shared/responses.js";
+import type { Place } from "../../../../shared/responses.js";
 
 export interface MonthMetrics {
   year_month: string;

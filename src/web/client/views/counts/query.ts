@@ -4,40 +4,62 @@
  * quota cost of a metrics call. No DOM here, so it is unit-tested under Node.
  */
 
+import {
+  COUNTS_DAY_TYPES,
+  COUNTS_MODES,
+  DAY_PARTS as SHARED_DAY_PARTS,
+  DIRECTIONS as SHARED_DIRECTIONS,
+  type CountsDayType,
+  type CountsModeName,
+  type Direction,
+  type MetricField,
+} from "../../../../shared/vocabulary.js";
+
 export type LonLat = [number, number];
 
-export const MODES = [
-  { value: "vehicle", label: "Vehicles" },
-  { value: "truck", label: "Trucks" },
-  { value: "bike", label: "Bicycles" },
-  { value: "ped", label: "Pedestrians" },
-] as const;
+/** A choice of the panel: the API's value (src/shared/vocabulary.ts) and the words shown for it. */
+interface Choice<T> {
+  value: T;
+  label: string;
+}
 
-export const DAY_TYPES = [
-  { value: "all", label: "All days" },
-  { value: "weekday", label: "Weekdays (Mon–Fri)" },
-  { value: "weekend", label: "Weekend (Sat–Sun)" },
-  ...["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map((d) => ({
-    value: d,
-    label: d[0].toUpperCase() + d.slice(1),
-  })),
-] as const;
+const choices = <T extends string>(values: readonly T[], labels: Record<T, string>): Choice<T>[] =>
+  values.map((value) => ({ value, label: labels[value] }));
 
-/** Day parts by index, hours inclusive. */
-export const DAY_PARTS = [
-  { value: 0, label: "All day (00–23 h)" },
-  { value: 1, label: "Early AM (00–05 h)" },
-  { value: 2, label: "Peak AM (06–09 h)" },
-  { value: 3, label: "Mid-day (10–14 h)" },
-  { value: 4, label: "Peak PM (15–18 h)" },
-  { value: 5, label: "Late PM (19–23 h)" },
-] as const;
+export const MODES = choices<CountsModeName>(COUNTS_MODES, {
+  vehicle: "Vehicles",
+  truck: "Trucks",
+  bike: "Bicycles",
+  ped: "Pedestrians",
+});
 
-export const DIRECTIONS = [
-  { value: "bidirectional", label: "Both directions" },
-  { value: "with", label: "Along the segment's drawing direction" },
-  { value: "against", label: "Against the drawing direction" },
-] as const;
+const capitalised = (d: string) => d[0].toUpperCase() + d.slice(1);
+
+export const DAY_TYPES = choices(Object.keys(COUNTS_DAY_TYPES) as CountsDayType[], {
+  all: "All days",
+  weekday: "Weekdays (Mon–Fri)",
+  weekend: "Weekend (Sat–Sun)",
+  ...(Object.fromEntries(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map((d) => [
+      d,
+      capitalised(d),
+    ]),
+  ) as Record<Exclude<CountsDayType, "all" | "weekday" | "weekend">, string>),
+});
+
+const hours = (h: number) => String(h).padStart(2, "0");
+
+/** Day parts by index, hours inclusive: "Mid-day (10–14 h)". */
+export const DAY_PARTS: Choice<number>[] = SHARED_DAY_PARTS.map((p) => ({
+  value: p.index,
+  label: `${p.name.replace(/\bDay\b/, "day")} (${hours(p.startHour)}–${hours(p.endHour)} h)`,
+}));
+
+export const DIRECTIONS = choices<Direction>(SHARED_DIRECTIONS, {
+  bidirectional: "Both directions",
+  with: "Along the segment's drawing direction",
+  against: "Against the drawing direction",
+});
 
 /**
  * Radius bounds in metres. The API takes up to 50 km, but a city radius of a few kilometres already selects
@@ -46,9 +68,19 @@ export const DIRECTIONS = [
 export const RADIUS_M = { min: 25, max: 5_000, step: 25, initial: 300 } as const;
 
 /** Columns of the map's metrics call (each charged per selected segment). */
-export const MAP_FIELDS = ["segment_id", "trips_volume", "vmt", "avg_speed", "road_class"] as const;
+export const MAP_FIELDS = [
+  "segment_id",
+  "trips_volume",
+  "vmt",
+  "avg_speed",
+  "road_class",
+] as const satisfies readonly MetricField[];
 /** Columns of a segment's monthly series. */
-export const MONTHLY_FIELDS = ["year_month", "trips_volume", "avg_speed"] as const;
+export const MONTHLY_FIELDS = [
+  "year_month",
+  "trips_volume",
+  "avg_speed",
+] as const satisfies readonly MetricField[];
 
 /** `data_version` the page sends (echoed by the API). */
 export const DATA_VERSION = 1;

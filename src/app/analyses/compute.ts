@@ -1,0 +1,80 @@
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import type { Network } from "../../engine/network/network.js";
+import type { Store } from "../ports/store.js";
+import { toCsv } from "../../engine/analysis/csv.js";
+import { samplePeriods } from "./od-review.js";
+import { computeOdMetrics } from "./od-metrics.js";
+import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
+import { computeOdMfMetrics } from "./od-mf-metrics.js";
+import { computeSegmentMetrics } from "./segment-metrics.js";
+import { computeAadtMetrics } from "./aadt-metrics.js";
+
+/** What a compute function may use. It runs in a worker thread over a read-only store. */
+export interface ComputeContext {
+  store: Store;
+  networks: { get(country: string): Promise<Network | null> };
+  /** Fraction done, 0..1; shown as the analysis' progress. */
+  onProgress(fraction: number): void;
+}
+
+/** Metric name → CSV text (header row first). The keys become the analysis' downloadable metrics. */
+export type MetricCsvs = Record<string, string>;
+
+/**
+ * The contract every analysis computation implements. It must be
+ * deterministic for a spec and data, must not write to the store (the runner
+ * stores the results), and throws an Error whose message a user can act on
+ * when the analysis cannot be computed (it becomes the failure reason).
+ */
+export type ComputeAnalysis = (spec: AnalysisSpec, ctx: ComputeContext) => Promise<MetricCsvs> | MetricCsvs;
+
+export const SAMPLE_SIZE_HEADER = [
+  "data_period",
+  "day_type",
+  "mode_of_travel",
+  "days_with_data",
+  "approximate_device_count",
+  "approximate_trip_count",
+];
+
+/**
+ * Sample size from the stored per-day tallies: for each requested period and
+ * day type, the days with trips of the travel mode, the trips on them, and the
+ * largest daily device count (devices are tallied per day, so distinct devices
+ * over a period are not known; the daily peak is a lower bound).
+ */
+export async function sampleSizeCsv(spec: AnalysisSpec, store: Store): Promise<string> {
+  const rows = (await samplePeriods(spec, store)).map((p) => [
+    p.data_period,
+    p.day_type,
+    spec.travelMode,
+    p.days_with_data,
+    p.approximate_device_count,
+    p.approximate_trip_count,
+  ]);
+  return toCsv(SAMPLE_SIZE_HEADER, rows);
+}
+
+/** The metrics of each analysis type, by its canonical name (see domain/analyses/catalogue.ts). */
+const METRICS_OF_TYPE: Record<
+  string,
+  (spec: AnalysisSpec, ctx: ComputeContext) => MetricCsvs | Promise<MetricCsvs>
+> = {
+  OD_Analysis: computeOdMetrics,
+  // The OD computation with the preset geography's areas as destination zones.
+  OD_Preset_Geography: computeOdMetrics,
+  Zone_Activity_Analysis: computeZoneActivityMetrics,
+  OD_MF_Analysis: computeOdMfMetrics,
+  Segment_Analysis: computeSegmentMetrics,
+  AADT: computeAadtMetrics,
+};
+
+/** Any analysis type: its metrics from the stored trips, and the sample behind them. */
+export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
+  const metricsOf = METRICS_OF_TYPE[spec.analysisType];
+  if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
+  const metrics = await metricsOf(spec, ctx);
+  metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
+  ctx.onProgress(1);
+  return metrics;
+};

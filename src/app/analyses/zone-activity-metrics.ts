@@ -1,0 +1,65 @@
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
+import { ZoneActivity, type ZoneActivityRow } from "../../engine/analysis/zone-activity.js";
+import type { VehicleClass } from "../../engine/trips/types.js";
+import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { aggregateOd, ALL, COMMERCIAL, groupNames, PERSONAL, ZONE_ROW_COLUMNS } from "./od-metrics.js";
+
+export const ZA_COLUMNS = [
+  ...ZONE_ROW_COLUMNS,
+  "average_daily_zone_traffic",
+  "avg_trip_duration",
+  "avg_trip_length",
+];
+
+const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
+
+/**
+ * Zone_Activity_Analysis: `za_all`, and `za_pers` / `za_comm` where the travel mode has those
+ * vehicles. The scan is OD_Analysis' with the zone set on both sides, so zone assignment, day slicing,
+ * expansion and volume calibration are the same.
+ */
+export async function computeZoneActivityMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
+  const activity = new ZoneActivity();
+  const both = {
+    ...spec,
+    destinationSets: spec.originSets,
+    tripAttributes: false,
+    travelerAttributes: false,
+  };
+  const { aggregator, origins, scale } = await aggregateOd(both, ctx, (seen) => activity.add(seen));
+  const rows = activity.rows(aggregator.dayCounts(), scale);
+  const names = groupNames(spec);
+  const zones = origins.compiled.zones;
+  const csv = (wanted: number[]) =>
+    toCsv(
+      ZA_COLUMNS,
+      rows
+        .filter((r) => wanted.includes(r.group))
+        .map((r): CsvValue[] => {
+          const z = zones[r.zone];
+          return [
+            names[r.group],
+            z.id,
+            z.name,
+            z.isPass ? "yes" : "no",
+            z.direction === null ? "N/A" : z.direction,
+            spec.dayTypes[r.dayType].label,
+            spec.dayParts[r.dayPart].label,
+            r.traffic,
+            r.avgDurationMin,
+            round2(r.avgLengthM / METRES_PER_UNIT[spec.unit]),
+          ];
+        }),
+    );
+  const metrics: MetricCsvs = { za_all: csv([ALL]) };
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  if (has("personal") && spec.vehicleClasses.length > 1) metrics.za_pers = csv([PERSONAL]);
+  if (has("medium_commercial") || has("heavy_commercial"))
+    metrics.za_comm = csv(spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL]);
+  return metrics;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+export type { ZoneActivityRow };

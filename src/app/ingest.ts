@@ -1,0 +1,217 @@
+import { createHash } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { fail } from "../domain/errors.js";
+import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
+import type { Network } from "../engine/network/network.js";
+import { networkTimeZone } from "../domain/network-time-zone.js";
+import { LocalClock } from "../engine/time.js";
+import {
+  addCounts,
+  emptyIngestCounts,
+  ingestTraceFile,
+  type IngestCounts,
+  type TripMatcher,
+} from "../engine/ingest/pipeline.js";
+import { formatOf } from "../engine/ingest/open-input.js";
+import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
+import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
+import type { Runtime } from "../runtime.js";
+
+export interface IngestFilesOptions {
+  country: string;
+  source: TraceSource;
+  /** Class of points whose file has no vehicle class column. */
+  vehicleClass: VehicleClass;
+  matcher: TripMatcher;
+  /** Matched trips per store transaction. */
+  batchSize?: number;
+  /** How many problem messages the report keeps (the rest are only counted). */
+  maxProblems?: number;
+  onProgress?: (line: string) => void;
+  /** Aborting it (SIGTERM/SIGINT) stops the ingest after the batch in progress; see `IngestReport.interrupted`. */
+  signal?: AbortSignal;
+}
+
+export interface FileIngestReport {
+  path: string;
+  counts: IngestCounts;
+}
+
+export interface IngestReport {
+  files: FileIngestReport[];
+  totals: IngestCounts;
+  /** The first `maxProblems` bad-row and match-failure messages, `file:line: message`. */
+  problems: string[];
+  /** Problems beyond those kept. */
+  moreProblems: number;
+  /**
+   * Set when `signal` stopped the ingest (to the abort reason, e.g. "SIGTERM"): every stored batch is
+   * whole, the file being read is not recorded in the ingest runs, and the files after it were not read.
+   */
+  interrupted?: string;
+}
+
+/**
+ * Ingests trace files into a country's trip store, one after the other: read,
+ * split, match, store. Each file is recorded in the ingest runs. Re-running a
+ * file stores nothing new: its trips come back as duplicates.
+ */
+export async function ingestFiles(
+  rt: Runtime,
+  files: string[],
+  opts: IngestFilesOptions,
+): Promise<IngestReport> {
+  const country = opts.country.toLowerCase();
+  const paths = files.map((f) => resolve(f));
+  paths.forEach(assertReadableTrace);
+  const log = opts.onProgress ?? (() => {});
+  const maxProblems = opts.maxProblems ?? 20;
+  const report: IngestReport = { files: [], totals: emptyIngestCounts(), problems: [], moreProblems: 0 };
+  const onProblem = (message: string) => {
+    if (report.problems.length < maxProblems) report.problems.push(message);
+    else report.moreProblems++;
+  };
+
+  const cells = new SegmentCellAccumulator(
+    await requireNetwork(rt, country),
+    new LocalClock(await networkTimeZone(rt.store, country)),
+  );
+  for (const path of paths) {
+    const startedAt = new Date().toISOString();
+    log(`${path}: reading`);
+    const counts = await ingestTraceFile(path, {
+      source: opts.source,
+      vehicleClass: opts.vehicleClass,
+      matcher: opts.matcher,
+      sink: async (trips) => await storeTrips(rt, country, trips, cells),
+      batchSize: opts.batchSize,
+      onProblem,
+      onProgress: (c) => log(`${path}: ${progressLine(c)}`),
+      signal: opts.signal,
+    });
+    report.files.push({ path, counts });
+    addCounts(report.totals, counts);
+    if (counts.interrupted) {
+      report.interrupted = String(opts.signal?.reason ?? "interrupted");
+      log(`${path}: interrupted, ${progressLine(counts)}`);
+      // Compaction is skipped too: it only tidies storage, and the next run does it.
+      return report;
+    }
+    log(`${path}: done, ${progressLine(counts)}`);
+    await rt.store.trips.recordIngestRun({
+      country,
+      source: opts.source,
+      path,
+      sizeBytes: statSync(path).size,
+      sha256: await sha256Of(path),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      counts: { ...counts },
+    });
+  }
+  // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
+  const { chunksBefore, chunksAfter } = await rt.store.trips.compact(country);
+  if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
+  return report;
+}
+
+/**
+ * Stores trips that need no map matching (the transit generator's ground truth) as ingest stores
+ * matched ones: per-segment tallies with them, in batches, chunks compacted at the end.
+ */
+export async function storeMatchedTrips(
+  rt: Runtime,
+  country: string,
+  trips: Iterable<MatchedTrip>,
+  batchSize = 5000,
+): Promise<{ stored: number; duplicates: number }> {
+  const cells = new SegmentCellAccumulator(
+    await requireNetwork(rt, country),
+    new LocalClock(await networkTimeZone(rt.store, country)),
+  );
+  const totals = { stored: 0, duplicates: 0 };
+  let batch: MatchedTrip[] = [];
+  const flush = async () => {
+    const result = await storeTrips(rt, country, batch, cells);
+    totals.stored += result.inserted;
+    totals.duplicates += result.duplicates;
+    batch = [];
+  };
+  for (const trip of trips) if (batch.push(trip) >= batchSize) await flush();
+  if (batch.length > 0) await flush();
+  await rt.store.trips.compact(country);
+  return totals;
+}
+
+/** New trips and their per-segment tallies are written together: both or neither. */
+async function storeTrips(
+  rt: Runtime,
+  country: string,
+  trips: readonly MatchedTrip[],
+  cells: SegmentCellAccumulator,
+) {
+  return await rt.store.transaction(async () => {
+    const result = await rt.store.trips.appendTrips(country, trips);
+    for (const trip of result.stored) cells.addTrip(trip);
+    await rt.store.segmentStats.add(country, cells.drain());
+    return result;
+  });
+}
+
+async function requireNetwork(rt: Runtime, country: string): Promise<Network> {
+  const network = await rt.networks.get(country);
+  if (!network) throw fail("unknown_country", { country });
+  return network;
+}
+
+function assertReadableTrace(path: string): void {
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw fail("file_not_found", { path });
+  if (!formatOf(path)) throw fail("unknown_trace_format", { file: path, formats: TRACE_FILE_KINDS });
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** More trips stored than read is no mistake: say that the matcher split some (e.g. at a gap in the trace). */
+function splitNote(c: IngestCounts): string {
+  if (c.splitByMatcher === 0) return "";
+  const trips = c.splitByMatcher === 1 ? "1 trip" : `${n(c.splitByMatcher)} trips`;
+  return ` (the matcher split ${trips} into more, where the match broke off)`;
+}
+
+function progressLine(c: IngestCounts): string {
+  return `${n(c.pointsRead)} points, ${n(c.badRows)} bad rows, ${n(c.trips)} trips, ${n(c.stored)} stored${splitNote(c)}`;
+}
+
+/** The report as lines for the terminal. */
+export function formatIngestReport(r: IngestReport): string[] {
+  const t = r.totals;
+  const d = t.droppedPoints;
+  const lines = [
+    ...(r.interrupted ? [`interrupted:      by ${r.interrupted}, after the last whole batch`] : []),
+    `files:            ${r.files.length}`,
+    `points read:      ${n(t.pointsRead)}`,
+    `bad rows:         ${n(t.badRows)}`,
+    `points dropped:   ${n(d.jump)} jumps, ${n(d.outOfOrder)} out of order, ${n(d.duplicate)} duplicates, ${n(d.dwell)} at stops`,
+    `trips dropped:    ${n(t.droppedTrips.tooFewPoints)} too few points, ${n(t.droppedTrips.tooShort)} under 200 m, ${n(t.droppedTrips.zeroDuration)} without duration`,
+    `trips:            ${n(t.trips)}`,
+    `matched trips:    ${n(t.matchedTrips)} (${n(t.unmatchedTrips)} trips unmatched, ${n(t.matchErrors)} match errors, ${n(t.splitByMatcher)} split into more by the matcher)`,
+    `stored:           ${n(t.stored)} (${n(t.duplicates)} already stored)`,
+  ];
+  if (t.readErrors > 0) lines.push(`files cut short:  ${n(t.readErrors)} (unreadable part-way)`);
+  if (r.problems.length > 0) lines.push("problems:", ...r.problems.map((p) => `  ${p}`));
+  if (r.moreProblems > 0) lines.push(`  ... and ${n(r.moreProblems)} more`);
+  return lines;
+}

@@ -1,0 +1,259 @@
+import { Job as BullJob, Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Job, JobState } from "../../app/ports/job-queue.js";
+import type { AsyncJobQueue } from "../../store/postgres/ports.js";
+
+export interface BullJobQueueOptions {
+  /** redis://host:port (STREETFLOW_REDIS_URL). */
+  url: string;
+  /** Key prefix of every key the queue writes (default `streetflow`): several deployments may share one Redis. */
+  prefix?: string;
+  queueName?: string;
+  /**
+   * How often running jobs are checked for an ended lease (ms): a job whose worker died is back in the
+   * queue between one and two intervals after its lease ran out (BullMQ's stalled-job check).
+   */
+  stalledCheckMs?: number;
+}
+
+/** Finished jobs (and their cancel and release marks) are kept this long, then Redis drops them. */
+const KEEP_SECONDS = 7 * 24 * 3600;
+/** BullMQ priorities: 1 is the highest; every job gets one so that FIFO holds among equals. */
+const PRIORITY_BASE = 1000;
+const MAX_BULL_PRIORITY = 2_097_152;
+
+/** What BullMQ throws when a job is no longer under the given lock (finished, cancelled, taken over). */
+const isLostJob = (e: unknown) =>
+  e instanceof Error && /missing (lock|key)|lock mismatch|not in the active state/i.test(e.message);
+
+/**
+ * The JobQueue port on Redis with BullMQ (STREETFLOW_REDIS_URL), for workers in several processes or
+ * on several hosts. The port's lease is BullMQ's job lock: `claim` takes the next job with the
+ * worker's id as lock token and sets the lock to the lease; `heartbeat` extends it; BullMQ's stalled
+ * check, run by every claiming process, puts a job whose lock ran out (its worker died) back into the
+ * queue, where the next `claim` takes it (the attempt counts). Cancellation, which BullMQ has no state
+ * for, is a mark beside the job: a queued job so marked is skipped (and failed) by `claim`, a running
+ * one is failed under its lock at once, and its worker learns it from its next heartbeat.
+ */
+export class BullJobQueue implements AsyncJobQueue {
+  readonly queue: Queue;
+  private readonly worker: Worker;
+  private readonly redis: Redis;
+  private stalledCheckStarted = false;
+
+  constructor(private readonly options: BullJobQueueOptions) {
+    // BullMQ requires maxRetriesPerRequest null: its blocking commands must wait out reconnects.
+    this.redis = new Redis(options.url, { maxRetriesPerRequest: null });
+    const common = { connection: this.redis, prefix: options.prefix ?? "streetflow" };
+    const name = options.queueName ?? "jobs";
+    this.queue = new Queue(name, {
+      ...common,
+      defaultJobOptions: {
+        removeOnComplete: { age: KEEP_SECONDS },
+        removeOnFail: { age: KEEP_SECONDS },
+      },
+    });
+    this.worker = new Worker(name, null, {
+      ...common,
+      autorun: false,
+      // Leases are renewed by the port's heartbeat, not by BullMQ behind the runner's back.
+      skipLockRenewal: true,
+      stalledInterval: options.stalledCheckMs ?? 15_000,
+      // The runner decides how many interruptions are too many (its maxAttempts), not BullMQ.
+      maxStalledCount: 1_000_000,
+    });
+  }
+
+  async enqueue(kind: string, payload: unknown, options: { priority?: number } = {}): Promise<Job> {
+    const priority = options.priority ?? 0;
+    const job = await this.queue.add(kind, payload ?? null, {
+      jobId: crypto.randomUUID(),
+      priority: Math.min(MAX_BULL_PRIORITY, Math.max(1, PRIORITY_BASE - priority)),
+    });
+    return this.toJob(job, "queued");
+  }
+
+  async claim(workerId: string, leaseMs: number): Promise<Job | null> {
+    this.startStalledCheck();
+    for (;;) {
+      const job = (await this.worker.getNextJob(workerId, { block: false })) as BullJob | undefined;
+      if (!job?.id) return null;
+      if (await this.isCancelled(job.id)) {
+        await this.failQuietly(job, workerId, "cancelled");
+        continue;
+      }
+      await job.extendLock(workerId, leaseMs);
+      return this.toJob(job, "running", { owner: workerId, expiresAt: Date.now() + leaseMs });
+    }
+  }
+
+  async heartbeat(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job || (await this.isCancelled(jobId))) return false;
+    return (await job.extendLock(workerId, leaseMs)) === 1;
+  }
+
+  async complete(jobId: string, workerId: string): Promise<boolean> {
+    return this.whileOwned(jobId, (job) => job.moveToCompleted(null, workerId, false));
+  }
+
+  async fail(jobId: string, workerId: string, reason: string): Promise<boolean> {
+    return this.whileOwned(jobId, (job) => job.moveToFailed(new Error(reason), workerId, false));
+  }
+
+  async release(jobId: string, workerId: string): Promise<boolean> {
+    const released = await this.whileOwned(jobId, (job) => job.moveToWait(workerId));
+    // BullMQ counted the start; the port's attempts leave a handed-back one out.
+    if (released)
+      await this.redis
+        .multi()
+        .incr(this.mark("released", jobId))
+        .expire(this.mark("released", jobId), KEEP_SECONDS)
+        .exec();
+    return released;
+  }
+
+  async expireLeases(isGone: (leaseOwner: string) => boolean): Promise<Job[]> {
+    const ended: Job[] = [];
+    for (const job of (await this.queue.getActive()) as BullJob[]) {
+      const owner = await this.lockOwner(job.id!);
+      if (owner === null || !isGone(owner)) continue;
+      // Back to the queue at once; the attempt the dead owner started still counts.
+      try {
+        await job.moveToWait(owner);
+      } catch (e) {
+        if (isLostJob(e)) continue;
+        throw e;
+      }
+      ended.push(await this.toJob(job, "queued"));
+    }
+    return ended;
+  }
+
+  async cancel(jobId: string): Promise<boolean> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job) return false;
+    const state = await job.getState();
+    if (state === "completed" || state === "failed" || state === "unknown") return false;
+    const marked = await this.redis.set(this.mark("cancelled", jobId), "1", "EX", KEEP_SECONDS, "NX");
+    if (marked === null) return false; // cancelled before
+    if (state !== "active") return true; // claim skips it
+    const owner = await this.lockOwner(jobId);
+    if (owner === null) return true; // lease ran out: back in the queue soon, where claim skips it
+    try {
+      await job.moveToFailed(new Error("cancelled"), owner, false);
+      return true;
+    } catch (e) {
+      if (!isLostJob(e)) throw e;
+      // Finished under our feet: it was not cancelled after all.
+      if (["completed", "failed"].includes(await job.getState())) {
+        await this.redis.del(this.mark("cancelled", jobId));
+        return false;
+      }
+      return true;
+    }
+  }
+
+  async get(jobId: string): Promise<Job | null> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job) return null;
+    const state = await job.getState();
+    if (state === "active") {
+      const owner = await this.lockOwner(jobId);
+      const ttl = owner === null ? 0 : await this.redis.pttl(this.lockKey(jobId));
+      return this.toJob(job, "running", { owner, expiresAt: Date.now() + Math.max(0, ttl) });
+    }
+    return this.toJob(job, state === "completed" ? "done" : state === "failed" ? "failed" : "queued");
+  }
+
+  /** Stops taking jobs and closes the connections (jobs under way keep their leases until they end). */
+  async close(): Promise<void> {
+    await this.worker.close();
+    await this.queue.close();
+    this.redis.disconnect();
+  }
+
+  /** Every key of this queue, and the queue itself, removed (tests). */
+  async destroy(): Promise<void> {
+    await this.queue.obliterate({ force: true });
+    await this.worker.close();
+    await this.queue.close();
+    // Closing writes the queue's meta key again: delete what is left only now.
+    const pattern = `${this.queue.toKey("")}*`;
+    for (let cursor = "0"; ;) {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      if (keys.length > 0) await this.redis.del(...keys);
+      if ((cursor = next) === "0") break;
+    }
+    this.redis.disconnect();
+  }
+
+  private startStalledCheck(): void {
+    if (this.stalledCheckStarted) return;
+    this.stalledCheckStarted = true;
+    void this.worker.startStalledCheckTimer();
+  }
+
+  /** Runs `move` under the worker's lock; false when the job is not (or no longer) under it. */
+  private async whileOwned(jobId: string, move: (job: BullJob) => Promise<unknown>): Promise<boolean> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job || (await this.isCancelled(jobId))) return false;
+    try {
+      await move(job);
+      return true;
+    } catch (e) {
+      if (isLostJob(e)) return false;
+      throw e;
+    }
+  }
+
+  private async failQuietly(job: BullJob, token: string, reason: string): Promise<void> {
+    try {
+      await job.moveToFailed(new Error(reason), token, false);
+    } catch (e) {
+      if (!isLostJob(e)) throw e;
+    }
+  }
+
+  private async toJob(
+    job: BullJob,
+    state: Exclude<JobState, "cancelled">,
+    lease: { owner: string | null; expiresAt: number } = { owner: null, expiresAt: 0 },
+  ): Promise<Job> {
+    const id = job.id!;
+    const [cancelled, released] = await Promise.all([
+      this.isCancelled(id),
+      this.redis.get(this.mark("released", id)),
+    ]);
+    const running = state === "running" && !cancelled;
+    return {
+      id,
+      kind: job.name,
+      payload: job.data,
+      state: cancelled && state !== "done" ? "cancelled" : state,
+      attempts: Math.max(0, (job.attemptsStarted ?? 0) - Number(released ?? 0)),
+      leaseOwner: running ? lease.owner : null,
+      leaseExpiresAt: running ? lease.expiresAt : null,
+      failureReason: state === "failed" && !cancelled ? (job.failedReason ?? null) : null,
+      createdAt: job.timestamp,
+      updatedAt: Math.max(job.timestamp, job.processedOn ?? 0, job.finishedOn ?? 0),
+      priority: PRIORITY_BASE - (job.opts.priority ?? PRIORITY_BASE),
+    };
+  }
+
+  private lockKey(jobId: string): string {
+    return `${this.queue.toKey(jobId)}:lock`;
+  }
+
+  private lockOwner(jobId: string): Promise<string | null> {
+    return this.redis.get(this.lockKey(jobId));
+  }
+
+  private mark(kind: "cancelled" | "released", jobId: string): string {
+    return `${this.queue.toKey(jobId)}:sf-${kind}`;
+  }
+
+  private async isCancelled(jobId: string): Promise<boolean> {
+    return (await this.redis.exists(this.mark("cancelled", jobId))) === 1;
+  }
+}

@@ -1,0 +1,242 @@
+import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "../sqlite/segment-month-pack.js";
+import {
+  emptySegmentMonth,
+  type SegmentMonthStats,
+  type SegmentStatCell,
+} from "../../engine/counts/segment-stats.js";
+import {
+  type CountsResultRepo,
+  type SegmentStatsQuery,
+  type SegmentStatsRepo,
+  type UsageRepo,
+} from "../../app/ports/store.js";
+import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
+import type { PgDb } from "./db.js";
+import type { Async } from "./ports.js";
+
+type PackedRow = { segment_id: number; month: string; cells: Buffer };
+
+/**
+ * Segment counts in the packed layout of segment-month-pack.ts (one totals and one details row per
+ * segment × month), as in SQLite. Adding is read-modify-write of those rows, so each segment-month is
+ * locked (a transaction-scoped advisory lock, taken in key order) while it is updated: two ingest
+ * workers adding to the same segment-month take turns instead of losing one's counts.
+ */
+export class PostgresSegmentStats implements Async<SegmentStatsRepo> {
+  constructor(private readonly db: PgDb) {}
+
+  async add(country: string, cells: SegmentStatCell[]): Promise<void> {
+    const groups = new Map<string, SegmentStatCell[]>();
+    for (const c of cells) {
+      const k = `${c.segmentId}|${c.month}`;
+      const group = groups.get(k);
+      if (group) group.push(c);
+      else groups.set(k, [c]);
+    }
+    if (groups.size === 0) return;
+    const keys = [...groups.values()]
+      .map((g) => ({ segmentId: g[0].segmentId, month: g[0].month }))
+      .sort((a, b) => a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
+    const ids = keys.map((k) => k.segmentId);
+    const months = keys.map((k) => k.month);
+    await this.db.transaction(async () => {
+      await this.db.run(
+        `SELECT pg_advisory_xact_lock(hashtextextended($1 || '|' || s || '|' || m, 0))
+         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS k(s, m, n) ORDER BY n`,
+        [country, ids, months],
+      );
+      const stored = async (table: string) => {
+        const rows = await this.db.rows<PackedRow>(
+          `SELECT t.segment_id, t.month, t.cells FROM ${table} t
+           JOIN unnest($2::bigint[], $3::text[]) AS k(s, m) ON t.segment_id = k.s AND t.month = k.m
+           WHERE t.country = $1`,
+          [country, ids, months],
+        );
+        return new Map(rows.map((r) => [`${r.segment_id}|${r.month}`, r.cells]));
+      };
+      const [totals, details] = [await stored("segment_month_totals"), await stored("segment_month_details")];
+      const packedTotals: Buffer[] = [];
+      const packedDetails: Buffer[] = [];
+      for (const { segmentId, month } of keys) {
+        const k = `${segmentId}|${month}`;
+        const counters = SegmentMonthCounters.decode(totals.get(k), details.get(k));
+        for (const c of groups.get(k)!) counters.add(c);
+        const packed = counters.encode();
+        packedTotals.push(packed.totals);
+        packedDetails.push(packed.details);
+      }
+      const put = (table: string, blobs: Buffer[]) =>
+        this.db.run(
+          `INSERT INTO ${table} (country, segment_id, month, cells)
+           SELECT $1, s, m, c FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS k(s, m, c)
+           ON CONFLICT (country, segment_id, month) DO UPDATE SET cells = excluded.cells`,
+          [country, ids, months, blobs],
+        );
+      await put("segment_month_totals", packedTotals);
+      await put("segment_month_details", packedDetails);
+    });
+  }
+
+  async query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {
+    const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
+    if (q.segmentIds.length === 0 || lists.some((l) => l.length === 0)) return [];
+    const mask = cellMask(q);
+    const months = [...new Set(q.months)];
+    const read = (table: string) =>
+      this.db.rows<PackedRow>(
+        `SELECT segment_id, month, cells FROM ${table}
+         WHERE country = $1 AND segment_id = ANY($2::bigint[]) AND month = ANY($3::text[])`,
+        [q.country, q.segmentIds, months],
+      );
+    const found: SegmentMonthStats[] = [];
+    for (const { segment_id, month, cells } of await read("segment_month_totals")) {
+      const stats = emptySegmentMonth(segment_id, month);
+      addTotals(cells, mask, stats);
+      if (stats.trips > 0) found.push(stats);
+    }
+    if (q.details !== false && found.length > 0) {
+      const byKey = new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
+      for (const { segment_id, month, cells } of await read("segment_month_details")) {
+        const stats = byKey.get(`${segment_id}|${month}`);
+        if (stats) addDetails(cells, mask, stats);
+      }
+    }
+    return found.sort(
+      (a, b) => a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0),
+    );
+  }
+}
+
+interface ResultRow {
+  request_id: string;
+  org_id: string;
+  kind: StoredCountsResult["kind"];
+  columns: string;
+  extra: string;
+  page_size: number;
+  total_rows: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Counts paging state in the shared database: any API process serves any page. */
+export class PostgresCountsResults implements Async<CountsResultRepo> {
+  constructor(private readonly db: PgDb) {}
+
+  async save(r: StoredCountsResult, pages: unknown[][][], now: string): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.db.run("DELETE FROM counts_results WHERE expires_at <= $1", [now]);
+      await this.db.run(
+        `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at,
+           expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          r.requestId,
+          r.orgId,
+          r.kind,
+          JSON.stringify(r.columns),
+          JSON.stringify(r.extra),
+          r.pageSize,
+          r.totalRows,
+          r.createdAt,
+          r.expiresAt,
+        ],
+      );
+      if (pages.length > 0)
+        await this.db.run(
+          `INSERT INTO counts_result_pages (request_id, page, rows)
+           SELECT $1, n, p FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n)`,
+          [r.requestId, pages.map((rows) => JSON.stringify(rows))],
+        );
+    });
+  }
+
+  async get(
+    orgId: string,
+    kind: StoredCountsResult["kind"],
+    requestId: string,
+    now: string,
+  ): Promise<StoredCountsResult | null> {
+    const row = await this.db.row<ResultRow>(
+      "SELECT * FROM counts_results WHERE request_id = $1 AND org_id = $2 AND kind = $3 AND expires_at > $4",
+      [requestId, orgId, kind, now],
+    );
+    if (!row) return null;
+    return {
+      requestId: row.request_id,
+      orgId: row.org_id,
+      kind: row.kind,
+      columns: JSON.parse(row.columns),
+      extra: JSON.parse(row.extra),
+      pageSize: row.page_size,
+      totalRows: row.total_rows,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async page(requestId: string, page: number): Promise<unknown[][] | null> {
+    const row = await this.db.row<{ rows: string }>(
+      "SELECT rows FROM counts_result_pages WHERE request_id = $1 AND page = $2",
+      [requestId, page],
+    );
+    return row ? JSON.parse(row.rows) : null;
+  }
+}
+
+/** Metering in the shared database: quotas hold across every API process. */
+export class PostgresUsage implements Async<UsageRepo> {
+  constructor(private readonly db: PgDb) {}
+
+  async record(u: UsageRecord): Promise<void> {
+    await this.db.run(
+      "INSERT INTO counts_usage (key_id, org_id, at, segments, fields, units) VALUES ($1, $2, $3, $4, $5, $6)",
+      [u.keyId, u.orgId, u.at, u.segments, u.fields, u.units],
+    );
+  }
+
+  async totals(orgId: string, from: string, to: string): Promise<UsageTotals[]> {
+    const rows = await this.db.rows<{
+      key_id: string;
+      calls: number;
+      segments: number;
+      fields: number;
+      units: number;
+    }>(
+      `SELECT key_id, COUNT(*) AS calls, SUM(segments) AS segments, SUM(fields) AS fields, SUM(units) AS units
+       FROM counts_usage WHERE org_id = $1 AND at >= $2 AND at < $3 GROUP BY key_id ORDER BY key_id`,
+      [orgId, from, to],
+    );
+    return rows.map((r) => ({
+      keyId: r.key_id,
+      calls: r.calls,
+      segments: r.segments,
+      fields: r.fields,
+      units: r.units,
+    }));
+  }
+
+  async unitsOfKey(keyId: string, from: string, to: string): Promise<number> {
+    const row = await this.db.row<{ units: number }>(
+      "SELECT COALESCE(SUM(units), 0) AS units FROM counts_usage WHERE key_id = $1 AND at >= $2 AND at < $3",
+      [keyId, from, to],
+    );
+    return row!.units;
+  }
+
+  async setQuota(keyIdOrPrefix: string, units: number | null): Promise<string | null> {
+    const row = await this.db.row<{ id: string }>(
+      `UPDATE api_keys SET counts_quota_units = $2
+       WHERE id = (SELECT id FROM api_keys WHERE id = $1 OR prefix = $1 LIMIT 1) RETURNING id`,
+      [keyIdOrPrefix, units],
+    );
+    return row?.id ?? null;
+  }
+
+  async quotaOf(keyId: string): Promise<number | null> {
+    const row = await this.db.row<{ q: number | null }>(
+      "SELECT counts_quota_units AS q FROM api_keys WHERE id = $1",
+      [keyId],
+    );
+    return row?.q ?? null;
+  }
+}

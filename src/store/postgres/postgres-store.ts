@@ -1,0 +1,77 @@
+import { PostgresAccounts, PostgresSecurity } from "./accounts.js";
+import { PostgresAnalyses, PostgresNotifications, PostgresTags } from "./analyses.js";
+import { PostgresCountsResults, PostgresSegmentStats, PostgresUsage } from "./counts.js";
+import { createPool, PgDb, poolSettingsFromEnv, type PoolSettings } from "./db.js";
+import { PostgresNetwork, PostgresPresetAreas, PostgresZoneSets } from "./geography.js";
+import { PostgresJobQueue } from "./job-queue.js";
+import { migrate } from "./migrations.js";
+import type { AsyncStore } from "./ports.js";
+import { PostgresTrips, PostgresTripStats } from "./trips.js";
+
+export interface PostgresStoreOptions {
+  pool?: Partial<PoolSettings>;
+  /** Epoch-ms clock of the job queue's leases; tests inject one. */
+  clock?: () => number;
+}
+
+/**
+ * The shared store of a multi-process deployment (STREETFLOW_DATABASE_URL): every API process and
+ * worker opens one, with its own connection pool, on the same database. `open` migrates first.
+ */
+export class PostgresStore implements AsyncStore {
+  readonly accounts: PostgresAccounts;
+  readonly network: PostgresNetwork;
+  readonly zoneSets: PostgresZoneSets;
+  readonly tripStats: PostgresTripStats;
+  readonly segmentStats: PostgresSegmentStats;
+  readonly countsResults: PostgresCountsResults;
+  readonly usage: PostgresUsage;
+  readonly analyses: PostgresAnalyses;
+  readonly jobs: PostgresJobQueue;
+  readonly trips: PostgresTrips;
+  readonly presetAreas: PostgresPresetAreas;
+  readonly tags: PostgresTags;
+  readonly notifications: PostgresNotifications;
+  readonly security: PostgresSecurity;
+
+  private constructor(
+    readonly db: PgDb,
+    options: PostgresStoreOptions,
+  ) {
+    this.accounts = new PostgresAccounts(db);
+    this.network = new PostgresNetwork(db);
+    this.zoneSets = new PostgresZoneSets(db);
+    this.tripStats = new PostgresTripStats(db);
+    this.segmentStats = new PostgresSegmentStats(db);
+    this.countsResults = new PostgresCountsResults(db);
+    this.usage = new PostgresUsage(db);
+    this.analyses = new PostgresAnalyses(db);
+    this.jobs = new PostgresJobQueue(db, options.clock);
+    this.trips = new PostgresTrips(db);
+    this.presetAreas = new PostgresPresetAreas(db);
+    this.tags = new PostgresTags(db);
+    this.notifications = new PostgresNotifications(db);
+    this.security = new PostgresSecurity(db);
+  }
+
+  /** Connects to `url` (postgres://user@host:port/db), applies missing migrations, and answers the store. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = createPool(url, { ...poolSettingsFromEnv(), ...options.pool });
+    try {
+      await migrate(pool);
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+    return new PostgresStore(new PgDb(pool), options);
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  /** Waits for the queries under way, then closes every connection. */
+  async close(): Promise<void> {
+    await this.db.pool.end();
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from "node:crypto";
+import { CHUNK_FORMAT, decodeChunk as decodeColumns, encodeChunk } from "../engine/trips/chunk-format.js";
+import {
+  selectTrips,
+  sourceCode,
+  tripsToColumns,
+  vehicleClassCode,
+  type TripColumns,
+} from "../engine/trips/columns.js";
+import type { MatchedTrip } from "../engine/trips/types.js";
+import { monthKey } from "../engine/time.js";
+import type { TripScanOptions } from "../app/ports/store.js";
+
+/**
+ * The stored trip chunk row, the same in every backend (SQLite BLOB, PostgreSQL bytea): the columns of
+ * up to MAX_CHUNK_TRIPS trips of one country and month (chunk-format.ts), with the row fields scans
+ * filter on.
+ */
+
+/** Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go. */
+export const MAX_CHUNK_TRIPS = 50_000;
+
+export interface ChunkRow {
+  format: number;
+  trip_count: number;
+  step_count: number;
+  class_mask: number;
+  devices: string;
+  columns: Buffer;
+}
+
+/** The stored row of a chunk of trips. */
+export function chunkRowOf(trips: readonly MatchedTrip[]): ChunkRow {
+  const cols = tripsToColumns(trips);
+  return {
+    format: CHUNK_FORMAT,
+    trip_count: cols.count,
+    step_count: cols.pathStart[cols.count],
+    class_mask: cols.vehicleClass.reduce((m, c) => m | (1 << c), 0),
+    devices: JSON.stringify(cols.devices),
+    columns: asBuffer(encodeChunk(cols)),
+  };
+}
+
+/** What a scan reads: a month range (YYYY-MM, inclusive), and the trips of each chunk it keeps. */
+export function scanFilter(options: TripScanOptions = {}) {
+  const wanted = options.vehicleClasses
+    ? options.vehicleClasses.reduce((m, c) => m | (1 << vehicleClassCode(c)), 0)
+    : -1;
+  // Chunks record their classes but not their sources: a source filter looks at every trip.
+  const sources = options.sources ? options.sources.reduce((m, s) => m | (1 << sourceCode(s)), 0) : -1;
+  return {
+    from: options.fromMonth ? monthKey(options.fromMonth) : "0000-00",
+    to: options.toMonth ? monthKey(options.toMonth) : "9999-99",
+    /** The chunk's wanted trips, or null when it has none. */
+    pick(row: ChunkRow): TripColumns | null {
+      if ((row.class_mask & wanted) === 0) return null;
+      const cols = decodeChunk(row);
+      if ((row.class_mask & ~wanted) === 0 && sources === -1) return cols;
+      const picked = selectTrips(
+        cols,
+        (i) => ((1 << cols.vehicleClass[i]) & wanted) !== 0 && ((1 << cols.source[i]) & sources) !== 0,
+      );
+      return picked.count > 0 ? picked : null;
+    },
+  };
+}
+
+/** Consecutive chunks of one month that fit together in one chunk; only runs of two or more. */
+export function mergeableRuns<T extends { month: string; trip_count: number }>(chunks: T[]): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let size = 0;
+  for (const c of chunks) {
+    if (run.length > 0 && (c.month !== run[0].month || size + c.trip_count > MAX_CHUNK_TRIPS)) {
+      runs.push(run);
+      run = [];
+      size = 0;
+    }
+    run.push(c);
+    size += c.trip_count;
+  }
+  runs.push(run);
+  return runs.filter((r) => r.length > 1);
+}
+
+/** Identity of a trip across re-runs of the same input: device, start, end and source. */
+export function fingerprintOf(t: MatchedTrip): Buffer {
+  return createHash("sha256")
+    .update(`${t.deviceId}\u0000${t.startT}\u0000${t.endT}\u0000${t.source}`)
+    .digest()
+    .subarray(0, 16);
+}
+
+export const deviceKeyOf = (deviceId: string) =>
+  createHash("sha256").update(deviceId).digest().subarray(0, 12);
+
+export const monthOf = (t: number) => new Date(t).toISOString().slice(0, 7);
+
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+/** A stored chunk of any supported format (chunk-format.ts checks its format and code table). */
+export function decodeChunk(row: ChunkRow): TripColumns {
+  return decodeColumns(row.columns, {
+    format: row.format,
+    tripCount: row.trip_count,
+    stepCount: row.step_count,
+    devices: JSON.parse(row.devices),
+  });
+}
+
+/** The same bytes as a Buffer (no copy), as both database drivers take BLOBs. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

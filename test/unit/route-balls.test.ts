@@ -1,0 +1,59 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { RouteBalls } from "../../src/engine/network/route-balls.js";
+import { DijkstraWorkspace, pathTo } from "../../src/engine/network/routing.js";
+import { Rng } from "../../src/engine/simulate/rng.js";
+import { gridNetwork } from "../../bench/lib/synthetic.js";
+
+// A 40 × 40 street grid, 120 m blocks; edge weights vary so that shortest paths are unique.
+const network = gridNetwork();
+const rng = new Rng(3);
+const weights = Float64Array.from({ length: network.segments.length * 2 }, (_, e) =>
+  e % 7 === 3 ? Infinity : network.segments[e >> 1].lengthM * (1 + rng.next()),
+);
+
+function randomQuery() {
+  const n = network.graph.nodeCount;
+  const source = Math.floor(rng.next() * n);
+  const targets = Int32Array.from({ length: 1 + Math.floor(rng.next() * 8) }, () =>
+    Math.floor(rng.next() * n),
+  );
+  return { source, targets, maxCost: 100 + rng.next() * 2300 };
+}
+
+test("route balls answer every query exactly as a bounded Dijkstra does, while balls grow, and after the cache starts afresh", () => {
+  const reference = new DijkstraWorkspace(network);
+  // Small limits, so queries hit, grow, exceed the largest ball and overflow the cache.
+  const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
+    minRadius: 300,
+    maxRadius: 2000,
+    maxEntries: 60_000,
+  });
+  const out = new Float64Array(8);
+  for (let q = 0; q < 3000; q++) {
+    const { source, targets, maxCost } = randomQuery();
+    // Repeat sources often, as matching does.
+    const from = q % 3 === 0 ? source : Math.floor(source / 50);
+    balls.costsTo(from, targets, targets.length, maxCost, out);
+    const tree = reference.run(from, weights, { maxCost });
+    targets.forEach((t, j) => assert.equal(out[j], tree.cost[t], `query ${q}, target ${t}`));
+  }
+  assert.ok(balls.stats.hits > balls.stats.grown, "most queries are answered from a ball");
+  assert.ok(balls.stats.grown > 0 && balls.stats.live > 0 && balls.stats.cleared > 0);
+});
+
+test("route balls give the same shortest paths as a search, from a ball or live", () => {
+  const reference = new DijkstraWorkspace(network);
+  const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
+    minRadius: 500,
+    maxRadius: 4000,
+    maxEntries: 1_000_000,
+  });
+  const out = new Float64Array(8);
+  for (let q = 0; q < 500; q++) {
+    const { source, targets, maxCost } = randomQuery();
+    if (q % 2 === 0) balls.costsTo(source, targets, targets.length, maxCost, out);
+    const tree = reference.run(source, weights, { targets: [targets[0]] });
+    assert.deepEqual(balls.pathTo(source, targets[0]), pathTo(network, tree, targets[0]));
+  }
+});
