@@ -81,7 +81,7 @@ function digestOf(metrics: Record<string, string>): string {
 async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
-    if (await store.trips.countTrips(COUNTRY) === tripCount) return store;
+    if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
     await store.close();
     rmSync(file, { force: true });
   }
@@ -155,7 +155,12 @@ function tripAlong(network: Network, edges: number[], random: Random, n: number)
 }
 
 /** An organization, its grid zone set and a vendor-style all-vehicles OD analysis of March 2025. */
-async function defineAnalysis(store: SqliteStore, networks: NetworkRegistry, network: Network, zoneCount: number) {
+async function defineAnalysis(
+  store: SqliteStore,
+  networks: NetworkRegistry,
+  network: Network,
+  zoneCount: number,
+) {
   const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   const email = `bench-${org.id}@example.org`;
   await store.accounts.addUser(email, org.id);

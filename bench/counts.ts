@@ -113,7 +113,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
     };
   } finally {
     await app.close();
-    store.close();
+    await store.close();
   }
 }
 
@@ -229,7 +229,7 @@ async function openStatsStore(file: string, network: Network, sourceName: string
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.network.countries()).some((c) => c.country === COUNTRY)) return store;
-    store.close();
+    await store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);

@@ -31,7 +31,7 @@ export async function ensureDemoData(rt: Runtime, log: (line: string) => void): 
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
     await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
   }
-  if (await rt.store.trips.countTrips(DEMO_COUNTRY) === 0) await loadDemoTrips(rt, log);
+  if ((await rt.store.trips.countTrips(DEMO_COUNTRY)) === 0) await loadDemoTrips(rt, log);
 }
 
 /**
@@ -50,7 +50,7 @@ export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void
   }
   // Also for a store made before passwords existed: the demo admin gets one the first time.
   const demoUser = (await rt.store.security.organizationsOf(DEMO_EMAIL)).length > 0;
-  if (demoUser && !await rt.store.security.passwordHashOf(DEMO_EMAIL)) {
+  if (demoUser && !(await rt.store.security.passwordHashOf(DEMO_EMAIL))) {
     const password = generatePassword();
     await setPassword(rt.store, DEMO_EMAIL, password);
     const file = join(rt.dataDir, DEMO_PASSWORD_FILE);

@@ -14,7 +14,11 @@ export interface IssuedKey {
 }
 
 /** Creates a key for an organization; the plain key is returned once and never stored. */
-export async function issueApiKey(store: Store, orgId: string, label: string | null = null): Promise<IssuedKey> {
+export async function issueApiKey(
+  store: Store,
+  orgId: string,
+  label: string | null = null,
+): Promise<IssuedKey> {
   const key = `sf_${randomBytes(32).toString("base64url")}`;
   const record: ApiKeyRecord = {
     id: crypto.randomUUID(),
@@ -47,7 +51,7 @@ export async function assertMember(
   field = "insight_login_email",
 ): Promise<void> {
   assertEmail(email, field);
-  if (!await store.accounts.isMember(email, orgId)) throw fail("not_a_member", { email }, field);
+  if (!(await store.accounts.isMember(email, orgId))) throw fail("not_a_member", { email }, field);
 }
 
 export async function requireOrganization(store: Store, idOrName: string): Promise<Organization> {

@@ -64,14 +64,16 @@ export function serveCommand(program: Command): void {
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
       const runners = await Promise.all(
-        Array.from({ length: opts.jobs ? opts.jobWorkers : 0 }, async () =>
-          await new JobRunner({
-          store: rt.store,
-          queue: rt.store.jobs,
-          dbFile: databaseFile(rt.dataDir),
-          log: (line) => app.log.info(line),
-          onFinished: completionNotifier(rt.store, (line) => app.log.warn(line)),
-        }).start(),
+        Array.from(
+          { length: opts.jobs ? opts.jobWorkers : 0 },
+          async () =>
+            await new JobRunner({
+              store: rt.store,
+              queue: rt.store.jobs,
+              dbFile: databaseFile(rt.dataDir),
+              log: (line) => app.log.info(line),
+              onFinished: completionNotifier(rt.store, (line) => app.log.warn(line)),
+            }).start(),
         ),
       );
       const close = async () => {

@@ -47,7 +47,14 @@ export async function networkSummaries(
     const timeZone = timeZoneOfImport(info);
     const last = (await tripStats.monthsWithTrips(country, VEHICLE_CLASSES)).at(-1);
     const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
-    summaries.push({ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth });
+    summaries.push({
+      country,
+      segmentCount: network.size,
+      importedAt,
+      timeZone,
+      bbox: network.bbox,
+      lastTripMonth,
+    });
   }
   return summaries;
 }

@@ -10,7 +10,9 @@ import { fail } from "./errors.js";
  */
 export async function networkTimeZone(store: Store, country: string): Promise<string> {
   const code = country.toLowerCase();
-  return timeZoneOfImport((await store.network.countries()).find((c) => c.country === code) ?? { country: code });
+  return timeZoneOfImport(
+    (await store.network.countries()).find((c) => c.country === code) ?? { country: code },
+  );
 }
 
 /** The zone stored with an import, or the country table's for imports made before zones were stored. */

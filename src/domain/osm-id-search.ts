@@ -147,7 +147,11 @@ function parseClasses(include: string[], issues: Issue[]): Set<string> {
 }
 
 /** Every way with a segment in the geometry, over the requested (or every imported) network, sorted by id. */
-export async function searchOsmIds(search: OsmIdSearch, repo: NetworkRepo, networks: NetworkRegistry): Promise<OsmIdRow[]> {
+export async function searchOsmIds(
+  search: OsmIdSearch,
+  repo: NetworkRepo,
+  networks: NetworkRegistry,
+): Promise<OsmIdRow[]> {
   const imported = (await repo.countries()).map((c) => c.country);
   const countries = search.countries ?? imported;
   for (const c of countries)

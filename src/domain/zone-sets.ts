@@ -290,8 +290,7 @@ export async function requireZoneSet(
  */
 export async function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): Promise<StoredZoneSet> {
   const set = await requireZoneSet(store, orgId, nameOrUuid);
-  const users = (await store.analyses
-    .list(orgId))
+  const users = (await store.analyses.list(orgId))
     .filter(
       (a) =>
         a.state !== "deleted" &&

@@ -194,7 +194,8 @@ export class JobRunner {
       }, logFailure("heartbeat"));
     }, heartbeatMs);
     worker.on("message", (m: WorkerMessage) => {
-      if (m.type === "progress") store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
+      if (m.type === "progress")
+        store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
       else finish(m);
     });
     worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));

@@ -313,7 +313,7 @@ for (const backend of all) {
         .filter((c) => c.segmentId === 7 && c.month === "2025-01")
         .reduce((n, c) => n + c.trips, 0);
       assert.equal(some[0].trips, want);
-      reference.close();
+      await reference.close();
     });
 
     it("segment counts: concurrent adds to the same segment-month all count", async () => {

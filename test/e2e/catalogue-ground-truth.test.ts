@@ -81,7 +81,11 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       segments,
     );
     await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
-    rt = { dataDir: dir, store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+    rt = {
+      dataDir: dir,
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    };
     network = (await rt.networks.get("mc"))!;
     const sim = new Simulation(network, {
       from: "2025-03",

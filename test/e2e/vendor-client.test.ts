@@ -28,7 +28,10 @@ describe("a vendor client, unchanged (real HTTP)", () => {
 
   before(async () => {
     const store = new SqliteStore(join(dir, "streetflow.db"));
-    await store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+    await store.network.replaceCountry(
+      { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+      STREET,
+    );
     const org = await store.accounts.createOrganization("Agency");
     await store.accounts.addUser(EMAIL, org.id);
     key = (await issueApiKey(store, org.id)).key;

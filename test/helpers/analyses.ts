@@ -90,7 +90,10 @@ export async function seedAnalysisData(store: Store, orgId: string): Promise<{ d
       ]),
     ]);
     // January: Wed 1st, Mon 6th, Sat 11th; February: Tue 4th.
-    await store.tripStats.addDayCounts("mc", truckDays(["2025-01-01", "2025-01-06", "2025-01-11", "2025-02-04"]));
+    await store.tripStats.addDayCounts(
+      "mc",
+      truckDays(["2025-01-01", "2025-01-06", "2025-01-11", "2025-02-04"]),
+    );
   }
   const downtown = zoneSet(orgId, "Downtown", [
     squareZone("Centre", 1, 0, -25),

@@ -20,7 +20,10 @@ import { startQuickRunner } from "./analyses.js";
 export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
   const dir = tempDir("streetflow-catalogue-");
   const store = new SqliteStore(join(dir, "streetflow.db"));
-  await store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+    STREET,
+  );
   const ctx = await makeTestApp(store);
   const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
     country: "mc",
@@ -87,7 +90,10 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
   );
   await createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
   await store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = await startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
+  const runner = await startQuickRunner(
+    store,
+    new URL("../../src/app/analyses/compute.ts", import.meta.url).href,
+  );
   return { ctx, runner };
 }
 

@@ -86,7 +86,10 @@ export function streetWeekTrips(): MatchedTrip[] {
 export async function streetStore() {
   const store = new SqliteStore(":memory:");
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-  await store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+    STREET,
+  );
   const org = await store.accounts.createOrganization("Planners");
   await store.accounts.addUser(EMAIL, org.id);
   return { store, networks, ctx: { store, networks, orgId: org.id } };

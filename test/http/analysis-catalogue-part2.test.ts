@@ -18,7 +18,7 @@ describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AA
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const base = (extra: Record<string, unknown>) => ({

@@ -359,9 +359,9 @@ describe("rate limits per key, per session and per address", () => {
 
   it("applies the limit an admin sets on a key", async () => {
     const admin = await signedIn(ctx.app, "admin@orga.example");
-    const key = (await ctx.store.accounts
-      .listKeys(ctx.orgA.orgId))
-      .find((k) => k.prefix === ctx.orgA.key.slice(0, 10))!;
+    const key = (await ctx.store.accounts.listKeys(ctx.orgA.orgId)).find(
+      (k) => k.prefix === ctx.orgA.key.slice(0, 10),
+    )!;
     // Raise the exhausted key's limit: it works again within the same minute.
     const res = await admin.request("PATCH", `/admin/api/keys/${key.id}`, { rate_limit_per_minute: 5 });
     assert.equal(res.statusCode, 200, res.body);

@@ -151,6 +151,9 @@ describe("tags and the vendor's analysis options", () => {
     const massiveJob = (await ctx.store.jobs.get((await ctx.store.analyses.getByUuid(uuid))!.jobId!))!;
     const ordinary = await create({ analysis_name: "Ordinary" });
     assert.equal(massiveJob.priority, -1);
-    assert.equal((await ctx.store.jobs.get((await ctx.store.analyses.getByUuid(ordinary))!.jobId!))!.priority, 0);
+    assert.equal(
+      (await ctx.store.jobs.get((await ctx.store.analyses.getByUuid(ordinary))!.jobId!))!.priority,
+      0,
+    );
   });
 });

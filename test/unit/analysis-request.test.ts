@@ -132,7 +132,11 @@ describe("validateAnalysisRequest", () => {
     other = await makeOrg(store, "Others");
     await seedAnalysisData(store, org.orgId);
     await store.zoneSets.create(zoneSet(other.orgId, "Elsewhere", [squareZone("Z", 1, 0, -25)]));
-    ctx = { store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)), orgId: org.orgId };
+    ctx = {
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      orgId: org.orgId,
+    };
   });
 
   const issuesOf = async (body: unknown): Promise<Issue[]> => {
@@ -319,7 +323,9 @@ describe("validateAnalysisRequest", () => {
     const far = zoneSet(org.orgId, "Far away", [squareZone("Moon", 1, 500_000, 500_000)]);
     await store.zoneSets.create(far);
     assert.deepEqual(
-      await issuesOf(odRequest(org.email, { oz_sets: [{ name: "Far away" }], dz_sets: [{ name: "Far away" }] })),
+      await issuesOf(
+        odRequest(org.email, { oz_sets: [{ name: "Far away" }], dz_sets: [{ name: "Far away" }] }),
+      ),
       [{ field: "oz_sets", message: "the zones lie outside every imported road network" }],
     );
     assert.equal((await validateAnalysisRequest(odRequest(org.email, { country: "MC" }), ctx)).country, "mc");

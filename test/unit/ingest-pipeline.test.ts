@@ -67,7 +67,11 @@ describe("ingestFiles", () => {
       { country: "de", source: "test", segmentCount: 5, importedAt: new Date().toISOString() },
       road(),
     );
-    rt = { dataDir: dir, store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+    rt = {
+      dataDir: dir,
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    };
     de = (await rt.networks.get("de"))!;
   });
   after(async () => {
@@ -114,7 +118,9 @@ describe("ingestFiles", () => {
         ["d1", T0 + 3600, [4, 3, 2, 1, 0].map((i) => [i, false])],
       ],
     );
-    assert.deepEqual(await rt.store.tripStats.monthsWithTrips("de", ["personal"]), [{ year: 2026, month: 1 }]);
+    assert.deepEqual(await rt.store.tripStats.monthsWithTrips("de", ["personal"]), [
+      { year: 2026, month: 1 },
+    ]);
   });
 
   it("stores nothing new when the same file is ingested again, and records both runs", async () => {
@@ -148,7 +154,9 @@ describe("ingestFiles", () => {
       matcher: (trip) => matchTrip(de, trip),
     });
     assert.equal(report.totals.stored, 2);
-    const stored = (await collect(rt.store.trips.scan("de"))).flatMap(columnsToTrips).filter((t) => t.deviceId === "s1");
+    const stored = (await collect(rt.store.trips.scan("de")))
+      .flatMap(columnsToTrips)
+      .filter((t) => t.deviceId === "s1");
     assert.deepEqual(
       stored.map((t) => [t.startT / 1000, t.purpose, t.incomeBand]).sort((a, b) => +a[0]! - +b[0]!),
       [

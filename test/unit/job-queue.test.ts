@@ -166,10 +166,17 @@ describe("SQLite job queue", () => {
     const reclaimed = await restarted.queue.expireLeases((owner) => isDeadLocalOwner(owner, self));
     assert.deepEqual(reclaimed.map((j) => j.id).sort(), [jobOf.dead, jobOf.samePidEarlierStart].sort());
 
-    const taken = [(await restarted.queue.claim("new", 60_000))!, (await restarted.queue.claim("new", 60_000))!];
+    const taken = [
+      (await restarted.queue.claim("new", 60_000))!,
+      (await restarted.queue.claim("new", 60_000))!,
+    ];
     assert.deepEqual(taken.map((j) => j.id).sort(), reclaimed.map((j) => j.id).sort());
     assert.ok(taken.every((j) => j.attempts === 2 && j.leaseOwner === "new"));
-    assert.equal(await restarted.queue.claim("new", 60_000), null, "live, other-host and old-form leases are kept");
+    assert.equal(
+      await restarted.queue.claim("new", 60_000),
+      null,
+      "live, other-host and old-form leases are kept",
+    );
     for (const name of ["live", "otherHost", "oldForm"] as const)
       assert.equal((await restarted.queue.get(jobOf[name]))!.leaseOwner, owners[name]);
     // The predecessor that lost its job cannot finish it any more.

@@ -52,7 +52,10 @@ describe("job runner", () => {
   it("leaves no job behind when creating an analysis clashes on its name", async () => {
     const { store, analysis } = await setup("clash");
     const twin = { ...analysis.spec, uuid: crypto.randomUUID(), name: "CLASH" };
-    await assert.rejects(async () => await createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
+    await assert.rejects(
+      async () => await createAnalysis(store, twin),
+      /an analysis named "CLASH" already exists/,
+    );
     assert.equal((await store.jobs.claim("w", 1000))!.id, analysis.jobId);
     assert.equal(await store.jobs.claim("w", 1000), null);
     assert.equal(await store.analyses.getByUuid(twin.uuid), null);
@@ -99,7 +102,9 @@ describe("job runner", () => {
     // test-compute never finishes an analysis whose name starts with "hang".
     const { store, analysis, runner } = await setup("hang-on-stop", testCompute);
     await runner.start();
-    await until(async () => ((await store.analyses.getByUuid(analysis.uuid))!.progress === 0.5 ? true : undefined));
+    await until(async () =>
+      (await store.analyses.getByUuid(analysis.uuid))!.progress === 0.5 ? true : undefined,
+    );
     await runner.stop();
     const job = (await store.jobs.get(analysis.jobId!))!;
     assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
@@ -127,8 +132,12 @@ describe("job runner", () => {
     await other.start();
     const progress = async (uuid: string) => (await store.analyses.getByUuid(uuid))!.progress;
     // Both hang at half progress: they can only both get there if they run at the same time.
-    await until(async () => (await progress(analysis.uuid) === 0.5 && await progress(second.uuid) === 0.5 ? true : undefined));
-    const owners = await Promise.all([analysis, second].map(async (a) => (await store.jobs.get(a.jobId!))!.leaseOwner));
+    await until(async () =>
+      (await progress(analysis.uuid)) === 0.5 && (await progress(second.uuid)) === 0.5 ? true : undefined,
+    );
+    const owners = await Promise.all(
+      [analysis, second].map(async (a) => (await store.jobs.get(a.jobId!))!.leaseOwner),
+    );
     assert.notEqual(owners[0], owners[1]);
     await Promise.all([runner.stop(), other.stop()]);
     await store.close();

@@ -156,11 +156,11 @@ describe("trip chunk format", () => {
     assert.deepEqual(formats, [1, 2]);
     const scanned = (await collect(store.trips.scan("mc"))).flatMap(columnsToTrips);
     assert.deepEqual(scanned, [...TRIPS, ...later]);
-    assert.deepEqual((await collect(store.trips.scan("mc", { vehicleClasses: ["bus"] }))).flatMap(columnsToTrips), [
-      TRIPS[1],
-      later[1],
-    ]);
-    store.close();
+    assert.deepEqual(
+      (await collect(store.trips.scan("mc", { vehicleClasses: ["bus"] }))).flatMap(columnsToTrips),
+      [TRIPS[1], later[1]],
+    );
+    await store.close();
   });
 });
 

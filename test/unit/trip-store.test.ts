@@ -84,9 +84,17 @@ describe("SqliteTrips", () => {
 
   it("skips trips already stored, also within one batch", async () => {
     const a = trip("a", "2026-01-05T08:00:00Z");
-    assert.deepEqual(await store.trips.appendTrips("de", [a, a]), { inserted: 1, stored: [a], duplicates: 1 });
+    assert.deepEqual(await store.trips.appendTrips("de", [a, a]), {
+      inserted: 1,
+      stored: [a],
+      duplicates: 1,
+    });
     const b = trip("b", "2026-01-05T08:00:00Z");
-    assert.deepEqual(await store.trips.appendTrips("de", [a, b]), { inserted: 1, stored: [b], duplicates: 1 });
+    assert.deepEqual(await store.trips.appendTrips("de", [a, b]), {
+      inserted: 1,
+      stored: [b],
+      duplicates: 1,
+    });
     const viaTelematics = { ...a, source: "telematics" as const };
     assert.deepEqual(await store.trips.appendTrips("de", [viaTelematics]), {
       inserted: 1,
@@ -104,16 +112,17 @@ describe("SqliteTrips", () => {
       trip("b", "2026-01-11T08:00:00Z"),
       trip("c", "2026-03-01T00:00:00Z", "heavy_commercial"),
     ]);
-    const chunks = (await collect(store.trips.scan("de")));
+    const chunks = await collect(store.trips.scan("de"));
     assert.deepEqual(
       chunks.map((c) => c.count),
       [1, 2, 1],
     );
-    const starts = async (opts: object) => (await allTrips(store, "de", opts)).map((t) => new Date(t.startT).toISOString());
-    assert.deepEqual(await starts({ fromMonth: { year: 2026, month: 1 }, toMonth: { year: 2026, month: 2 } }), [
-      "2026-01-10T08:00:00.000Z",
-      "2026-01-11T08:00:00.000Z",
-    ]);
+    const starts = async (opts: object) =>
+      (await allTrips(store, "de", opts)).map((t) => new Date(t.startT).toISOString());
+    assert.deepEqual(
+      await starts({ fromMonth: { year: 2026, month: 1 }, toMonth: { year: 2026, month: 2 } }),
+      ["2026-01-10T08:00:00.000Z", "2026-01-11T08:00:00.000Z"],
+    );
     assert.deepEqual(await starts({ vehicleClasses: ["personal", "heavy_commercial"] }), [
       "2025-12-31T23:59:59.000Z",
       "2026-01-11T08:00:00.000Z",
@@ -130,7 +139,10 @@ describe("SqliteTrips", () => {
       trip("c", "2026-03-02T13:00:00Z", "bicycle"),
     ]);
     // A later batch: device a again on the same day adds a trip but no device.
-    await store.trips.appendTrips("de", [trip("a", "2026-01-05T18:00:00Z"), trip("a", "2026-01-05T08:00:00Z")]);
+    await store.trips.appendTrips("de", [
+      trip("a", "2026-01-05T18:00:00Z"),
+      trip("a", "2026-01-05T08:00:00Z"),
+    ]);
     const rows = store.db
       .prepare("SELECT day, vehicle_class, source, trips, devices FROM trip_day_counts ORDER BY day")
       .all();

@@ -56,7 +56,10 @@ describe("streetflow zones upload", () => {
       sets.map((s) => [s.name, s.zoneCount]),
       [["Whole", 5]],
     );
-    assert.equal((await store.zoneSets.get(org.orgId, "whole"))?.featureCollection.features[1].properties.name, "p1");
+    assert.equal(
+      (await store.zoneSets.get(org.orgId, "whole"))?.featureCollection.features[1].properties.name,
+      "p1",
+    );
   });
 
   it("splits a large file into geohash-grouped sets NAME_1, NAME_2", async () => {
@@ -69,9 +72,8 @@ describe("streetflow zones upload", () => {
       ],
     );
     const names = async (setName: string) =>
-      (await store.zoneSets
-        .get(org.orgId, setName))!
-        .featureCollection.features.map((f) => f.properties.name)
+      (await store.zoneSets.get(org.orgId, setName))!.featureCollection.features
+        .map((f) => f.properties.name)
         .sort();
     assert.deepEqual(await names("City_1"), ["p1", "p2", "p3"]);
     assert.deepEqual(await names("City_2"), ["m1", "m2"]);

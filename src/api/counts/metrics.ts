@@ -131,7 +131,11 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     },
     async (request) => {
       const period = monthPeriod(config.now(), request.query.month);
-      return { period, keys: await usageReport(store, request.apiKey.orgId, period), status: "done" as const };
+      return {
+        period,
+        keys: await usageReport(store, request.apiKey.orgId, period),
+        status: "done" as const,
+      };
     },
   );
 };

@@ -173,7 +173,7 @@ async function analysisDetail(
 ): Promise<AnalysisDetail & ReturnType<typeof vendorOptionsJson>> {
   const { spec } = a;
   return {
-    ...await listEntry(store, a),
+    ...(await listEntry(store, a)),
     output_type: spec.outputType,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
@@ -268,7 +268,11 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       assertMayAnalyse(request.principal);
-      const spec = await validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
+      const spec = await validateAnalysisRequest(request.body, {
+        store,
+        networks,
+        orgId: request.apiKey.orgId,
+      });
       const created = await guardedCreateAnalysis(store, request.principal, spec);
       const ignored = ignoredRequestFields(request.body);
       if (ignored.length)
@@ -298,14 +302,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const orgId = request.apiKey.orgId;
-      const analyses = await Promise.all(request.body.analyses.map(async (ref) => {
-        const wanted = ref.uuid ?? ref.name;
-        const found = wanted === undefined ? null : await store.analyses.get(orgId, wanted);
-        if (found) return statusEntry(found);
-        const error =
-          wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
-        return { ...ref, status: "Not Found" as const, error: braceless(error) };
-      }));
+      const analyses = await Promise.all(
+        request.body.analyses.map(async (ref) => {
+          const wanted = ref.uuid ?? ref.name;
+          const found = wanted === undefined ? null : await store.analyses.get(orgId, wanted);
+          if (found) return statusEntry(found);
+          const error =
+            wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
+          return { ...ref, status: "Not Found" as const, error: braceless(error) };
+        }),
+      );
       return { analyses, status: "success" as const };
     },
   );
@@ -375,7 +381,10 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      ...await reviewDetail(store, await requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      ...(await reviewDetail(
+        store,
+        await requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+      )),
       status: "success" as const,
     }),
   );
@@ -425,7 +434,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const a = await requireAnalysis(store, request.apiKey.orgId, request.params.analysis_name, "analysis_name");
+      const a = await requireAnalysis(
+        store,
+        request.apiKey.orgId,
+        request.params.analysis_name,
+        "analysis_name",
+      );
       return sendDownload(store, reply, a, request.params.metric);
     },
   );

@@ -33,7 +33,9 @@ export const dateRangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw fail("unknown_country", { country: request.params.country }, "country");
       const mode = requireTravelMode(request.params.travel_mode);
       return {
-        date_ranges: dataPeriods(await store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)),
+        date_ranges: dataPeriods(
+          await store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources),
+        ),
       };
     },
   );

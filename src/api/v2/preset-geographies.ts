@@ -50,9 +50,9 @@ export const presetGeographyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ({
       status: "success" as const,
       country: request.params.country.toLowerCase(),
-      geography_types: (await listPresetGeographies(store.presetAreas, await imported(), request.params.country)).map(
-        (t) => ({ geography_type: t.geographyType, areas: t.areas, description: t.description }),
-      ),
+      geography_types: (
+        await listPresetGeographies(store.presetAreas, await imported(), request.params.country)
+      ).map((t) => ({ geography_type: t.geographyType, areas: t.areas, description: t.description })),
     }),
   );
 

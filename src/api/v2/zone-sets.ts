@@ -87,7 +87,10 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       status: "success" as const,
-      zone_sets: (await store.zoneSets.list(request.apiKey.orgId)).map((z) => ({ ...summaryOf(z), bbox: z.bbox })),
+      zone_sets: (await store.zoneSets.list(request.apiKey.orgId)).map((z) => ({
+        ...summaryOf(z),
+        bbox: z.bbox,
+      })),
     }),
   );
 

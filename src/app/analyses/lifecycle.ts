@@ -77,7 +77,7 @@ export async function requireAnalysis(
 export async function cancelAnalysis(store: Store, orgId: string, uuid: string): Promise<StoredAnalysis> {
   const a = await requireAnalysis(store, orgId, uuid, "uuid");
   await store.transaction(async () => {
-    if (!await store.analyses.cancel(a.uuid))
+    if (!(await store.analyses.cancel(a.uuid)))
       throw fail("analysis_finished", { analysis: a.name, status: PUBLIC_STATUS[a.state] });
     if (a.jobId) await store.jobs.cancel(a.jobId);
   });
@@ -88,7 +88,7 @@ export async function cancelAnalysis(store: Store, orgId: string, uuid: string):
 export async function deleteAnalysis(store: Store, orgId: string, uuid: string): Promise<StoredAnalysis> {
   const a = await requireAnalysis(store, orgId, uuid, "uuid");
   if (a.state === "deleted") throw fail("analysis_already_deleted", { analysis: a.name });
-  if (!await store.analyses.markDeleted(a.uuid)) throw fail("analysis_processing", { analysis: a.name });
+  if (!(await store.analyses.markDeleted(a.uuid))) throw fail("analysis_processing", { analysis: a.name });
   return (await store.analyses.getByUuid(a.uuid))!;
 }
 

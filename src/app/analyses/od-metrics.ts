@@ -107,7 +107,12 @@ async function loadSide(
  * OD_Preset_Geography's destinations: the areas of the preset geography as end zones. An area's
  * zone id is its numeric area id (the postal code, or the OSM relation id), its name the area's.
  */
-async function presetSide(store: Store, country: string, geographyType: string, network: Network): Promise<ZoneSide> {
+async function presetSide(
+  store: Store,
+  country: string,
+  geographyType: string,
+  network: Network,
+): Promise<ZoneSide> {
   const areas = await store.presetAreas.list(country, geographyType);
   if (areas.length === 0)
     throw new Error(
@@ -398,9 +403,9 @@ async function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels
   const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
   const from = `${year}-01-01`;
   const to = `${year}-12-31`;
-  const days = (await ctx.store.tripStats
-    .dailyTotals(spec.country, spec.vehicleClasses, from, to))
-    .filter((d) => d.trips > 0).length;
+  const days = (await ctx.store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, from, to)).filter(
+    (d) => d.trips > 0,
+  ).length;
   const yearSpec: AnalysisSpec = {
     ...spec,
     outputType: "index",

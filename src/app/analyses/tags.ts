@@ -23,7 +23,7 @@ export async function createTag(store: Store, orgId: string, email: string, valu
   const issues: Issue[] = [];
   const name = tagName(value, "tag_name", issues);
   if (!name) throw new ValidationError(issues);
-  if (!await store.tags.create(orgId, name, email)) throw fail("tag_exists", { name }, "tag_name");
+  if (!(await store.tags.create(orgId, name, email))) throw fail("tag_exists", { name }, "tag_name");
   return name;
 }
 

@@ -19,7 +19,10 @@ const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
  * vehicles. The scan is OD_Analysis' with the zone set on both sides, so zone assignment, day slicing,
  * expansion and volume calibration are the same.
  */
-export async function computeZoneActivityMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
+export async function computeZoneActivityMetrics(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+): Promise<MetricCsvs> {
   const activity = new ZoneActivity();
   const both = {
     ...spec,

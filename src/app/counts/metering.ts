@@ -26,7 +26,12 @@ export const unitsOf = (segments: number, fields: number) => segments * fields;
  * 429 when a call of `units` would take the key over its monthly quota.
  * Called with 0 before selecting, to refuse an exhausted key without any work.
  */
-export async function assertWithinQuota(store: Store, key: ApiKeyRecord, units: number, now: Date): Promise<void> {
+export async function assertWithinQuota(
+  store: Store,
+  key: ApiKeyRecord,
+  units: number,
+  now: Date,
+): Promise<void> {
   const quota = await store.usage.quotaOf(key.id);
   if (quota === null) return;
   const period = monthPeriod(now);
@@ -65,19 +70,23 @@ export interface KeyUsage {
 
 /** Charged usage of every key of an organization in a period (keys without calls show zeros). */
 export async function usageReport(store: Store, orgId: string, period: UsagePeriod): Promise<KeyUsage[]> {
-  const totals = new Map((await store.usage.totals(orgId, period.start, period.end)).map((t) => [t.keyId, t]));
+  const totals = new Map(
+    (await store.usage.totals(orgId, period.start, period.end)).map((t) => [t.keyId, t]),
+  );
   const keys = await store.accounts.listKeys(orgId);
-  return Promise.all(keys.map(async (k) => {
-    const t = totals.get(k.id);
-    return {
-      key_id: k.id,
-      prefix: k.prefix,
-      label: k.label,
-      calls: t?.calls ?? 0,
-      segments: t?.segments ?? 0,
-      fields: t?.fields ?? 0,
-      units: t?.units ?? 0,
-      quota_units: await store.usage.quotaOf(k.id),
-    };
-  }));
+  return Promise.all(
+    keys.map(async (k) => {
+      const t = totals.get(k.id);
+      return {
+        key_id: k.id,
+        prefix: k.prefix,
+        label: k.label,
+        calls: t?.calls ?? 0,
+        segments: t?.segments ?? 0,
+        fields: t?.fields ?? 0,
+        units: t?.units ?? 0,
+        quota_units: await store.usage.quotaOf(k.id),
+      };
+    }),
+  );
 }

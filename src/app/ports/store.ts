@@ -143,7 +143,10 @@ export interface SecurityRepo {
   /** The organization's key that meters web-application sessions, created on first use. */
   webKeyOf(orgId: string): Promise<ApiKeyRecord>;
   /** Usage per key and month (YYYY-MM) since `from` (ISO). */
-  monthlyUsage(orgId: string, from: string): Promise<{ keyId: string; month: string; calls: number; units: number }[]>;
+  monthlyUsage(
+    orgId: string,
+    from: string,
+  ): Promise<{ keyId: string; month: string; calls: number; units: number }[]>;
 }
 
 export interface NetworkRepo {

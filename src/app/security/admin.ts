@@ -53,7 +53,7 @@ export async function inviteUser(
   assertEmail(email, "email");
   if (await store.security.member(email, p.orgId)) throw fail("user_exists", { email }, "email");
   await store.accounts.addUser(email, p.orgId, role);
-  audit(store, p, "user.invite", `${email} as ${role}`);
+  await audit(store, p, "user.invite", `${email} as ${role}`);
   return {
     user: userView(await requireMember(store, p, email)),
     resetToken: await createResetToken(store, policy, email),
@@ -65,25 +65,35 @@ export async function setUserRole(store: Store, p: Principal, email: string, rol
   await requireMember(store, p, email);
   refuseSelf(p, email, "change the role of");
   await store.security.setRole(email, p.orgId, role);
-  audit(store, p, "user.role", `${email} → ${role}`);
+  await audit(store, p, "user.role", `${email} → ${role}`);
   return userView(await requireMember(store, p, email));
 }
 
 /** Disabling ends the user's sessions at once; their next request is refused. */
-export async function setUserDisabled(store: Store, p: Principal, email: string, disabled: boolean): Promise<UserView> {
+export async function setUserDisabled(
+  store: Store,
+  p: Principal,
+  email: string,
+  disabled: boolean,
+): Promise<UserView> {
   requireAdmin(p, "disabling users");
   await requireMember(store, p, email);
   refuseSelf(p, email, "disable");
   await store.security.setDisabled(email, disabled, new Date().toISOString());
   if (disabled) await store.security.deleteSessionsOf(email);
-  audit(store, p, disabled ? "user.disable" : "user.enable", email);
+  await audit(store, p, disabled ? "user.disable" : "user.enable", email);
   return userView(await requireMember(store, p, email));
 }
 
-export async function passwordResetLink(store: Store, policy: SecurityPolicy, p: Principal, email: string): Promise<string> {
+export async function passwordResetLink(
+  store: Store,
+  policy: SecurityPolicy,
+  p: Principal,
+  email: string,
+): Promise<string> {
   requireAdmin(p, "resetting passwords");
   await requireMember(store, p, email);
-  audit(store, p, "user.reset_link", email);
+  await audit(store, p, "user.reset_link", email);
   return await createResetToken(store, policy, email);
 }
 
@@ -119,10 +129,14 @@ async function requireKey(store: Store, p: Principal, keyId: string): Promise<Ap
 }
 
 /** The plain key is in the answer once and never stored. */
-export async function createKey(store: Store, p: Principal, label: string | null): Promise<IssuedKey & { view: KeyView }> {
+export async function createKey(
+  store: Store,
+  p: Principal,
+  label: string | null,
+): Promise<IssuedKey & { view: KeyView }> {
   requireAdmin(p, "creating API keys");
   const issued = await issueApiKey(store, p.orgId, label);
-  audit(store, p, "key.create", `${issued.record.prefix} ${label ?? ""}`.trim());
+  await audit(store, p, "key.create", `${issued.record.prefix} ${label ?? ""}`.trim());
   return { ...issued, view: await keyView(store, issued.record) };
 }
 
@@ -132,7 +146,12 @@ export interface KeyChanges {
   rate_limit_per_minute?: number | null;
 }
 
-export async function updateKey(store: Store, p: Principal, keyId: string, changes: KeyChanges): Promise<KeyView> {
+export async function updateKey(
+  store: Store,
+  p: Principal,
+  keyId: string,
+  changes: KeyChanges,
+): Promise<KeyView> {
   requireAdmin(p, "changing API keys");
   const key = await requireKey(store, p, keyId);
   if (key.revokedAt) throw fail("key_revoked", { key: key.prefix }, "key_id");
@@ -148,7 +167,7 @@ export async function updateKey(store: Store, p: Principal, keyId: string, chang
   const what = Object.entries(changes)
     .map(([k, v]) => `${k}=${v === null ? "none" : v}`)
     .join(", ");
-  audit(store, p, "key.update", `${key.prefix}: ${what}`);
+  await audit(store, p, "key.update", `${key.prefix}: ${what}`);
   return await keyView(store, await requireKey(store, p, keyId));
 }
 
@@ -156,7 +175,7 @@ export async function revokeKey(store: Store, p: Principal, keyId: string): Prom
   requireAdmin(p, "revoking API keys");
   const key = await requireKey(store, p, keyId);
   await store.accounts.revokeKey(key.id);
-  audit(store, p, "key.revoke", key.prefix);
+  await audit(store, p, "key.revoke", key.prefix);
   return await keyView(store, await requireKey(store, p, keyId));
 }
 
@@ -168,17 +187,32 @@ export interface MonthlyUsage {
 }
 
 /** Metered counts usage per key and month, for the last `months` months including this one. */
-export async function monthlyUsage(store: Store, p: Principal, months: number, now = new Date()): Promise<MonthlyUsage[]> {
+export async function monthlyUsage(
+  store: Store,
+  p: Principal,
+  months: number,
+  now = new Date(),
+): Promise<MonthlyUsage[]> {
   requireAdmin(p, "reading usage");
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1)).toISOString();
-  return (await store.security
-    .monthlyUsage(p.orgId, from))
-    .map((u) => ({ key_id: u.keyId, month: u.month, calls: u.calls, units: u.units }));
+  return (await store.security.monthlyUsage(p.orgId, from)).map((u) => ({
+    key_id: u.keyId,
+    month: u.month,
+    calls: u.calls,
+    units: u.units,
+  }));
 }
 
-export async function auditLog(store: Store, p: Principal, limit = 200): Promise<Omit<AuditEntry, "orgId">[]> {
+export async function auditLog(
+  store: Store,
+  p: Principal,
+  limit = 200,
+): Promise<Omit<AuditEntry, "orgId">[]> {
   requireAdmin(p, "reading the audit log");
-  return (await store.security
-    .auditLog(p.orgId, limit))
-    .map(({ at, actor, action, target }) => ({ at, actor, action, target }));
+  return (await store.security.auditLog(p.orgId, limit)).map(({ at, actor, action, target }) => ({
+    at,
+    actor,
+    action,
+    target,
+  }));
 }

@@ -10,7 +10,12 @@ import type { StoredAnalysis, StoredZoneSet } from "../../domain/records.js";
 import type { Store } from "../ports/store.js";
 import { requireRole, type Principal } from "../../domain/security/principal.js";
 
-export async function audit(store: Store, principal: Principal, action: string, target: string | null): Promise<void> {
+export async function audit(
+  store: Store,
+  principal: Principal,
+  action: string,
+  target: string | null,
+): Promise<void> {
   await store.security.audit({
     orgId: principal.orgId,
     at: new Date().toISOString(),
@@ -33,7 +38,11 @@ export async function guardedCreateZoneSet(
   return set;
 }
 
-export async function guardedDeleteZoneSet(store: Store, principal: Principal, nameOrUuid: string): Promise<StoredZoneSet> {
+export async function guardedDeleteZoneSet(
+  store: Store,
+  principal: Principal,
+  nameOrUuid: string,
+): Promise<StoredZoneSet> {
   requireRole(principal, "analyst", "deleting a zone set");
   const set = await deleteZoneSet(store, principal.orgId, nameOrUuid);
   await audit(store, principal, "zone_set.delete", named(set));

@@ -19,7 +19,12 @@ export function waitMs(record: FailureRecord | null, policy: LockoutPolicy, now:
 }
 
 /** 429 with Retry-After while the subject is slowed down or locked. */
-export async function assertMayTry(store: Store, subject: string, policy: LockoutPolicy, now: Date): Promise<void> {
+export async function assertMayTry(
+  store: Store,
+  subject: string,
+  policy: LockoutPolicy,
+  now: Date,
+): Promise<void> {
   const record = await store.security.failuresOf(subject);
   const wait = waitMs(record, policy, now);
   if (wait === 0) return;
@@ -28,7 +33,12 @@ export async function assertMayTry(store: Store, subject: string, policy: Lockou
   throw retryLater(locked ? "sign_in_locked" : "sign_in_throttled", { seconds }, seconds);
 }
 
-export async function recordFailure(store: Store, subject: string, policy: LockoutPolicy, now: Date): Promise<void> {
+export async function recordFailure(
+  store: Store,
+  subject: string,
+  policy: LockoutPolicy,
+  now: Date,
+): Promise<void> {
   const previous = await store.security.failuresOf(subject);
   const expired =
     !previous ||

@@ -68,7 +68,11 @@ export async function signIn(
 const TOUCH_EVERY_MS = 60_000;
 
 /** The live session of a cookie value, or null (unknown, idle too long, too old, user disabled or removed). */
-export async function liveSession(store: Store, policy: SecurityPolicy, sessionId: string): Promise<SessionRecord | null> {
+export async function liveSession(
+  store: Store,
+  policy: SecurityPolicy,
+  sessionId: string,
+): Promise<SessionRecord | null> {
   const idHash = tokenHash(sessionId);
   const session = await store.security.findSession(idHash);
   if (!session) return null;
@@ -115,7 +119,7 @@ export const keyPrincipal = (key: ApiKeyRecord): Principal => ({
 export async function setPassword(store: Store, email: string, password: string): Promise<void> {
   assertPasswordStrength(password);
   const hash = await hashPassword(password);
-  if (!await store.security.setPasswordHash(email, hash)) throw fail("unknown_user", { email }, "email");
+  if (!(await store.security.setPasswordHash(email, hash))) throw fail("unknown_user", { email }, "email");
   await store.security.deleteSessionsOf(email);
 }
 

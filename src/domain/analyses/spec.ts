@@ -250,7 +250,12 @@ const bboxOfSets = (sets: StoredZoneSet[]) =>
  * The request carries no country: it is the given optional `country`, or the
  * one imported network that has road segments within the zones' bounding box.
  */
-async function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequestContext, issues: Issue[]) {
+async function analysisCountry(
+  body: Body,
+  sets: StoredZoneSet[],
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+) {
   const imported = (await ctx.store.network.countries()).map((c) => c.country);
   const given = optionalString(body, "country", issues);
   if (given !== null) {
@@ -265,7 +270,8 @@ async function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisR
   const box = bboxOfSets(sets);
   if (!box) return null;
   const matching: string[] = [];
-  for (const c of imported) if (((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
+  for (const c of imported)
+    if (((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
   if (matching.length === 1) return matching[0];
   issues.push({
     field: "oz_sets",
@@ -375,7 +381,10 @@ export function ignoredRequestFields(body: unknown): string[] {
  * problem is collected into one ValidationError (400). Name uniqueness is the
  * store's job, checked when the analysis is inserted.
  */
-export async function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestContext): Promise<AnalysisSpec> {
+export async function validateAnalysisRequest(
+  body: unknown,
+  ctx: AnalysisRequestContext,
+): Promise<AnalysisSpec> {
   if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
   if (typeof body.insight_login_email !== "string")
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
@@ -417,7 +426,8 @@ export async function validateAnalysisRequest(body: unknown, ctx: AnalysisReques
     })) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
+      ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources))
+          .supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 

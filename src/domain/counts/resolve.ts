@@ -27,7 +27,10 @@ export interface ResolvedSelection {
 }
 
 /** Validates the request (400s first), then finds the country's network (404) and selects. */
-export async function resolveSelection(networks: NetworkRegistry, request: SelectionRequest): Promise<ResolvedSelection> {
+export async function resolveSelection(
+  networks: NetworkRegistry,
+  request: SelectionRequest,
+): Promise<ResolvedSelection> {
   const selector = parseSelector(request.geometry);
   const mode = requireCountsMode(request.mode);
   const classes = parseRoadClasses(request.roadway_classification);

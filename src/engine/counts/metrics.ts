@@ -66,7 +66,12 @@ export interface TripTallies {
   /** Distinct devices per month (YYYY-MM), for the sample expansion. */
   devicesByMonth(country: string, range: { from: string; to: string }): Promise<Map<string, number>>;
   /** Days (YYYY-MM-DD) from..to with stored trips of the vehicle classes. */
-  daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Promise<Set<string>>;
+  daysWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+  ): Promise<Set<string>>;
 }
 
 /** The tallies as the trip store keeps them. */

@@ -92,8 +92,13 @@ export function asyncPort<T extends object>(
 
 function methodNames(obj: object): string[] {
   const names = new Set<string>();
-  for (let proto = Object.getPrototypeOf(obj); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto))
+  for (
+    let proto = Object.getPrototypeOf(obj);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  )
     for (const name of Object.getOwnPropertyNames(proto))
-      if (name !== "constructor" && typeof (obj as Record<string, unknown>)[name] === "function") names.add(name);
+      if (name !== "constructor" && typeof (obj as Record<string, unknown>)[name] === "function")
+        names.add(name);
   return [...names];
 }
