@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import layers from "./eslint.layers.js";
 
 export default tseslint.config(
   { ignores: ["dist/**", "var/**", "node_modules/**", "coverage/**"] },
@@ -40,4 +41,5 @@ export default tseslint.config(
       "@typescript-eslint/await-thenable": "error",
     },
   },
+  ...layers,
 );

@@ -1,5 +1,7 @@
 /**
- * OD_Analysis at scale: `npm run bench -- analysis [trips=1000000] [zones=1000]`.
+ * An analysis type at scale: `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis]`.
+ * Besides OD_Analysis (grid to grid): OD_MF_Analysis (grid → the pass-through cells → grid),
+ * Segment_Analysis (every road segment of the pass-through cells) and AADT (the pass-through cells).
  * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
  * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
  * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
@@ -31,7 +33,8 @@ const ROUTES_PER_TREE = 200;
 const APPEND_BATCH = 20_000;
 
 export default async function analysisBench(args: string[]): Promise<Record<string, unknown>> {
-  const [tripCount = 1_000_000, zoneCount = 1000] = args.map(Number);
+  const [tripCount = 1_000_000, zoneCount = 1000] = args.slice(0, 2).map(Number);
+  const analysisType = args[2] ?? "OD_Analysis";
   const file = sharedDataFile(EXTRACT);
   if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, await readOsmSegments(file));
@@ -41,7 +44,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
   const setupS = (performance.now() - setupStarted) / 1000;
   try {
     const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-    const { spec } = await defineAnalysis(store, networks, network, zoneCount);
+    const { spec } = await defineAnalysis(store, networks, network, zoneCount, analysisType);
     const load = loadavg();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -53,11 +56,17 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       network: `${EXTRACT}, ${network.size} segments`,
       trips: await store.trips.countTrips(COUNTRY),
       zones: zoneCount,
+      analysisType,
       setupS: Number(setupS.toFixed(1)),
       seconds: Number(seconds.toFixed(2)),
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       tripsPerSecond: Math.round(tripCount / seconds),
-      odAllRows: metrics.od_all.split("\n").length - 2,
+      // The type's main metric: od_all, od_mf_all, sa_all or aadt_all.
+      rows: Object.fromEntries(
+        Object.entries(metrics)
+          .filter(([name]) => /^(od|od_mf|sa|aadt)_all$/.test(name))
+          .map(([name, csv]) => [name, csv.split("\n").length - 2]),
+      ),
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
       // Same data and code → same digest: checks that a speed-up did not change the results.
       metricsSha1: digestOf(metrics),
@@ -67,7 +76,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       loadAvg1m: Number(load[0].toFixed(2)),
     };
   } finally {
-    await store.close();
+    store.close();
   }
 }
 
@@ -82,7 +91,7 @@ async function openTripStore(file: string, network: Network, tripCount: number):
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
-    await store.close();
+    store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);
@@ -154,13 +163,24 @@ function tripAlong(network: Network, edges: number[], random: Random, n: number)
   };
 }
 
-/** An organization, its grid zone set and a vendor-style all-vehicles OD analysis of March 2025. */
+/** What each catalogue type analyses besides the common fields (see the header comment). */
+const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
+  OD_Analysis: { oz_sets: [{ name: "Grid" }], dz_sets: [{ name: "Grid" }] },
+  OD_MF_Analysis: { oz_sets: [{ name: "Grid" }], mf_sets: [{ name: "Passes" }], dz_sets: [{ name: "Grid" }] },
+  Segment_Analysis: { oz_sets: [{ name: "Passes" }] },
+  AADT: { oz_sets: [{ name: "Passes" }], az_sets: [{ name: "Passes" }], aadt_year: 2025 },
+};
+
+/** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */
 async function defineAnalysis(
   store: SqliteStore,
   networks: NetworkRegistry,
   network: Network,
   zoneCount: number,
+  analysisType: string,
 ) {
+  const fields = TYPE_FIELDS[analysisType];
+  if (!fields) throw new Error(`no bench for ${analysisType}; one of ${Object.keys(TYPE_FIELDS).join(", ")}`);
   const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   const email = `bench-${org.id}@example.org`;
   await store.accounts.addUser(email, org.id);
@@ -173,15 +193,25 @@ async function defineAnalysis(
     },
     ctx,
   );
+  await createZoneSet(
+    {
+      insight_login_email: email,
+      zone_set_name: "Passes",
+      zones: {
+        type: "FeatureCollection",
+        features: gridZones(network, zoneCount).filter((z) => z.properties.is_pass === 1),
+      },
+    },
+    ctx,
+  );
   const spec = await validateAnalysisRequest(
     {
       insight_login_email: email,
-      analysis_name: "Bench OD",
-      analysis_type: "OD_Analysis",
+      analysis_name: `Bench ${analysisType}`,
+      analysis_type: analysisType,
       travel_mode_type: "All_Vehicles",
       output_type: "index",
-      oz_sets: [{ name: "Grid" }],
-      dz_sets: [{ name: "Grid" }],
+      ...fields,
       date_ranges: [{ start_date: "03/01/2025", end_date: "03/31/2025" }],
       day_types: "Average Day|17,Average Weekday|15,Average Weekend|67",
       day_parts: "All Day|0023,Early AM|0005,Peak AM|0609,Mid-Day|1014,Peak PM|1518,Late PM|1923",

@@ -1,11 +1,12 @@
 /**
- * Segment counts latency: `npm run bench -- counts [requests=20] [grid]`.
+ * Segment counts latency: `npm run bench -- counts [requests=20] [grid] [segments=N]`.
  * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
  * filled for every segment × month (all of 2025) × day of week × hour (one direction, class
  * and source per cell; cached in the OS temp dir), served by the real app over Fastify
  * `inject`. For radius selectors sized to ~100, ~1,000 and all car segments (the network has
  * fewer than 10,000), reports p50/p99 of POST /counts/v1/metrics for one month and for the
- * whole year (the first page is answered, every row computed and kept for paging), the
+ * whole year (the first page is answered, every row computed and kept for paging), each served from
+ * the whole-month rollups and, side by side in the same run, by summing the months' cells; the
  * process CPU time per request (steadier than wall time on a shared machine), and where the time
  * goes: selection (POST /segmentcount, same body), the store query (the metrics provider, timed
  * inside the request) and the rest (validation, JSON, metering, paging).
@@ -17,13 +18,16 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../src/api/app.js";
 import { issueApiKey } from "../src/app/accounts.js";
-import { metricsFromAggregates, tripTalliesOf, type MetricsProvider } from "../src/engine/counts/metrics.js";
+import { metricsFromAggregates, tripTalliesOf } from "../src/app/counts/metrics.js";
+import { type MetricsProvider } from "../src/engine/counts/metrics.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
 import { ACCESS_CAR, type LonLat, type Segment } from "../src/engine/network/types.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations.js";
+import { SqliteSegmentStats } from "../src/store/sqlite/counts.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { SegmentStatsRepo } from "../src/app/ports/store.js";
 import type { SegmentStatCell } from "../src/engine/counts/segment-stats.js";
 import { gridNetwork } from "../test/helpers/grid-network.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
@@ -34,6 +38,8 @@ const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
 const MONTHS = Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, "0")}`);
 const SHAPES = { month: { year: 2025, month: 1 }, year: { year: 2025 } } as const;
 type Shape = keyof typeof SHAPES;
+const PATHS = ["rollups", "cells"] as const;
+type Path = (typeof PATHS)[number];
 const FIELDS = ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"];
 
 /** Where the segments come from: the real extract, or the synthetic grid for the 10,000-segment case. */
@@ -80,8 +86,22 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const store = await openStatsStore(cache, network, source.name);
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
-  const provider = timedProvider(metricsFromAggregates(store.segmentStats, tripTalliesOf(store.tripStats)));
-  const app = await buildApp({ store, networks, counts: { metricsProvider: provider.run } });
+  // Each shape is served both ways in the same run: from the whole-month rollups where they apply
+  // (what the route does), and by summing the months' cells (the path before them).
+  const cellsOnly = new SqliteSegmentStats(store.db);
+  let path: Path = "rollups";
+  const stats: SegmentStatsRepo = {
+    add: async (country, cells) => await store.segmentStats.add(country, cells),
+    query: async (q) => (path === "cells" ? cellsOnly.queryCells(q) : await store.segmentStats.query(q)),
+  };
+  const provider = timedProvider(metricsFromAggregates(stats, tripTalliesOf(store.tripStats)));
+  // A load test: the per-key rate limit would refuse the bench's own requests.
+  const app = await buildApp({
+    store,
+    networks,
+    counts: { metricsProvider: provider.run },
+    security: { rateLimits: { perKey: 1e9 } },
+  });
   try {
     const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
     const key = (await issueApiKey(store, org.id)).key;
@@ -97,10 +117,14 @@ export default async function countsBench(args: string[]): Promise<Record<string
     const load = loadavg();
     const cpu = process.cpuUsage();
     const sizes = [];
-    for (const target of source.targets) {
+    // `segments=N`: only that selection size (profiling one shape).
+    const only = args.find((a) => a.startsWith("segments="));
+    const targets = only ? [Number(only.slice("segments=".length))] : source.targets;
+    for (const target of targets) {
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
       for (const shape of Object.keys(SHAPES) as Shape[])
-        sizes.push(await measure(post, provider, centre, bufferM, requests, shape));
+        for (path of PATHS)
+          sizes.push({ path, ...(await measure(post, provider, centre, bufferM, requests, shape)) });
     }
     const used = process.cpuUsage(cpu);
     return {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -129,6 +130,7 @@ async function simulateAndIngest(
       source,
       vehicleClass: "personal",
       matcher: tripMatcher(network),
+      threads: availableParallelism(),
       onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),
     },
   );

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifySchema } from "fastify";
+import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
+import type { TSchema } from "typebox";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { swaggerCsp } from "./security/headers.js";
@@ -23,9 +24,20 @@ const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40
 <text x="38" y="27" font-family="system-ui,sans-serif" font-size="20" font-weight="600" fill="#fff">Streetflow</text>
 </svg>`;
 
-function withGroupSecurity({ schema, url }: { schema: FastifySchema; url: string }) {
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * The body the document shows when the route validates a looser envelope and checks the fields
+     * itself (POST /analyses reports every problem at once): the real request schema.
+     */
+    documentedBody?: TSchema;
+  }
+}
+
+function documented({ schema, url, route }: { schema: FastifySchema; url: string; route?: RouteOptions }) {
   const group = GROUP_SECURITY.find(([prefix]) => url.startsWith(prefix));
-  return { schema: group ? { ...schema, security: group[1] } : schema, url };
+  const body = route?.config?.documentedBody;
+  return { schema: { ...schema, ...(body && { body }), ...(group && { security: group[1] }) }, url };
 }
 
 /** The OpenAPI document (`/docs/openapi.json`) and Swagger UI (`/docs`), under Streetflow's name. */
@@ -43,7 +55,7 @@ export async function registerApiDocs(app: FastifyInstance): Promise<void> {
       },
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transform: withGroupSecurity,
+    transform: documented,
   });
   await app.register(swaggerUi, {
     routePrefix: "/docs",

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { fail } from "../domain/errors.js";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import type { Network } from "../engine/network/network.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
+import { networkTimeZone } from "./networks.js";
 import { LocalClock } from "../engine/time.js";
 import {
   addCounts,
@@ -13,6 +13,7 @@ import {
   type IngestCounts,
   type TripMatcher,
 } from "../engine/ingest/pipeline.js";
+import { MatchPool } from "../engine/ingest/match-pool.js";
 import { formatOf } from "../engine/ingest/open-input.js";
 import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
@@ -24,6 +25,14 @@ export interface IngestFilesOptions {
   /** Class of points whose file has no vehicle class column. */
   vehicleClass: VehicleClass;
   matcher: TripMatcher;
+  /**
+   * Worker threads that match (default 1: `matcher`, on this thread). With more, trips are matched
+   * by the standard matcher on that many workers while this thread reads and stores; the stored
+   * trips are the same as with one.
+   */
+  threads?: number;
+  /** A pool of matching workers the caller keeps (warm across runs) instead of `threads`. */
+  matchPool?: MatchPool;
   /** Matched trips per store transaction. */
   batchSize?: number;
   /** How many problem messages the report keeps (the rest are only counted). */
@@ -73,10 +82,32 @@ export async function ingestFiles(
     else report.moreProblems++;
   };
 
-  const cells = new SegmentCellAccumulator(
-    await requireNetwork(rt, country),
-    new LocalClock(await networkTimeZone(rt.store, country)),
-  );
+  const network = await requireNetwork(rt, country);
+  const cells = new SegmentCellAccumulator(network, new LocalClock(await networkTimeZone(rt.store, country)));
+  const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
+  const pool = opts.matchPool ?? ownPool;
+  try {
+    return await ingestEach(rt, paths, opts, { country, report, cells, pool, log, onProblem });
+  } finally {
+    await ownPool?.close();
+  }
+}
+
+interface IngestRun {
+  country: string;
+  report: IngestReport;
+  cells: SegmentCellAccumulator;
+  pool: MatchPool | null;
+  log: (line: string) => void;
+  onProblem: (message: string) => void;
+}
+
+async function ingestEach(
+  rt: Runtime,
+  paths: string[],
+  opts: IngestFilesOptions,
+  { country, report, cells, pool, log, onProblem }: IngestRun,
+): Promise<IngestReport> {
   for (const path of paths) {
     const startedAt = new Date().toISOString();
     log(`${path}: reading`);
@@ -84,6 +115,7 @@ export async function ingestFiles(
       source: opts.source,
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
+      matchBatch: pool?.match,
       sink: async (trips) => await storeTrips(rt, country, trips, cells),
       batchSize: opts.batchSize,
       onProblem,

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { readAdminAreas } from "../engine/network/admin-areas.js";
 import { readOsmNetwork } from "../engine/network/osm-import.js";
-import { mapErrors } from "../domain/error-mapping.js";
+import { mapErrors } from "./error-mapping.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
 import { presetAreasOf } from "../domain/preset-geographies.js";
 import { timeZoneOfCountry } from "../engine/time.js";

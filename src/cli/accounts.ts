@@ -1,4 +1,4 @@
-import { mapErrors } from "../domain/error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import type { Command } from "commander";
 import { assertEmail, issueApiKey, requireOrganization } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
 import { configFromEnv } from "../config.js";
-import { toDomainError } from "../domain/error-mapping.js";
+import { toDomainError } from "../app/error-mapping.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";
 import { networkCommands } from "./network.js";

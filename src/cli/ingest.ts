@@ -2,7 +2,7 @@ import os from "node:os";
 import { Option, type Command } from "commander";
 import { fail } from "../domain/errors.js";
 import { tripMatcher } from "../engine/matching/index.js";
-import type { TripMatcher } from "../engine/ingest/pipeline.js";
+import { DEFAULT_BATCH_TRIPS, type TripMatcher } from "../engine/ingest/pipeline.js";
 import type { Network } from "../engine/network/network.js";
 import {
   TRACE_SOURCES,
@@ -21,6 +21,7 @@ interface IngestCliOptions {
   source: TraceSource;
   vehicleClass: VehicleClass;
   batchSize: string;
+  threads: string;
 }
 
 /** `streetflow ingest FILE...`: read, split, map-match and store trips. */
@@ -37,11 +38,18 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
         .choices(VEHICLE_CLASSES)
         .default("personal"),
     )
-    .option("--batch-size <n>", "matched trips per store transaction", "1000")
+    .option(
+      "--threads <n>",
+      "worker threads that map-match (default: one per core; 1 matches on the main thread)",
+      String(os.availableParallelism()),
+    )
+    .option("--batch-size <n>", "matched trips per store transaction", String(DEFAULT_BATCH_TRIPS))
     .action((files: string[], opts: IngestCliOptions) =>
       withRuntime(program, async (rt) => {
         const batchSize = Number(opts.batchSize);
         if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
+        const threads = Number(opts.threads);
+        if (!Number.isInteger(threads) || threads < 1) throw fail("invalid_threads");
         const network = await rt.networks.get(opts.country);
         if (!network) throw fail("unknown_country", { country: opts.country });
         const stop = stopOnSignals();
@@ -50,6 +58,8 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
           source: opts.source,
           vehicleClass: opts.vehicleClass,
           matcher: matcherFor(network),
+          // Workers run the standard matcher; a matcher given by the caller (tests) runs here.
+          threads: matcherFor === tripMatcher ? threads : 1,
           batchSize,
           onProgress: (line) => console.error(line),
           signal: stop.signal,

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { fail } from "../domain/errors.js";
-import { networkTimeZone } from "../domain/network-time-zone.js";
+import { networkTimeZone } from "../app/networks.js";
 import { importNetwork } from "../app/network-import.js";
 import { withRuntime } from "./runtime.js";
 

@@ -5,8 +5,15 @@ import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
-import { openRuntime } from "../runtime.js";
+import { openRuntime, type Runtime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
+
+/** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
+export const ROLES = ["all", "api", "worker"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Settings of the distributed deployment that the composition root does not read yet (docs/deployment.md). */
+const NETWORKED_BACKENDS = ["STREETFLOW_DATABASE_URL", "STREETFLOW_REDIS_URL"];
 
 interface ServeOptions {
   port: string;
@@ -14,6 +21,7 @@ interface ServeOptions {
   demo: boolean;
   jobs: boolean;
   jobWorkers: number;
+  role: string;
 }
 
 export function serveCommand(program: Command): void {
@@ -27,7 +35,13 @@ export function serveCommand(program: Command): void {
       configFromEnv().host,
     )
     .option("--no-demo", "do not create demo data in an empty store")
-    .option("--no-jobs", "serve the API only; another process runs the analysis jobs")
+    .option(
+      "--role <role>",
+      "api: HTTP only (stateless, any number behind a load balancer); worker: analysis jobs only; all: both (env STREETFLOW_ROLE)",
+      roleOf,
+      process.env.STREETFLOW_ROLE ?? "all",
+    )
+    .option("--no-jobs", "the same as --role api")
     .option(
       "--job-workers <n>",
       "analyses computed at the same time, each in a worker thread (env STREETFLOW_JOB_WORKERS)",
@@ -38,6 +52,15 @@ export function serveCommand(program: Command): void {
       // The flag is checked by workerCount; a default from the environment is not, so check it here.
       if (!isWorkerCount(opts.jobWorkers))
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
+      if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
+      const unwired = NETWORKED_BACKENDS.filter((name) => process.env[name]);
+      if (unwired.length > 0)
+        program.error(
+          `error: ${unwired.join(" and ")} set, but this version serves only the embedded SQLite store ` +
+            "(the PostgreSQL and Redis adapters wait for the asynchronous ports, docs/deployment.md); unset it",
+        );
+      const role: Role = opts.jobs ? opts.role : "api";
+      if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers);
       const config = configFromEnv();
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
@@ -63,27 +86,16 @@ export function serveCommand(program: Command): void {
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
-      const runners = await Promise.all(
-        Array.from(
-          { length: opts.jobs ? opts.jobWorkers : 0 },
-          async () =>
-            await new JobRunner({
-              store: rt.store,
-              queue: rt.store.jobs,
-              dbFile: databaseFile(rt.dataDir),
-              log: (line) => app.log.info(line),
-              onFinished: completionNotifier(rt.store, (line) => app.log.warn(line)),
-            }).start(),
-        ),
-      );
+      const runners =
+        role === "all" ? await startRunners(rt, opts.jobWorkers, (line) => app.log.info(line)) : [];
       const close = async () => {
         await Promise.all(runners.map((r) => r.stop()));
         await app.close();
         await rt.store.close();
         process.exit(0);
       };
-      process.once("SIGINT", () => void close());
-      process.once("SIGTERM", () => void close());
+      process.once("SIGINT", close);
+      process.once("SIGTERM", close);
       await app.listen({ port: Number(opts.port), host: opts.host });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
@@ -92,6 +104,46 @@ export function serveCommand(program: Command): void {
         `Streetflow listening on http://${shown}:${port} (bound to ${opts.host}; API docs at /docs)`,
       );
     });
+}
+
+/** The analysis job runners of this process, each claiming one job at a time under its own lease. */
+function startRunners(rt: Runtime, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      new JobRunner({
+        store: rt.store,
+        queue: rt.store.jobs,
+        dbFile: databaseFile(rt.dataDir),
+        log,
+        onFinished: completionNotifier(rt.store, log),
+      }).start(),
+    ),
+  );
+}
+
+/**
+ * A worker process: job runners and no HTTP server. On SIGTERM or SIGINT each runner hands its job
+ * back to the queue (release) before the process exits, so no lease is left to run out.
+ */
+async function runWorkers(dataDir: string, count: number): Promise<void> {
+  const rt = openRuntime(dataDir);
+  const log = (line: string) => console.log(line);
+  const runners = await startRunners(rt, count, log);
+  const stop = async () => {
+    await Promise.all(runners.map((r) => r.stop()));
+    await rt.store.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
+  log(`Streetflow worker: ${count} job runner${count === 1 ? "" : "s"} (pid ${process.pid})`);
+}
+
+const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);
+
+function roleOf(value: string): Role {
+  if (!isRole(value)) throw new InvalidArgumentError(`one of ${ROLES.join(", ")} is needed`);
+  return value;
 }
 
 /** Why the server could not listen on host:port (taken, not permitted), or null when it can. */

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Option } from "commander";
-import { toDomainError } from "../domain/error-mapping.js";
+import { toDomainError } from "../app/error-mapping.js";
 import { fail } from "../domain/errors.js";
 import type { Network } from "../engine/network/network.js";
 import { Simulation } from "../engine/simulate/index.js";

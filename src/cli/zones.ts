@@ -1,4 +1,4 @@
-import { mapErrors } from "../domain/error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";

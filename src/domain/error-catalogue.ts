@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   },
   invalid_option: { status: 400, message: "<reason>" },
   invalid_batch_size: { status: 400, message: "--batch-size must be a positive whole number" },
+  invalid_threads: { status: 400, message: "--threads must be a positive whole number" },
   invalid_country: { status: 400, message: 'country code "<country>" must be 2 or 3 letters' },
   invalid_role: { status: 400, message: "the role is admin, analyst or viewer" },
   invalid_quota: { status: 400, message: 'units must be a whole number or "none", not "<text>"' },
@@ -80,7 +81,7 @@ export const ERROR_CATALOGUE = {
   // 404: nothing of that name (in this organization)
   not_found: { status: 404, message: "no route <method> <path>" },
   file_not_found: { status: 404, message: "no such file: <path>" },
-  unknown_country: { status: 404, message: 'no road network for country "<country>"' },
+  unknown_country: { status: 404, message: "no network for country <country>" },
   unknown_travel_mode: { status: 404, message: 'unknown travel mode "<mode>"; known modes: <valid>' },
   unknown_organization: { status: 404, message: 'no organization "<organization>"' },
   unknown_user: { status: 404, message: "no user <email> in this organization" },

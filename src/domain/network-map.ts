@@ -1,9 +1,6 @@
 import { fail } from "./errors.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import { timeZoneOfImport } from "./network-time-zone.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
-import { VEHICLE_CLASSES } from "../engine/trips/types.js";
-import type { NetworkRepo, TripStatsRepo } from "../app/ports/store.js";
 
 /** Most segments one map request returns; a browser draws this many GeoJSON lines smoothly. */
 export const MAX_MAP_SEGMENTS = 20_000;
@@ -31,32 +28,6 @@ export interface SegmentsInBox {
   /** Segments meeting the box; more than `features.length` when the cap cut the answer. */
   total: number;
   truncated: boolean;
-}
-
-/** Every imported network with its extent (built from the in-memory network, which other routes share). */
-export async function networkSummaries(
-  repo: NetworkRepo,
-  networks: NetworkRegistry,
-  tripStats: TripStatsRepo,
-): Promise<NetworkSummary[]> {
-  const summaries: NetworkSummary[] = [];
-  for (const info of await repo.countries()) {
-    const network = await networks.get(info.country);
-    if (!network) continue;
-    const { country, importedAt } = info;
-    const timeZone = timeZoneOfImport(info);
-    const last = (await tripStats.monthsWithTrips(country, VEHICLE_CLASSES)).at(-1);
-    const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
-    summaries.push({
-      country,
-      segmentCount: network.size,
-      importedAt,
-      timeZone,
-      bbox: network.bbox,
-      lastTripMonth,
-    });
-  }
-  return summaries;
 }
 
 /** `w,s,e,n` in degrees, west ≤ east and south ≤ north (boxes across the antimeridian are not supported). */

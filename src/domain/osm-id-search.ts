@@ -1,9 +1,7 @@
 import type { Network } from "../engine/network/network.js";
 import { IndexedPolygon, segmentsInPolygon } from "../engine/network/polygon-select.js";
 import { ROAD_CLASSES, type LonLat, type Segment } from "../engine/network/types.js";
-import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { NetworkRepo } from "../app/ports/store.js";
-import { fail, ValidationError, type Issue } from "./errors.js";
+import { ValidationError, type Issue } from "./errors.js";
 import { positionCapProblem } from "./geometry-limits.js";
 
 /** Metres per unit of a radius buffer; keys lowercase. */
@@ -146,26 +144,8 @@ function parseClasses(include: string[], issues: Issue[]): Set<string> {
   return new Set(classes);
 }
 
-/** Every way with a segment in the geometry, over the requested (or every imported) network, sorted by id. */
-export async function searchOsmIds(
-  search: OsmIdSearch,
-  repo: NetworkRepo,
-  networks: NetworkRegistry,
-): Promise<OsmIdRow[]> {
-  const imported = (await repo.countries()).map((c) => c.country);
-  const countries = search.countries ?? imported;
-  for (const c of countries)
-    if (!imported.includes(c)) throw fail("unknown_country", { country: c }, "country");
-  const rows: OsmIdRow[] = [];
-  for (const country of countries) {
-    const network = await networks.get(country);
-    if (network) rows.push(...waysIn(network, search));
-    if (rows.length > MAX_RESULT_WAYS) throw fail("too_many_results", { max: MAX_RESULT_WAYS }, "geometry");
-  }
-  return rows.sort((a, b) => a.osmId - b.osmId || a.country.localeCompare(b.country));
-}
-
-function waysIn(network: Network, { selector, classes }: OsmIdSearch): OsmIdRow[] {
+/** The ways with a segment in the search geometry of one network. */
+export function waysIn(network: Network, { selector, classes }: OsmIdSearch): OsmIdRow[] {
   const wanted = classes ? (s: Segment) => classes.has(s.roadClass) || classes.has(s.highway) : undefined;
   const segments =
     selector.kind === "radius"

@@ -1,4 +1,7 @@
 import type { AnalysisSpec } from "./analyses/spec.js";
+import type { YearMonth } from "../engine/time.js";
+
+export type { YearMonth };
 
 /**
  * The records the application stores and reads back through its ports (src/app/ports): accounts, zone
@@ -114,12 +117,6 @@ export type ZoneSetSummary = Omit<StoredZoneSet, "featureCollection"> & {
   /** [west, south, east, north] of all zones, kept by the store (lists filter sets by network with it). */
   bbox: [number, number, number, number] | null;
 };
-
-/** A calendar month with stored trips. */
-export interface YearMonth {
-  year: number;
-  month: number;
-}
 
 /** Per-day trip tallies maintained by ingest; data periods and sample sizes read them. */
 export interface DayCount {

@@ -1,4 +1,4 @@
-import { mapErrors } from "./error-mapping.js";
+import { mapErrors } from "../app/error-mapping.js";
 import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../app/ports/store.js";

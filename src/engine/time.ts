@@ -74,6 +74,12 @@ export function timeZoneOfCountry(country: string): string {
   return COUNTRY_TIME_ZONES[country.toLowerCase()] ?? "UTC";
 }
 
+/** A calendar month. */
+export interface YearMonth {
+  year: number;
+  month: number;
+}
+
 /** A calendar month as YYYY-MM, the key trips and tallies are filed under. */
 export function monthKey(m: { year: number; month: number }): string {
   return `${String(m.year).padStart(4, "0")}-${String(m.month).padStart(2, "0")}`;

@@ -38,6 +38,7 @@ export const ANALYSIS_TYPES = [
   "OD_MF_Analysis",
   "Segment_Analysis",
   "AADT",
+  "Network_OD",
 ] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 

@@ -7,7 +7,7 @@ import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES } from "../../src/engine/trips/types.js";
 import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { DomainError } from "../../src/domain/errors.js";
-import { toDomainError } from "../../src/domain/error-mapping.js";
+import { toDomainError } from "../../src/app/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { AsyncStore } from "../../src/store/postgres/ports.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";

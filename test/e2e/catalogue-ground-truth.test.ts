@@ -27,7 +27,7 @@ import { passedZones } from "../../src/engine/zones/assign.js";
 import { analysedSegments, scanSegments } from "../../src/app/analyses/segment-metrics.js";
 import { computeAadtMetrics } from "../../src/app/analyses/aadt-metrics.js";
 import { vendorOptionsOf } from "../../src/domain/analyses/vendor-options.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor } from "../../src/engine/expansion.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
@@ -143,8 +143,8 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       ctx,
     );
   });
-  after(async () => {
-    await store.close();
+  after(() => {
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

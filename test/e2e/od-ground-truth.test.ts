@@ -18,7 +18,7 @@ import type { Runtime } from "../../src/runtime.js";
 import type { VehicleClass } from "../../src/engine/trips/types.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { expansionFactor } from "../../src/domain/expansion.js";
+import { expansionFactor } from "../../src/engine/expansion.js";
 import { boxFeature } from "../helpers/zones.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
@@ -112,4 +113,42 @@ export async function finished(
     if (entry.status !== "Processing") return entry;
     await new Promise((r) => setTimeout(r, 100)); // well under the per-key rate limit
   }
+}
+
+/**
+ * The catalogue app for one test suite (started before its tests, stopped after them) and the requests
+ * its tests make: a create body over the street week, creating, downloading a metric's CSV text.
+ */
+export function catalogueSuite() {
+  let app: { ctx: TestContext; runner: JobRunner } | null = null;
+  before(async () => {
+    app = await catalogueApp();
+  });
+  after(async () => {
+    await app!.runner.stop();
+    await app!.ctx.app.close();
+    app!.ctx.store.close();
+  });
+  const ctx = () => app!.ctx;
+  return {
+    ctx,
+    base: (extra: Record<string, unknown>) => ({
+      insight_login_email: ctx().orgA.email,
+      travel_mode_type: "All_Vehicles",
+      oz_sets: [{ name: "Street" }],
+      date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+      day_types: "Average Day|17",
+      day_parts: "All Day|0023",
+      ...extra,
+    }),
+    create: (body: Record<string, unknown>) =>
+      ctx().app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx().orgA.key}`, payload: body }),
+    download: async (uuid: string, metric: string) =>
+      (
+        await ctx().app.inject({
+          method: "GET",
+          url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx().orgA.key}`,
+        })
+      ).body,
+  };
 }

@@ -1,8 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { JobRunner } from "../../src/jobs/runner.js";
-import type { TestContext } from "../helpers/app.js";
-import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
+import { catalogueSuite, finished } from "../helpers/catalogue-scenario.js";
 
 /**
  * OD_MF_Analysis, Segment_Analysis and AADT on the hand-counted street week (catalogue-scenario.ts):
@@ -10,40 +8,13 @@ import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
  * 08:30 (6 min); 9 devices in January, so a trip stands for 10,000 / 9 = 1,111.1.
  */
 describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AADT", () => {
-  let ctx: TestContext;
-  let runner: JobRunner;
-  before(async () => {
-    ({ ctx, runner } = await catalogueApp());
-  });
-  after(async () => {
-    await runner.stop();
-    await ctx.app.close();
-    await ctx.store.close();
-  });
-
-  const base = (extra: Record<string, unknown>) => ({
-    insight_login_email: ctx.orgA.email,
-    travel_mode_type: "All_Vehicles",
-    oz_sets: [{ name: "Street" }],
-    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
-    day_types: "Average Day|17",
-    day_parts: "All Day|0023",
-    ...extra,
-  });
-  const create = (body: Record<string, unknown>) =>
-    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
-  const download = async (uuid: string, metric: string) =>
-    (
-      await ctx.app.inject({
-        method: "GET",
-        url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx.orgA.key}`,
-      })
-    ).body.split("\n");
+  const { ctx, base, create, download: csv } = catalogueSuite();
+  const download = async (uuid: string, metric: string) => (await csv(uuid, metric)).split("\n");
   const run = async (body: Record<string, unknown>) => {
     const res = await create(body);
     assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
-    const done = await finished(ctx, uuid);
+    const done = await finished(ctx(), uuid);
     assert.equal(done.status, "Data Available");
     return { uuid, metrics: done.metrics };
   };
@@ -163,7 +134,7 @@ describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AA
       }),
     );
     assert.equal(res.statusCode, 201, res.body);
-    assert.equal((await finished(ctx, res.json().uuid)).status, "Failed");
+    assert.equal((await finished(ctx(), res.json().uuid)).status, "Failed");
     const volume = await create(
       base({ analysis_type: "Segment_Analysis", oz_sets: [{ name: "Block" }], output_type: "volume" }),
     );

@@ -1,46 +1,18 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { JobRunner } from "../../src/jobs/runner.js";
-import type { TestContext } from "../helpers/app.js";
-import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
+import { catalogueSuite, finished } from "../helpers/catalogue-scenario.js";
 
 describe("the analysis catalogue over HTTP", () => {
-  let ctx: TestContext;
-  let runner: JobRunner;
-  before(async () => {
-    ({ ctx, runner } = await catalogueApp());
-  });
-  after(async () => {
-    await runner.stop();
-    await ctx.app.close();
-    await ctx.store.close();
-  });
-
-  const base = (extra: Record<string, unknown>) => ({
-    insight_login_email: ctx.orgA.email,
-    travel_mode_type: "All_Vehicles",
-    oz_sets: [{ name: "Street" }],
-    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
-    day_types: "Average Day|17",
-    day_parts: "All Day|0023",
-    ...extra,
-  });
-  const create = (body: Record<string, unknown>) =>
-    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
-  const download = (uuid: string, metric: string) =>
-    ctx.app.inject({
-      method: "GET",
-      url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx.orgA.key}`,
-    });
+  const { ctx: app, base, create, download } = catalogueSuite();
 
   it("runs OD_Preset_Geography to Data Available with origins in zones and destinations in quarters", async () => {
     const res = await create(base({ analysis_type: "OD_Preset_Geography", geography_type: "admin_10" }));
     assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
-    const done = await finished(ctx, uuid);
+    const done = await finished(app(), uuid);
     assert.equal(done.status, "Data Available");
     assert.deepEqual(done.metrics, ["od_all", "od_pers", "od_comm", "zone_od_all", "sample_size"]);
-    const rows = (await download(uuid, "od_all")).body.split("\n");
+    const rows = (await download(uuid, "od_all")).split("\n");
     // 9 devices in January: a trip stands for 10,000 / 9. West → East Quarter: 9 trips over 7 days
     // (10,000 / 7 = 1,429); East → West Quarter: one (1,111 / 7 = 159).
     const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
@@ -49,9 +21,9 @@ describe("the analysis catalogue over HTTP", () => {
       `All Vehicles,2,East,no,N/A,501,West Quarter,no,N/A,${day},159,159,159,6`,
       "",
     ]);
-    const detail = await ctx.app.inject({
+    const detail = await app().app.inject({
       method: "GET",
-      url: `/api/v2/analyses/${uuid}?key=${ctx.orgA.key}`,
+      url: `/api/v2/analyses/${uuid}?key=${app().orgA.key}`,
     });
     assert.equal(detail.json().analysis.geography_type, "admin_10");
   });
@@ -69,13 +41,13 @@ describe("the analysis catalogue over HTTP", () => {
     const res = await create(base({ analysis_type: "zone_activity_analysis" }));
     assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
-    const done = await finished(ctx, uuid);
+    const done = await finished(app(), uuid);
     assert.equal(done.status, "Data Available");
     assert.deepEqual(done.metrics, ["za_all", "za_pers", "za_comm", "sample_size"]);
     const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
     // Every trip runs between West and East, so each zone sees all 10 trips: 10 × 10,000 / 9 over
     // 7 days = 1,587; durations (7 × 10 + 2 × 20 + 6) / 10 = 12 min; 280 m = 0.17 miles.
-    assert.deepEqual((await download(uuid, "za_all")).body.split("\n"), [
+    assert.deepEqual((await download(uuid, "za_all")).split("\n"), [
       "device_type,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part," +
         "average_daily_zone_traffic,avg_trip_duration,avg_trip_length",
       `All Vehicles,1,West,no,N/A,${day},1587,12,0.17`,
@@ -84,11 +56,11 @@ describe("the analysis catalogue over HTTP", () => {
     ]);
     // Personal: the 8 cars (8 × 1,111 / 7 = 1,270; (70 + 6) / 8 = 9.5 → 10 min); commercial: the 2 trucks.
     assert.equal(
-      (await download(uuid, "za_pers")).body.split("\n")[1],
+      (await download(uuid, "za_pers")).split("\n")[1],
       `Personal,1,West,no,N/A,${day},1270,10,0.17`,
     );
     assert.equal(
-      (await download(uuid, "za_comm")).body.split("\n")[1],
+      (await download(uuid, "za_comm")).split("\n")[1],
       `Commercial,1,West,no,N/A,${day},317,20,0.17`,
     );
   });

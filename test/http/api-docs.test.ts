@@ -1,8 +1,14 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { ANALYSIS_REQUEST_FIELDS } from "../../src/domain/analyses/request.js";
+import { ANALYSIS_TYPES, TRAVEL_MODES } from "../../src/shared/vocabulary.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
 
-type Operation = { security?: Record<string, string[]>[] };
+type BodySchema = { properties: Record<string, { type?: string; enum?: string[] }>; required?: string[] };
+type Operation = {
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { schema: BodySchema }> };
+};
 type OpenApi = {
   info: { title: string };
   paths: Record<string, Record<string, Operation>>;
@@ -39,6 +45,16 @@ describe("API documentation (/docs)", () => {
     const ops = operationsUnder("/counts/v1/");
     assert.ok(ops.length >= 5);
     for (const { name, op } of ops) assert.deepEqual(schemesOf(op), ["serviceKey", "stlKey"], name);
+  });
+
+  it("shows the real body of POST /api/v2/analyses, built from the request schema", () => {
+    const body = doc.paths["/api/v2/analyses"].post.requestBody!.content["application/json"].schema;
+    assert.deepEqual(Object.keys(body.properties), [...ANALYSIS_REQUEST_FIELDS]);
+    assert.deepEqual(body.required, ["insight_login_email"]);
+    assert.deepEqual(body.properties.travel_mode_type.enum, [...TRAVEL_MODES]);
+    assert.deepEqual(body.properties.analysis_type.enum, [...ANALYSIS_TYPES]);
+    assert.equal(body.properties.oz_sets.type, "array");
+    assert.equal(body.properties.traveler_attributes.type, "boolean");
   });
 
   it("shows Streetflow's title and logo instead of Fastify's", async () => {

@@ -4,13 +4,13 @@ import { monthPeriod } from "../../src/app/counts/metering.js";
 import { parseMetricsFilters } from "../../src/domain/counts/metrics-request.js";
 import { parseRoadClasses, parseSelector } from "../../src/domain/counts/selection.js";
 import { DomainError } from "../../src/domain/errors.js";
-import { expansionFactor, INDEX_PANEL, monthlyExpansion } from "../../src/domain/expansion.js";
+import { expansionFactor, INDEX_PANEL, monthlyExpansion } from "../../src/engine/expansion.js";
 import {
   daysOfTypeInMonth,
   histogramPercentile,
-  metricsFromAggregates,
   type MetricsQuery,
 } from "../../src/engine/counts/metrics.js";
+import { metricsFromAggregates } from "../../src/app/counts/metrics.js";
 import { emptySegmentMonth } from "../../src/engine/counts/segment-stats.js";
 import { type SegmentStatsRepo } from "../../src/app/ports/store.js";
 import { gridNetwork } from "../helpers/grid-network.js";

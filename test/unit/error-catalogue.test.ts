@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ERROR_CATALOGUE, errorMessage } from "../../src/domain/error-catalogue.js";
 import { DomainError, fail, ValidationError } from "../../src/domain/errors.js";
-import { toDomainError } from "../../src/domain/error-mapping.js";
+import { toDomainError } from "../../src/app/error-mapping.js";
 import { EngineError } from "../../src/engine/errors.js";
 import { NameTakenError } from "../../src/app/ports/store.js";
 
@@ -44,7 +44,7 @@ describe("error catalogue", () => {
     assert.ok(err instanceof DomainError);
     assert.deepEqual(
       [err.httpStatus, err.code, err.message, err.field],
-      [404, "unknown_country", 'no road network for country "fr"', "country"],
+      [404, "unknown_country", "no network for country fr", "country"],
     );
     assert.equal(fail("account_disabled").message, "this account is disabled");
     assert.equal(errorMessage("invalid_page", { pages: 3 }), "page must be 1 to 3");

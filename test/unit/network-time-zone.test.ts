@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DomainError } from "../../src/domain/errors.js";
-import { checkTimeZone, networkTimeZone } from "../../src/domain/network-time-zone.js";
+import { checkTimeZone } from "../../src/domain/network-time-zone.js";
+import { networkTimeZone } from "../../src/app/networks.js";
 import { openRuntime } from "../../src/runtime.js";
 import { importNetwork } from "../../src/app/network-import.js";
 import { tempDir } from "../helpers/temp-dir.js";

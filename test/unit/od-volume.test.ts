@@ -119,9 +119,9 @@ describe("OD_Analysis volume output (hand-counted)", async () => {
   });
 
   it("fails with an actionable reason when no trip passed a calibration zone", async () => {
-    const spec = await volumeSpec(["Street", "Far gate"]);
     await assert.rejects(
-      async () => computeAnalysis(spec, { store, networks, onProgress: () => {} }),
+      async () =>
+        computeAnalysis(await volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
       /volume output: no trip of the analysis passed the calibration zones \("Far"\).*use output_type index/,
     );
   });

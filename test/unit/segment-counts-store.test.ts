@@ -11,6 +11,7 @@ import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES, TRIP_PURPOSES, type MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
+import { rollupKey } from "../../src/store/sqlite/segment-rollups.js";
 import {
   emptySegmentMonth,
   SPEED_BINS,
@@ -125,6 +126,9 @@ function expected(cells: SegmentStatCell[], months: string[], f: Filters): Segme
     .sort((a, b) => a.segmentId - b.segmentId || a.month.localeCompare(b.month));
 }
 
+/** What a query without details gives. */
+const totalsOnly = (s: SegmentMonthStats) => ({ ...s, speedHistogram: [], purposes: {}, incomes: {} });
+
 const query = (stats: SqliteSegmentStats, months: string[], f: Filters, details = true) =>
   stats.query({ country: "li", segmentIds: SEGMENTS, months, ...f, details });
 
@@ -147,13 +151,7 @@ describe("segment counts store: one packed row per segment × month", () => {
       const label = JSON.stringify(f);
       assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), label);
       const totals = query(stats, ["2025-02"], f, false);
-      const want = expected(cells, ["2025-02"], f).map((s) => ({
-        ...s,
-        speedHistogram: [],
-        purposes: {},
-        incomes: {},
-      }));
-      assert.deepEqual(totals, want, label);
+      assert.deepEqual(totals, expected(cells, ["2025-02"], f).map(totalsOnly), label);
     }
   });
 
@@ -236,6 +234,39 @@ describe("segment counts store: one packed row per segment × month", () => {
     ingest([trip(40, "bus"), trip(41, "rail")]);
     [s] = query(stats, ["2025-01"], mondayPeakAm);
     assert.equal(s.trips, 6);
+  });
+});
+
+describe("whole-month rollups", () => {
+  it("answer bit for bit what summing the cells answers, for every filter combination", () => {
+    // Arbitrary speeds (every mantissa bit in use): a different order of addition would show.
+    const rng = new Rng(13, "rollups");
+    // Rollups are kept per year: months of two years, in batches that come back to a year.
+    const cells = randomCells(rng, 3000, false).map((c, i) => (i % 3 === 0 ? { ...c, month: "2024-12" } : c));
+    const stats = freshStats();
+    for (let i = 0; i < cells.length; i += 700) stats.add("li", cells.slice(i, i + 700));
+    // The filters answered from rollups (day type and day part "all"); the rest sum cells either way.
+    const whole = everyFilter().filter((f) => rollupKey(f) !== null);
+    for (const f of whole)
+      for (const months of [["2024-12", ...MONTHS], ["2025-02"]])
+        for (const details of [true, false]) {
+          const q = { country: "li", segmentIds: SEGMENTS, months, ...f, details };
+          const rows = stats.query(q);
+          assert.ok(rows.length > 0);
+          assert.deepEqual(rows, stats.queryCells(q), JSON.stringify(f));
+        }
+    // Each mode × direction × source.
+    assert.equal(whole.length, Object.keys(COUNTS_MODES).length * DIRECTIONS.length * 3);
+  });
+
+  it("cover every counts mode's classes for the whole week, and nothing narrower in time", () => {
+    const whole = { daysOfWeek: DAY_TYPES.all, hours: [...Array(24).keys()], directions: ["with" as const] };
+    for (const mode of Object.values(COUNTS_MODES))
+      assert.notEqual(rollupKey({ ...whole, vehicleClasses: mode.vehicleClasses, sources: ["lbs"] }), null);
+    const vehicle = { ...whole, vehicleClasses: COUNTS_MODES.vehicle.vehicleClasses, sources: ["lbs"] };
+    assert.equal(rollupKey({ ...vehicle, daysOfWeek: DAY_TYPES.weekday }), null);
+    assert.equal(rollupKey({ ...vehicle, hours: [0, 1, 2] }), null);
+    assert.equal(rollupKey({ ...vehicle, vehicleClasses: ["personal", "bicycle"] }), null);
   });
 });
 

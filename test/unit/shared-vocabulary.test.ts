@@ -2,7 +2,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ANALYSIS_CATALOGUE } from "../../src/domain/analyses/catalogue.js";
+import { ANALYSIS_CATALOGUE, TYPE_FIELDS } from "../../src/domain/analyses/catalogue.js";
+import { ANALYSIS_REQUEST_FIELDS } from "../../src/domain/analyses/request.js";
+import { DEFAULT_BINS } from "../../src/domain/analyses/spec.js";
+import { VENDOR_FIELDS_NOT_USED, VENDOR_OPTION_FIELDS } from "../../src/domain/analyses/vendor-options.js";
 import { DEFAULT_DAY_PARTS, DEFAULT_DAY_TYPES } from "../../src/domain/analyses/grammar.js";
 import { TRAVEL_MODES as SERVER_TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import { ANALYSIS_TYPES, TRAVEL_MODES } from "../../src/shared/vocabulary.js";
@@ -58,6 +61,34 @@ describe("shared vocabulary (src/shared)", () => {
       { value: "weekday", label: "Weekdays (Mon–Fri)" },
       { value: "weekend", label: "Weekend (Sat–Sun)" },
       { value: "monday", label: "Monday" },
+    ]);
+  });
+});
+
+describe("the POST /analyses request schema (src/domain/analyses/request.ts)", () => {
+  it("knows the fields the validator reads, in the order misspellings are matched against", () => {
+    assert.deepEqual(ANALYSIS_REQUEST_FIELDS, [
+      "insight_login_email",
+      "analysis_name",
+      "analysis_type",
+      "travel_mode_type",
+      "output_type",
+      "oz_sets",
+      ...TYPE_FIELDS,
+      "date_ranges",
+      "day_types",
+      "day_parts",
+      "traveler_attributes",
+      "trip_attributes",
+      "country",
+      "description",
+      "tags",
+      "unit_of_measurement",
+      ...Object.keys(DEFAULT_BINS),
+      "enable_speed_percentile",
+      "speed_percentile_bins",
+      ...VENDOR_OPTION_FIELDS,
+      ...VENDOR_FIELDS_NOT_USED,
     ]);
   });
 });

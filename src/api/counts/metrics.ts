@@ -10,7 +10,8 @@ import {
 import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
 import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
 import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
-import { metricsFromAggregates, tripTalliesOf, type MetricsQuery } from "../../engine/counts/metrics.js";
+import { metricsFromAggregates, tripTalliesOf } from "../../app/counts/metrics.js";
+import { type MetricsQuery } from "../../engine/counts/metrics.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";

@@ -1,4 +1,3 @@
-import { TRAVEL_MODES } from "../../domain/travel-modes.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
@@ -10,7 +9,8 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../app/analyses/lifecycle.js";
-import { ANALYSIS_TYPES, ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { AnalysisRequestSchema } from "../../domain/analyses/request.js";
 import {
   ignoredFieldWarnings,
   vendorOptionsJson,
@@ -29,31 +29,12 @@ import type { StoredAnalysis } from "../../domain/records.js";
 import { KeyQuery, LoginEmailBody, SuccessCreated } from "../schemas.js";
 import type { AnalysisDetail, AnalysisEntry } from "../../shared/responses.js";
 
-const field = (description: string) => Type.Optional(Type.Unknown({ description }));
-
 /**
- * The envelope only: the domain validator checks every field and reports all
- * problems at once (a schema would stop at the first).
+ * What the route validates: the envelope only. validateAnalysisRequest checks every field and reports all
+ * problems at once (a schema would stop at the first); /docs shows the real body, AnalysisRequestSchema.
  */
 const AnalysisBody = Type.Object(
-  {
-    insight_login_email: Type.String({ maxLength: 254, description: "login of the key's organization" }),
-    analysis_name: field(
-      "string, at most 50 characters, unique case-insensitive; default analysis_<uuid prefix>",
-    ),
-    analysis_type: field(`one of ${ANALYSIS_TYPES.join(", ")}`),
-    travel_mode_type: field(`one of ${Object.keys(TRAVEL_MODES).join(", ")}`),
-    output_type: field("index (default) or volume (needs calibrated pass-through zones)"),
-    oz_sets: field("origin zone sets: [{name} | {uuid}]"),
-    dz_sets: field("destination zone sets: [{name} | {uuid}] (OD_Analysis, OD_MF_Analysis)"),
-    geography_type: field("OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}"),
-    date_ranges: field("[{start_date, end_date}] MM/DD/YYYY within the supported data periods"),
-    day_types: field("comma-separated <name>|<start><end>, weekdays 1 (Monday) to 7"),
-    day_parts: field("comma-separated <name>|<HH><HH>, end hour inclusive"),
-    traveler_attributes: field("boolean"),
-    trip_attributes: field("boolean"),
-    country: field("country code of the zones' road network; inferred from the zones when omitted"),
-  },
+  { insight_login_email: AnalysisRequestSchema.properties.insight_login_email },
   { additionalProperties: true },
 );
 
@@ -265,6 +246,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: AnalysisBody,
         response: { 201: AnalysisCreated },
       },
+      config: { documentedBody: AnalysisRequestSchema },
     },
     async (request, reply) => {
       assertMayAnalyse(request.principal);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { MAX_MAP_SEGMENTS, networkSummaries, parseBbox, segmentsInBox } from "../../domain/network-map.js";
+import { MAX_MAP_SEGMENTS, parseBbox, segmentsInBox } from "../../domain/network-map.js";
+import { networkSummaries } from "../../app/networks.js";
 import { KeyQuery } from "../schemas.js";
 import type { NetworkInfo } from "../../shared/responses.js";
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { parseOsmIdSearch, searchOsmIds, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
+import { parseOsmIdSearch, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
+import { searchOsmIds } from "../../app/networks.js";
 import { KeyQuery } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 

@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { daySpan } from "../../domain/analyses/grammar.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { networkTimeZone } from "../networks.js";
 import { AadtTally, type AadtResult } from "../../engine/analysis/aadt.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { LocalClock } from "../../engine/time.js";

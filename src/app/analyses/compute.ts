@@ -8,6 +8,7 @@ import { computeZoneActivityMetrics } from "./zone-activity-metrics.js";
 import { computeOdMfMetrics } from "./od-mf-metrics.js";
 import { computeSegmentMetrics } from "./segment-metrics.js";
 import { computeAadtMetrics } from "./aadt-metrics.js";
+import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -67,6 +68,7 @@ const METRICS_OF_TYPE: Record<
   OD_MF_Analysis: computeOdMfMetrics,
   Segment_Analysis: computeSegmentMetrics,
   AADT: computeAadtMetrics,
+  Network_OD: computeNetworkOdMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

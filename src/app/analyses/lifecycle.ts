@@ -1,4 +1,4 @@
-import { mapErrors } from "../../domain/error-mapping.js";
+import { mapErrors } from "../error-mapping.js";
 import type { AnalysisState, StoredAnalysis } from "../../domain/records.js";
 import type { Store } from "../ports/store.js";
 import { fail } from "../../domain/errors.js";

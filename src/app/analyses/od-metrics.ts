@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { monthlyExpansion } from "../../domain/expansion.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { monthlyExpansion } from "../../engine/expansion.js";
+import { networkTimeZone } from "../networks.js";
 import {
   OdAggregator,
   type ObservedTrip,
@@ -528,6 +528,7 @@ async function scanTrips(
   const weightOf = weightByUtcMonth(
     monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
   );
+  // `for await`: the store ports become asynchronous (issue 12); a plain iterable works as well.
   for await (const cols of ctx.store.trips.scan(spec.country, options)) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));

@@ -2,8 +2,8 @@ import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { parsePercentiles } from "../../domain/analyses/grammar.js";
 import { DEFAULT_SPEED_PERCENTILES } from "../../domain/analyses/spec.js";
 import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
-import { monthlyExpansion } from "../../domain/expansion.js";
-import { networkTimeZone } from "../../domain/network-time-zone.js";
+import { monthlyExpansion } from "../../engine/expansion.js";
+import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import type { OdTrip } from "../../engine/analysis/od-aggregate.js";
@@ -12,7 +12,12 @@ import {
   distributionMetrics,
   OdDistributions,
 } from "../../engine/analysis/od-distributions.js";
-import { SegmentTally, type SegmentLookup, type SegmentRow } from "../../engine/analysis/segment-analysis.js";
+import {
+  SegmentTally,
+  type SegmentLookup,
+  type SegmentPassage,
+  type SegmentRow,
+} from "../../engine/analysis/segment-analysis.js";
 import type { Network } from "../../engine/network/network.js";
 import type { Segment } from "../../engine/network/types.js";
 import { LocalClock, monthKey } from "../../engine/time.js";
@@ -100,7 +105,7 @@ export function analysedSegments(
 }
 
 /** Network index → the analysed segments travel along / against it counts for (zone direction applied). */
-function lookupOf(segments: AnalysedSegment[], network: Network): SegmentLookup {
+export function lookupOf(segments: AnalysedSegment[], network: Network): SegmentLookup {
   const lookup: SegmentLookup = new Map();
   segments.forEach((seg, i) => {
     for (const index of seg.parts) {
@@ -235,14 +240,6 @@ export async function scanSegments(
   network: Network,
   segments: AnalysedSegment[],
 ) {
-  const slicer = new DaySlicer(
-    {
-      dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
-      dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
-      dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
-    },
-    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
-  );
   const tally = new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
     segments: segments.length,
     dayTypes: spec.dayTypes.length,
@@ -250,6 +247,61 @@ export async function scanSegments(
   });
   const options = { ...distributionOptions(spec, network), percentiles: null };
   const distributions = spec.tripAttributes || spec.travelerAttributes ? new OdDistributions(options) : null;
+  const slicer = await daySlicerOf(spec, ctx);
+  await scanPassages(spec, ctx, network, tally, (passages, trip, cols, i) => {
+    for (const p of passages) {
+      const slice = slicer.at(p.enterT);
+      if (!slice) continue;
+      tally.add(p, trip, slice);
+      distributions?.add({
+        trip: attributeTrip(cols, i, trip.weight),
+        origins: [],
+        destinations: [],
+        pairs: [[p.segment, 0]],
+        weekday: 0,
+        ...slice,
+      });
+    }
+  });
+  return { tally, slicer, distributions, options };
+}
+
+/** What a passage visitor knows of the trip besides its passages. */
+export interface ScannedTrip {
+  weight: number;
+  groups: readonly number[];
+  durationS: number;
+  lengthM: number;
+}
+
+/** Day types and parts of the analysis, sliced by a moment in the network's local time. */
+export async function daySlicerOf(spec: AnalysisSpec, ctx: ComputeContext): Promise<DaySlicer> {
+  return new DaySlicer(
+    {
+      dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
+      dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
+      dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
+    },
+    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
+  );
+}
+
+/**
+ * One pass over the analysis' trips (its months, mode and sources, expanded by month), handing each
+ * trip that travels an analysed segment to `visit` with its passages.
+ */
+export async function scanPassages(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  network: Network,
+  tally: SegmentTally,
+  visit: (
+    passages: SegmentPassage[],
+    trip: ScannedTrip,
+    cols: Parameters<SegmentTally["passages"]>[0],
+    i: number,
+  ) => void,
+): Promise<void> {
   const { sources } = modeOf(spec);
   const scan = {
     ...scanMonths(spec),
@@ -271,30 +323,21 @@ export async function scanSegments(
     for (let i = 0; i < cols.count; i++) {
       const passages = tally.passages(cols, i, indexOf);
       if (passages.length === 0) continue;
-      const trip = {
-        weight: weightOf(cols.startT[i]),
-        groups: GROUPS_OF_CLASS[cols.vehicleClass[i]],
-        durationS: (cols.endT[i] - cols.startT[i]) / 1000,
-        lengthM: cols.lengthM[i],
-      };
-      for (const p of passages) {
-        const slice = slicer.at(p.enterT);
-        if (!slice) continue;
-        tally.add(p, trip, slice);
-        distributions?.add({
-          trip: attributeTrip(cols, i, trip.weight),
-          origins: [],
-          destinations: [],
-          pairs: [[p.segment, 0]],
-          weekday: 0,
-          ...slice,
-        });
-      }
+      visit(
+        passages,
+        {
+          weight: weightOf(cols.startT[i]),
+          groups: GROUPS_OF_CLASS[cols.vehicleClass[i]],
+          durationS: (cols.endT[i] - cols.startT[i]) / 1000,
+          lengthM: cols.lengthM[i],
+        },
+        cols,
+        i,
+      );
     }
     done += cols.count;
     ctx.onProgress(Math.min(0.99, done / total));
   }
-  return { tally, slicer, distributions, options };
 }
 
 /** What the attribute distributions read of a trip (no path: they use its ends, times and length). */

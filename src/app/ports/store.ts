@@ -29,7 +29,7 @@ import type { JobQueue } from "./job-queue.js";
 
 /**
  * A store refuses a name its kind already has (case-insensitively, in the organization): the
- * adapter's own terms, which the application maps to the API's error (`src/domain/error-mapping.ts`).
+ * adapter's own terms, which the application maps to the API's error (`src/app/error-mapping.ts`).
  */
 export class NameTakenError extends Error {
   constructor(

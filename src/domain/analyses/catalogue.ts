@@ -7,6 +7,7 @@ import { zoneActivity } from "./zone-activity.js";
 import { odMfAnalysis } from "./od-mf.js";
 import { segmentAnalysis } from "./segment-analysis.js";
 import { aadtAnalysis } from "./aadt.js";
+import { networkOd } from "./network-od.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -58,6 +59,7 @@ export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [
   odMfAnalysis,
   segmentAnalysis,
   aadtAnalysis,
+  networkOd,
 ];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];

@@ -1,3 +1,4 @@
+import { ANALYSIS_REQUEST_FIELDS } from "./request.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { Store } from "../../app/ports/store.js";
 import type { StoredZoneSet } from "../records.js";
@@ -22,17 +23,10 @@ import {
   ALL_ZONE_SET_FIELDS,
   ANALYSIS_CATALOGUE,
   analysisTypeDef,
-  TYPE_FIELDS,
   type AnalysisOptions,
   type ExtraZoneSetField,
 } from "./catalogue.js";
-import {
-  parseVendorOptions,
-  unknownFields,
-  VENDOR_FIELDS_NOT_USED,
-  VENDOR_OPTION_FIELDS,
-  type VendorOptions,
-} from "./vendor-options.js";
+import { parseVendorOptions, unknownFields, type VendorOptions } from "./vendor-options.js";
 
 export { OUTPUT_TYPES } from "../../shared/vocabulary.js";
 import { OUTPUT_TYPES } from "../../shared/vocabulary.js";
@@ -51,29 +45,8 @@ export const DEFAULT_BINS = {
 };
 export const DEFAULT_SPEED_PERCENTILES = "5,15,50,85,95";
 
-const KNOWN_FIELDS = new Set<string>([
-  "insight_login_email",
-  "analysis_name",
-  "analysis_type",
-  "travel_mode_type",
-  "output_type",
-  "oz_sets",
-  ...TYPE_FIELDS,
-  "date_ranges",
-  "day_types",
-  "day_parts",
-  "traveler_attributes",
-  "trip_attributes",
-  "country",
-  "description",
-  "tags",
-  "unit_of_measurement",
-  ...Object.keys(DEFAULT_BINS),
-  "enable_speed_percentile",
-  "speed_percentile_bins",
-  ...VENDOR_OPTION_FIELDS,
-  ...VENDOR_FIELDS_NOT_USED,
-]);
+/** The fields of the request schema (request.ts); the others are misspellings or ignored. */
+const KNOWN_FIELDS = new Set<string>(ANALYSIS_REQUEST_FIELDS);
 
 /** Classes whose volumes vehicle counts calibrate; riders, cyclists and walkers are not counted by them. */
 const CALIBRATED_CLASSES: readonly VehicleClass[] = ["personal", "medium_commercial", "heavy_commercial"];

@@ -1,8 +1,7 @@
-import type { Direction, MetricField } from "../../domain/counts/metrics-request.js";
-import { monthlyExpansion } from "../../domain/expansion.js";
+import type { Direction, MetricField } from "../../shared/vocabulary.js";
+import { monthlyExpansion } from "../expansion.js";
 import { SPEED_BIN_KPH, type SegmentMonthStats } from "./segment-stats.js";
-import { type SegmentStatsRepo, type TripStatsRepo } from "../../app/ports/store.js";
-import { type YearMonth } from "../../domain/records.js";
+import type { YearMonth } from "../time.js";
 import type { Segment } from "../network/types.js";
 import { isoWeekday, monthKey } from "../time.js";
 
@@ -74,15 +73,6 @@ export interface TripTallies {
   ): Promise<Set<string>>;
 }
 
-/** The tallies as the trip store keeps them. */
-export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
-  return {
-    devicesByMonth: async (country, range) => await trips.devicesByMonth(country, range),
-    daysWithTrips: async (country, classes, from, to) =>
-      new Set((await trips.dailyTotals(country, classes, from, to)).map((d) => d.day)),
-  };
-}
-
 const NO_TALLIES: TripTallies = {
   devicesByMonth: async () => new Map(),
   daysWithTrips: async () => new Set(),
@@ -91,20 +81,19 @@ const NO_TALLIES: TripTallies = {
 /** Fields that need the per-cell histograms and shares, not just the totals. */
 const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "income"]);
 
+/** What the provider asks of the per-segment aggregates: sums per segment × month matching the query. */
+export type SegmentAggregates = (query: MetricsQuery, details: boolean) => Promise<SegmentMonthStats[]>;
+
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
-export function metricsFromAggregates(stats: SegmentStatsRepo, tallies = NO_TALLIES): MetricsProvider {
+export function metricsOverAggregates(
+  aggregatesOf: SegmentAggregates,
+  tallies = NO_TALLIES,
+): MetricsProvider {
   return async (query) => {
-    const aggregates = await stats.query({
-      country: query.country,
-      segmentIds: query.segments.map((s) => s.id),
-      months: query.months.map(monthKey),
-      daysOfWeek: query.daysOfWeek,
-      hours: query.hours,
-      directions: query.direction === "bidirectional" ? ["with", "against"] : [query.direction],
-      vehicleClasses: query.vehicleClasses,
-      sources: query.sources,
-      details: query.fields.some((f) => DETAIL_FIELDS.has(f)),
-    });
+    const aggregates = await aggregatesOf(
+      query,
+      query.fields.some((f) => DETAIL_FIELDS.has(f)),
+    );
     const bySegment = new Map<number, SegmentMonthStats[]>();
     for (const a of aggregates) {
       const list = bySegment.get(a.segmentId);

@@ -12,6 +12,13 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "./segment-month-pack.js";
+import {
+  eachRollupMonth,
+  monthRollup,
+  replaceMonths,
+  rollupKey,
+  type RollupEntry,
+} from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
 import type { Sync } from "./async-port.js";
 
@@ -29,6 +36,14 @@ const packedSql = (table: string) => ({
 type PackedSql = ReturnType<typeof packedSql>;
 const TOTALS = packedSql("segment_month_totals");
 const DETAILS = packedSql("segment_month_details");
+/** Whole-month rollups (segment-rollups.ts): one row per segment × year. */
+const ROLLUPS = {
+  get: "SELECT cells FROM segment_year_rollups WHERE country = ? AND segment_id = ? AND year = ?",
+  put: `INSERT INTO segment_year_rollups (country, segment_id, year, cells) VALUES (?, ?, ?, ?)
+        ON CONFLICT (country, segment_id, year) DO UPDATE SET cells = excluded.cells`,
+  read: `SELECT segment_id, year, cells FROM segment_year_rollups
+         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND year BETWEEN ? AND ?`,
+};
 
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
@@ -50,6 +65,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       else byMonth.set(key, [c]);
     }
     this.db.transaction(() => {
+      const rollups = new YearRollups(country);
       for (const group of byMonth.values()) {
         const key = [country, group[0].segmentId, group[0].month];
         const stored = (table: PackedSql) =>
@@ -61,11 +77,22 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         const packed = counters.encode();
         this.sql(TOTALS.put).run(...key, packed.totals);
         this.sql(DETAILS.put).run(...key, packed.details);
+        rollups.set(group[0].segmentId, group[0].month, packed.totals);
       }
+      rollups.write(this.sql);
     })();
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
+    return this.read(q, true);
+  }
+
+  /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
+  queryCells(q: SegmentStatsQuery): SegmentMonthStats[] {
+    return this.read(q, false);
+  }
+
+  private read(q: SegmentStatsQuery, useRollups: boolean): SegmentMonthStats[] {
     const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
     if (q.segmentIds.length === 0 || lists.some((l) => l.length === 0)) return [];
     const mask = cellMask(q);
@@ -76,13 +103,17 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       this.sql(table.read)
         .raw()
         .all(...params) as PackedRow[];
+    // Whole days of the whole week: the precomputed rollups, else the months' cells.
+    const rollup = useRollups ? rollupKey(q) : null;
     const found: SegmentMonthStats[] = [];
-    for (const [segmentId, month, cells] of read(TOTALS)) {
-      if (!wanted.has(month)) continue;
-      const stats = emptySegmentMonth(segmentId, month);
-      addTotals(cells, mask, stats);
-      if (stats.trips > 0) found.push(stats);
-    }
+    if (rollup !== null) found.push(...this.fromRollups(q, rollup, months));
+    else
+      for (const [segmentId, month, cells] of read(TOTALS)) {
+        if (!wanted.has(month)) continue;
+        const stats = emptySegmentMonth(segmentId, month);
+        addTotals(cells, mask, stats);
+        if (stats.trips > 0) found.push(stats);
+      }
     if (q.details !== false && found.length > 0) {
       const byKey = new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
       for (const [segmentId, month, cells] of read(DETAILS)) {
@@ -93,6 +124,68 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     return found.sort(
       (a, b) => a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0),
     );
+  }
+
+  /** The asked months (sorted YYYY-MM) with trips, from the segment-years' rollups. */
+  private fromRollups(q: SegmentStatsQuery, key: number, months: string[]): SegmentMonthStats[] {
+    const wanted = new Map<string, Uint8Array>();
+    for (const m of months) {
+      const [year, month] = [m.slice(0, 4), Number(m.slice(5, 7))];
+      if (!wanted.has(year)) wanted.set(year, new Uint8Array(13));
+      wanted.get(year)![month] = 1;
+    }
+    const years = [...wanted.keys()];
+    const rows = this.sql(ROLLUPS.read)
+      .raw()
+      .all(q.country, JSON.stringify(q.segmentIds), years[0], years[years.length - 1]) as [
+      number,
+      string,
+      Buffer,
+    ][];
+    const found: SegmentMonthStats[] = [];
+    for (const [segmentId, year, cells] of rows) {
+      const ofYear = wanted.get(year);
+      if (ofYear)
+        eachRollupMonth(cells, key, ofYear, (month, trips, speedCount, speedSumKph) =>
+          found.push({
+            ...emptySegmentMonth(segmentId, `${year}-${String(month).padStart(2, "0")}`),
+            trips,
+            speedCount,
+            speedSumKph,
+          }),
+        );
+    }
+    return found;
+  }
+}
+
+/** The rollups of the segment-years a batch touched: new months gathered, each year written once. */
+export class YearRollups {
+  private readonly years = new Map<
+    string,
+    { segmentId: number; year: string; months: Map<number, RollupEntry[]> }
+  >();
+
+  constructor(readonly country: string) {}
+
+  /** A segment-month's totals as they now stand. */
+  set(segmentId: number, month: string, totals: Uint8Array): void {
+    const [year, m] = [month.slice(0, 4), Number(month.slice(5, 7))];
+    const id = `${segmentId}|${year}`;
+    let entry = this.years.get(id);
+    if (!entry) this.years.set(id, (entry = { segmentId, year, months: new Map() }));
+    entry.months.set(m, monthRollup(m, totals));
+  }
+
+  write(sql: (sql: string) => Database.Statement): void {
+    for (const { segmentId, year, months } of this.years.values()) {
+      const key = [this.country, segmentId, year];
+      const stored = sql(ROLLUPS.get)
+        .pluck()
+        .get(...key) as Buffer | undefined;
+      sql(ROLLUPS.put).run(...key, replaceMonths(stored, months));
+    }
+    this.years.clear();
   }
 }
 

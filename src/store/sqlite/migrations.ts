@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../../engine/counts/segment-stats.js";
+import { YearRollups } from "./counts.js";
 import { SegmentMonthCounters } from "./segment-month-pack.js";
+import { statementCache } from "./statements.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 
 /** SQL to run, or a function for a step SQL cannot express (reshaping data). */
@@ -289,6 +291,7 @@ export const MIGRATIONS: Migration[] = [
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
   addZoneSetBbox,
+  addSegmentYearRollups,
 ];
 
 /**
@@ -423,6 +426,47 @@ function cellOfRow(r: SegmentStatRow): SegmentStatCell {
     purposes: JSON.parse(r.purposes),
     incomes: JSON.parse(r.incomes),
   };
+}
+
+/**
+ * Whole-month rollups of the packed segment counts (segment-rollups.ts): one small row per
+ * segment × year, computed from the month totals. A rowid table, as the packed tables: a year's
+ * BLOB can pass a kilobyte, which a WITHOUT ROWID b-tree would move to overflow pages.
+ */
+function addSegmentYearRollups(db: Database.Database): void {
+  db.exec(`
+  CREATE TABLE segment_year_rollups (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    year TEXT NOT NULL,
+    cells BLOB NOT NULL,
+    PRIMARY KEY (country, segment_id, year)
+  );`);
+  // In key order and in batches: the connection runs no other statement while one is iterated.
+  const batch = db
+    .prepare(
+      `SELECT country, segment_id, month, cells FROM segment_month_totals
+       WHERE (country, segment_id, month) > (?, ?, ?) ORDER BY country, segment_id, month LIMIT 2000`,
+    )
+    .raw();
+  let after: [string, number, string] = ["", -Infinity, ""];
+  const sql = statementCache(db);
+  for (;;) {
+    const rows = batch.all(...after) as [string, number, string, Buffer][];
+    if (rows.length === 0) return;
+    // A segment-year split across batches is rewritten with its later months added.
+    let rollups: YearRollups | undefined;
+    for (const [country, segmentId, month, totals] of rows) {
+      if (rollups?.country !== country) {
+        rollups?.write(sql);
+        rollups = new YearRollups(country);
+      }
+      rollups.set(segmentId, month, totals);
+    }
+    rollups?.write(sql);
+    const [country, segmentId, month] = rows[rows.length - 1];
+    after = [country, segmentId, month];
+  }
 }
 
 /** Zone sets keep their bounding box (JSON [w, s, e, n]), so lists can show the sets of one network. */

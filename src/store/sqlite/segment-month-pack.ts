@@ -253,11 +253,6 @@ function header(buffer: ArrayBuffer, n: number): ArrayBuffer {
   return buffer;
 }
 
-/** Typed arrays need aligned offsets; SQLite's BLOBs arrive as fresh buffers, but copy if not. */
-function aligned(blob: Uint8Array): Uint8Array {
-  return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
-}
-
 /** Entries of a BLOB, once its format and code table are known to this version. */
 function countOf(blob: Uint8Array): number {
   if (blob.byteLength < HEADER_BYTES) throw new StoredFormatError("segment counts BLOB without its header");
@@ -289,4 +284,28 @@ function detailsView(raw: Uint8Array) {
   const n = countOf(blob);
   const at = blob.byteOffset + HEADER_BYTES;
   return { key: new Uint32Array(blob.buffer, at, n), count: new Uint32Array(blob.buffer, at + 4 * n, n) };
+}
+
+/**
+ * A filter combination's key: the slot bits of its directions, classes and sources (values outside
+ * the layout ignored, as cellMask ignores them); -1 when one of them selects nothing.
+ */
+export function comboKey(
+  directions: readonly string[],
+  classes: readonly string[],
+  sources: readonly string[],
+) {
+  const bits = (slots: Readonly<Record<string, number | undefined>>, values: readonly string[]) =>
+    values.reduce((m, v) => (slotOf(slots, v) < 0 ? m : m | (1 << slotOf(slots, v))), 0);
+  const [d, c, s] = [
+    bits(DIRECTION_SLOTS, directions),
+    bits(CLASS_SLOTS, classes),
+    bits(SOURCE_SLOTS, sources),
+  ];
+  return d === 0 || c === 0 || s === 0 ? -1 : (d << (CLASSES + SOURCES)) | (c << SOURCES) | s;
+}
+
+/** Typed arrays need aligned offsets; SQLite's BLOBs arrive as fresh buffers, but copy if not. */
+export function aligned(blob: Uint8Array): Uint8Array {
+  return blob.byteOffset % 8 === 0 ? blob : new Uint8Array(blob);
 }

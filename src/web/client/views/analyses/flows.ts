@@ -7,8 +7,15 @@ import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 
-/** The OD metrics a flow map can show, in the order offered. */
-export const OD_METRICS: readonly string[] = SHARED_OD_METRICS;
+const SUFFIXES = ["all", "pers", "comm", "bike", "ped", "bus", "rail"];
+/** Per-zone or per-segment metrics, drawn as circles sized by their value (origin = destination = the item). */
+export const VALUE_METRICS = ["za", "sa", "aadt"].flatMap((p) => SUFFIXES.map((s) => `${p}_${s}`));
+/** The metrics the results map can show, in the order offered: flows (OD, OD with middle filters), then values. */
+export const OD_METRICS: readonly string[] = [
+  ...SHARED_OD_METRICS,
+  ...SUFFIXES.map((s) => `od_mf_${s}`),
+  ...VALUE_METRICS,
+];
 
 export interface OdFlow {
   deviceType: string;
@@ -40,27 +47,79 @@ const COLUMNS: Record<string, keyof OdFlow> = {
   avg_trip_duration: "avgTripDuration",
 };
 
-const numberOrNull = (text: string) =>
-  text.trim() === "" || !Number.isFinite(Number(text)) ? null : Number(text);
+const numberOrNull = (text: string | undefined) =>
+  text === undefined || text.trim() === "" || !Number.isFinite(Number(text)) ? null : Number(text);
 
-/** The rows of an OD metric; throws when a column the flow view needs is missing. */
+/**
+ * The name a segment analysis row is drawn under: the zone's for a line zone, `<road> (<segment id>)` for a
+ * network segment of a polygon zone (the map names those features the same way).
+ */
+export const segmentRowName = (r: Record<string, string>) =>
+  r.segment_id && r.segment_id !== r.zone_id ? `${r.segment_name} (${r.segment_id})` : r.zone_name;
+
+/** za_*, sa_* and aadt_* rows as flows within one item, so the map draws a circle per zone or segment. */
+export function parseValueCsv(text: string): OdFlow[] {
+  const { columns, records } = csvRecords(text);
+  const valueColumn = ["average_daily_zone_traffic", "average_daily_segment_traffic", "aadt"].find((c) =>
+    columns.includes(c),
+  );
+  if (!valueColumn) throw new Error("not a zone or segment metric: no traffic column");
+  return records.map((r) => {
+    const name = columns.includes("segment_id") ? segmentRowName(r) : r.zone_name;
+    const value = numberOrNull(r[valueColumn]) ?? 0;
+    return {
+      deviceType: r.device_type ?? "All Vehicles",
+      originId: r.segment_id ?? r.zone_id,
+      originName: name,
+      destinationId: r.segment_id ?? r.zone_id,
+      destinationName: name,
+      dayType: r.day_type ?? `Year ${r.year}`,
+      dayPart: r.day_part ?? "All Day",
+      odTraffic: value,
+      originTraffic: numberOrNull(r.aadt_personal) ?? value,
+      destinationTraffic: numberOrNull(r.aadt_commercial) ?? value,
+      avgTripDuration: numberOrNull(r.avg_trip_duration),
+    };
+  });
+}
+
+/**
+ * The rows of an OD metric; throws when a column the flow view needs is missing. od_mf rows (`o_m_d_traffic`)
+ * are summed over their middle filters into one flow per origin and destination.
+ */
 export function parseOdCsv(text: string): OdFlow[] {
   const { columns, records } = csvRecords(text);
+  if (columns.includes("o_m_d_traffic")) return sumOverMiddleFilters(records);
   const missing = Object.keys(COLUMNS).filter((c) => !columns.includes(c));
   if (missing.length) throw new Error(`not an origin-destination metric: no column ${missing.join(", ")}`);
-  return records.map((r) => ({
-    deviceType: r.device_type,
-    originId: r.origin_zone_id,
-    originName: r.origin_zone_name,
-    destinationId: r.destination_zone_id,
-    destinationName: r.destination_zone_name,
-    dayType: r.day_type,
-    dayPart: r.day_part,
-    odTraffic: numberOrNull(r.o_d_traffic) ?? 0,
-    originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
-    destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
-    avgTripDuration: numberOrNull(r.avg_trip_duration),
-  }));
+  return records.map((r) => flowOf(r, numberOrNull(r.o_d_traffic) ?? 0));
+}
+
+/** One OD row as a flow, its pair's traffic given (o_d_traffic, or o_m_d_traffic summed). */
+const flowOf = (r: Record<string, string>, odTraffic: number): OdFlow => ({
+  deviceType: r.device_type,
+  originId: r.origin_zone_id,
+  originName: r.origin_zone_name,
+  destinationId: r.destination_zone_id,
+  destinationName: r.destination_zone_name,
+  dayType: r.day_type,
+  dayPart: r.day_part,
+  odTraffic,
+  originTraffic: numberOrNull(r.origin_zone_traffic) ?? 0,
+  destinationTraffic: numberOrNull(r.destination_zone_traffic) ?? 0,
+  avgTripDuration: numberOrNull(r.avg_trip_duration),
+});
+
+function sumOverMiddleFilters(records: Record<string, string>[]): OdFlow[] {
+  const flows = new Map<string, OdFlow>();
+  for (const r of records) {
+    const key = [r.device_type, r.origin_zone_id, r.destination_zone_id, r.day_type, r.day_part].join("|");
+    const traffic = numberOrNull(r.o_m_d_traffic) ?? 0;
+    const seen = flows.get(key);
+    if (seen) seen.odTraffic += traffic;
+    else flows.set(key, flowOf(r, traffic));
+  }
+  return [...flows.values()];
 }
 
 export interface Slice {

@@ -149,7 +149,16 @@ export interface AnalysisTypeChoice {
   destinations: boolean;
   /** A preset geography for the destinations (geography_type). */
   geography: boolean;
+  /** Middle-filter zone sets (mf_sets). */
+  middleFilters?: boolean;
+  /** AADT reference zone sets (az_sets) and the year (aadt_year). */
+  aadt?: boolean;
+  /** Road classes of polygon zones (segment_types). */
+  segments?: boolean;
 }
+
+/** The vendor's road classes of a segment analysis. */
+export const SEGMENT_TYPES = ["Motorway", "Trunk", "Primary", "Secondary", "Tertiary", "Residential"];
 
 /** The analysis types the form offers (the server's catalogue, docs/analyses.md). */
 export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
@@ -166,6 +175,27 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     destinations: false,
     geography: false,
   },
+  {
+    value: "OD_MF_Analysis",
+    label: "Origin-destination through middle filters (OD_MF_Analysis)",
+    destinations: true,
+    geography: false,
+    middleFilters: true,
+  },
+  {
+    value: "Segment_Analysis",
+    label: "Road segments: volume and speed (Segment_Analysis)",
+    destinations: false,
+    geography: false,
+    segments: true,
+  },
+  {
+    value: "AADT",
+    label: "Annual average daily traffic (AADT)",
+    destinations: false,
+    geography: false,
+    aadt: true,
+  },
 ];
 
 export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>
@@ -181,6 +211,13 @@ export interface AnalysisForm {
   destinationSets: string[];
   /** The preset geography of OD_Preset_Geography ("" when none chosen). */
   geographyType?: string;
+  /** OD_MF_Analysis' middle filters, AADT's reference sets (uuids). */
+  middleSets?: string[];
+  aadtSets?: string[];
+  /** AADT's year, as typed. */
+  aadtYear?: string;
+  /** Segment_Analysis' road classes (none: all). */
+  segmentTypes?: string[];
   dateRanges: IsoRange[];
   dayTypes: string[];
   dayParts: string[];
@@ -210,6 +247,12 @@ export function checkForm(form: AnalysisForm, supported: UsRange[] | null): Issu
   const type = analysisTypeChoice(form.analysisType);
   if (type.destinations && form.destinationSets.length === 0)
     issues.push({ field: "dz_sets", message: "Choose at least one destination zone set." });
+  if (type.middleFilters && !form.middleSets?.length)
+    issues.push({ field: "mf_sets", message: "Choose at least one middle-filter zone set." });
+  if (type.aadt && !form.aadtSets?.length)
+    issues.push({ field: "az_sets", message: "Choose at least one AADT reference zone set." });
+  if (type.aadt && !/^20\d\d$/.test(form.aadtYear?.trim() ?? ""))
+    issues.push({ field: "aadt_year", message: "Enter the year, 2000 to 2099." });
   if (type.geography && !form.geographyType)
     issues.push({ field: "geography_type", message: "Choose the preset areas the trips go to." });
   issues.push(...checkDateRanges(form.dateRanges, supported));
@@ -241,6 +284,12 @@ export function analysisRequest(form: AnalysisForm): Record<string, unknown> {
   const type = analysisTypeChoice(form.analysisType);
   if (type.destinations) body.dz_sets = form.destinationSets.map((uuid) => ({ uuid }));
   if (type.geography) body.geography_type = form.geographyType;
+  if (type.middleFilters) body.mf_sets = (form.middleSets ?? []).map((uuid) => ({ uuid }));
+  if (type.aadt) {
+    body.az_sets = (form.aadtSets ?? []).map((uuid) => ({ uuid }));
+    body.aadt_year = Number(form.aadtYear);
+  }
+  if (type.segments && form.segmentTypes?.length) body.segment_types = form.segmentTypes;
   if (form.name.trim() !== "") body.analysis_name = form.name.trim();
   return body;
 }
@@ -254,6 +303,10 @@ const SLOTS = [
   "oz_sets",
   "dz_sets",
   "geography_type",
+  "mf_sets",
+  "az_sets",
+  "aadt_year",
+  "segment_types",
   "date_ranges",
   "day_types",
   "day_parts",

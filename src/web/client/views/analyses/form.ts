@@ -6,6 +6,7 @@ import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi } from "./api.js";
 import {
   ANALYSIS_TYPE_CHOICES,
+  SEGMENT_TYPES,
   analysisRequest,
   analysisTypeChoice,
   checkForm,
@@ -163,6 +164,36 @@ export function analysisForm(
     "Boundaries imported with the road network (OSM admin levels, postal codes).",
   );
 
+  const middleList = el("div", { className: "choice-list" });
+  const middleGroup = choiceGroup(
+    "Middle-filter zone sets (pass-through zones)",
+    slots,
+    "mf_sets",
+    middleList,
+  );
+  const aadtList = el("div", { className: "choice-list" });
+  const aadtYear = el("input", {
+    type: "number",
+    min: "2000",
+    max: "2099",
+    step: "1",
+    id: nextId("af-year"),
+  });
+  aadtYear.value = String(new Date().getUTCFullYear() - 1);
+  const aadtGroup = el(
+    "div",
+    {},
+    choiceGroup("AADT reference zone sets (calibrated counts)", slots, "az_sets", aadtList),
+    labelled("AADT year", aadtYear, slots, "aadt_year", "The stored year the annual average is taken over."),
+  );
+  const segmentTypes = SEGMENT_TYPES.map((t) => checkbox("segment_types", t, t));
+  const segmentGroup = choiceGroup(
+    "Road classes in polygon zones (none: all)",
+    slots,
+    "segment_types",
+    ...segmentTypes,
+  );
+
   const periodsHint = el("p", { className: "status", id: nextId("af-periods"), attrs: { role: "status" } });
   const rangeRows = el("div", { className: "range-rows" });
   const addRange = el("button", { type: "button" }, "Add date range");
@@ -224,8 +255,11 @@ export function analysisForm(
     labelled("Analysis type", analysisType, slots, "analysis_type"),
     labelled("Travel mode", travelMode, slots, "travel_mode_type"),
     choiceGroup("Origin zone sets", slots, "oz_sets", originList),
+    middleGroup,
     destinationGroup,
     geographyGroup,
+    aadtGroup,
+    segmentGroup,
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
     dayTypes.group,
     dayParts.group,
@@ -346,6 +380,9 @@ export function analysisForm(
     const type = analysisTypeChoice(analysisType.value);
     destinationGroup.hidden = !type.destinations;
     geographyGroup.hidden = !type.geography;
+    middleGroup.hidden = !type.middleFilters;
+    aadtGroup.hidden = !type.aadt;
+    segmentGroup.hidden = !type.segments;
   };
   analysisType.addEventListener("change", updateType);
 
@@ -369,7 +406,12 @@ export function analysisForm(
   // ---- zone sets and output ----
 
   const updateVolume = () => {
-    const chosen = [...checkedValues(originList, "oz_sets"), ...checkedValues(destinationList, "dz_sets")];
+    const chosen = [
+      ...checkedValues(originList, "oz_sets"),
+      ...checkedValues(destinationList, "dz_sets"),
+      ...checkedValues(middleList, "mf_sets"),
+      ...checkedValues(aadtList, "az_sets"),
+    ];
     const calibrated = zoneSets.some((s) => s.with_calibration && chosen.includes(s.uuid));
     const vehicles = !NON_VEHICLE_MODES.includes(travelMode.value);
     outputVolume.disabled = !(calibrated && vehicles);
@@ -386,6 +428,8 @@ export function analysisForm(
     for (const [list, field] of [
       [originList, "oz_sets"],
       [destinationList, "dz_sets"],
+      [middleList, "mf_sets"],
+      [aadtList, "az_sets"],
     ] as const) {
       const kept = new Set(checkedValues(list, field));
       const items = sets.map((s) =>
@@ -460,6 +504,13 @@ export function analysisForm(
     originSets: checkedValues(originList, "oz_sets"),
     destinationSets: checkedValues(destinationList, "dz_sets"),
     geographyType: geographyType.value,
+    middleSets: checkedValues(middleList, "mf_sets"),
+    aadtSets: checkedValues(aadtList, "az_sets"),
+    aadtYear: aadtYear.value,
+    segmentTypes: segmentTypes
+      .map((c) => c.querySelector("input")!)
+      .filter((i) => i.checked)
+      .map((i) => i.value),
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
     dayTypes: dayTypes.items(),
     dayParts: dayParts.items(),

@@ -17,6 +17,8 @@ import {
   flowsInSlice,
   pairKey,
   parseOdCsv,
+  parseValueCsv,
+  VALUE_METRICS,
   sliceOptions,
   sortFlows,
   topFlows,
@@ -233,8 +235,15 @@ export class AnalysisResults {
           )
         : null;
       if (load !== this.loadId) return;
+      const origins = detail.oz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []);
+      // A segment analysis' polygon rows are network segments: drawn at the segments' own positions.
+      const segments =
+        detail.analysis_type === "Segment_Analysis"
+          ? await this.segmentFeatures(detail.country, origins)
+          : [];
+      if (load !== this.loadId) return;
       this.zones = {
-        origins: detail.oz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
+        origins: [...origins, ...segments],
         destinations: presets
           ? presets.features
           : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
@@ -243,6 +252,27 @@ export class AnalysisResults {
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
     }
+  }
+
+  /** The network segments within the polygon zones, named as segment rows are (flows.ts segmentRowName). */
+  private async segmentFeatures(country: string, zones: Feature[]): Promise<Feature[]> {
+    const polygons = zones.filter((z) => /Polygon/.test(z.geometry?.type ?? ""));
+    if (polygons.length === 0) return [];
+    const boxes = polygons.map((z) => bboxOf(z.geometry)).filter((b) => b !== null);
+    if (boxes.length === 0) return [];
+    const box: [number, number, number, number] = [
+      Math.min(...boxes.map((b) => b[0])),
+      Math.min(...boxes.map((b) => b[1])),
+      Math.max(...boxes.map((b) => b[2])),
+      Math.max(...boxes.map((b) => b[3])),
+    ];
+    const found = await this.ctx.api.segments(country, box);
+    // The server names a nameless segment after its OSM way (segment id = way id × 10,000 + piece).
+    return found.features.map((f) => {
+      const id = f.properties.segment_id;
+      const road = f.properties.name ?? `way ${Math.floor(id / 10_000)}`;
+      return { ...f, properties: { ...f.properties, name: `${road} (${id})` } };
+    });
   }
 
   close(): void {
@@ -272,7 +302,7 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = parseOdCsv(text);
+      this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,

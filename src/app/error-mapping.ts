@@ -1,6 +1,6 @@
 import { EngineError } from "../engine/errors.js";
-import { NameTakenError } from "../app/ports/store.js";
-import { fail } from "./errors.js";
+import { NameTakenError } from "./ports/store.js";
+import { fail } from "../domain/errors.js";
 
 /**
  * The catalogue error for a refusal of the engine or of a store adapter (which speak their own terms,

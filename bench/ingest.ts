@@ -1,0 +1,205 @@
+/**
+ * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2]`.
+ * Simulated lbs traces on the bundled Monaco network are written as one CSV; then, in one process,
+ * side by side: the matcher alone on the same raw trips (read and split beforehand), the whole ingest
+ * (read, split, match, store, tallies) on one thread, and the whole ingest with matching on `threads`
+ * worker threads. Every run is preceded by an untimed one (V8 compiled, route balls filled, workers
+ * started), so the figures compare steady states; each ingest goes into a fresh SQLite file. Reports
+ * points per CPU second (the per-core figure) and wall time (the parallel speed-up is a wall-time
+ * ratio), and whether the parallel ingest stored exactly the trips of the single-threaded one.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readTraceFile } from "../src/engine/ingest/read-traces.js";
+import { MatchPool } from "../src/engine/ingest/match-pool.js";
+import { TripSplitter } from "../src/engine/ingest/split-trips.js";
+import { tripMatcher } from "../src/engine/matching/index.js";
+import { readOsmSegments } from "../src/engine/network/osm-import.js";
+import { NetworkRegistry } from "../src/engine/network/registry.js";
+import type { Segment } from "../src/engine/network/types.js";
+import { Simulation } from "../src/engine/simulate/index.js";
+import { writeSimulation } from "../src/engine/simulate/writers.js";
+import type { RawTrip } from "../src/engine/trips/types.js";
+import type { Runtime } from "../src/runtime.js";
+import { ingestFiles } from "../src/app/ingest.js";
+import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+
+const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+
+export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
+  const [trips = 4000, samplingS = 30, threads = 2] = args.map(Number);
+  const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
+  try {
+    const segments = await readOsmSegments(MONACO);
+    const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
+    const network = (await rt0.networks.get("mc"))!;
+    const sim = new Simulation(network, {
+      from: "2025-03",
+      to: "2025-03",
+      tripsPerDay: Math.max(10, Math.ceil(trips / 31)),
+      seed: 7,
+      source: "lbs",
+      samplingS,
+      noiseM: 10,
+    });
+    const written = writeSimulation(firstTrips(sim.trips(), trips), join(dir, "traces"));
+    const file = written.months[0].traces;
+    const raw = await splitTrips(file);
+    const points = raw.reduce((n, t) => n + t.points.length, 0);
+
+    const match = tripMatcher(network);
+    raw.forEach(match);
+    const matcherOnly = await measured(async () => raw.forEach(match));
+
+    // Kept across the two parallel runs, so the measured one has warm workers like the single thread.
+    const pool = new MatchPool(network, threads);
+    let run = 0;
+    const ingestOnce = async (parallel: boolean) => {
+      // A fresh store, the warm network: its matching caches are those of a long-running ingest.
+      const rt = {
+        ...(await runtimeWith(join(dir, `ingest-${run++}.sqlite`), segments)),
+        networks: rt0.networks,
+      };
+      const timed = await measured(() =>
+        ingestFiles(rt, [file], {
+          country: "mc",
+          source: "lbs",
+          vehicleClass: "personal",
+          matcher: match,
+          matchPool: parallel ? pool : undefined,
+        }),
+      );
+      const digest = await storedDigest(rt);
+      await rt.store.close();
+      return { ...timed, report: timed.value, digest };
+    };
+    await ingestOnce(false);
+    const single = await ingestOnce(false);
+    await ingestOnce(true);
+    const parallel = await ingestOnce(true);
+    await pool.close();
+
+    const perCpuS = (m: { cpuS: number }) => Math.round(points / m.cpuS);
+    return {
+      network: `Monaco, ${segments.length} segments`,
+      file: `${written.trips} simulated lbs trips, ${written.points} points, ${samplingS} s sampling`,
+      rawTrips: raw.length,
+      points,
+      matcherOnly: { cpuS: round(matcherOnly.cpuS), pointsPerCpuS: perCpuS(matcherOnly) },
+      ingest: {
+        cpuS: round(single.cpuS),
+        wallS: round(single.wallS),
+        mainThreadCpuS: round(single.mainThreadCpuS),
+        pointsPerCpuS: perCpuS(single),
+        stored: single.report.totals.stored,
+      },
+      ingestShareOfMatcher: round(perCpuS(single) / perCpuS(matcherOnly)),
+      parallel: {
+        threads,
+        cpuS: round(parallel.cpuS),
+        wallS: round(parallel.wallS),
+        stored: parallel.report.totals.stored,
+      },
+      parallelSpeedup: round(single.wallS / parallel.wallS),
+      // What the parallel run would take on two otherwise idle cores: its CPU time spread over both,
+      // but never less than its busiest thread; against the single-threaded run's CPU time.
+      parallelSpeedupOn2IdleCores: round(
+        single.cpuS / Math.max(parallel.cpuS / 2, parallel.mainThreadCpuS, parallel.busiestOtherThreadCpuS),
+      ),
+      sameTripsStored: parallel.digest === single.digest,
+      loadAvg1m: round(loadavg()[0]),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runtimeWith(path: string, segments: Segment[]): Promise<Runtime> {
+  const store = new SqliteStore(path);
+  await store.network.replaceCountry(
+    { country: "mc", source: "bench", segmentCount: segments.length, importedAt: new Date().toISOString() },
+    segments,
+  );
+  return {
+    dataDir: path,
+    store,
+    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+  };
+}
+
+function* firstTrips<T>(trips: Iterable<T>, n: number): Iterable<T> {
+  let i = 0;
+  for (const trip of trips) {
+    if (i++ >= n) return;
+    yield trip;
+  }
+}
+
+/** The file's raw trips as the ingest's splitter makes them. */
+async function splitTrips(file: string): Promise<RawTrip[]> {
+  const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
+  const out: RawTrip[] = [];
+  for await (const records of readTraceFile(file))
+    for (const record of records) if (!record.problem) out.push(...splitter.push(record.point));
+  out.push(...splitter.flush());
+  return out;
+}
+
+/** SHA-1 over every stored trip of the country, in storage order. */
+async function storedDigest(rt: Runtime): Promise<string> {
+  const hash = createHash("sha1");
+  for await (const trip of rt.store.trips.scan("mc", {})) hash.update(JSON.stringify(trip));
+  return hash.digest("hex");
+}
+
+interface Measured<T> {
+  value: T;
+  /** CPU seconds of the whole process (every thread). */
+  cpuS: number;
+  wallS: number;
+  /** CPU seconds of this (main) thread and of the busiest other thread (Linux; 0 elsewhere). */
+  mainThreadCpuS: number;
+  busiestOtherThreadCpuS: number;
+}
+
+async function measured<T>(run: () => Promise<T>): Promise<Measured<T>> {
+  const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  const threadsBefore = threadCpuS();
+  const value = await run();
+  const used = process.cpuUsage(cpu);
+  const threadsAfter = threadCpuS();
+  const spent = [...threadsAfter].map(([tid, s]) => [tid, s - (threadsBefore.get(tid) ?? 0)] as const);
+  return {
+    value,
+    cpuS: (used.user + used.system) / 1e6,
+    wallS: Number(process.hrtime.bigint() - started) / 1e9,
+    mainThreadCpuS: spent.find(([tid]) => tid === process.pid)?.[1] ?? 0,
+    busiestOtherThreadCpuS: Math.max(0, ...spent.filter(([tid]) => tid !== process.pid).map(([, s]) => s)),
+  };
+}
+
+/**
+ * CPU seconds per thread of this process from /proc (utime + stime, in clock ticks of 1/100 s),
+ * so the parallel run's critical path can be told apart from its total on a loaded machine.
+ */
+function threadCpuS(): Map<number, number> {
+  const out = new Map<number, number>();
+  const dir = "/proc/self/task";
+  if (!existsSync(dir)) return out;
+  for (const tid of readdirSync(dir)) {
+    try {
+      const stat = readFileSync(`${dir}/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const round = (x: number) => Number(x.toFixed(2));

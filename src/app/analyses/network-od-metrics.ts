@@ -1,0 +1,74 @@
+import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
+import type { ZoneFeature } from "../../domain/records.js";
+import { networkOdPair, NetworkOdTally } from "../../engine/analysis/network-od.js";
+import { odCsv } from "../../engine/analysis/od-csv.js";
+import { SegmentTally } from "../../engine/analysis/segment-analysis.js";
+import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { metricGroups } from "./catalogue-groups.js";
+import { groupNames } from "./od-metrics.js";
+import { analysedSegments, daySlicerOf, lookupOf, scanPassages } from "./segment-metrics.js";
+
+async function featuresOf(
+  ctx: ComputeContext,
+  spec: AnalysisSpec,
+  refs: ZoneSetRef[],
+): Promise<ZoneFeature[]> {
+  const features: ZoneFeature[] = [];
+  for (const ref of refs) {
+    const set = await ctx.store.zoneSets.get(spec.orgId, ref.uuid);
+    if (!set)
+      throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
+    features.push(...set.featureCollection.features);
+  }
+  return features;
+}
+
+/**
+ * Network_OD: `od_<suffix>` (and `_pers` / `_comm`) in the od_* shape, between the line zones of
+ * `oz_sets` and `dz_sets`: a trip counts for the origin segment it travelled first and the destination
+ * segment it travelled last, sliced by when it entered the origin; avg_trip_duration is the time from
+ * entering the origin segment to leaving the destination segment.
+ */
+export async function computeNetworkOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
+  const network = await ctx.networks.get(spec.country);
+  if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
+  const origins = analysedSegments(await featuresOf(ctx, spec, spec.originSets), network, []);
+  const destinations = analysedSegments(await featuresOf(ctx, spec, spec.destinationSets), network, []);
+  const segments = [...origins, ...destinations];
+  if (segments.every((s) => s.parts.length === 0))
+    throw new Error(
+      "the line zones lie on no road segment of the network; draw them along roads or use osm_ids",
+    );
+  const passages = new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
+    segments: segments.length,
+    dayTypes: spec.dayTypes.length,
+    dayParts: spec.dayParts.length,
+  });
+  const slicer = await daySlicerOf(spec, ctx);
+  const tally = new NetworkOdTally();
+  await scanPassages(spec, ctx, network, passages, (met, trip) => {
+    const pair = networkOdPair(met, origins.length);
+    const slice = pair && slicer.at(pair.enterT);
+    if (pair && slice) tally.add(pair, trip, slice);
+  });
+  const perDay = (weight: number, dayType: number) => {
+    if (spec.outputType === "trip_counts") return Math.round(weight);
+    const days = slicer.daysPerType[dayType];
+    return days > 0 ? Math.round(weight / days) : 0;
+  };
+  const rows = tally.rows(perDay);
+  const labels = {
+    groups: groupNames(spec),
+    origins: origins.map((s) => s.zone),
+    destinations: destinations.map((s) => s.zone),
+    dayTypes: spec.dayTypes.map((d) => d.label),
+    dayParts: spec.dayParts.map((p) => p.label),
+  };
+  const metrics: MetricCsvs = {};
+  for (const [name, groups] of metricGroups(spec, "od"))
+    metrics[name] = odCsv(
+      rows.filter((r) => groups.includes(r.group)),
+      labels,
+    );
+  return metrics;
+}

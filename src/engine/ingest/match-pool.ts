@@ -1,0 +1,41 @@
+import { Piscina } from "piscina";
+import type { Network } from "../network/network.js";
+import type { MatchedTrip, RawTrip } from "../trips/types.js";
+
+/** What matching one raw trip gave: its matched trips, or the message of the error it threw. */
+export type MatchOutcome = { matched: MatchedTrip[]; error?: undefined } | { error: string };
+
+/** Matches a batch of raw trips, outcomes in the same order. */
+export type BatchMatcher = (trips: RawTrip[]) => Promise<MatchOutcome[]>;
+
+/** Running from TypeScript sources (tsx, tests) the worker is the .ts file; built, the .js one. */
+const WORKER = new URL(
+  import.meta.url.endsWith(".ts") ? "./match-worker.ts" : "./match-worker.js",
+  import.meta.url,
+);
+
+/**
+ * Map matching on worker threads: each worker holds its own copy of the network and its own
+ * matching caches, so batches run in parallel with no shared state. The pool answers batches in any
+ * order; callers keep their own order (the ingest pipeline stores in reading order).
+ */
+export class MatchPool {
+  private readonly pool: Piscina;
+
+  constructor(network: Network, threads: number) {
+    this.pool = new Piscina({
+      filename: WORKER.href,
+      minThreads: threads,
+      maxThreads: threads,
+      // Idle workers keep their warm caches for the next batch.
+      idleTimeout: 60_000,
+      workerData: { country: network.country, segments: network.segments },
+    });
+  }
+
+  readonly match: BatchMatcher = (trips) => this.pool.run(trips) as Promise<MatchOutcome[]>;
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}

@@ -1,0 +1,163 @@
+import { StoredFormatError } from "../../engine/trips/codes.js";
+import type { VehicleClass } from "../../engine/trips/types.js";
+import type { SegmentStatsQuery } from "../../app/ports/store.js";
+import type { SegmentMonthStats } from "../../engine/counts/segment-stats.js";
+import { addTotals, aligned, cellMask, comboKey } from "./segment-month-pack.js";
+
+/**
+ * Whole-month rollups: what the commonest metrics call asks (day type "all", day part "all") is
+ * precomputed, one row per segment × year, so a year of a segment is one small read instead of
+ * twelve months of cells.
+ *
+ * An entry is one month × one combination of direction set × class group × source set, holding
+ * exactly what addTotals gives for that combination over every day and hour of the month —
+ * computed by addTotals itself through the same mask, so a rollup answer is bit for bit the full
+ * path's, compensated speed sum included. Class groups are each counted class alone and the counts
+ * modes' groups (vehicle, truck); other class sets take the full path.
+ *
+ * BLOB (format 1): header (entries uint32, format uint16, 0 uint16), then speed sums (float64),
+ * trips and speed counts (uint32), keys (uint16, comboKey) and months (uint8, 1–12), each as one
+ * column, sorted by month and key; only entries with trips. The groups are fixed per format:
+ * changing them is a new format whose migration recomputes the rollups from the totals.
+ */
+const ROLLUP_FORMAT = 1;
+const HEADER_BYTES = 8;
+const ENTRY_BYTES = 19;
+const CLASS_GROUPS: readonly (readonly VehicleClass[])[] = [
+  ["personal"],
+  ["medium_commercial"],
+  ["heavy_commercial"],
+  ["bicycle"],
+  ["pedestrian"],
+  ["personal", "medium_commercial", "heavy_commercial"],
+  ["medium_commercial", "heavy_commercial"],
+];
+const DIRECTION_SETS: ("with" | "against")[][] = [["with"], ["against"], ["with", "against"]];
+const SOURCE_SETS = [["lbs"], ["telematics"], ["lbs", "telematics"]];
+const WEEK = [1, 2, 3, 4, 5, 6, 7];
+const DAY = Array.from({ length: 24 }, (_, hour) => hour);
+
+/** One month's total for one combination. */
+export interface RollupEntry {
+  month: number;
+  key: number;
+  trips: number;
+  speedCount: number;
+  speedSumKph: number;
+}
+
+interface Combo {
+  key: number;
+  mask: Uint8Array;
+}
+let combos: Combo[] | undefined;
+let keys: Set<number> | undefined;
+
+/** Every precomputed combination with its cell mask, in key order; built on first use. */
+function allCombos(): Combo[] {
+  combos ??= DIRECTION_SETS.flatMap((directions) =>
+    CLASS_GROUPS.flatMap((vehicleClasses) =>
+      SOURCE_SETS.map((sources) => ({
+        key: comboKey(directions, vehicleClasses, sources),
+        mask: cellMask({ daysOfWeek: WEEK, hours: DAY, directions, vehicleClasses, sources }),
+      })),
+    ),
+  ).sort((a, b) => a.key - b.key);
+  return combos;
+}
+
+/**
+ * The rollup key a query can be answered from: every day of the week and every hour asked, and a
+ * precomputed combination; null otherwise (the full path then sums the cells).
+ */
+export function rollupKey(
+  q: Pick<SegmentStatsQuery, "daysOfWeek" | "hours" | "directions" | "vehicleClasses" | "sources">,
+): number | null {
+  const covers = (asked: readonly number[], all: number[]) => all.every((v) => asked.includes(v));
+  if (!covers(q.daysOfWeek, WEEK) || !covers(q.hours, DAY)) return null;
+  const key = comboKey(q.directions, q.vehicleClasses, q.sources);
+  keys ??= new Set(allCombos().map((c) => c.key));
+  return keys.has(key) ? key : null;
+}
+
+/** The entries of one month (1–12) from its totals BLOB. */
+export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
+  const entries: RollupEntry[] = [];
+  for (const { key, mask } of allCombos()) {
+    const sums = { trips: 0, speedCount: 0, speedSumKph: 0 } as SegmentMonthStats;
+    addTotals(totals, mask, sums);
+    if (sums.trips > 0) entries.push({ month, key, ...pick(sums) });
+  }
+  return entries;
+}
+
+const pick = ({ trips, speedCount, speedSumKph }: SegmentMonthStats) => ({ trips, speedCount, speedSumKph });
+
+/** A segment-year's rollup, with some months replaced (ingest, migration). */
+export function replaceMonths(stored: Uint8Array | undefined, months: Map<number, RollupEntry[]>): Buffer {
+  const kept = stored ? readEntries(stored).filter((e) => !months.has(e.month)) : [];
+  const entries = [...kept, ...[...months.values()].flat()].sort(
+    (a, b) => a.month - b.month || a.key - b.key,
+  );
+  const n = entries.length;
+  const buffer = new ArrayBuffer(HEADER_BYTES + pad8(ENTRY_BYTES * n));
+  new Uint32Array(buffer, 0, 1)[0] = n;
+  new Uint16Array(buffer, 4, 2).set([ROLLUP_FORMAT, 0]);
+  const r = view(new Uint8Array(buffer));
+  entries.forEach((e, i) => {
+    r.speedSum[i] = e.speedSumKph;
+    r.trips[i] = e.trips;
+    r.speedCount[i] = e.speedCount;
+    r.key[i] = e.key;
+    r.month[i] = e.month;
+  });
+  return Buffer.from(buffer);
+}
+
+const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+
+function readEntries(blob: Uint8Array): RollupEntry[] {
+  const r = view(blob);
+  return Array.from(r.key, (key, i) => ({
+    month: r.month[i],
+    key,
+    trips: r.trips[i],
+    speedCount: r.speedCount[i],
+    speedSumKph: r.speedSum[i],
+  }));
+}
+
+/**
+ * Calls `found` for each month of a segment-year's rollup that `wanted` flags (index = month 1–12)
+ * and has trips for `key`, with what addTotals would have added up for it.
+ */
+export function eachRollupMonth(
+  blob: Uint8Array,
+  key: number,
+  wanted: Uint8Array,
+  found: (month: number, trips: number, speedCount: number, speedSumKph: number) => void,
+): void {
+  const r = view(blob);
+  for (let i = 0; i < r.key.length; i++)
+    if (r.key[i] === key && wanted[r.month[i]] === 1)
+      found(r.month[i], r.trips[i], r.speedCount[i], r.speedSum[i]);
+}
+
+function view(raw: Uint8Array) {
+  const blob = aligned(raw);
+  if (blob.byteLength < HEADER_BYTES) throw new StoredFormatError("segment rollup BLOB without its header");
+  const n = new Uint32Array(blob.buffer, blob.byteOffset, 1)[0];
+  const format = new Uint16Array(blob.buffer, blob.byteOffset + 4, 1)[0];
+  if (format !== ROLLUP_FORMAT)
+    throw new StoredFormatError(
+      `segment rollup BLOB of format ${format} (this version reads ${ROLLUP_FORMAT}): upgrade to read it`,
+    );
+  const at = blob.byteOffset + HEADER_BYTES;
+  return {
+    speedSum: new Float64Array(blob.buffer, at, n),
+    trips: new Uint32Array(blob.buffer, at + 8 * n, n),
+    speedCount: new Uint32Array(blob.buffer, at + 12 * n, n),
+    key: new Uint16Array(blob.buffer, at + 16 * n, n),
+    month: new Uint8Array(blob.buffer, at + 18 * n, n),
+  };
+}

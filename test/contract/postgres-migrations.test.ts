@@ -1,0 +1,83 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import pg from "pg";
+import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.js";
+import { partitionOf } from "../../src/store/postgres/trips.js";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+
+const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function reachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return undefined;
+  } catch (e) {
+    if (process.env.CI === "true") throw e;
+    return `PostgreSQL not reachable at ${ADMIN_URL} (${(e as Error).message})`;
+  }
+}
+
+/** Migrations on start: several processes opening one empty database at once, and opening it again. */
+describe("PostgreSQL store: migrations and partitions", { skip: await reachable() }, () => {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  const database = `streetflow_migrate_${process.pid}_${Date.now().toString(36)}`;
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  after(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it("migrates once when several processes start together, and again changes nothing", async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const stores = await Promise.all(
+      [1, 2, 3].map(() => PostgresStore.open(url.toString(), { pool: { max: 2 } })),
+    );
+    const versions = await stores[0].db.rows<{ version: number }>(
+      "SELECT version FROM streetflow_migrations ORDER BY version",
+    );
+    assert.deepEqual(
+      versions.map((v) => v.version),
+      PG_MIGRATIONS.map((_, i) => i + 1),
+    );
+    await Promise.all(stores.map((s) => s.close()));
+    const again = await PostgresStore.open(url.toString());
+    assert.equal((await again.db.rows("SELECT 1 FROM streetflow_migrations")).length, PG_MIGRATIONS.length);
+    await again.close();
+  });
+
+  it("keeps trips of each month in that month's partition, created by whichever writer comes first", async () => {
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => PostgresStore.open(url.toString(), { pool: { max: 2 } })),
+    );
+    const trip = (deviceId: string, start: string) => ({
+      deviceId,
+      vehicleClass: "personal" as const,
+      source: "lbs" as const,
+      origin: [9.5, 47.1] as [number, number],
+      destination: [9.6, 47.2] as [number, number],
+      startT: Date.parse(start),
+      endT: Date.parse(start) + 60_000,
+      lengthM: 1000,
+      path: [],
+    });
+    // Two writers at once on the same new months: one creates each partition, both store their trips.
+    await Promise.all([
+      a.trips.appendTrips("li", [trip("a", "2024-12-31T23:00:00Z"), trip("a", "2025-01-02T08:00:00Z")]),
+      b.trips.appendTrips("li", [trip("b", "2025-01-03T08:00:00Z"), trip("b", "2024-12-01T08:00:00Z")]),
+    ]);
+    const rows = await a.db.rows<{ partition: string; n: number }>(
+      "SELECT tableoid::regclass::text AS partition, COUNT(*)::int AS n FROM trip_chunks GROUP BY 1 ORDER BY 1",
+    );
+    assert.deepEqual(rows, [
+      { partition: partitionOf("2024-12").name, n: 2 },
+      { partition: partitionOf("2025-01").name, n: 2 },
+    ]);
+    assert.deepEqual(partitionOf("2024-12"), { name: "trip_chunks_2024_12", from: "2024-12", to: "2025-01" });
+    assert.equal(await b.trips.countTrips("li"), 4);
+    await Promise.all([a.close(), b.close()]);
+  });
+});

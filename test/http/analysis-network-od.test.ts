@@ -1,0 +1,108 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { JobRunner } from "../../src/jobs/runner.js";
+import { createZoneSet } from "../../src/domain/zone-sets.js";
+import type { TestContext } from "../helpers/app.js";
+import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
+import { at } from "../helpers/network.js";
+
+/**
+ * Network_OD on the hand-counted street week (catalogue-scenario.ts): 7 cars east Monday 07:00 (10 min),
+ * 2 heavy trucks east Saturday noon (20 min), 1 car west Tuesday 08:30 (6 min), each running the whole
+ * 300 m street; a trip stands for 10,000 / 9 = 1,111.1. "Ends" holds two line zones, one along the
+ * west segment (x 0..100) and one along the east segment (x 200..300).
+ */
+describe("Network_OD over HTTP: between the first and the last road segment a trip travels", () => {
+  let ctx: TestContext;
+  let runner: JobRunner;
+  before(async () => {
+    ({ ctx, runner } = await catalogueApp());
+    const line = (name: string, id: number, x0: number, x1: number) => ({
+      type: "Feature",
+      properties: { name, id },
+      geometry: { type: "LineString", coordinates: [at(x0, 0), at(x1, 0)] },
+    });
+    await createZoneSet(
+      {
+        insight_login_email: ctx.orgA.email,
+        zone_set_name: "Ends",
+        zones: {
+          type: "FeatureCollection",
+          features: [line("West end", 7, 30, 70), line("East end", 8, 230, 270)],
+        },
+      },
+      { store: ctx.store, networks: ctx.networks, orgId: ctx.orgA.orgId },
+    );
+  });
+  after(async () => {
+    await runner.stop();
+    await ctx.app.close();
+    ctx.store.close();
+  });
+
+  const base = (extra: Record<string, unknown>) => ({
+    insight_login_email: ctx.orgA.email,
+    travel_mode_type: "All_Vehicles",
+    analysis_type: "Network_OD",
+    oz_sets: [{ name: "Ends" }],
+    dz_sets: [{ name: "Ends" }],
+    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+    day_types: "Average Day|17",
+    day_parts: "All Day|0023",
+    ...extra,
+  });
+  const create = (body: Record<string, unknown>) =>
+    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
+  const download = async (uuid: string, metric: string) =>
+    (
+      await ctx.app.inject({
+        method: "GET",
+        url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx.orgA.key}`,
+      })
+    ).body.split("\n");
+  const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
+
+  it("pairs each trip's first origin segment with its last destination segment", async () => {
+    const res = await create(base({}));
+    assert.equal(res.statusCode, 201, res.body);
+    const { uuid } = res.json();
+    const done = await finished(ctx, uuid);
+    assert.equal(done.status, "Data Available");
+    assert.deepEqual(done.metrics, ["od_all", "od_pers", "od_comm", "sample_size"]);
+    // East: 9 trips (9 × 1,111.1 / 7 days = 1,429), entering the west segment at the start and leaving the
+    // east one at the end: (7 × 10 + 2 × 20) / 9 = 12 min. West: the one car (159), 6 min.
+    assert.deepEqual(await download(uuid, "od_all"), [
+      "device_type,origin_zone_id,origin_zone_name,origin_zone_is_pass_through,origin_zone_direction," +
+        "destination_zone_id,destination_zone_name,destination_zone_is_pass_through,destination_zone_direction," +
+        "day_type,day_part,o_d_traffic,origin_zone_traffic,destination_zone_traffic,avg_trip_duration",
+      `All Vehicles,7,West end,yes,N/A,8,East end,yes,N/A,${day},1429,1429,1429,12`,
+      `All Vehicles,8,East end,yes,N/A,7,West end,yes,N/A,${day},159,159,159,6`,
+      "",
+    ]);
+    // The trucks alone: 2 × 1,111.1 / 7 = 317, 20 min.
+    assert.deepEqual((await download(uuid, "od_comm")).slice(1), [
+      `Commercial,7,West end,yes,N/A,8,East end,yes,N/A,${day},317,317,317,20`,
+      "",
+    ]);
+  });
+
+  it("counts trips rather than daily averages with trip_counts", async () => {
+    const res = await create(base({ analysis_name: "Network counts", output_type: "trip_counts" }));
+    const done = await finished(ctx, res.json().uuid);
+    // 9 × 1,111.1 = 10,000 east, 1,111 west.
+    assert.deepEqual(
+      (await download(res.json().uuid, "od_all")).slice(1, 3).map((l) => l.split(",").slice(-4).join(",")),
+      ["10000,10000,10000,12", "1111,1111,1111,6"],
+    );
+    assert.equal(done.status, "Data Available");
+  });
+
+  it("refuses polygon zones and a missing dz_sets", async () => {
+    const polygons = await create(base({ oz_sets: [{ name: "Street" }] }));
+    assert.equal(polygons.statusCode, 400);
+    assert.equal(polygons.json().error.field, "oz_sets");
+    const missing = await create(base({ dz_sets: undefined }));
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error.field, "dz_sets");
+  });
+});

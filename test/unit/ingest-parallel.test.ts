@@ -1,0 +1,92 @@
+import { collect } from "../helpers/collect.js";
+import { after, before, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { tripMatcher } from "../../src/engine/matching/index.js";
+import { readOsmSegments } from "../../src/engine/network/osm-import.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import type { Segment } from "../../src/engine/network/types.js";
+import { Simulation } from "../../src/engine/simulate/index.js";
+import { writeSimulation } from "../../src/engine/simulate/writers.js";
+import { columnsToTrips } from "../../src/engine/trips/columns.js";
+import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
+import type { Runtime } from "../../src/runtime.js";
+import { ingestFiles } from "../../src/app/ingest.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+
+let dir: string;
+let segments: Segment[];
+let file: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "sf-ingest-parallel-"));
+  segments = await readOsmSegments(MONACO);
+  const rt = await runtime("setup");
+  const sim = new Simulation((await rt.networks.get("mc"))!, {
+    from: "2025-03",
+    to: "2025-03",
+    tripsPerDay: 6,
+    seed: 11,
+    source: "lbs",
+    samplingS: 30,
+    noiseM: 10,
+  });
+  file = writeSimulation(sim.trips(), join(dir, "traces")).months[0].traces;
+  await rt.store.close();
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function runtime(name: string): Promise<Runtime> {
+  const store = new SqliteStore(join(dir, `${name}.sqlite`));
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: segments.length, importedAt: new Date().toISOString() },
+    segments,
+  );
+  return {
+    dataDir: dir,
+    store,
+    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+  };
+}
+
+/** Ingests the file into a fresh store; answers the report and everything stored. */
+async function ingestWith(threads: number) {
+  const rt = await runtime(`threads-${threads}`);
+  const report = await ingestFiles(rt, [file], {
+    country: "mc",
+    source: "lbs",
+    vehicleClass: "personal",
+    matcher: tripMatcher((await rt.networks.get("mc"))!),
+    threads,
+    // Small batches, so many groups are in flight and stored across several transactions.
+    batchSize: 40,
+  });
+  const trips = (await collect(rt.store.trips.scan("mc"))).flatMap(columnsToTrips);
+  const counts = await rt.store.segmentStats.query({
+    country: "mc",
+    segmentIds: segments.map((s) => s.id),
+    months: ["2025-03"],
+    daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+    hours: Array.from({ length: 24 }, (_, h) => h),
+    directions: ["with", "against"],
+    vehicleClasses: VEHICLE_CLASSES,
+    sources: ["lbs"],
+  });
+  await rt.store.close();
+  return { totals: report.totals, problems: report.problems, trips, counts };
+}
+
+it("matching on two worker threads stores exactly the trips and tallies of one thread, in the same order", async () => {
+  const single = await ingestWith(1);
+  const parallel = await ingestWith(2);
+  assert.ok(single.trips.length > 100, `a real workload (${single.trips.length} trips)`);
+  assert.deepEqual(parallel.totals, single.totals);
+  assert.deepEqual(parallel.problems, single.problems);
+  assert.deepEqual(parallel.trips, single.trips);
+  assert.deepEqual(parallel.counts, single.counts);
+});

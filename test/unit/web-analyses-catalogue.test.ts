@@ -1,0 +1,102 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  analysisRequest,
+  checkForm,
+  issueSlot,
+  type AnalysisForm,
+} from "../../src/web/client/views/analyses/form-logic.js";
+import { parseOdCsv, parseValueCsv } from "../../src/web/client/views/analyses/flows.js";
+
+const form = (extra: Partial<AnalysisForm> = {}): AnalysisForm => ({
+  name: "",
+  email: "p@example.org",
+  analysisType: "OD_MF_Analysis",
+  travelMode: "All_Vehicles",
+  country: "mc",
+  originSets: ["o"],
+  destinationSets: ["d"],
+  middleSets: ["m"],
+  dateRanges: [{ start: "2025-01-06", end: "2025-01-12" }],
+  dayTypes: ["Average Day|17"],
+  dayParts: ["All Day|0023"],
+  outputType: "index",
+  tripAttributes: false,
+  travelerAttributes: false,
+  ...extra,
+});
+
+describe("the analysis form: OD_MF_Analysis, Segment_Analysis, AADT", () => {
+  it("sends the middle filters, the AADT sets and year, and the segment classes of their types only", () => {
+    const mf = analysisRequest(form());
+    assert.deepEqual([mf.mf_sets, mf.dz_sets], [[{ uuid: "m" }], [{ uuid: "d" }]]);
+    const aadt = analysisRequest(form({ analysisType: "AADT", aadtSets: ["a"], aadtYear: "2025" }));
+    assert.deepEqual(
+      [aadt.az_sets, aadt.aadt_year, "dz_sets" in aadt, "mf_sets" in aadt],
+      [[{ uuid: "a" }], 2025, false, false],
+    );
+    const segments = analysisRequest(form({ analysisType: "Segment_Analysis", segmentTypes: ["Primary"] }));
+    assert.deepEqual(segments.segment_types, ["Primary"]);
+    assert.equal("segment_types" in analysisRequest(form({ analysisType: "Segment_Analysis" })), false);
+  });
+
+  it("asks for the zone sets and the year each type needs, shown by their fields", () => {
+    const fields = (f: AnalysisForm) => checkForm(f, null).map((i) => i.field);
+    assert.deepEqual(fields(form({ middleSets: [] })), ["mf_sets"]);
+    assert.deepEqual(fields(form({ analysisType: "AADT", aadtSets: [], aadtYear: "25" })), [
+      "az_sets",
+      "aadt_year",
+    ]);
+    assert.deepEqual(["mf_sets", "az_sets", "aadt_year", "segment_types"].map(issueSlot), [
+      "mf_sets",
+      "az_sets",
+      "aadt_year",
+      "segment_types",
+    ]);
+  });
+});
+
+describe("the results map: od_mf flows and per-item values", () => {
+  it("sums od_mf rows over their middle filters into one flow per origin and destination", () => {
+    const header =
+      "device_type,origin_zone_id,origin_zone_name,origin_zone_is_pass_through,origin_zone_direction," +
+      "middle_filter_zone_id,middle_filter_zone_name,middle_filter_zone_direction,destination_zone_id," +
+      "destination_zone_name,destination_zone_is_pass_through,destination_zone_direction,day_type,day_part," +
+      "o_m_d_traffic,origin_zone_traffic,middle_filter_zone_traffic,destination_zone_traffic,avg_trip_duration";
+    const row = (m: string, traffic: number) =>
+      `All Vehicles,1,West,no,N/A,${m},M${m},N/A,2,East,no,N/A,d,p,${traffic},90,50,80,12`;
+    const flows = parseOdCsv([header, row("3", 10), row("4", 5)].join("\n"));
+    assert.equal(flows.length, 1);
+    assert.deepEqual(
+      [flows[0].originName, flows[0].destinationName, flows[0].odTraffic, flows[0].originTraffic],
+      ["West", "East", 15, 90],
+    );
+  });
+
+  it("draws segment rows under the zone's name (line zones) or the road and segment id (polygon pieces)", () => {
+    const header =
+      "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,day_part," +
+      "average_daily_segment_traffic,avg_segment_speed_kph,avg_trip_duration,avg_trip_length";
+    const rows = parseValueCsv(
+      [
+        header,
+        "All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,d,p,1587,1.7,12,0.28",
+        "All Vehicles,5,Block,10001,1,Way 1,residential,N/A,d,p,900,2,12,0.28",
+      ].join("\n"),
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.originName, r.destinationName, r.odTraffic]),
+      [
+        ["Way 1", "Way 1", 1587],
+        ["Way 1 (10001)", "Way 1 (10001)", 900],
+      ],
+    );
+    const aadt = parseValueCsv(
+      "zone_id,zone_name,zone_is_pass_through,zone_direction,year,days_with_data,aadt,aadt_personal,aadt_commercial,calibrated\n4,Gate,yes,N/A,2025,3,3704,2963,741,no\n",
+    );
+    assert.deepEqual(
+      [aadt[0].originName, aadt[0].odTraffic, aadt[0].dayType, aadt[0].originTraffic],
+      ["Gate", 3704, "Year 2025", 2963],
+    );
+  });
+});
