@@ -39,6 +39,7 @@ export const ANALYSIS_TYPES = [
   "Segment_Analysis",
   "AADT",
   "Network_OD",
+  "Network_Performance",
 ] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 

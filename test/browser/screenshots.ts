@@ -2,7 +2,8 @@
  * Screenshots of the main screens for docs/web-app.md (not part of the test suite):
  *   node --import tsx test/browser/screenshots.ts
  * Starts the demo server with a fresh bundle and Chromium, then walks the screens as a planner would:
- * sign-in, the map with a zone set, the zone-set editor, the analysis form and flow map, the counts explorer.
+ * sign-in, the map with a zone set, the zone-set editor, the analysis form and flow map, the counts explorer,
+ * and one results map per catalogue type. `--catalogue` takes only the catalogue types' maps.
  */
 import type { Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
@@ -15,6 +16,7 @@ import {
   type WebServer,
 } from "../helpers/browser.js";
 import { boxFeature, monacoDistricts } from "../helpers/zones.js";
+import { CATALOGUE_CASES, createAndMap, createCatalogueZoneSets } from "./catalogue-form.js";
 
 const OUT = new URL("../../docs/screenshots/", import.meta.url).pathname;
 const VIEWPORT = { width: 1280, height: 900 };
@@ -67,56 +69,78 @@ async function countsExplorer(page: Page, street: string) {
   await page.screenshot({ path: `${OUT}counts-explorer.png` });
 }
 
+/** One results map per catalogue type; a type whose map draws nothing is reported, not captured. */
+async function catalogueMaps(server: WebServer) {
+  await createCatalogueZoneSets(server);
+  for (const c of CATALOGUE_CASES) {
+    const page = await signedInPage(browser, server, VIEWPORT);
+    const { drawn } = await createAndMap(page, c).catch((err: Error) => {
+      console.log(`${c.type}: ${err.message}`);
+      return { drawn: 0 };
+    });
+    if (drawn > 0) {
+      await settle(page);
+      await page.screenshot({ path: `${OUT}${c.screenshot}` });
+    } else console.log(`${c.type}: nothing drawn, no screenshot`);
+    await page.close();
+  }
+}
+
 const server = await startWebServer();
 const browser = await launchBrowser();
 try {
-  await callApi(server, "POST", "/api/v2/zone_sets", {
-    insight_login_email: DEMO_EMAIL,
-    zone_set_name: "Monaco districts",
-    zones: {
-      type: "FeatureCollection",
-      features: [
-        ...monacoDistricts(),
-        boxFeature("Larvotto", 4, [7.433, 43.742, 7.44, 43.748]),
-        boxFeature("Monaco-Ville", 5, [7.417, 43.728, 7.427, 43.733]),
-      ],
-    },
-  });
-  const signInPage = await browser.newPage({ viewport: VIEWPORT });
-  await signIn(signInPage, server);
-  await signInPage.close();
-  const page = await signedInPage(browser, server, VIEWPORT);
-  await overview(page);
-  await zoneEditor(page);
-  await page.getByRole("tab", { name: "Analyses" }).click();
-  await page.getByRole("button", { name: "New analysis" }).click();
-  const form = page.getByRole("form", { name: "New analysis" });
-  await form.getByText(/^Data available/).waitFor();
-  await form.getByLabel("Name", { exact: true }).fill("Districts, last month");
-  await form
-    .getByRole("group", { name: "Origin zone sets" })
-    .getByLabel(/Monaco districts/)
-    .check();
-  await form
-    .getByRole("group", { name: "Destination zone sets" })
-    .getByLabel(/Monaco districts/)
-    .check();
-  await page.screenshot({ path: `${OUT}analysis-form.png` });
+  if (process.argv.includes("--catalogue")) {
+    await catalogueMaps(server);
+  } else {
+    await callApi(server, "POST", "/api/v2/zone_sets", {
+      insight_login_email: DEMO_EMAIL,
+      zone_set_name: "Monaco districts",
+      zones: {
+        type: "FeatureCollection",
+        features: [
+          ...monacoDistricts(),
+          boxFeature("Larvotto", 4, [7.433, 43.742, 7.44, 43.748]),
+          boxFeature("Monaco-Ville", 5, [7.417, 43.728, 7.427, 43.733]),
+        ],
+      },
+    });
+    const signInPage = await browser.newPage({ viewport: VIEWPORT });
+    await signIn(signInPage, server);
+    await signInPage.close();
+    const page = await signedInPage(browser, server, VIEWPORT);
+    await overview(page);
+    await zoneEditor(page);
+    await page.getByRole("tab", { name: "Analyses" }).click();
+    await page.getByRole("button", { name: "New analysis" }).click();
+    const form = page.getByRole("form", { name: "New analysis" });
+    await form.getByText(/^Data available/).waitFor();
+    await form.getByLabel("Name", { exact: true }).fill("Districts, last month");
+    await form
+      .getByRole("group", { name: "Origin zone sets" })
+      .getByLabel(/Monaco districts/)
+      .check();
+    await form
+      .getByRole("group", { name: "Destination zone sets" })
+      .getByLabel(/Monaco districts/)
+      .check();
+    await page.screenshot({ path: `${OUT}analysis-form.png` });
 
-  await form.getByRole("button", { name: "Create analysis" }).click();
-  const detail = page.getByRole("region", { name: "Districts, last month", exact: true });
-  await detail.getByText("Data Available").waitFor({ timeout: 120_000 });
-  await detail.getByRole("button", { name: "Show flow map" }).click();
-  await page.getByText(/flows on the map\.$/).waitFor();
-  await page
-    .getByRole("table", { name: "Origin-destination flows" })
-    .getByRole("button", { name: /^Chart / })
-    .first()
-    .click();
-  // Let the map finish drawing the arcs before the capture.
-  await settle(page);
-  await page.screenshot({ path: `${OUT}analysis-flow-map.png` });
-  await countsExplorer(page, await busiestPrimaryStreet(server));
+    await form.getByRole("button", { name: "Create analysis" }).click();
+    const detail = page.getByRole("region", { name: "Districts, last month", exact: true });
+    await detail.getByText("Data Available").waitFor({ timeout: 120_000 });
+    await detail.getByRole("button", { name: "Show flow map" }).click();
+    await page.getByText(/flows on the map\.$/).waitFor();
+    await page
+      .getByRole("table", { name: "Origin-destination flows" })
+      .getByRole("button", { name: /^Chart / })
+      .first()
+      .click();
+    // Let the map finish drawing the arcs before the capture.
+    await settle(page);
+    await page.screenshot({ path: `${OUT}analysis-flow-map.png` });
+    await countsExplorer(page, await busiestPrimaryStreet(server));
+    await catalogueMaps(server);
+  }
   console.log(`screenshots written to ${OUT}`);
 } finally {
   await browser.close();

@@ -1,6 +1,7 @@
 import { after, before, describe } from "node:test";
 import { browserSkip, launchBrowser, startWebServer, type BrowserEnv } from "../helpers/browser.js";
 import { analysesSuite } from "./suites/analyses.js";
+import { catalogueSuite } from "./suites/catalogue.js";
 import { countsSuite } from "./suites/counts.js";
 import { firstHourSuite } from "./suites/first-hour.js";
 import { journeySuite } from "./suites/journey.js";
@@ -26,6 +27,7 @@ describe("web application in Chromium", { skip: browserSkip() }, () => {
   signInSuite(env);
   zoneEditorSuite(env);
   analysesSuite(env);
+  catalogueSuite(env);
   journeySuite(env);
   vendorSuite(env);
   // Last: it ends by using up the demo key's counts quota.

@@ -234,7 +234,7 @@ describe("validateAnalysisRequest", () => {
     const issues = await issuesOf(
       odRequest(org.email, {
         analysis_name: "x".repeat(51),
-        analysis_type: "Segment_Analysis",
+        analysis_type: "Teleport_Analysis",
         travel_mode_type: "Hovercraft",
         output_type: "trips",
         oz_sets: [{ name: "Nowhere" }, { name: "Elsewhere" }, { id: 3 }],

@@ -9,6 +9,7 @@ import { computeOdMfMetrics } from "./od-mf-metrics.js";
 import { computeSegmentMetrics } from "./segment-metrics.js";
 import { computeAadtMetrics } from "./aadt-metrics.js";
 import { computeNetworkOdMetrics } from "./network-od-metrics.js";
+import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -69,6 +70,7 @@ const METRICS_OF_TYPE: Record<
   Segment_Analysis: computeSegmentMetrics,
   AADT: computeAadtMetrics,
   Network_OD: computeNetworkOdMetrics,
+  Network_Performance: computeNetworkPerformanceMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

@@ -6,9 +6,17 @@ import { SegmentTally } from "../../engine/analysis/segment-analysis.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
 import { groupNames } from "./od-metrics.js";
-import { analysedSegments, daySlicerOf, lookupOf, scanPassages } from "./segment-metrics.js";
+import type { Network } from "../../engine/network/network.js";
+import {
+  analysedSegments,
+  daySlicerOf,
+  lookupOf,
+  scanPassages,
+  type AnalysedSegment,
+} from "./segment-metrics.js";
 
-async function featuresOf(
+/** The zones of the referenced sets, in order; a set deleted since creation fails the analysis. */
+export async function featuresOf(
   ctx: ComputeContext,
   spec: AnalysisSpec,
   refs: ZoneSetRef[],
@@ -21,6 +29,15 @@ async function featuresOf(
     features.push(...set.featureCollection.features);
   }
   return features;
+}
+
+/** Finds a trip's passages over the analysed segments (its tally side is unused by network types). */
+export function passageFinder(spec: AnalysisSpec, network: Network, segments: AnalysedSegment[]) {
+  return new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
+    segments: segments.length,
+    dayTypes: spec.dayTypes.length,
+    dayParts: spec.dayParts.length,
+  });
 }
 
 /**
@@ -39,11 +56,7 @@ export async function computeNetworkOdMetrics(spec: AnalysisSpec, ctx: ComputeCo
     throw new Error(
       "the line zones lie on no road segment of the network; draw them along roads or use osm_ids",
     );
-  const passages = new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
-    segments: segments.length,
-    dayTypes: spec.dayTypes.length,
-    dayParts: spec.dayParts.length,
-  });
+  const passages = passageFinder(spec, network, segments);
   const slicer = await daySlicerOf(spec, ctx);
   const tally = new NetworkOdTally();
   await scanPassages(spec, ctx, network, passages, (met, trip) => {

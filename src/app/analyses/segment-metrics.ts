@@ -134,13 +134,13 @@ export const SA_IDENTITY_COLUMNS = [
   "day_part",
 ];
 
-const speedUnit = (spec: AnalysisSpec) => (spec.unit === "km" ? "kph" : "mph");
+export const speedUnit = (spec: AnalysisSpec) => (spec.unit === "km" ? "kph" : "mph");
 /** m/s → mph or km/h, one decimal. */
-const speedIn = (spec: AnalysisSpec, ms: number) =>
+export const speedIn = (spec: AnalysisSpec, ms: number) =>
   Math.round(((ms * 3600) / METRES_PER_UNIT[spec.unit]) * 10) / 10;
 
 /** The percentiles every segment row carries: those asked for, else the default list. */
-const percentilesOf = (spec: AnalysisSpec) =>
+export const percentilesOf = (spec: AnalysisSpec) =>
   spec.speedPercentiles ?? parsePercentiles(DEFAULT_SPEED_PERCENTILES, "speed_percentile_bins", []);
 
 export function saColumns(spec: AnalysisSpec): string[] {

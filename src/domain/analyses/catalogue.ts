@@ -8,6 +8,7 @@ import { odMfAnalysis } from "./od-mf.js";
 import { segmentAnalysis } from "./segment-analysis.js";
 import { aadtAnalysis } from "./aadt.js";
 import { networkOd } from "./network-od.js";
+import { networkPerformance } from "./network-performance.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -60,6 +61,7 @@ export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [
   segmentAnalysis,
   aadtAnalysis,
   networkOd,
+  networkPerformance,
 ];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];

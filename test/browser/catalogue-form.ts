@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import type { Locator, Page } from "playwright-core";
+import { DEMO_EMAIL } from "../../src/app/accounts.js";
+import { callApi, type WebServer } from "../helpers/browser.js";
+import { monacoDistricts } from "../helpers/zones.js";
+
+/**
+ * One analysis of each catalogue type, created through the real form as a planner would, for the browser
+ * suite (which checks the results map) and for the screenshots of docs/web-app.md.
+ */
+
+/** The zone sets the cases choose: the three districts, and the same boxes as pass-through zones. */
+export const CATALOGUE_ZONE_SETS = { districts: "Catalogue districts", gates: "Catalogue gates" };
+
+export async function createCatalogueZoneSets(server: WebServer): Promise<void> {
+  const post = (name: string, passThrough: boolean) =>
+    callApi(server, "POST", "/api/v2/zone_sets", {
+      insight_login_email: DEMO_EMAIL,
+      zone_set_name: name,
+      zones: {
+        type: "FeatureCollection",
+        features: monacoDistricts().map((f) => ({
+          ...f,
+          properties: { ...f.properties, is_pass: passThrough ? 1 : 0 },
+        })),
+      },
+    });
+  await post(CATALOGUE_ZONE_SETS.districts, false);
+  await post(CATALOGUE_ZONE_SETS.gates, true);
+}
+
+export interface CatalogueCase {
+  type: string;
+  name: string;
+  /** File name of its results-map screenshot in docs/screenshots/. */
+  screenshot: string;
+  /** Fills the type's own fields (the name and type are already set). */
+  fill: (form: Locator) => Promise<void>;
+}
+
+const check = (form: Locator, group: string, set: string) =>
+  form.getByRole("group", { name: group }).getByLabel(set).check();
+const origins = (form: Locator, set = CATALOGUE_ZONE_SETS.districts) => check(form, "Origin zone sets", set);
+
+export const CATALOGUE_CASES: CatalogueCase[] = [
+  {
+    type: "Zone_Activity_Analysis",
+    name: "Catalogue zone activity",
+    screenshot: "result-zone-activity.png",
+    fill: (form) => origins(form),
+  },
+  {
+    type: "OD_Preset_Geography",
+    name: "Catalogue preset areas",
+    screenshot: "result-od-preset-geography.png",
+    fill: async (form) => {
+      await origins(form);
+      // The presets imported with the demo network arrive after the form opens: take the first.
+      const areas = form.getByLabel("Destination preset areas");
+      await areas.locator("option").nth(1).waitFor({ state: "attached" });
+      const first = await areas.locator("option").nth(1).getAttribute("value");
+      await areas.selectOption(first!);
+    },
+  },
+  {
+    type: "OD_MF_Analysis",
+    name: "Catalogue middle filters",
+    screenshot: "result-od-mf.png",
+    fill: async (form) => {
+      await origins(form);
+      await check(form, "Middle-filter zone sets (pass-through zones)", CATALOGUE_ZONE_SETS.gates);
+      await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.districts);
+    },
+  },
+  {
+    type: "Segment_Analysis",
+    name: "Catalogue segments",
+    screenshot: "result-segment-analysis.png",
+    fill: (form) => origins(form),
+  },
+  {
+    type: "AADT",
+    name: "Catalogue AADT",
+    screenshot: "result-aadt.png",
+    fill: async (form) => {
+      await origins(form, CATALOGUE_ZONE_SETS.gates);
+      await check(form, "AADT reference zone sets (calibrated counts)", CATALOGUE_ZONE_SETS.gates);
+      // The year of the month the form proposes, so the stored days of that year are averaged.
+      const start = await form.getByLabel("Start date").inputValue();
+      await form.getByLabel("AADT year").fill(start.slice(0, 4));
+    },
+  },
+];
+
+/**
+ * Opens the form, creates the case's analysis, waits for Data Available and opens its results map.
+ * Answers the drawer and the number of results the map draws.
+ */
+export async function createAndMap(
+  page: Page,
+  c: CatalogueCase,
+): Promise<{ drawer: Locator; drawn: number }> {
+  await page.getByRole("tab", { name: "Analyses" }).click();
+  await page.getByRole("button", { name: "New analysis" }).click();
+  const form = page.getByRole("form", { name: "New analysis" });
+  await form.getByText(/^Data available \(MC\)/).waitFor();
+  await form.getByLabel("Name", { exact: true }).fill(c.name);
+  await form.getByLabel("Analysis type").selectOption(c.type);
+  await c.fill(form);
+  await form.getByRole("button", { name: "Create analysis" }).click();
+
+  const detail = page.getByRole("region", { name: c.name, exact: true });
+  // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
+  await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
+  await detail.getByRole("button", { name: "Show flow map" }).click();
+  const drawer = page.getByRole("region", { name: `Flows: ${c.name}` });
+  await drawer
+    .getByText(/ on the map\.$/)
+    .waitFor({ timeout: 120_000 })
+    .catch(async (err: Error) => {
+      // Say what the drawer shows instead (an error or "no rows" status), not only that the wait ran out.
+      throw new Error(
+        `${c.type}: no map note; the drawer reads: ${await drawer.innerText().catch(() => "")}`,
+        {
+          cause: err,
+        },
+      );
+    });
+  const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
+  assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
+  return { drawer, drawn };
+}
