@@ -40,11 +40,11 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
   const network = new Network(COUNTRY, await readOsmSegments(file));
   const storeFile = join(tmpdir(), `streetflow-bench-analysis-${tripCount}.sqlite`);
   const setupStarted = performance.now();
-  const store = openTripStore(storeFile, network, tripCount);
+  const store = await openTripStore(storeFile, network, tripCount);
   const setupS = (performance.now() - setupStarted) / 1000;
   try {
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-    const { spec } = defineAnalysis(store, networks, network, zoneCount, analysisType);
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const { spec } = await defineAnalysis(store, networks, network, zoneCount, analysisType);
     const load = loadavg();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -54,7 +54,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
     const cpuSeconds = (used.user + used.system) / 1e6;
     return {
       network: `${EXTRACT}, ${network.size} segments`,
-      trips: store.trips.countTrips(COUNTRY),
+      trips: await store.trips.countTrips(COUNTRY),
       zones: zoneCount,
       analysisType,
       setupS: Number(setupS.toFixed(1)),
@@ -87,25 +87,25 @@ function digestOf(metrics: Record<string, string>): string {
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
-function openTripStore(file: string, network: Network, tripCount: number): SqliteStore {
+async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
-    if (store.trips.countTrips(COUNTRY) === tripCount) return store;
+    if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
     store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);
   const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
-  store.network.replaceCountry(info, network.segments);
+  await store.network.replaceCountry(info, network.segments);
   let batch: MatchedTrip[] = [];
   for (const trip of syntheticTrips(network, tripCount, 11)) {
     batch.push(trip);
     if (batch.length === APPEND_BATCH) {
-      store.trips.appendTrips(COUNTRY, batch);
+      await store.trips.appendTrips(COUNTRY, batch);
       batch = [];
     }
   }
-  if (batch.length > 0) store.trips.appendTrips(COUNTRY, batch);
+  if (batch.length > 0) await store.trips.appendTrips(COUNTRY, batch);
   return store;
 }
 
@@ -172,7 +172,7 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
 };
 
 /** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */
-function defineAnalysis(
+async function defineAnalysis(
   store: SqliteStore,
   networks: NetworkRegistry,
   network: Network,
@@ -181,11 +181,11 @@ function defineAnalysis(
 ) {
   const fields = TYPE_FIELDS[analysisType];
   if (!fields) throw new Error(`no bench for ${analysisType}; one of ${Object.keys(TYPE_FIELDS).join(", ")}`);
-  const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+  const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   const email = `bench-${org.id}@example.org`;
-  store.accounts.addUser(email, org.id);
+  await store.accounts.addUser(email, org.id);
   const ctx = { store, networks, orgId: org.id };
-  createZoneSet(
+  await createZoneSet(
     {
       insight_login_email: email,
       zone_set_name: "Grid",
@@ -193,7 +193,7 @@ function defineAnalysis(
     },
     ctx,
   );
-  createZoneSet(
+  await createZoneSet(
     {
       insight_login_email: email,
       zone_set_name: "Passes",
@@ -204,7 +204,7 @@ function defineAnalysis(
     },
     ctx,
   );
-  const spec = validateAnalysisRequest(
+  const spec = await validateAnalysisRequest(
     {
       insight_login_email: email,
       analysis_name: `Bench ${analysisType}`,

@@ -83,16 +83,16 @@ export default async function countsBench(args: string[]): Promise<Record<string
     tmpdir(),
     `streetflow-bench-counts-${COUNTRY}-${MONTHS.length}m-schema${MIGRATIONS.length}.sqlite`,
   );
-  const store = openStatsStore(cache, network, source.name);
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const store = await openStatsStore(cache, network, source.name);
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
   // Each shape is served both ways in the same run: from the whole-month rollups where they apply
   // (what the route does), and by summing the months' cells (the path before them).
   const cellsOnly = new SqliteSegmentStats(store.db);
   let path: Path = "rollups";
   const stats: SegmentStatsRepo = {
-    add: (country, cells) => store.segmentStats.add(country, cells),
-    query: (q) => (path === "cells" ? cellsOnly.queryCells(q) : store.segmentStats.query(q)),
+    add: async (country, cells) => await store.segmentStats.add(country, cells),
+    query: async (q) => (path === "cells" ? cellsOnly.queryCells(q) : await store.segmentStats.query(q)),
   };
   const provider = timedProvider(metricsFromAggregates(stats, tripTalliesOf(store.tripStats)));
   // A load test: the per-key rate limit would refuse the bench's own requests.
@@ -103,8 +103,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
     security: { rateLimits: { perKey: 1e9 } },
   });
   try {
-    const org = store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
-    const key = issueApiKey(store, org.id).key;
+    const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
+    const key = (await issueApiKey(store, org.id)).key;
     const post = (path: string, body: object) =>
       app.inject({
         method: "POST",
@@ -137,7 +137,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
     };
   } finally {
     await app.close();
-    store.close();
+    await store.close();
   }
 }
 
@@ -211,9 +211,9 @@ interface TimedProvider {
 function timedProvider(inner: MetricsProvider): TimedProvider {
   const timed: TimedProvider = {
     lastMs: 0,
-    run: (q) => {
+    run: async (q) => {
       const started = performance.now();
-      const rows = [...inner(q)];
+      const rows = [...(await inner(q))];
       timed.lastMs += performance.now() - started;
       return rows;
     },
@@ -248,19 +248,19 @@ function centreOf(network: Network): LonLat {
 }
 
 /** The cached store: the network and one aggregate cell per segment × month × day of week × hour. */
-function openStatsStore(file: string, network: Network, sourceName: string): SqliteStore {
+async function openStatsStore(file: string, network: Network, sourceName: string): Promise<SqliteStore> {
   const info = { country: COUNTRY, source: sourceName, segmentCount: network.size, importedAt: "" };
   if (existsSync(file)) {
     const store = new SqliteStore(file);
-    if (store.network.countries().some((c) => c.country === COUNTRY)) return store;
-    store.close();
+    if ((await store.network.countries()).some((c) => c.country === COUNTRY)) return store;
+    await store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);
   const random = randomOf(5);
-  for (const segment of network.segments) store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
+  for (const segment of network.segments) await store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
   // Written last: its presence marks a complete cache.
-  store.network.replaceCountry(info, network.segments);
+  await store.network.replaceCountry(info, network.segments);
   return store;
 }
 

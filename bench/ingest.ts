@@ -35,7 +35,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
   try {
     const segments = await readOsmSegments(MONACO);
     const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
-    const network = rt0.networks.get("mc")!;
+    const network = (await rt0.networks.get("mc"))!;
     const sim = new Simulation(network, {
       from: "2025-03",
       to: "2025-03",
@@ -123,7 +123,11 @@ async function runtimeWith(path: string, segments: Segment[]): Promise<Runtime> 
     { country: "mc", source: "bench", segmentCount: segments.length, importedAt: new Date().toISOString() },
     segments,
   );
-  return { dataDir: path, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+  return {
+    dataDir: path,
+    store,
+    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+  };
 }
 
 function* firstTrips<T>(trips: Iterable<T>, n: number): Iterable<T> {

@@ -28,11 +28,11 @@ export const DEMO_PASSWORD_FILE = "demo-password.txt";
  */
 export async function ensureDemoData(rt: Runtime, log: (line: string) => void): Promise<void> {
   await ensureDemoAccount(rt, log);
-  if (!rt.store.network.countries().some((c) => c.country === DEMO_COUNTRY)) {
+  if (!(await rt.store.network.countries()).some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
     await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
   }
-  if (rt.store.trips.countTrips(DEMO_COUNTRY) === 0) await loadDemoTrips(rt, log);
+  if ((await rt.store.trips.countTrips(DEMO_COUNTRY)) === 0) await loadDemoTrips(rt, log);
 }
 
 /**
@@ -40,18 +40,18 @@ export async function ensureDemoData(rt: Runtime, log: (line: string) => void): 
  * and written side by side in the data directory, so a newcomer can sign in or curl at once.
  */
 export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void): Promise<void> {
-  if (rt.store.accounts.isEmpty()) {
-    const org = rt.store.accounts.createOrganization(DEMO_ORG);
-    rt.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
-    const { key } = issueApiKey(rt.store, org.id, "demo");
+  if (await rt.store.accounts.isEmpty()) {
+    const org = await rt.store.accounts.createOrganization(DEMO_ORG);
+    await rt.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
+    const { key } = await issueApiKey(rt.store, org.id, "demo");
     const file = join(rt.dataDir, DEMO_KEY_FILE);
     writeFileSync(file, `${key}\n`, { mode: 0o600 });
     log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
     log(`Demo API key: ${key}  (also in ${file})`);
   }
   // Also for a store made before passwords existed: the demo admin gets one the first time.
-  const demoUser = rt.store.security.organizationsOf(DEMO_EMAIL).length > 0;
-  if (demoUser && !rt.store.security.passwordHashOf(DEMO_EMAIL)) {
+  const demoUser = (await rt.store.security.organizationsOf(DEMO_EMAIL)).length > 0;
+  if (demoUser && !(await rt.store.security.passwordHashOf(DEMO_EMAIL))) {
     const password = generatePassword();
     await setPassword(rt.store, DEMO_EMAIL, password);
     const file = join(rt.dataDir, DEMO_PASSWORD_FILE);
@@ -83,7 +83,7 @@ export function demoYear(today = new Date()): { from: string; to: string } {
  * transit riders on the imported bus routes and rail lines, stored as they travelled.
  */
 async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<void> {
-  const network = rt.networks.get(DEMO_COUNTRY);
+  const network = await rt.networks.get(DEMO_COUNTRY);
   if (!network) return;
   const { from, to } = demoYear();
   log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
@@ -105,7 +105,7 @@ async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<
     vehicleMix: { bicycle: 0, pedestrian: 0 },
   });
   log(`Simulating transit riders (${DEMO_TRANSIT_RIDERS_PER_DAY} journeys per day)...`);
-  storeTransitRiders(
+  await storeTransitRiders(
     rt,
     DEMO_COUNTRY,
     { from, to, ridersPerDay: DEMO_TRANSIT_RIDERS_PER_DAY, seed: 2024 },

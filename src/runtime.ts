@@ -12,5 +12,5 @@ export interface Runtime {
 
 export function openRuntime(dataDir: string): Runtime {
   const store = new SqliteStore(databaseFile(dataDir));
-  return { dataDir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+  return { dataDir, store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
 }

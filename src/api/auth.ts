@@ -56,13 +56,13 @@ const sameToken = (given: string, expected: string) =>
   given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 /** The session of the request's cookie, or null. */
-export function sessionOf(
+export async function sessionOf(
   store: Store,
   policy: SecurityPolicy,
   request: FastifyRequest,
-): SessionRecord | null {
+): Promise<SessionRecord | null> {
   const id = request.cookies?.[SESSION_COOKIE];
-  return id ? liveSession(store, policy, id) : null;
+  return id ? await liveSession(store, policy, id) : null;
 }
 
 /**
@@ -87,18 +87,18 @@ export function requireApiKey(store: Store, source: KeySource, policy: SecurityP
       // A repeated parameter or header arrives as an array: one key is expected, not a guess between several.
       if (typeof given.value !== "string")
         throw fail("invalid_request", { reason: `${given.field} must be given once` }, given.field);
-      const record = authenticateKey(store, given.value);
+      const record = await authenticateKey(store, given.value);
       if (!record) throw fail("unauthorized", { reason: "the API key is not valid" });
       request.apiKey = record;
       request.principal = keyPrincipal(record);
       request.session = null;
       return;
     }
-    const session = sessionOf(store, policy, request);
+    const session = await sessionOf(store, policy, request);
     if (!session) throw fail("unauthorized", { reason: "an API key is required" });
     assertCsrf(request, session);
-    request.principal = sessionPrincipal(store, session);
-    request.apiKey = store.security.webKeyOf(session.orgId);
+    request.principal = await sessionPrincipal(store, session);
+    request.apiKey = await store.security.webKeyOf(session.orgId);
     request.session = session;
   };
 }

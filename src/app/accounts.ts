@@ -14,7 +14,11 @@ export interface IssuedKey {
 }
 
 /** Creates a key for an organization; the plain key is returned once and never stored. */
-export function issueApiKey(store: Store, orgId: string, label: string | null = null): IssuedKey {
+export async function issueApiKey(
+  store: Store,
+  orgId: string,
+  label: string | null = null,
+): Promise<IssuedKey> {
   const key = `sf_${randomBytes(32).toString("base64url")}`;
   const record: ApiKeyRecord = {
     id: crypto.randomUUID(),
@@ -24,13 +28,13 @@ export function issueApiKey(store: Store, orgId: string, label: string | null = 
     createdAt: new Date().toISOString(),
     revokedAt: null,
   };
-  store.accounts.insertKey(record, hashApiKey(key));
+  await store.accounts.insertKey(record, hashApiKey(key));
   return { key, record };
 }
 
-export function authenticateKey(store: Store, key: string | undefined): ApiKeyRecord | null {
+export async function authenticateKey(store: Store, key: string | undefined): Promise<ApiKeyRecord | null> {
   if (!key) return null;
-  return store.accounts.findKeyByHash(hashApiKey(key));
+  return await store.accounts.findKeyByHash(hashApiKey(key));
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -40,18 +44,18 @@ export function assertEmail(email: string, field = "insight_login_email"): void 
 }
 
 /** The caller's login must belong to the key's organization (vendor rule for creating resources). */
-export function assertMember(
+export async function assertMember(
   store: Store,
   email: string,
   orgId: string,
   field = "insight_login_email",
-): void {
+): Promise<void> {
   assertEmail(email, field);
-  if (!store.accounts.isMember(email, orgId)) throw fail("not_a_member", { email }, field);
+  if (!(await store.accounts.isMember(email, orgId))) throw fail("not_a_member", { email }, field);
 }
 
-export function requireOrganization(store: Store, idOrName: string): Organization {
-  const org = store.accounts.findOrganization(idOrName);
+export async function requireOrganization(store: Store, idOrName: string): Promise<Organization> {
+  const org = await store.accounts.findOrganization(idOrName);
   if (!org) throw fail("unknown_organization", { organization: idOrName });
   return org;
 }

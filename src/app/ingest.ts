@@ -82,8 +82,8 @@ export async function ingestFiles(
     else report.moreProblems++;
   };
 
-  const network = requireNetwork(rt, country);
-  const cells = new SegmentCellAccumulator(network, new LocalClock(networkTimeZone(rt.store, country)));
+  const network = await requireNetwork(rt, country);
+  const cells = new SegmentCellAccumulator(network, new LocalClock(await networkTimeZone(rt.store, country)));
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
@@ -116,7 +116,7 @@ async function ingestEach(
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
       matchBatch: pool?.match,
-      sink: (trips) => storeTrips(rt, country, trips, cells),
+      sink: async (trips) => await storeTrips(rt, country, trips, cells),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -131,7 +131,7 @@ async function ingestEach(
       return report;
     }
     log(`${path}: done, ${progressLine(counts)}`);
-    rt.store.trips.recordIngestRun({
+    await rt.store.trips.recordIngestRun({
       country,
       source: opts.source,
       path,
@@ -143,7 +143,7 @@ async function ingestEach(
     });
   }
   // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
-  const { chunksBefore, chunksAfter } = rt.store.trips.compact(country);
+  const { chunksBefore, chunksAfter } = await rt.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
   return report;
 }
@@ -152,47 +152,47 @@ async function ingestEach(
  * Stores trips that need no map matching (the transit generator's ground truth) as ingest stores
  * matched ones: per-segment tallies with them, in batches, chunks compacted at the end.
  */
-export function storeMatchedTrips(
+export async function storeMatchedTrips(
   rt: Runtime,
   country: string,
   trips: Iterable<MatchedTrip>,
   batchSize = 5000,
-): { stored: number; duplicates: number } {
+): Promise<{ stored: number; duplicates: number }> {
   const cells = new SegmentCellAccumulator(
-    requireNetwork(rt, country),
-    new LocalClock(networkTimeZone(rt.store, country)),
+    await requireNetwork(rt, country),
+    new LocalClock(await networkTimeZone(rt.store, country)),
   );
   const totals = { stored: 0, duplicates: 0 };
   let batch: MatchedTrip[] = [];
-  const flush = () => {
-    const result = storeTrips(rt, country, batch, cells);
+  const flush = async () => {
+    const result = await storeTrips(rt, country, batch, cells);
     totals.stored += result.inserted;
     totals.duplicates += result.duplicates;
     batch = [];
   };
-  for (const trip of trips) if (batch.push(trip) >= batchSize) flush();
-  if (batch.length > 0) flush();
-  rt.store.trips.compact(country);
+  for (const trip of trips) if (batch.push(trip) >= batchSize) await flush();
+  if (batch.length > 0) await flush();
+  await rt.store.trips.compact(country);
   return totals;
 }
 
 /** New trips and their per-segment tallies are written together: both or neither. */
-function storeTrips(
+async function storeTrips(
   rt: Runtime,
   country: string,
   trips: readonly MatchedTrip[],
   cells: SegmentCellAccumulator,
 ) {
-  return rt.store.transaction(() => {
-    const result = rt.store.trips.appendTrips(country, trips);
+  return await rt.store.transaction(async () => {
+    const result = await rt.store.trips.appendTrips(country, trips);
     for (const trip of result.stored) cells.addTrip(trip);
-    rt.store.segmentStats.add(country, cells.drain());
+    await rt.store.segmentStats.add(country, cells.drain());
     return result;
   });
 }
 
-function requireNetwork(rt: Runtime, country: string): Network {
-  const network = rt.networks.get(country);
+async function requireNetwork(rt: Runtime, country: string): Promise<Network> {
+  const network = await rt.networks.get(country);
   if (!network) throw fail("unknown_country", { country });
   return network;
 }

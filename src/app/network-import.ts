@@ -24,8 +24,8 @@ export async function importNetwork(
   const { segments, transit } = await mapErrors(() => readOsmNetwork(file, { onProgress: log }));
   log("reading administrative and postal-code boundaries");
   const areas = presetAreasOf(code, await mapErrors(() => readAdminAreas(file)));
-  rt.store.transaction(() => {
-    rt.store.network.replaceCountry(
+  await rt.store.transaction(async () => {
+    await rt.store.network.replaceCountry(
       {
         country: code,
         source: basename(file),
@@ -35,8 +35,8 @@ export async function importNetwork(
       },
       segments,
     );
-    rt.store.network.replaceTransit(code, transit);
-    rt.store.presetAreas.replaceCountry(code, areas);
+    await rt.store.network.replaceTransit(code, transit);
+    await rt.store.presetAreas.replaceCountry(code, areas);
   });
   rt.networks.invalidate(code);
   const rail = transit.filter((r) => r.kind === "rail").length;

@@ -13,37 +13,52 @@ import type { NetworkRepo, Store, TripStatsRepo } from "./ports/store.js";
  * (UTC for countries it does not list). Day types and day parts of analyses and segment counts are cut
  * by this zone's clock.
  */
-export function networkTimeZone(store: Store, country: string): string {
+export async function networkTimeZone(store: Store, country: string): Promise<string> {
   const code = country.toLowerCase();
-  return timeZoneOfImport(store.network.countries().find((c) => c.country === code) ?? { country: code });
+  return timeZoneOfImport(
+    (await store.network.countries()).find((c) => c.country === code) ?? { country: code },
+  );
 }
 
 /** Every imported network with its extent (built from the in-memory network, which other routes share). */
-export function networkSummaries(
+export async function networkSummaries(
   repo: NetworkRepo,
   networks: NetworkRegistry,
   tripStats: TripStatsRepo,
-): NetworkSummary[] {
-  return repo.countries().flatMap((info) => {
-    const network = networks.get(info.country);
-    if (!network) return [];
+): Promise<NetworkSummary[]> {
+  const summaries: NetworkSummary[] = [];
+  for (const info of await repo.countries()) {
+    const network = await networks.get(info.country);
+    if (!network) continue;
     const { country, importedAt } = info;
     const timeZone = timeZoneOfImport(info);
-    const last = tripStats.monthsWithTrips(country, VEHICLE_CLASSES).at(-1);
+    const last = (await tripStats.monthsWithTrips(country, VEHICLE_CLASSES)).at(-1);
     const lastTripMonth = last ? `${last.year}-${String(last.month).padStart(2, "0")}` : null;
-    return [{ country, segmentCount: network.size, importedAt, timeZone, bbox: network.bbox, lastTripMonth }];
-  });
+    summaries.push({
+      country,
+      segmentCount: network.size,
+      importedAt,
+      timeZone,
+      bbox: network.bbox,
+      lastTripMonth,
+    });
+  }
+  return summaries;
 }
 
 /** Every way with a segment in the geometry, over the requested (or every imported) network, sorted by id. */
-export function searchOsmIds(search: OsmIdSearch, repo: NetworkRepo, networks: NetworkRegistry): OsmIdRow[] {
-  const imported = repo.countries().map((c) => c.country);
+export async function searchOsmIds(
+  search: OsmIdSearch,
+  repo: NetworkRepo,
+  networks: NetworkRegistry,
+): Promise<OsmIdRow[]> {
+  const imported = (await repo.countries()).map((c) => c.country);
   const countries = search.countries ?? imported;
   for (const c of countries)
     if (!imported.includes(c)) throw fail("unknown_country", { country: c }, "country");
   const rows: OsmIdRow[] = [];
   for (const country of countries) {
-    const network = networks.get(country);
+    const network = await networks.get(country);
     if (network) rows.push(...waysIn(network, search));
     if (rows.length > MAX_RESULT_WAYS) throw fail("too_many_results", { max: MAX_RESULT_WAYS }, "geometry");
   }

@@ -8,22 +8,22 @@ import { storeMatchedTrips } from "./ingest.js";
  * journeys (walk, ride, walk) as matched trips. Answers the trips stored; 0 when the import has
  * no transit layer (an older import: import the extract again).
  */
-export function storeTransitRiders(
+export async function storeTransitRiders(
   rt: Runtime,
   country: string,
   opts: TransitOptions,
   log: (line: string) => void,
-): number {
+): Promise<number> {
   const code = country.toLowerCase();
-  const network = rt.networks.get(code);
+  const network = await rt.networks.get(code);
   if (!network) throw fail("unknown_country", { country: code });
-  const routes = rt.store.network.loadTransit(code);
+  const routes = await rt.store.network.loadTransit(code);
   if (routes.length === 0) {
     log(`no bus routes or rail lines imported for "${code}"; import its OSM extract again to get them`);
     return 0;
   }
   const sim = new TransitSimulation(network, routes, opts);
-  const { stored } = storeMatchedTrips(rt, code, sim.trips());
+  const { stored } = await storeMatchedTrips(rt, code, sim.trips());
   const lines = sim.lines.filter((l) => l.kind === "bus").length;
   log(
     `stored ${stored} transit rider trips (bus and rail rides, walks to and from the stops) ` +

@@ -13,14 +13,14 @@ export function accountCommands(program: Command): void {
     .command("create <name>")
     .description("create an organization")
     .action((name: string) =>
-      withRuntime(program, ({ store }) => {
-        const o = mapErrors(() => store.accounts.createOrganization(name));
+      withRuntime(program, async ({ store }) => {
+        const o = await mapErrors(async () => await store.accounts.createOrganization(name));
         console.log(`organization ${o.name} ${o.id}`);
       }),
     );
   org.command("list").action(() =>
-    withRuntime(program, ({ store }) => {
-      for (const o of store.accounts.listOrganizations()) console.log(`${o.id}  ${o.name}`);
+    withRuntime(program, async ({ store }) => {
+      for (const o of await store.accounts.listOrganizations()) console.log(`${o.id}  ${o.name}`);
     }),
   );
 
@@ -31,11 +31,11 @@ export function accountCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--role <role>", "admin, analyst or viewer", "analyst")
     .action((email: string, opts: { org: string; role: string }) =>
-      withRuntime(program, ({ store }) => {
+      withRuntime(program, async ({ store }) => {
         assertEmail(email, "email");
         if (!isRole(opts.role)) throw fail("invalid_role", undefined, "role");
-        const o = requireOrganization(store, opts.org);
-        store.accounts.addUser(email, o.id, opts.role as Role);
+        const o = await requireOrganization(store, opts.org);
+        await store.accounts.addUser(email, o.id, opts.role as Role);
         console.log(`user ${email} added to ${o.name} as ${opts.role}`);
       }),
     );
@@ -63,9 +63,9 @@ export function accountCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--label <label>", "what the key is for")
     .action((opts: { org: string; label?: string }) =>
-      withRuntime(program, ({ store }) => {
-        const o = requireOrganization(store, opts.org);
-        const issued = issueApiKey(store, o.id, opts.label ?? null);
+      withRuntime(program, async ({ store }) => {
+        const o = await requireOrganization(store, opts.org);
+        const issued = await issueApiKey(store, o.id, opts.label ?? null);
         console.error(`key ${issued.record.id} for ${o.name} (shown once, keep it safe):`);
         console.log(issued.key);
       }),
@@ -74,8 +74,8 @@ export function accountCommands(program: Command): void {
     .command("revoke <idOrPrefix>")
     .description("revoke an API key by id or prefix")
     .action((idOrPrefix: string) =>
-      withRuntime(program, ({ store }) => {
-        const rec = store.accounts.revokeKey(idOrPrefix);
+      withRuntime(program, async ({ store }) => {
+        const rec = await store.accounts.revokeKey(idOrPrefix);
         if (!rec) throw fail("unknown_key", { key: idOrPrefix });
         console.log(`revoked ${rec.id} (${rec.prefix}…)`);
       }),
@@ -84,9 +84,9 @@ export function accountCommands(program: Command): void {
     .command("list")
     .requiredOption("--org <org>", "organization name or id")
     .action((opts: { org: string }) =>
-      withRuntime(program, ({ store }) => {
-        const o = requireOrganization(store, opts.org);
-        for (const k of store.accounts.listKeys(o.id))
+      withRuntime(program, async ({ store }) => {
+        const o = await requireOrganization(store, opts.org);
+        for (const k of await store.accounts.listKeys(o.id))
           console.log(`${k.id}  ${k.prefix}…  ${k.revokedAt ? "revoked" : "active"}  ${k.label ?? ""}`);
       }),
     );

@@ -50,7 +50,7 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
         if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
         const threads = Number(opts.threads);
         if (!Number.isInteger(threads) || threads < 1) throw fail("invalid_threads");
-        const network = rt.networks.get(opts.country);
+        const network = await rt.networks.get(opts.country);
         if (!network) throw fail("unknown_country", { country: opts.country });
         const stop = stopOnSignals();
         const report = await ingestFiles(rt, files, {

@@ -32,14 +32,14 @@ export function networkCommands(program: Command): void {
     .command("networks")
     .description("list the imported road networks")
     .action(() =>
-      withRuntime(program, ({ store }) => {
-        const countries = store.network.countries();
+      withRuntime(program, async ({ store }) => {
+        const countries = await store.network.countries();
         if (countries.length === 0)
           console.log("no road network imported yet (streetflow import-osm FILE --country CODE)");
         for (const c of countries)
           console.log(
             `${c.country}  ${c.segmentCount} segments  from ${c.source}  imported ${c.importedAt}  ` +
-              `local time ${networkTimeZone(store, c.country)}`,
+              `local time ${await networkTimeZone(store, c.country)}`,
           );
       }),
     );

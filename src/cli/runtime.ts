@@ -11,6 +11,6 @@ export async function withRuntime<T>(program: Command, fn: (rt: Runtime) => T | 
   try {
     return await fn(rt);
   } finally {
-    rt.store.close();
+    await rt.store.close();
   }
 }

@@ -86,11 +86,12 @@ export function serveCommand(program: Command): void {
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
-      const runners = role === "all" ? startRunners(rt, opts.jobWorkers, (line) => app.log.info(line)) : [];
+      const runners =
+        role === "all" ? await startRunners(rt, opts.jobWorkers, (line) => app.log.info(line)) : [];
       const close = async () => {
         await Promise.all(runners.map((r) => r.stop()));
         await app.close();
-        rt.store.close();
+        await rt.store.close();
         process.exit(0);
       };
       process.once("SIGINT", close);
@@ -106,15 +107,17 @@ export function serveCommand(program: Command): void {
 }
 
 /** The analysis job runners of this process, each claiming one job at a time under its own lease. */
-function startRunners(rt: Runtime, count: number, log: (line: string) => void): JobRunner[] {
-  return Array.from({ length: count }, () =>
-    new JobRunner({
-      store: rt.store,
-      queue: rt.store.jobs,
-      dbFile: databaseFile(rt.dataDir),
-      log,
-      onFinished: completionNotifier(rt.store, log),
-    }).start(),
+function startRunners(rt: Runtime, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      new JobRunner({
+        store: rt.store,
+        queue: rt.store.jobs,
+        dbFile: databaseFile(rt.dataDir),
+        log,
+        onFinished: completionNotifier(rt.store, log),
+      }).start(),
+    ),
   );
 }
 
@@ -122,17 +125,17 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
  * A worker process: job runners and no HTTP server. On SIGTERM or SIGINT each runner hands its job
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
-function runWorkers(dataDir: string, count: number): void {
+async function runWorkers(dataDir: string, count: number): Promise<void> {
   const rt = openRuntime(dataDir);
   const log = (line: string) => console.log(line);
-  const runners = startRunners(rt, count, log);
+  const runners = await startRunners(rt, count, log);
   const stop = async () => {
     await Promise.all(runners.map((r) => r.stop()));
-    rt.store.close();
+    await rt.store.close();
     process.exit(0);
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
   log(`Streetflow worker: ${count} job runner${count === 1 ? "" : "s"} (pid ${process.pid})`);
 }
 

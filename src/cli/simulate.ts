@@ -46,9 +46,9 @@ export function simulateCommand(program: Command): void {
         "on the bus routes and rail lines imported with the network",
     )
     .action((opts: SimulateCliOptions) =>
-      withRuntime(program, (rt) => {
+      withRuntime(program, async (rt) => {
         const { networks } = rt;
-        const network = networks.get(opts.country);
+        const network = await networks.get(opts.country);
         if (!network) {
           throw fail("unknown_country", { country: opts.country });
         }
@@ -66,7 +66,7 @@ export function simulateCommand(program: Command): void {
         );
         if (ridersPerDay !== undefined) {
           const seed = numberOption(opts.seed, "--seed");
-          storeTransitRiders(
+          await storeTransitRiders(
             rt,
             opts.country,
             { from: opts.from, to: opts.to, ridersPerDay, seed },

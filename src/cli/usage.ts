@@ -12,12 +12,12 @@ export function usageCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--month <YYYY-MM>", "calendar month (UTC); the current one when absent")
     .action((opts: { org: string; month?: string }) =>
-      withRuntime(program, ({ store }) => {
-        const o = requireOrganization(store, opts.org);
+      withRuntime(program, async ({ store }) => {
+        const o = await requireOrganization(store, opts.org);
         const period = monthPeriod(new Date(), opts.month);
         console.log(`usage of ${o.name} from ${period.start} to ${period.end} (exclusive)`);
         console.log(usageLine(["key id", "prefix", "calls", "segments", "fields", "units", "quota"]));
-        for (const k of usageReport(store, o.id, period))
+        for (const k of await usageReport(store, o.id, period))
           console.log(
             usageLine([
               k.key_id,
@@ -38,9 +38,9 @@ export function usageCommands(program: Command): void {
     .command("quota <idOrPrefix> <units>")
     .description('monthly quota of counts metrics units for a key ("none" removes it)')
     .action((idOrPrefix: string, units: string) =>
-      withRuntime(program, ({ store }) => {
+      withRuntime(program, async ({ store }) => {
         const quota = parseQuota(units);
-        const id = store.usage.setQuota(idOrPrefix, quota);
+        const id = await store.usage.setQuota(idOrPrefix, quota);
         if (!id) throw fail("unknown_key", { key: idOrPrefix });
         console.log(`key ${id}: ${quota === null ? "no quota" : `quota ${quota} units per month`}`);
       }),

@@ -46,8 +46,8 @@ export async function uploadZoneFile(
   rt: Pick<Runtime, "store" | "networks">,
   opts: ZoneUploadOptions,
 ): Promise<StoredZoneSet[]> {
-  const org = requireOrganization(rt.store, opts.org);
-  assertMember(rt.store, opts.email, org.id, "email");
+  const org = await requireOrganization(rt.store, opts.org);
+  await assertMember(rt.store, opts.email, org.id, "email");
   const features = await readZoneFile(opts.file);
   const body = {
     zones: features,
@@ -55,12 +55,12 @@ export async function uploadZoneFile(
     insight_login_email: opts.email,
     with_calibration: opts.withCalibration ?? false,
   };
-  const whole = validateZoneSetRequest(body, { ...rt, orgId: org.id, maxZones: Infinity });
+  const whole = await validateZoneSetRequest(body, { ...rt, orgId: org.id, maxZones: Infinity });
   const now = new Date();
   const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
     toStoredZoneSet(org.id, s, now),
   );
-  mapErrors(() => rt.store.zoneSets.createMany(sets));
+  await mapErrors(async () => await rt.store.zoneSets.createMany(sets));
   return sets;
 }
 
@@ -88,9 +88,9 @@ export function zoneCommands(program: Command): void {
     .command("list")
     .requiredOption("--org <org>", "organization name or id")
     .action((opts: { org: string }) =>
-      withRuntime(program, ({ store }) => {
-        const org = requireOrganization(store, opts.org);
-        for (const s of store.zoneSets.list(org.id))
+      withRuntime(program, async ({ store }) => {
+        const org = await requireOrganization(store, opts.org);
+        for (const s of await store.zoneSets.list(org.id))
           console.log(`${s.uuid}  ${s.name}  ${s.geomType}  ${s.zoneCount} zones  ${s.createdAt}`);
       }),
     );

@@ -48,13 +48,13 @@ const classRank = new Map<string, number>(ROAD_CLASSES.map((c, i) => [c, i]));
  * Segments whose bounding box meets `bbox` (the whole network when absent). Over the cap, the most
  * important road classes are kept, so a zoomed-out map still shows the main roads.
  */
-export function segmentsInBox(
+export async function segmentsInBox(
   networks: NetworkRegistry,
   country: string,
   bbox: Bbox | null,
   cap = MAX_MAP_SEGMENTS,
-): SegmentsInBox {
-  const network = networks.get(country);
+): Promise<SegmentsInBox> {
+  const network = await networks.get(country);
   if (!network) throw fail("unknown_country", { country }, "country");
   const [w, s, e, n] = bbox ?? network.bbox;
   const found = network.searchBox(w, s, e, n).map((i) => network.segments[i]);

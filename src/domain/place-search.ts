@@ -14,18 +14,18 @@ export const MAX_PLACE_QUERY = 100;
  * or digit, or longer than MAX_PLACE_QUERY → 400 `invalid_query`; a limit outside 1..MAX_PLACE_LIMIT → 400
  * `invalid_limit`; a country without a network → 404 `unknown_country`.
  */
-export function findPlaces(
+export async function findPlaces(
   networks: NetworkRegistry,
   country: string,
   q: string,
   limitText: string | undefined,
-): PlaceSearchResult {
+): Promise<PlaceSearchResult> {
   if (charCount(q) > MAX_PLACE_QUERY)
     throw fail("invalid_query", { reason: `q must be at most ${MAX_PLACE_QUERY} characters` }, "q");
   if (normalizeName(q) === "")
     throw fail("invalid_query", { reason: "q must contain at least one letter or digit" }, "q");
   const limit = parseLimit(limitText);
-  const network = networks.get(country);
+  const network = await networks.get(country);
   if (!network) throw fail("unknown_country", { country }, "country");
   return searchPlaces(network, q, limit);
 }

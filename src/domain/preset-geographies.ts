@@ -33,14 +33,14 @@ export function presetAreasOf(country: string, areas: readonly AdminArea[]): Pre
  * A requested `geography_type`, matched case-insensitively against the types imported for the
  * country; anything else is a 400 that lists the valid ones.
  */
-export function resolveGeographyType(
+export async function resolveGeographyType(
   repo: PresetAreaRepo,
   country: string,
   requested: string,
   field = "geography_type",
-): string {
+): Promise<string> {
   const value = requested.trim().toLowerCase();
-  const valid = repo.types(country.toLowerCase()).map((t) => t.geographyType);
+  const valid = (await repo.types(country.toLowerCase())).map((t) => t.geographyType);
   if (valid.includes(value)) return value;
   const listed = valid.length > 0 ? valid.join(", ") : "none (the network was imported without boundaries)";
   const census =
@@ -51,14 +51,14 @@ export function resolveGeographyType(
 }
 
 /** What `GET /preset_geographies/{country}` lists: each geography type with its area count. */
-export function listPresetGeographies(
+export async function listPresetGeographies(
   repo: PresetAreaRepo,
   importedCountries: readonly string[],
   country: string,
-): { geographyType: string; areas: number; description: string }[] {
+): Promise<{ geographyType: string; areas: number; description: string }[]> {
   const code = country.toLowerCase();
   if (!importedCountries.includes(code)) throw fail("unknown_country", { country }, "country");
-  return repo.types(code).map((t) => ({ ...t, description: describe(t.geographyType) }));
+  return (await repo.types(code)).map((t) => ({ ...t, description: describe(t.geographyType) }));
 }
 
 function describe(geographyType: string): string {

@@ -76,19 +76,19 @@ function wayZone(wayId: number, segments: Segment[], taken: Set<string>): ZoneFe
  * Turns the `osm_ids` form into line zones taken from the imported networks.
  * Every unknown id is reported in one issue.
  */
-export function zonesFromOsmIds(
+export async function zonesFromOsmIds(
   value: unknown,
   networks: NetworkRegistry,
   countries: readonly string[],
   maxZones: number,
   report: FieldReport,
-): ZoneFeature[] {
+): Promise<ZoneFeature[]> {
   const ids = parseWayIds(value, maxZones, report);
   const taken = new Set<string>();
   const zones: ZoneFeature[] = [];
   const unknown: number[] = [];
   for (const id of ids) {
-    const found = networks.findWay(id, countries);
+    const found = await networks.findWay(id, countries);
     if (found) zones.push(wayZone(id, found.segments, taken));
     else unknown.push(id);
   }

@@ -61,7 +61,7 @@ class Issues {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-function checkLoginEmail(body: Record<string, unknown>, ctx: ZoneSetContext): void {
+async function checkLoginEmail(body: Record<string, unknown>, ctx: ZoneSetContext): Promise<void> {
   const email = body.insight_login_email;
   if (typeof email !== "string" || email.trim() === "")
     throw new ValidationError([
@@ -70,7 +70,7 @@ function checkLoginEmail(body: Record<string, unknown>, ctx: ZoneSetContext): vo
         message: "insight_login_email is required (the caller's login e-mail)",
       },
     ]);
-  assertMember(ctx.store, email.trim(), ctx.orgId);
+  await assertMember(ctx.store, email.trim(), ctx.orgId);
 }
 
 function checkSetName(v: unknown, issues: Issues): string | null {
@@ -199,7 +199,7 @@ function checkFeatures(
   return { kind, zones };
 }
 
-function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, issues: Issues) {
+async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, issues: Issues) {
   const hasZones = body.zones !== undefined && body.zones !== null;
   const hasOsmIds = body.osm_ids !== undefined && body.osm_ids !== null;
   const maxZones = ctx.maxZones ?? MAX_ZONES_PER_SET;
@@ -208,8 +208,8 @@ function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, issues: 
     return null;
   }
   if (hasOsmIds) {
-    const countries = ctx.store.network.countries().map((c) => c.country);
-    const features = zonesFromOsmIds(body.osm_ids, ctx.networks, countries, maxZones, issues.add);
+    const countries = (await ctx.store.network.countries()).map((c) => c.country);
+    const features = await zonesFromOsmIds(body.osm_ids, ctx.networks, countries, maxZones, issues.add);
     return issues.list.length > 0 ? null : { features, prefix: "zones" };
   }
   if (!hasZones) {
@@ -224,14 +224,14 @@ function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, issues: 
  * rule of the spec, collecting all problems into one ValidationError. The
  * login must belong to the organization (403 otherwise).
  */
-export function validateZoneSetRequest(body: unknown, ctx: ZoneSetContext): NormalisedZoneSet {
+export async function validateZoneSetRequest(body: unknown, ctx: ZoneSetContext): Promise<NormalisedZoneSet> {
   if (!isObject(body)) throw fail("invalid_request", { reason: "the body must be a JSON object" });
-  checkLoginEmail(body, ctx);
+  await checkLoginEmail(body, ctx);
   const issues = new Issues();
   const name = checkSetName(body.zone_set_name, issues);
   const withCalibration = checkWithCalibration(body.with_calibration, issues);
   const declaredKind = checkSetGeomType(body.geom_type, issues);
-  const source = zoneSource(body, ctx, issues);
+  const source = await zoneSource(body, ctx, issues);
   const maxZones = ctx.maxZones ?? MAX_ZONES_PER_SET;
   const checked = source
     ? checkFeatures(source.features, source.prefix, declaredKind, withCalibration, maxZones, issues)
@@ -261,9 +261,9 @@ export function toStoredZoneSet(orgId: string, set: NormalisedZoneSet, now = new
 }
 
 /** Validates and stores one zone set (409 when its name is taken in the organization). */
-export function createZoneSet(body: unknown, ctx: ZoneSetContext): StoredZoneSet {
-  const stored = toStoredZoneSet(ctx.orgId, validateZoneSetRequest(body, ctx));
-  mapErrors(() => ctx.store.zoneSets.create(stored));
+export async function createZoneSet(body: unknown, ctx: ZoneSetContext): Promise<StoredZoneSet> {
+  const stored = toStoredZoneSet(ctx.orgId, await validateZoneSetRequest(body, ctx));
+  await mapErrors(async () => await ctx.store.zoneSets.create(stored));
   return stored;
 }
 
@@ -273,13 +273,13 @@ export function zonesOf(set: StoredZoneSet): Zone[] {
 }
 
 /** The organization's zone set by name (case-insensitive) or uuid; 404 naming `field` otherwise. */
-export function requireZoneSet(
+export async function requireZoneSet(
   store: Store,
   orgId: string,
   nameOrUuid: string,
   field = "name_or_uuid",
-): StoredZoneSet {
-  const set = store.zoneSets.get(orgId, nameOrUuid);
+): Promise<StoredZoneSet> {
+  const set = await store.zoneSets.get(orgId, nameOrUuid);
   if (!set) throw fail("zone_set_not_found", { zone_set: nameOrUuid }, field);
   return set;
 }
@@ -288,10 +288,9 @@ export function requireZoneSet(
  * Deletes a zone set unless an analysis that is not deleted references it
  * (409 naming them): its results, or its computation, read the set's zones.
  */
-export function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): StoredZoneSet {
-  const set = requireZoneSet(store, orgId, nameOrUuid);
-  const users = store.analyses
-    .list(orgId)
+export async function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): Promise<StoredZoneSet> {
+  const set = await requireZoneSet(store, orgId, nameOrUuid);
+  const users = (await store.analyses.list(orgId))
     .filter(
       (a) =>
         a.state !== "deleted" &&
@@ -300,6 +299,6 @@ export function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): 
     .map((a) => `"${a.name}"`);
   if (users.length)
     throw fail("zone_set_in_use", { zone_set: set.name, analyses: users.join(", ") }, "name_or_uuid");
-  store.zoneSets.delete(orgId, set.uuid);
+  await store.zoneSets.delete(orgId, set.uuid);
   return set;
 }

@@ -78,16 +78,16 @@ export class JobRunner {
   }
 
   /** Starts polling, first taking back the jobs of dead processes of this host (see lease-owner.ts). */
-  start(): this {
+  async start(): Promise<this> {
     this.stopping = false;
-    this.reclaimDeadLeases();
+    await this.reclaimDeadLeases();
     this.schedule(0);
     return this;
   }
 
-  private reclaimDeadLeases(): void {
+  private async reclaimDeadLeases(): Promise<void> {
     try {
-      for (const job of this.o.queue.expireLeases((owner) => isDeadLocalOwner(owner)))
+      for (const job of await this.o.queue.expireLeases((owner) => isDeadLocalOwner(owner)))
         this.o.log(`job ${job.id}: its lease holder ${job.leaseOwner} is no longer running; taking it back`);
     } catch (e) {
       this.o.log(`job runner: reclaiming leases failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -112,7 +112,7 @@ export class JobRunner {
   private async tick(): Promise<void> {
     let ran = false;
     try {
-      const job = this.o.queue.claim(this.o.workerId, this.o.leaseMs);
+      const job = await this.o.queue.claim(this.o.workerId, this.o.leaseMs);
       if (job) {
         ran = true;
         this.running = this.runJob(job);
@@ -130,18 +130,18 @@ export class JobRunner {
   private async runJob(job: Job): Promise<void> {
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
-    const analysis = job.kind === ANALYSIS_JOB ? store.analyses.getByUuid(uuid) : null;
+    const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
     if (!analysis || !["queued", "running"].includes(analysis.state)) {
-      queue.complete(job.id, workerId); // nothing (left) to do: unknown kind, or cancelled meanwhile
+      await queue.complete(job.id, workerId); // nothing (left) to do: unknown kind, or cancelled meanwhile
       return;
     }
     if (job.attempts > this.o.maxAttempts) {
       const reason = `the analysis was interrupted ${job.attempts - 1} times while running; create it again`;
-      store.analyses.fail(uuid, reason);
-      queue.fail(job.id, workerId, reason);
+      await store.analyses.fail(uuid, reason);
+      await queue.fail(job.id, workerId, reason);
       return;
     }
-    store.analyses.markRunning(uuid);
+    await store.analyses.markRunning(uuid);
     this.o.log(`analysis ${analysis.name} (${uuid}) started, attempt ${job.attempts}`);
     const outcome = await this.runWorker(job, {
       dbFile: this.o.dbFile,
@@ -151,23 +151,23 @@ export class JobRunner {
     if (this.stopping && outcome.type !== "result") {
       // Shutting down mid-run: the job goes back to the queue for the next runner, without waiting for
       // the lease to expire and without counting as an interrupted attempt.
-      queue.release(job.id, workerId);
+      await queue.release(job.id, workerId);
       this.o.log(`analysis ${analysis.name} (${uuid}) handed back to the queue (shutting down)`);
       return;
     }
     if (outcome.type === "result") {
-      store.transaction(() => {
-        if (store.analyses.complete(uuid, outcome.results)) queue.complete(job.id, workerId);
+      await store.transaction(async () => {
+        if (await store.analyses.complete(uuid, outcome.results)) await queue.complete(job.id, workerId);
       });
     } else if (outcome.type === "error") {
-      store.transaction(() => {
-        store.analyses.fail(uuid, outcome.message);
-        queue.fail(job.id, workerId, outcome.message);
+      await store.transaction(async () => {
+        await store.analyses.fail(uuid, outcome.message);
+        await queue.fail(job.id, workerId, outcome.message);
       });
     }
     const ending = { result: "finished", error: "failed", lost: "stopped: cancelled" }[outcome.type];
     this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
-    const finished = store.analyses.getByUuid(uuid);
+    const finished = await store.analyses.getByUuid(uuid);
     if (finished && (finished.state === "done" || finished.state === "failed"))
       await Promise.resolve(this.o.onFinished(finished)).catch((e: unknown) =>
         this.o.log(`analysis ${analysis.name} (${uuid}): completion hook failed: ${(e as Error).message}`),
@@ -184,14 +184,18 @@ export class JobRunner {
     let finished: WorkerOutcome | null = null;
     const finish = (v: WorkerOutcome) => (finished ??= v);
 
+    const logFailure = (what: string) => (e: unknown) =>
+      this.o.log(`job ${job.id}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
     const heartbeat = setInterval(() => {
-      if (!queue.heartbeat(job.id, workerId, leaseMs)) {
+      queue.heartbeat(job.id, workerId, leaseMs).then((held) => {
+        if (held) return;
         finish({ type: "lost" });
         void worker.terminate();
-      }
+      }, logFailure("heartbeat"));
     }, heartbeatMs);
     worker.on("message", (m: WorkerMessage) => {
-      if (m.type === "progress") store.analyses.setProgress(input.spec.uuid, m.progress);
+      if (m.type === "progress")
+        store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
       else finish(m);
     });
     worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));

@@ -22,7 +22,7 @@ export type WorkerMessage =
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promise<void> {
   const store = new SqliteStore(input.dbFile, { readonly: true });
   try {
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };
     const onProgress = (progress: number) => post({ type: "progress", progress });
     const results = await computeAnalysis(input.spec, { store, networks, onProgress });
@@ -33,7 +33,7 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promis
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

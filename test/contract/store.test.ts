@@ -281,7 +281,7 @@ for (const backend of all) {
       const cells = randomCells(new Rng(5, "contract-cells"), 600);
       for (let i = 0; i < cells.length; i += 150) {
         await store.segmentStats.add("li", cells.slice(i, i + 150));
-        reference.segmentStats.add("li", cells.slice(i, i + 150));
+        await reference.segmentStats.add("li", cells.slice(i, i + 150));
       }
       await store.segmentStats.add("zz", cells.slice(0, 50));
       for (const details of [true, false])
@@ -297,7 +297,7 @@ for (const backend of all) {
             sources: ["lbs"],
             details,
           };
-          assert.deepEqual(await store.segmentStats.query(q), reference.segmentStats.query(q));
+          assert.deepEqual(await store.segmentStats.query(q), await reference.segmentStats.query(q));
         }
       const some = await store.segmentStats.query({
         country: "li",
@@ -313,7 +313,7 @@ for (const backend of all) {
         .filter((c) => c.segmentId === 7 && c.month === "2025-01")
         .reduce((n, c) => n + c.trips, 0);
       assert.equal(some[0].trips, want);
-      reference.close();
+      await reference.close();
     });
 
     it("segment counts: concurrent adds to the same segment-month all count", async () => {

@@ -76,13 +76,17 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
 
   before(async () => {
     const segments = await readOsmSegments(MONACO);
-    store.network.replaceCountry(
+    await store.network.replaceCountry(
       { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
       segments,
     );
-    store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
-    rt = { dataDir: dir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
-    network = rt.networks.get("mc")!;
+    await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
+    rt = {
+      dataDir: dir,
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    };
+    network = (await rt.networks.get("mc"))!;
     const sim = new Simulation(network, {
       from: "2025-03",
       to: "2025-03",
@@ -97,10 +101,10 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       ...{ country: "mc", source: "lbs", vehicleClass: "personal" },
       matcher: tripMatcher(network),
     });
-    const org = store.accounts.createOrganization("Planners");
-    store.accounts.addUser(EMAIL, org.id);
+    const org = await store.accounts.createOrganization("Planners");
+    await store.accounts.addUser(EMAIL, org.id);
     ctx = { store, networks: rt.networks, orgId: org.id };
-    createZoneSet(
+    await createZoneSet(
       {
         insight_login_email: EMAIL,
         zone_set_name: "Districts",
@@ -116,7 +120,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     );
     // A pass-through strip across the district border: the middle filter and the AADT zone.
     const border = boxFeature("Border", 3, [7.4035, 43.725, 7.4065, 43.765]);
-    createZoneSet(
+    await createZoneSet(
       {
         insight_login_email: EMAIL,
         zone_set_name: "Border",
@@ -127,7 +131,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       },
       ctx,
     );
-    createZoneSet(
+    await createZoneSet(
       {
         insight_login_email: EMAIL,
         zone_set_name: "Centre",
@@ -169,7 +173,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   };
 
   it("OD_Preset_Geography: trips from each district to each quarter match the true trips", async (t) => {
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       request({
         analysis_name: "To quarters",
         analysis_type: "OD_Preset_Geography",
@@ -208,7 +212,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   });
 
   it("Zone_Activity_Analysis: trips starting or ending in each district match the true trips", async (t) => {
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       request({ analysis_name: "Activity", analysis_type: "Zone_Activity_Analysis" }),
       ctx,
     );
@@ -239,7 +243,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   });
 
   it("OD_MF_Analysis: trips from a district across the border strip to the other match the true trips", async (t) => {
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       request({
         analysis_name: "Across",
         analysis_type: "OD_MF_Analysis",
@@ -281,7 +285,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   });
 
   it("Segment_Analysis: trips on each busy segment of a polygon match the true routes", async (t) => {
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       request({
         analysis_name: "Segments",
         analysis_type: "Segment_Analysis",
@@ -289,7 +293,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       }),
       ctx,
     );
-    const set = store.zoneSets.get(ctx.orgId, "Centre")!;
+    const set = (await store.zoneSets.get(ctx.orgId, "Centre"))!;
     const segments = analysedSegments(
       set.featureCollection.features,
       network,
@@ -318,7 +322,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   });
 
   it("AADT: the border strip's average day (mean of weekday averages) matches the true trips", async (t) => {
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       request({
         analysis_name: "Border AADT",
         analysis_type: "AADT",
@@ -331,7 +335,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     const metrics = await computeAadtMetrics(spec, compute());
     const aadt = Number(metrics.aadt_all.split("\n")[1].split(",")[6]);
     const border = compileZoneSet(
-      store.zoneSets.get(ctx.orgId, "Border")!.featureCollection.features,
+      (await store.zoneSets.get(ctx.orgId, "Border"))!.featureCollection.features,
       network,
     );
     const clock = new LocalClock(timeZoneOfCountry("mc"));
@@ -351,7 +355,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const trueAadt = mean([...byWeekday.values()].map(mean));
-    const factor = expansionFactor(store.tripStats.devicesByMonth("mc").get("2025-03"));
+    const factor = expansionFactor((await store.tripStats.devicesByMonth("mc")).get("2025-03"));
     t.diagnostic(
       `true average day ${trueAadt.toFixed(1)} trips, computed ${(aadt / factor).toFixed(1)} (× ${factor.toFixed(1)})`,
     );

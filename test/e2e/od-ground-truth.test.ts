@@ -107,16 +107,16 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
 
   before(async () => {
     const segments = await readOsmSegments(MONACO);
-    store.network.replaceCountry(
+    await store.network.replaceCountry(
       { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
       segments,
     );
     const rt: Runtime = {
       dataDir: dir,
       store,
-      networks: new NetworkRegistry((c) => store.network.loadSegments(c)),
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
     };
-    network = rt.networks.get("mc")!;
+    network = (await rt.networks.get("mc"))!;
     const sim = new Simulation(network, {
       ...{ from: "2025-03", to: "2025-03", tripsPerDay: 20, seed: 11, source: "lbs" },
     });
@@ -130,17 +130,17 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     storedTrips = report.totals.stored;
     assert.equal(report.totals.badRows, 0);
 
-    const org = store.accounts.createOrganization("Planners");
-    store.accounts.addUser(EMAIL, org.id);
+    const org = await store.accounts.createOrganization("Planners");
+    await store.accounts.addUser(EMAIL, org.id);
     const ctx = { store, networks: rt.networks, orgId: org.id };
-    const zoneSet = (name: string, features: unknown[]) =>
-      createZoneSet(
+    const zoneSet = async (name: string, features: unknown[]) =>
+      await createZoneSet(
         { insight_login_email: EMAIL, zone_set_name: name, zones: { type: "FeatureCollection", features } },
         ctx,
       );
-    zoneSet("Districts", DISTRICTS);
-    zoneSet("Gate", [GATE]);
-    const analysisSpec = validateAnalysisRequest(
+    await zoneSet("Districts", DISTRICTS);
+    await zoneSet("Gate", [GATE]);
+    const analysisSpec = await validateAnalysisRequest(
       {
         insight_login_email: EMAIL,
         analysis_name: "Ground truth",
@@ -161,8 +161,8 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     agg = await aggregateOd(spec, compute);
     metrics = await computeAnalysis(spec, compute);
   });
-  after(() => {
-    store.close();
+  after(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -199,9 +199,9 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
       );
   });
 
-  it("reports those counts in od_all as expanded averages per day", () => {
+  it("reports those counts in od_all as expanded averages per day", async () => {
     // Every counted trip started in UTC March: one expansion factor, INDEX_PANEL / March's devices.
-    const factor = expansionFactor(store.tripStats.devicesByMonth("mc").get("2025-03"));
+    const factor = expansionFactor((await store.tripStats.devicesByMonth("mc")).get("2025-03"));
     assert.ok(factor > 1);
     const zones = agg.origins.compiled.zones;
     const lines = metrics.od_all.trimEnd().split("\n").slice(1);

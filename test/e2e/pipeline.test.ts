@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -97,10 +98,10 @@ describe("import-osm → simulate → ingest → serve (real processes)", () => 
     );
   });
 
-  it("stores each trip with the purpose and income band of its simulated trip", () => {
+  it("stores each trip with the purpose and income band of its simulated trip", async () => {
     const store = new SqliteStore(databaseFile(dataDir));
     try {
-      const trips = [...store.trips.scan("mc")].flatMap(columnsToTrips);
+      const trips = (await collect(store.trips.scan("mc"))).flatMap(columnsToTrips);
       assert.equal(trips.length, reported("stored"));
       const byDevice = new Map<string, GroundTruthTrip[]>();
       for (const t of truth) byDevice.set(t.deviceId, [...(byDevice.get(t.deviceId) ?? []), t]);
@@ -114,7 +115,7 @@ describe("import-osm → simulate → ingest → serve (real processes)", () => 
         new Set(truth.filter((t) => trips.some((s) => s.deviceId === t.deviceId)).map((t) => t.purpose)),
       );
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

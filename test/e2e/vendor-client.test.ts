@@ -28,10 +28,13 @@ describe("a vendor client, unchanged (real HTTP)", () => {
 
   before(async () => {
     const store = new SqliteStore(join(dir, "streetflow.db"));
-    store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
-    const org = store.accounts.createOrganization("Agency");
-    store.accounts.addUser(EMAIL, org.id);
-    key = issueApiKey(store, org.id).key;
+    await store.network.replaceCountry(
+      { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+      STREET,
+    );
+    const org = await store.accounts.createOrganization("Agency");
+    await store.accounts.addUser(EMAIL, org.id);
+    key = (await issueApiKey(store, org.id)).key;
     // Twelve eastbound trips on January weekdays and two westbound ones, in Monaco local time.
     const trips = Array.from({ length: 12 }, (_, i) =>
       streetTrip({
@@ -42,13 +45,13 @@ describe("a vendor client, unchanged (real HTTP)", () => {
     );
     trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T17:00:00", minutes: 8, east: false }));
     trips.push(streetTrip({ device: "van", localIso: "2025-01-08T17:00:00", minutes: 8, east: false }));
-    store.trips.appendTrips("mc", trips);
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    await store.trips.appendTrips("mc", trips);
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     app = await buildApp({ store, networks });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const address = app.server.address();
     base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/api/v2/`;
-    runner = new JobRunner({
+    runner = await new JobRunner({
       store,
       queue: store.jobs,
       dbFile: store.file,

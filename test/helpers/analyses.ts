@@ -8,12 +8,12 @@ import type { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 export const TEST_COMPUTE = new URL("./test-compute.ts", import.meta.url).href;
 
 /** A started job runner that polls and beats every 20 ms, so tests see state changes at once. */
-export function startQuickRunner(
+export async function startQuickRunner(
   store: SqliteStore,
   computeModule: string,
   options: Partial<RunnerOptions> = {},
-): JobRunner {
-  return new JobRunner({
+): Promise<JobRunner> {
+  return await new JobRunner({
     store,
     queue: store.jobs,
     dbFile: store.file,
@@ -80,30 +80,33 @@ export function truckDays(days: string[]): DayCount[] {
  * (a calibrated pass-through zone), and truck trips on days of
  * January and February 2025.
  */
-export function seedAnalysisData(store: Store, orgId: string): { downtown: StoredZoneSet } {
-  if (!store.network.countries().some((c) => c.country === "mc")) {
+export async function seedAnalysisData(store: Store, orgId: string): Promise<{ downtown: StoredZoneSet }> {
+  if (!(await store.network.countries()).some((c) => c.country === "mc")) {
     const info = { country: "mc", source: "test", segmentCount: 1, importedAt: new Date().toISOString() };
-    store.network.replaceCountry(info, [
+    await store.network.replaceCountry(info, [
       seg(1, 0, 1, 2, [
         [0, 0],
         [500, 0],
       ]),
     ]);
     // January: Wed 1st, Mon 6th, Sat 11th; February: Tue 4th.
-    store.tripStats.addDayCounts("mc", truckDays(["2025-01-01", "2025-01-06", "2025-01-11", "2025-02-04"]));
+    await store.tripStats.addDayCounts(
+      "mc",
+      truckDays(["2025-01-01", "2025-01-06", "2025-01-11", "2025-02-04"]),
+    );
   }
   const downtown = zoneSet(orgId, "Downtown", [
     squareZone("Centre", 1, 0, -25),
     squareZone("East", 2, 200, -25),
   ]);
-  store.zoneSets.create(downtown);
-  store.zoneSets.create(zoneSet(orgId, "Harbour", [squareZone("Quay", 1, 400, -25)]));
+  await store.zoneSets.create(downtown);
+  await store.zoneSets.create(zoneSet(orgId, "Harbour", [squareZone("Quay", 1, 400, -25)]));
   const gate = squareZone("Gate", 1, 100, -25, 20, {
     is_pass: 1,
     calibration_type: "AADT",
     calibration_value: 12000,
   });
-  store.zoneSets.create(zoneSet(orgId, "Counted", [gate], true));
+  await store.zoneSets.create(zoneSet(orgId, "Counted", [gate], true));
   return { downtown };
 }
 

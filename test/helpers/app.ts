@@ -18,11 +18,11 @@ export interface TestContext {
   orgB: TestOrg;
 }
 
-export function makeOrg(store: SqliteStore, name: string): TestOrg {
-  const org = store.accounts.createOrganization(name);
+export async function makeOrg(store: SqliteStore, name: string): Promise<TestOrg> {
+  const org = await store.accounts.createOrganization(name);
   const email = `planner@${name.toLowerCase().replace(/\W+/g, "")}.example`;
-  store.accounts.addUser(email, org.id);
-  return { orgId: org.id, key: issueApiKey(store, org.id).key, email };
+  await store.accounts.addUser(email, org.id);
+  return { orgId: org.id, key: (await issueApiKey(store, org.id)).key, email };
 }
 
 /** Rate limits out of the way: tests poll as fast as they can (the security tests set their own). */
@@ -30,7 +30,7 @@ export const UNLIMITED_RATES = { rateLimits: { perKey: 1e9, perSession: 1e9, per
 
 /** An app over a private in-memory store with two organizations, each with a user and a key. */
 export async function makeTestApp(store = new SqliteStore(":memory:")): Promise<TestContext> {
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   const app = await buildApp({ store, networks, security: UNLIMITED_RATES });
-  return { app, store, networks, orgA: makeOrg(store, "Org A"), orgB: makeOrg(store, "Org B") };
+  return { app, store, networks, orgA: await makeOrg(store, "Org A"), orgB: await makeOrg(store, "Org B") };
 }

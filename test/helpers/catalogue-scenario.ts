@@ -21,7 +21,10 @@ import { startQuickRunner } from "./analyses.js";
 export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
   const dir = tempDir("streetflow-catalogue-");
   const store = new SqliteStore(join(dir, "streetflow.db"));
-  store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+    STREET,
+  );
   const ctx = await makeTestApp(store);
   const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
     country: "mc",
@@ -31,11 +34,11 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     name,
     geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
   });
-  store.presetAreas.replaceCountry("mc", [
+  await store.presetAreas.replaceCountry("mc", [
     quarter("501", "West Quarter", -50, 150),
     quarter("502", "East Quarter", 150, 350),
   ]);
-  createZoneSet(
+  await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,
       zone_set_name: "Street",
@@ -47,8 +50,8 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
   const zoneCtx = { store, networks: ctx.networks, orgId: ctx.orgA.orgId };
-  const collection = (name: string, features: unknown[]) =>
-    createZoneSet(
+  const collection = async (name: string, features: unknown[]) =>
+    await createZoneSet(
       {
         insight_login_email: ctx.orgA.email,
         zone_set_name: name,
@@ -56,16 +59,16 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
       },
       zoneCtx,
     );
-  collection("Middle", [boxZone("Centre", 3, 120, 180, { is_pass: 1 })]);
-  collection("Gate", [
+  await collection("Middle", [boxZone("Centre", 3, 120, 180, { is_pass: 1 })]);
+  await collection("Gate", [
     {
       type: "Feature",
       properties: { name: "Gate", id: 4 },
       geometry: { type: "LineString", coordinates: [at(130, 0), at(170, 0)] },
     },
   ]);
-  collection("Block", [boxZone("Block", 5, -20, 320)]);
-  createZoneSet(
+  await collection("Block", [boxZone("Block", 5, -20, 320)]);
+  await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,
       zone_set_name: "Counted",
@@ -86,9 +89,12 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     },
     zoneCtx,
   );
-  createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
-  store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = startQuickRunner(store, new URL("../../src/app/analyses/compute.ts", import.meta.url).href);
+  await createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
+  await store.trips.appendTrips("mc", streetWeekTrips());
+  const runner = await startQuickRunner(
+    store,
+    new URL("../../src/app/analyses/compute.ts", import.meta.url).href,
+  );
   return { ctx, runner };
 }
 

@@ -8,7 +8,7 @@ import { JobRunner } from "../../src/jobs/runner.js";
 import { openRuntime } from "../../src/runtime.js";
 
 const rt = openRuntime(process.argv[2]);
-new JobRunner({
+await new JobRunner({
   store: rt.store,
   queue: rt.store.jobs,
   dbFile: databaseFile(rt.dataDir),

@@ -12,7 +12,7 @@ export async function addUserWithPassword(
   email: string,
   role: Role,
 ): Promise<void> {
-  store.accounts.addUser(email, orgId, role);
+  await store.accounts.addUser(email, orgId, role);
   await setPassword(store, email, PASSWORD);
 }
 

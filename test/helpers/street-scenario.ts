@@ -83,12 +83,15 @@ export function streetWeekTrips(): MatchedTrip[] {
 }
 
 /** An in-memory store with the street imported as country `mc` and an organization whose user is EMAIL. */
-export function streetStore() {
+export async function streetStore() {
   const store = new SqliteStore(":memory:");
-  const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-  store.network.replaceCountry({ country: "mc", source: "test", segmentCount: 3, importedAt: "" }, STREET);
-  const org = store.accounts.createOrganization("Planners");
-  store.accounts.addUser(EMAIL, org.id);
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
+    STREET,
+  );
+  const org = await store.accounts.createOrganization("Planners");
+  await store.accounts.addUser(EMAIL, org.id);
   return { store, networks, ctx: { store, networks, orgId: org.id } };
 }
 
@@ -108,8 +111,8 @@ export function boxZone(
 }
 
 /** The zone set "Street": end zones West (x -20..50) and East (x 250..320) around the trips' ends. */
-export function createStreetEnds(ctx: ReturnType<typeof streetStore>["ctx"]) {
-  return createZoneSet(
+export async function createStreetEnds(ctx: Awaited<ReturnType<typeof streetStore>>["ctx"]) {
+  return await createZoneSet(
     {
       insight_login_email: EMAIL,
       zone_set_name: "Street",

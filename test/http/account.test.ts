@@ -13,14 +13,14 @@ describe("GET /api/v2/account", () => {
     ctx.app.inject({ method: "GET", url: "/api/v2/account", headers: { "x-stl-key": key } });
 
   it("names the key's organization, the key's prefix and the organization's users only", async () => {
-    ctx.store.accounts.addUser("Zoe@OrgA.example", ctx.orgA.orgId);
+    await ctx.store.accounts.addUser("Zoe@OrgA.example", ctx.orgA.orgId);
     const res = await account(ctx.orgA.key);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
       status: "success",
       organization: { name: "Org A" },
       key: {
-        prefix: ctx.orgA.key.slice(0, ctx.store.accounts.listKeys(ctx.orgA.orgId)[0].prefix.length),
+        prefix: ctx.orgA.key.slice(0, (await ctx.store.accounts.listKeys(ctx.orgA.orgId))[0].prefix.length),
         label: null,
       },
       users: [{ email: ctx.orgA.email }, { email: "Zoe@OrgA.example" }],

@@ -27,13 +27,13 @@ describe("analyses endpoints", () => {
   before(async () => {
     const store = new SqliteStore(join(dir, "streetflow.db"));
     ctx = await makeTestApp(store);
-    seedAnalysisData(store, ctx.orgA.orgId);
-    runner = startQuickRunner(store, TEST_COMPUTE);
+    await seedAnalysisData(store, ctx.orgA.orgId);
+    runner = await startQuickRunner(store, TEST_COMPUTE);
   });
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -263,8 +263,8 @@ describe("analyses endpoints", () => {
     const res = await ctx.app.inject({ method: "GET", url: `/api/v2/analyses/${uuid}?key=${ctx.orgA.key}` });
     assert.equal(res.statusCode, 200);
     const { analysis } = res.json();
-    const downtown = ctx.store.zoneSets.get(ctx.orgA.orgId, "Downtown")!;
-    const harbour = ctx.store.zoneSets.get(ctx.orgA.orgId, "Harbour")!;
+    const downtown = (await ctx.store.zoneSets.get(ctx.orgA.orgId, "Downtown"))!;
+    const harbour = (await ctx.store.zoneSets.get(ctx.orgA.orgId, "Harbour"))!;
     assert.deepEqual(
       {
         name: analysis.name,

@@ -22,7 +22,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
       properties: { name, id },
       geometry: { type: "LineString", coordinates: [at(x0, 0), at(x1, 0)] },
     });
-    createZoneSet(
+    await createZoneSet(
       {
         insight_login_email: ctx.orgA.email,
         zone_set_name: "Ends",

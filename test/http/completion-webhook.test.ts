@@ -23,7 +23,7 @@ describe("completion webhook (enable_completion_email)", () => {
   before(async () => {
     const store = new SqliteStore(join(dir, "streetflow.db"));
     ctx = await makeTestApp(store);
-    seedAnalysisData(store, ctx.orgA.orgId);
+    await seedAnalysisData(store, ctx.orgA.orgId);
     receiver = createServer((req, res) => {
       let text = "";
       req.on("data", (c) => (text += c));
@@ -35,12 +35,12 @@ describe("completion webhook (enable_completion_email)", () => {
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/done`;
-    runner = startQuickRunner(store, TEST_COMPUTE, { onFinished: completionNotifier(store, () => {}) });
+    runner = await startQuickRunner(store, TEST_COMPUTE, { onFinished: completionNotifier(store, () => {}) });
   });
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
     receiver.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -21,7 +21,7 @@ describe("counts interface /counts/v1", () => {
 
   before(async () => {
     store = new SqliteStore(":memory:");
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     const aggregates = metricsFromAggregates(store.segmentStats);
     app = await buildApp({
       store,
@@ -36,10 +36,10 @@ describe("counts interface /counts/v1", () => {
         },
       },
     });
-    orgA = makeOrg(store, "Org A");
-    orgB = makeOrg(store, "Org B");
+    orgA = await makeOrg(store, "Org A");
+    orgB = await makeOrg(store, "Org B");
     const info = { country: "mc", source: "test", segmentCount: 0, importedAt: new Date().toISOString() };
-    store.network.replaceCountry(info, gridNetwork());
+    await store.network.replaceCountry(info, gridNetwork());
   });
   after(() => app.close());
 
@@ -109,7 +109,7 @@ describe("counts interface /counts/v1", () => {
   });
 
   describe("GET /date_ranges/{country}/{travel_mode}", () => {
-    before(() => {
+    before(async () => {
       const day = (d: string, vehicleClass: string) => ({
         day: d,
         vehicleClass,
@@ -117,7 +117,7 @@ describe("counts interface /counts/v1", () => {
         trips: 4,
         devices: 2,
       });
-      store.tripStats.addDayCounts("mc", [
+      await store.tripStats.addDayCounts("mc", [
         day("2024-11-03", "personal"),
         day("2025-01-15", "personal"),
         day("2025-02-01", "heavy_commercial"),
@@ -379,13 +379,13 @@ describe("counts interface /counts/v1", () => {
       incomes: {},
       ...c,
     });
-    before(() => {
+    before(async () => {
       const speeds = (n: number, kph: number) => {
         const speedHistogram: number[] = [];
         speedHistogram[kph / 5] = n;
         return { speedSumKph: n * kph, speedCount: n, speedHistogram };
       };
-      store.segmentStats.add("mc", [
+      await store.segmentStats.add("mc", [
         cell({
           segmentId: A,
           month: "2025-01",
@@ -410,7 +410,7 @@ describe("counts interface /counts/v1", () => {
         cell({ segmentId: B, month: "2025-03", dayOfWeek: 2, hour: 12, vehicleClass: "bicycle", trips: 10 }),
       ]);
       // Another country's aggregates never leak in: C has data only there.
-      store.segmentStats.add("zz", [cell({ segmentId: C, month: "2025-01", trips: 99 })]);
+      await store.segmentStats.add("zz", [cell({ segmentId: C, month: "2025-01", trips: 99 })]);
     });
 
     const metrics = (over: object = {}, key = orgA.key) =>
@@ -553,7 +553,7 @@ describe("counts interface /counts/v1", () => {
     });
 
     it("meters metrics calls per key (segments × fields), not paging or other endpoints", async () => {
-      const org = makeOrg(store, "Metered");
+      const org = await makeOrg(store, "Metered");
       await metrics({}, org.key); // 3 segments × 4 fields, paged
       const paged = await metrics({}, org.key);
       await get(paged.json().paging.next_url, org.key);
@@ -561,7 +561,7 @@ describe("counts interface /counts/v1", () => {
       await post("geometry", body({ segment_ids: [A, B] }), org.key);
       const res = await get("/counts/v1/usage", org.key);
       assert.equal(res.statusCode, 200);
-      const [keyRecord] = store.accounts.listKeys(org.orgId);
+      const [keyRecord] = await store.accounts.listKeys(org.orgId);
       assert.deepEqual(res.json(), {
         period: { start: "2026-03-01T00:00:00.000Z", end: "2026-04-01T00:00:00.000Z" },
         keys: [
@@ -583,9 +583,9 @@ describe("counts interface /counts/v1", () => {
     });
 
     it("refuses a call over the key's quota with 429 before computing anything", async () => {
-      const org = makeOrg(store, "Quota");
-      const [keyRecord] = store.accounts.listKeys(org.orgId);
-      assert.equal(store.usage.setQuota(keyRecord.id, 10), keyRecord.id);
+      const org = await makeOrg(store, "Quota");
+      const [keyRecord] = await store.accounts.listKeys(org.orgId);
+      assert.equal(await store.usage.setQuota(keyRecord.id, 10), keyRecord.id);
       const calls = providerCalls.length;
       const over = await metrics({}, org.key); // 12 units
       assert.equal(over.statusCode, 429);

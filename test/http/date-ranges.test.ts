@@ -8,13 +8,13 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
   before(async () => {
     ctx = await makeTestApp();
     const info = { country: "mc", source: "test", segmentCount: 1, importedAt: new Date().toISOString() };
-    ctx.store.network.replaceCountry(info, [
+    await ctx.store.network.replaceCountry(info, [
       seg(1, 0, 1, 2, [
         [0, 0],
         [100, 0],
       ]),
     ]);
-    ctx.store.network.replaceCountry({ ...info, country: "zz" }, [
+    await ctx.store.network.replaceCountry({ ...info, country: "zz" }, [
       seg(2, 0, 1, 2, [
         [0, 0],
         [100, 0],
@@ -30,7 +30,7 @@ describe("GET /api/v2/date_ranges/{country}/{travel_mode}", () => {
     // Personal trips in 14 months (holes in March 2024 and 2025); trucks only in January 2025.
     const months = ["2024-01", "2024-02", "2024-04", "2024-05", "2024-06", "2024-07", "2024-08", "2024-09"];
     months.push("2024-10", "2024-11", "2024-12", "2025-01", "2025-02", "2025-04");
-    ctx.store.tripStats.addDayCounts("mc", [
+    await ctx.store.tripStats.addDayCounts("mc", [
       ...months.map((m) => day(`${m}-15`, "personal")),
       day("2025-01-03", "heavy_commercial"),
       // Connected cars in June 2024 only; bus riders in February 2025, rail riders in March 2024

@@ -34,9 +34,9 @@ describe("POST /api/v2/debug/echo and key handling", () => {
 
   it("rejects a revoked key", async () => {
     const { issueApiKey } = await import("../../src/app/accounts.js");
-    const issued = issueApiKey(ctx.store, ctx.orgA.orgId);
+    const issued = await issueApiKey(ctx.store, ctx.orgA.orgId);
     assert.equal((await echo(`/api/v2/debug/echo?key=${issued.key}`)).statusCode, 200);
-    ctx.store.accounts.revokeKey(issued.record.id);
+    await ctx.store.accounts.revokeKey(issued.record.id);
     assert.equal((await echo(`/api/v2/debug/echo?key=${issued.key}`)).statusCode, 401);
   });
 

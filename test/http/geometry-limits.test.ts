@@ -24,10 +24,13 @@ describe("one cap on geometry size, and body limits per route", () => {
   let org: TestOrg;
   before(async () => {
     const store = new SqliteStore(":memory:");
-    app = await buildApp({ store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) });
-    org = makeOrg(store, "Limits");
+    app = await buildApp({
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    });
+    org = await makeOrg(store, "Limits");
     const info = { country: "mc", source: "test", segmentCount: 0, importedAt: new Date().toISOString() };
-    store.network.replaceCountry(info, gridNetwork());
+    await store.network.replaceCountry(info, gridNetwork());
   });
   after(() => app.close());
 

@@ -14,10 +14,10 @@ describe("request log", () => {
     const store = new SqliteStore(":memory:");
     app = await buildApp({
       store,
-      networks: new NetworkRegistry((c) => store.network.loadSegments(c)),
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
       logSink: { write: (line) => void lines.push(line) },
     });
-    org = makeOrg(store, "Logged");
+    org = await makeOrg(store, "Logged");
   });
   after(() => app.close());
 

@@ -86,8 +86,8 @@ describe("POST /api/v2/osm_ids/search", () => {
       segmentCount: n,
       importedAt: "2026-01-01T00:00:00Z",
     });
-    ctx.store.network.replaceCountry(info("zz", ZZ.length), ZZ);
-    ctx.store.network.replaceCountry(info("yy", YY.length), YY);
+    await ctx.store.network.replaceCountry(info("zz", ZZ.length), ZZ);
+    await ctx.store.network.replaceCountry(info("yy", YY.length), YY);
   });
   after(() => ctx.app.close());
 

@@ -65,7 +65,7 @@ describe("GET /api/v2/networks/{country}/places", () => {
   let ctx: TestContext;
   before(async () => {
     ctx = await makeTestApp();
-    ctx.store.network.replaceCountry(
+    await ctx.store.network.replaceCountry(
       { country: "zz", source: "hand-built", segmentCount: ZZ.length, importedAt: "2026-01-01T00:00:00Z" },
       ZZ,
     );

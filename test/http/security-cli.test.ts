@@ -21,7 +21,7 @@ describe("passwords from the command line and the demo sign-in", () => {
       return (await signInRequest(app, email, password)).statusCode;
     } finally {
       await app.close();
-      rt.store.close();
+      await rt.store.close();
     }
   };
 
@@ -71,10 +71,10 @@ describe("passwords from the command line and the demo sign-in", () => {
       const password = demoPassword(demoDir);
       assert.ok(lines.some((l) => l.includes(DEMO_EMAIL) && l.includes(password)));
       assert.equal(statSync(join(demoDir, "demo-password.txt")).mode & 0o777, 0o600);
-      const org = rt.store.security.organizationsOf(DEMO_EMAIL)[0];
-      assert.equal(rt.store.security.member(DEMO_EMAIL, org)?.role, "admin");
+      const org = (await rt.store.security.organizationsOf(DEMO_EMAIL))[0];
+      assert.equal((await rt.store.security.member(DEMO_EMAIL, org))?.role, "admin");
     } finally {
-      rt.store.close();
+      await rt.store.close();
       rmSync(demoDir, { recursive: true, force: true });
     }
   });

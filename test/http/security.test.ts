@@ -34,7 +34,7 @@ describe("web sessions, CSRF and roles over HTTP", () => {
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   it("signs in with an HttpOnly, SameSite=Lax session cookie and answers the user and a CSRF token", async () => {
@@ -72,7 +72,7 @@ describe("web sessions, CSRF and roles over HTTP", () => {
       csrf: other.csrf,
     });
     assert.equal(foreign.statusCode, 403);
-    assert.equal(ctx.store.zoneSets.list(ctx.orgA.orgId).length, 0, "nothing was created");
+    assert.equal((await ctx.store.zoneSets.list(ctx.orgA.orgId)).length, 0, "nothing was created");
     const ok = await client.request("POST", url, zoneSetBody("With token", analyst));
     assert.equal(ok.statusCode, 201, ok.body);
     // Sign-out is a state change too.
@@ -222,9 +222,9 @@ describe("session expiry, sign-in lockout and Secure cookies behind a proxy", ()
   const email = "planner@orga.example";
 
   before(async () => {
-    const org = makeOrg(store, "Org A");
+    const org = await makeOrg(store, "Org A");
     await addUserWithPassword(store, org.orgId, "other@orga.example", "analyst");
-    store.security.setRole(email, org.orgId, "analyst");
+    await store.security.setRole(email, org.orgId, "analyst");
     await addUserWithPassword(store, org.orgId, email, "analyst");
     app = await buildApp({
       store,
@@ -257,7 +257,7 @@ describe("session expiry, sign-in lockout and Secure cookies behind a proxy", ()
   });
   after(async () => {
     await app.close();
-    store.close();
+    await store.close();
   });
 
   it("ends a session after the idle time, and after the absolute time however busy", async () => {
@@ -341,7 +341,7 @@ describe("rate limits per key, per session and per address", () => {
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const byKey = (key: string) =>
@@ -359,9 +359,9 @@ describe("rate limits per key, per session and per address", () => {
 
   it("applies the limit an admin sets on a key", async () => {
     const admin = await signedIn(ctx.app, "admin@orga.example");
-    const key = ctx.store.accounts
-      .listKeys(ctx.orgA.orgId)
-      .find((k) => k.prefix === ctx.orgA.key.slice(0, 10))!;
+    const key = (await ctx.store.accounts.listKeys(ctx.orgA.orgId)).find(
+      (k) => k.prefix === ctx.orgA.key.slice(0, 10),
+    )!;
     // Raise the exhausted key's limit: it works again within the same minute.
     const res = await admin.request("PATCH", `/admin/api/keys/${key.id}`, { rate_limit_per_minute: 5 });
     assert.equal(res.statusCode, 200, res.body);
@@ -395,15 +395,15 @@ describe("security headers, and no secret in the database or the log", () => {
 
   before(async () => {
     store = new SqliteStore(join(dir, "streetflow.db"));
-    const org = makeOrg(store, "Org A");
+    const org = await makeOrg(store, "Org A");
     key = org.key;
     await addUserWithPassword(store, org.orgId, "admin@orga.example", "admin");
-    seedAnalysisData(store, org.orgId);
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-    const spec = validateAnalysisRequest(odRequest(org.email), { store, networks, orgId: org.orgId });
-    analysisUuid = store.analyses.create({ spec, jobId: null }).uuid;
-    store.analyses.markRunning(analysisUuid);
-    store.analyses.complete(analysisUuid, { sample_size: "zone,trips\nCentre,3\n" });
+    await seedAnalysisData(store, org.orgId);
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const spec = await validateAnalysisRequest(odRequest(org.email), { store, networks, orgId: org.orgId });
+    analysisUuid = (await store.analyses.create({ spec, jobId: null })).uuid;
+    await store.analyses.markRunning(analysisUuid);
+    await store.analyses.complete(analysisUuid, { sample_size: "zone,trips\nCentre,3\n" });
     // A stand-in bundle: the headers do not depend on the page.
     rmSync(webRoot, { recursive: true, force: true });
     mkdirSync(webRoot);
@@ -418,7 +418,7 @@ describe("security headers, and no secret in the database or the log", () => {
   });
   after(async () => {
     await app.close();
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,11 +7,11 @@ describe("tags and the vendor's analysis options", () => {
   let ctx: TestContext;
   before(async () => {
     ctx = await makeTestApp();
-    seedAnalysisData(ctx.store, ctx.orgA.orgId);
+    await seedAnalysisData(ctx.store, ctx.orgA.orgId);
   });
   after(async () => {
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const call = (method: "GET" | "POST", url: string, payload?: object, key = ctx.orgA.key) =>
@@ -148,9 +148,12 @@ describe("tags and the vendor's analysis options", () => {
         email: false,
       },
     );
-    const massiveJob = ctx.store.jobs.get(ctx.store.analyses.getByUuid(uuid)!.jobId!)!;
+    const massiveJob = (await ctx.store.jobs.get((await ctx.store.analyses.getByUuid(uuid))!.jobId!))!;
     const ordinary = await create({ analysis_name: "Ordinary" });
     assert.equal(massiveJob.priority, -1);
-    assert.equal(ctx.store.jobs.get(ctx.store.analyses.getByUuid(ordinary)!.jobId!)!.priority, 0);
+    assert.equal(
+      (await ctx.store.jobs.get((await ctx.store.analyses.getByUuid(ordinary))!.jobId!))!.priority,
+      0,
+    );
   });
 });

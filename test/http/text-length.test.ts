@@ -25,7 +25,7 @@ describe("length limits count characters (code points), not UTF-16 units", () =>
   let ctx: TestContext;
   before(async () => {
     ctx = await makeTestApp();
-    seedAnalysisData(ctx.store, ctx.orgA.orgId);
+    await seedAnalysisData(ctx.store, ctx.orgA.orgId);
   });
   after(() => ctx.app.close());
 

@@ -66,8 +66,8 @@ describe("GET /api/v2/networks", () => {
   const grid = gridNetwork({ size: 101, spacingM: 50 }).segments;
   before(async () => {
     ctx = await makeTestApp();
-    ctx.store.network.replaceCountry({ ...info("zz", ZZ.length), timeZone: "Asia/Tokyo" }, ZZ);
-    ctx.store.network.replaceCountry(info("gg", grid.length), grid);
+    await ctx.store.network.replaceCountry({ ...info("zz", ZZ.length), timeZone: "Asia/Tokyo" }, ZZ);
+    await ctx.store.network.replaceCountry(info("gg", grid.length), grid);
   });
   after(() => ctx.app.close());
 
@@ -100,7 +100,7 @@ describe("GET /api/v2/networks", () => {
   });
 
   it("says each network's latest month with trips, so the page can open on the one with data", async () => {
-    ctx.store.tripStats.addDayCounts("gg", [
+    await ctx.store.tripStats.addDayCounts("gg", [
       { day: "2025-11-30", vehicleClass: "personal", source: "lbs", trips: 4, devices: 2 },
       { day: "2026-02-03", vehicleClass: "bicycle", source: "lbs", trips: 1, devices: 1 },
       { day: "2026-01-10", vehicleClass: "heavy_commercial", source: "telematics", trips: 2, devices: 1 },

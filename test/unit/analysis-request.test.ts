@@ -127,17 +127,21 @@ describe("validateAnalysisRequest", () => {
   let org: TestOrg;
   let other: TestOrg;
   let ctx: AnalysisRequestContext;
-  before(() => {
-    org = makeOrg(store, "Planners");
-    other = makeOrg(store, "Others");
-    seedAnalysisData(store, org.orgId);
-    store.zoneSets.create(zoneSet(other.orgId, "Elsewhere", [squareZone("Z", 1, 0, -25)]));
-    ctx = { store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)), orgId: org.orgId };
+  before(async () => {
+    org = await makeOrg(store, "Planners");
+    other = await makeOrg(store, "Others");
+    await seedAnalysisData(store, org.orgId);
+    await store.zoneSets.create(zoneSet(other.orgId, "Elsewhere", [squareZone("Z", 1, 0, -25)]));
+    ctx = {
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      orgId: org.orgId,
+    };
   });
 
-  const issuesOf = (body: unknown): Issue[] => {
+  const issuesOf = async (body: unknown): Promise<Issue[]> => {
     try {
-      validateAnalysisRequest(body, ctx);
+      await validateAnalysisRequest(body, ctx);
     } catch (e) {
       if (e instanceof ValidationError) return e.issues;
       throw e;
@@ -145,8 +149,8 @@ describe("validateAnalysisRequest", () => {
     assert.fail("expected a ValidationError");
   };
 
-  it("normalises a minimal request with defaults and snapshots zone sets by uuid", () => {
-    const spec = validateAnalysisRequest(
+  it("normalises a minimal request with defaults and snapshots zone sets by uuid", async () => {
+    const spec = await validateAnalysisRequest(
       odRequest(org.email, {
         analysis_type: "od_analysis",
         travel_mode_type: "TRUCK",
@@ -154,7 +158,7 @@ describe("validateAnalysisRequest", () => {
       }),
       ctx,
     );
-    const downtown = store.zoneSets.get(org.orgId, "downtown")!;
+    const downtown = (await store.zoneSets.get(org.orgId, "downtown"))!;
     assert.match(spec.name, /^analysis_[0-9a-f]{12}$/);
     assert.equal(spec.name, `analysis_${spec.uuid.replace(/-/g, "").slice(0, 12)}`);
     assert.equal(spec.analysisType, "OD_Analysis");
@@ -178,9 +182,9 @@ describe("validateAnalysisRequest", () => {
     assert.deepEqual(spec.tags, []);
   });
 
-  it("accepts {uuid} and {zone_set_name} references, drops duplicates, lets a set be origin and destination", () => {
-    const downtown = store.zoneSets.get(org.orgId, "Downtown")!;
-    const spec = validateAnalysisRequest(
+  it("accepts {uuid} and {zone_set_name} references, drops duplicates, lets a set be origin and destination", async () => {
+    const downtown = (await store.zoneSets.get(org.orgId, "Downtown"))!;
+    const spec = await validateAnalysisRequest(
       odRequest(org.email, {
         analysis_name: "  Trucks Jan  ",
         oz_sets: [{ uuid: downtown.uuid }, { name: "DOWNTOWN" }, { zone_set_name: "Harbour" }],
@@ -213,21 +217,21 @@ describe("validateAnalysisRequest", () => {
     ]);
   });
 
-  it("answers 403 for a login outside the key's organization, before anything else", () => {
-    assert.throws(
-      () => validateAnalysisRequest({ ...odRequest(other.email), oz_sets: [] }, ctx),
+  it("answers 403 for a login outside the key's organization, before anything else", async () => {
+    await assert.rejects(
+      async () => await validateAnalysisRequest({ ...odRequest(other.email), oz_sets: [] }, ctx),
       (e: unknown) => e instanceof DomainError && e.httpStatus === 403 && e.field === "insight_login_email",
     );
   });
 
-  it("requires insight_login_email", () => {
-    assert.deepEqual(issuesOf({ analysis_type: "OD_Analysis" }), [
+  it("requires insight_login_email", async () => {
+    assert.deepEqual(await issuesOf({ analysis_type: "OD_Analysis" }), [
       { field: "insight_login_email", message: "is required" },
     ]);
   });
 
-  it("collects every problem with its field", () => {
-    const issues = issuesOf(
+  it("collects every problem with its field", async () => {
+    const issues = await issuesOf(
       odRequest(org.email, {
         analysis_name: "x".repeat(51),
         analysis_type: "Teleport_Analysis",
@@ -262,8 +266,8 @@ describe("validateAnalysisRequest", () => {
     assert.equal(byField.day_type, "is not a field; did you mean day_types?");
   });
 
-  it("checks date ranges: strict dates, order, overlap, within the mode's supported periods", () => {
-    const issues = issuesOf(
+  it("checks date ranges: strict dates, order, overlap, within the mode's supported periods", async () => {
+    const issues = await issuesOf(
       odRequest(org.email, {
         date_ranges: [
           { start_date: "02/30/2025", end_date: "03/01/2025" },
@@ -286,16 +290,16 @@ describe("validateAnalysisRequest", () => {
       { field: "date_ranges[5]", message: "start_date and end_date must be real dates written MM/DD/YYYY" },
     ]);
     // Bicycles have no data at all.
-    const bike = issuesOf(odRequest(org.email, { travel_mode_type: "Bicycle" }));
+    const bike = await issuesOf(odRequest(org.email, { travel_mode_type: "Bicycle" }));
     assert.match(bike[0].message, /not within the supported data periods \(none\)/);
-    assert.match(issuesOf(odRequest(org.email, { date_ranges: [] }))[0].message, /non-empty array/);
+    assert.match((await issuesOf(odRequest(org.email, { date_ranges: [] })))[0].message, /non-empty array/);
   });
 
-  it("allows volume output only with calibrated zones", () => {
-    const issues = issuesOf(odRequest(org.email, { output_type: "volume" }));
+  it("allows volume output only with calibrated zones", async () => {
+    const issues = await issuesOf(odRequest(org.email, { output_type: "volume" }));
     assert.equal(issues[0].field, "output_type");
     assert.match(issues[0].message, /calibration_type/);
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       odRequest(org.email, { output_type: "Volume", dz_sets: [{ name: "Counted" }] }),
       ctx,
     );
@@ -306,7 +310,7 @@ describe("validateAnalysisRequest", () => {
       dz_sets: [{ name: "Counted" }],
     });
     assert.ok(
-      issuesOf(bike).some(
+      (await issuesOf(bike)).some(
         (i) =>
           i.field === "output_type" &&
           i.message ===
@@ -315,21 +319,23 @@ describe("validateAnalysisRequest", () => {
     );
   });
 
-  it("infers the country from the zones or takes a given one", () => {
+  it("infers the country from the zones or takes a given one", async () => {
     const far = zoneSet(org.orgId, "Far away", [squareZone("Moon", 1, 500_000, 500_000)]);
-    store.zoneSets.create(far);
+    await store.zoneSets.create(far);
     assert.deepEqual(
-      issuesOf(odRequest(org.email, { oz_sets: [{ name: "Far away" }], dz_sets: [{ name: "Far away" }] })),
+      await issuesOf(
+        odRequest(org.email, { oz_sets: [{ name: "Far away" }], dz_sets: [{ name: "Far away" }] }),
+      ),
       [{ field: "oz_sets", message: "the zones lie outside every imported road network" }],
     );
-    assert.equal(validateAnalysisRequest(odRequest(org.email, { country: "MC" }), ctx).country, "mc");
-    assert.deepEqual(issuesOf(odRequest(org.email, { country: "fr" })), [
+    assert.equal((await validateAnalysisRequest(odRequest(org.email, { country: "MC" }), ctx)).country, "mc");
+    assert.deepEqual(await issuesOf(odRequest(org.email, { country: "fr" })), [
       { field: "country", message: 'no road network for "fr"; imported: mc' },
     ]);
   });
 
-  it("type-checks optional fields published clients send", () => {
-    const issues = issuesOf(
+  it("type-checks optional fields published clients send", async () => {
+    const issues = await issuesOf(
       odRequest(org.email, {
         tags: [1, 2],
         enable_visualization: "no",
@@ -344,8 +350,8 @@ describe("validateAnalysisRequest", () => {
     );
   });
 
-  it("reads the vendor options, with the client's empty defaults", () => {
-    const ctxSpec = validateAnalysisRequest(
+  it("reads the vendor options, with the client's empty defaults", async () => {
+    const ctxSpec = await validateAnalysisRequest(
       odRequest(org.email, {
         "11": "",
         zone_intersection_type: "",
@@ -362,7 +368,7 @@ describe("validateAnalysisRequest", () => {
       fifteenMinute: true,
       massiveQueue: true,
     });
-    const issues = issuesOf(
+    const issues = await issuesOf(
       odRequest(org.email, {
         enable_home_work_locations: true,
         aadt_calibration_year: "1999",

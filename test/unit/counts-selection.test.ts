@@ -214,7 +214,7 @@ describe("metrics filters and helpers", () => {
     assert.equal(daysOfTypeInMonth(jan2025, [6, 7], new Set(["2025-01-20"])), 8);
   });
 
-  it("averages a partly covered month's volume over its days with trips", () => {
+  it("averages a partly covered month's volume over its days with trips", async () => {
     const [segment] = gridNetwork().segments;
     const stat = { ...emptySegmentMonth(segment.id, "2025-01"), trips: 110 };
     const stats = { query: () => [stat] } as unknown as SegmentStatsRepo;
@@ -231,15 +231,15 @@ describe("metrics filters and helpers", () => {
     };
     const asked: unknown[] = [];
     const tallies = {
-      devicesByMonth: () => new Map<string, number>(),
-      daysWithTrips: (...args: unknown[]) => {
+      devicesByMonth: async () => new Map<string, number>(),
+      daysWithTrips: async (...args: unknown[]) => {
         asked.push(args);
         return new Set(Array.from({ length: 11 }, (_, i) => `2025-01-${20 + i}`));
       },
     };
-    assert.deepEqual([...metricsFromAggregates(stats, tallies)(query)], [[10]]); // 110 trips / 11 days
+    assert.deepEqual([...(await metricsFromAggregates(stats, tallies)(query))], [[10]]); // 110 trips / 11 days
     assert.deepEqual(asked, [["mc", ["personal"], "2025-01-01", "2025-01-31"]]);
-    assert.deepEqual([...metricsFromAggregates(stats)(query)], [[4]]); // no tallies: 110 / 31 calendar days
+    assert.deepEqual([...(await metricsFromAggregates(stats)(query))], [[4]]); // no tallies: 110 / 31 calendar days
   });
 
   it("reads percentiles from speed histograms", () => {

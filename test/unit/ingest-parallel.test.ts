@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { after, before, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,7 +27,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sf-ingest-parallel-"));
   segments = await readOsmSegments(MONACO);
   const rt = await runtime("setup");
-  const sim = new Simulation(rt.networks.get("mc")!, {
+  const sim = new Simulation((await rt.networks.get("mc"))!, {
     from: "2025-03",
     to: "2025-03",
     tripsPerDay: 6,
@@ -46,7 +47,11 @@ async function runtime(name: string): Promise<Runtime> {
     { country: "mc", source: "test", segmentCount: segments.length, importedAt: new Date().toISOString() },
     segments,
   );
-  return { dataDir: dir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+  return {
+    dataDir: dir,
+    store,
+    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+  };
 }
 
 /** Ingests the file into a fresh store; answers the report and everything stored. */
@@ -56,12 +61,12 @@ async function ingestWith(threads: number) {
     country: "mc",
     source: "lbs",
     vehicleClass: "personal",
-    matcher: tripMatcher(rt.networks.get("mc")!),
+    matcher: tripMatcher((await rt.networks.get("mc"))!),
     threads,
     // Small batches, so many groups are in flight and stored across several transactions.
     batchSize: 40,
   });
-  const trips = [...(await rt.store.trips.scan("mc"))].flatMap(columnsToTrips);
+  const trips = (await collect(rt.store.trips.scan("mc"))).flatMap(columnsToTrips);
   const counts = await rt.store.segmentStats.query({
     country: "mc",
     segmentIds: segments.map((s) => s.id),

@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -6,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { matchTrip } from "../../src/engine/matching/index.js";
+import type { Network } from "../../src/engine/network/network.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
@@ -54,20 +56,26 @@ const CSV = [
 describe("ingestFiles", () => {
   let dir: string;
   let rt: Runtime;
+  let de: Network;
   let file: string;
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), "sf-ingest-"));
     file = join(dir, "t.csv");
     writeFileSync(file, CSV);
     const store = new SqliteStore(":memory:");
-    store.network.replaceCountry(
+    await store.network.replaceCountry(
       { country: "de", source: "test", segmentCount: 5, importedAt: new Date().toISOString() },
       road(),
     );
-    rt = { dataDir: dir, store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
+    rt = {
+      dataDir: dir,
+      store,
+      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    };
+    de = (await rt.networks.get("de"))!;
   });
-  after(() => {
-    rt.store.close();
+  after(async () => {
+    await rt.store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -76,7 +84,7 @@ describe("ingestFiles", () => {
       country: "DE",
       source: "telematics",
       vehicleClass: "personal",
-      matcher: (trip) => matchTrip(rt.networks.get("de")!, trip),
+      matcher: (trip) => matchTrip(de, trip),
       batchSize: 1,
     });
 
@@ -101,8 +109,8 @@ describe("ingestFiles", () => {
     assert.match(formatIngestReport(report).join("\n"), /stored: +2 \(0 already stored\)/);
   });
 
-  it("stores the matched paths in travel order", () => {
-    const trips = [...rt.store.trips.scan("de")].flatMap(columnsToTrips);
+  it("stores the matched paths in travel order", async () => {
+    const trips = (await collect(rt.store.trips.scan("de"))).flatMap(columnsToTrips);
     assert.deepEqual(
       trips.map((t) => [t.deviceId, t.startT / 1000, t.path.map((s) => [s.segmentId % 10, s.forward])]),
       [
@@ -110,15 +118,17 @@ describe("ingestFiles", () => {
         ["d1", T0 + 3600, [4, 3, 2, 1, 0].map((i) => [i, false])],
       ],
     );
-    assert.deepEqual(rt.store.tripStats.monthsWithTrips("de", ["personal"]), [{ year: 2026, month: 1 }]);
+    assert.deepEqual(await rt.store.tripStats.monthsWithTrips("de", ["personal"]), [
+      { year: 2026, month: 1 },
+    ]);
   });
 
   it("stores nothing new when the same file is ingested again, and records both runs", async () => {
     const again = await ingest();
     assert.equal(again.totals.stored, 0);
     assert.equal(again.totals.duplicates, 2);
-    assert.equal(rt.store.trips.countTrips("de"), 2);
-    const runs = rt.store.trips.listIngestRuns("de");
+    assert.equal(await rt.store.trips.countTrips("de"), 2);
+    const runs = await rt.store.trips.listIngestRuns("de");
     assert.equal(runs.length, 2);
     assert.equal(runs[0].sha256, createHash("sha256").update(readFileSync(file)).digest("hex"));
     assert.equal(runs[0].sizeBytes, Buffer.byteLength(CSV));
@@ -141,10 +151,12 @@ describe("ingestFiles", () => {
       country: "de",
       source: "lbs",
       vehicleClass: "personal",
-      matcher: (trip) => matchTrip(rt.networks.get("de")!, trip),
+      matcher: (trip) => matchTrip(de, trip),
     });
     assert.equal(report.totals.stored, 2);
-    const stored = [...rt.store.trips.scan("de")].flatMap(columnsToTrips).filter((t) => t.deviceId === "s1");
+    const stored = (await collect(rt.store.trips.scan("de")))
+      .flatMap(columnsToTrips)
+      .filter((t) => t.deviceId === "s1");
     assert.deepEqual(
       stored.map((t) => [t.startT / 1000, t.purpose, t.incomeBand]).sort((a, b) => +a[0]! - +b[0]!),
       [
@@ -161,7 +173,7 @@ describe("ingestFiles", () => {
       vehicleClass: "personal",
       matcher: (trip) => {
         if (trip.deviceId === "far") throw new Error("no candidates");
-        return matchTrip(rt.networks.get("de")!, trip);
+        return matchTrip(de, trip);
       },
     });
     assert.equal(report.totals.matchErrors, 1);
@@ -174,7 +186,7 @@ describe("ingestFiles", () => {
   it("says when the matcher split a trip, so more trips stored than read is explained", async () => {
     // A matcher that breaks each trip in two halves, as the HMM does at a gap it cannot bridge.
     const inHalves = (trip: RawTrip): MatchedTrip[] =>
-      matchTrip(rt.networks.get("de")!, trip).flatMap((m) => {
+      matchTrip(de, trip).flatMap((m) => {
         const mid = Math.floor(m.path.length / 2);
         const midT = (m.startT + m.endT) / 2;
         return [

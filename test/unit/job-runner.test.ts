@@ -11,10 +11,10 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg } from "../helpers/app.js";
 import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
 
-async function until<T>(probe: () => T | undefined, deadlineMs = 15_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (;;) {
-    const v = probe();
+    const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error("condition not met before the deadline");
     await new Promise((r) => setTimeout(r, 10));
@@ -26,18 +26,18 @@ describe("job runner", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A store over a temp file holding one queued analysis; `clock` drives the queue's leases. */
-  function setup(name: string, computeModule?: string) {
+  async function setup(name: string, computeModule?: string) {
     const clock = { now: 1_000_000 };
     const store = new SqliteStore(join(dir, `${name}.db`), { clock: () => clock.now });
-    const org = makeOrg(store, "Runner org");
-    seedAnalysisData(store, org.orgId);
-    const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-    const spec = validateAnalysisRequest(odRequest(org.email, { analysis_name: name }), {
+    const org = await makeOrg(store, "Runner org");
+    await seedAnalysisData(store, org.orgId);
+    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const spec = await validateAnalysisRequest(odRequest(org.email, { analysis_name: name }), {
       store,
       networks,
       orgId: org.orgId,
     });
-    const analysis = createAnalysis(store, spec);
+    const analysis = await createAnalysis(store, spec);
     const runner = new JobRunner({
       store,
       queue: store.jobs,
@@ -49,69 +49,74 @@ describe("job runner", () => {
     return { store, clock, analysis, runner };
   }
 
-  it("leaves no job behind when creating an analysis clashes on its name", () => {
-    const { store, analysis } = setup("clash");
+  it("leaves no job behind when creating an analysis clashes on its name", async () => {
+    const { store, analysis } = await setup("clash");
     const twin = { ...analysis.spec, uuid: crypto.randomUUID(), name: "CLASH" };
-    assert.throws(() => createAnalysis(store, twin), /an analysis named "CLASH" already exists/);
-    assert.equal(store.jobs.claim("w", 1000)!.id, analysis.jobId);
-    assert.equal(store.jobs.claim("w", 1000), null);
-    assert.equal(store.analyses.getByUuid(twin.uuid), null);
-    store.close();
+    await assert.rejects(
+      async () => await createAnalysis(store, twin),
+      /an analysis named "CLASH" already exists/,
+    );
+    assert.equal((await store.jobs.claim("w", 1000))!.id, analysis.jobId);
+    assert.equal(await store.jobs.claim("w", 1000), null);
+    assert.equal(await store.analyses.getByUuid(twin.uuid), null);
+    await store.close();
   });
 
   it("resumes a job whose runner crashed once its lease expires", async () => {
-    const { store, clock, analysis, runner } = setup("resumed");
-    store.jobs.claim("crashed-runner", 1000);
-    store.analyses.markRunning(analysis.uuid);
-    runner.start();
+    const { store, clock, analysis, runner } = await setup("resumed");
+    await store.jobs.claim("crashed-runner", 1000);
+    await store.analyses.markRunning(analysis.uuid);
+    await runner.start();
     clock.now += 1001; // the crashed runner's lease runs out
-    const done = await until(() => {
-      const a = store.analyses.getByUuid(analysis.uuid)!;
+    const done = await until(async () => {
+      const a = (await store.analyses.getByUuid(analysis.uuid))!;
       return a.state === "done" ? a : undefined;
     });
     await runner.stop();
     assert.deepEqual(done.metrics, ["od_comm", "zone_od_comm", "sample_size"]);
-    assert.match(store.analyses.result(analysis.uuid, "sample_size")!, /^data_period,day_type/);
-    const job = store.jobs.get(analysis.jobId!)!;
+    assert.match((await store.analyses.result(analysis.uuid, "sample_size"))!, /^data_period,day_type/);
+    const job = (await store.jobs.get(analysis.jobId!))!;
     assert.deepEqual([job.state, job.attempts], ["done", 2]);
-    store.close();
+    await store.close();
   });
 
   it("fails an analysis interrupted more than maxAttempts times, with a reason", async () => {
-    const { store, clock, analysis, runner } = setup("interrupted");
+    const { store, clock, analysis, runner } = await setup("interrupted");
     for (let i = 0; i < 3; i++) {
-      store.jobs.claim(`crash-${i}`, 1000);
+      await store.jobs.claim(`crash-${i}`, 1000);
       clock.now += 1001;
     }
-    runner.start();
-    const failed = await until(() => {
-      const a = store.analyses.getByUuid(analysis.uuid)!;
+    await runner.start();
+    const failed = await until(async () => {
+      const a = (await store.analyses.getByUuid(analysis.uuid))!;
       return a.state === "failed" ? a : undefined;
     });
     await runner.stop();
     assert.equal(failed.failureReason, "the analysis was interrupted 3 times while running; create it again");
-    assert.equal(store.jobs.get(analysis.jobId!)!.state, "failed");
-    store.close();
+    assert.equal((await store.jobs.get(analysis.jobId!))!.state, "failed");
+    await store.close();
   });
 
   it("hands a running job back to the queue when stopped, so the next runner starts it at once", async () => {
     const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
     // test-compute never finishes an analysis whose name starts with "hang".
-    const { store, analysis, runner } = setup("hang-on-stop", testCompute);
-    runner.start();
-    await until(() => (store.analyses.getByUuid(analysis.uuid)!.progress === 0.5 ? true : undefined));
+    const { store, analysis, runner } = await setup("hang-on-stop", testCompute);
+    await runner.start();
+    await until(async () =>
+      (await store.analyses.getByUuid(analysis.uuid))!.progress === 0.5 ? true : undefined,
+    );
     await runner.stop();
-    const job = store.jobs.get(analysis.jobId!)!;
+    const job = (await store.jobs.get(analysis.jobId!))!;
     assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
     // No clock advance: the job is claimable now, not after its lease would have run out.
-    assert.equal(store.jobs.claim("next-runner", 1000)!.id, analysis.jobId);
-    store.close();
+    assert.equal((await store.jobs.claim("next-runner", 1000))!.id, analysis.jobId);
+    await store.close();
   });
 
   it("runs two analyses side by side with two runners on one queue, each job once", async () => {
     const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
-    const { store, analysis, runner } = setup("hang-first", testCompute);
-    const second = createAnalysis(store, {
+    const { store, analysis, runner } = await setup("hang-first", testCompute);
+    const second = await createAnalysis(store, {
       ...analysis.spec,
       uuid: crypto.randomUUID(),
       name: "hang-second",
@@ -123,14 +128,18 @@ describe("job runner", () => {
       pollMs: 10,
       computeModule: testCompute,
     });
-    runner.start();
-    other.start();
-    const progress = (uuid: string) => store.analyses.getByUuid(uuid)!.progress;
+    await runner.start();
+    await other.start();
+    const progress = async (uuid: string) => (await store.analyses.getByUuid(uuid))!.progress;
     // Both hang at half progress: they can only both get there if they run at the same time.
-    await until(() => (progress(analysis.uuid) === 0.5 && progress(second.uuid) === 0.5 ? true : undefined));
-    const owners = [analysis, second].map((a) => store.jobs.get(a.jobId!)!.leaseOwner);
+    await until(async () =>
+      (await progress(analysis.uuid)) === 0.5 && (await progress(second.uuid)) === 0.5 ? true : undefined,
+    );
+    const owners = await Promise.all(
+      [analysis, second].map(async (a) => (await store.jobs.get(a.jobId!))!.leaseOwner),
+    );
     assert.notEqual(owners[0], owners[1]);
     await Promise.all([runner.stop(), other.stop()]);
-    store.close();
+    await store.close();
   });
 });

@@ -21,13 +21,13 @@ function trip(minutes: number, lengthM: number, east: boolean, purpose?: TripPur
   });
 }
 
-describe("OD trip and traveler attributes (hand-counted)", () => {
-  const { store, networks, ctx } = streetStore();
+describe("OD trip and traveler attributes (hand-counted)", async () => {
+  const { store, networks, ctx } = await streetStore();
   let metrics: Record<string, string>;
 
   before(async () => {
-    createStreetEnds(ctx);
-    store.trips.appendTrips("mc", [
+    await createStreetEnds(ctx);
+    await store.trips.appendTrips("mc", [
       // West → East. duration, km, km/h, circuity (straight line 280 m):
       trip(2, 280, true, "hbw", 1), // 2 min, 0.28, 8.4, 1
       trip(4, 350, true, "hbw", 3), // 4 min, 0.35, 5.25, 1.25
@@ -36,7 +36,7 @@ describe("OD trip and traveler attributes (hand-counted)", () => {
       // East → West: 3 min, 0.3 (on a bin boundary), 6, 1.07
       trip(3, 300, false, "wbo", 5),
     ]);
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       {
         insight_login_email: "p@example.org",
         analysis_name: "Street attributes",

@@ -12,13 +12,13 @@ import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-sce
 const trip = (device: string, localIso: string, minutes: number, vehicleClass: VehicleClass, east: boolean) =>
   streetTrip({ device, localIso, minutes, vehicleClass, east });
 
-describe("OD_Analysis over stored trips (hand-counted)", () => {
-  const { store, networks, ctx } = streetStore();
+describe("OD_Analysis over stored trips (hand-counted)", async () => {
+  const { store, networks, ctx } = await streetStore();
   let metrics: Record<string, string>;
 
   before(async () => {
-    createStreetEnds(ctx);
-    createZoneSet(
+    await createStreetEnds(ctx);
+    await createZoneSet(
       {
         insight_login_email: "p@example.org",
         zone_set_name: "Gate",
@@ -41,9 +41,9 @@ describe("OD_Analysis over stored trips (hand-counted)", () => {
       trips.push(trip(`truck${i}`, "2025-01-11T12:00:00", 20, "heavy_commercial", true));
     trips.push(trip("car0", "2025-01-07T08:30:00", 6, "personal", false));
     trips.push(trip("car9", "2025-01-20T07:00:00", 10, "personal", true)); // after the date range
-    store.trips.appendTrips("mc", trips);
+    await store.trips.appendTrips("mc", trips);
 
-    const spec = validateAnalysisRequest(
+    const spec = await validateAnalysisRequest(
       {
         insight_login_email: "p@example.org",
         analysis_name: "Street OD",

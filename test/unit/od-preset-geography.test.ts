@@ -13,7 +13,7 @@ import {
 } from "../helpers/street-scenario.js";
 
 /** Two quarters of "mc" splitting the street at x = 150 m; the west one is known by OSM id 501. */
-export function seedQuarters(store: ReturnType<typeof streetStore>["store"]) {
+export async function seedQuarters(store: Awaited<ReturnType<typeof streetStore>>["store"]) {
   const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
     country: "mc",
     geographyType: "admin_10",
@@ -22,7 +22,7 @@ export function seedQuarters(store: ReturnType<typeof streetStore>["store"]) {
     name,
     geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
   });
-  store.presetAreas.replaceCountry("mc", [
+  await store.presetAreas.replaceCountry("mc", [
     quarter("501", "West Quarter", -50, 150),
     quarter("502", "East Quarter", 150, 350),
   ]);
@@ -42,17 +42,17 @@ const request = (extra: Record<string, unknown>) => ({
   ...extra,
 });
 
-describe("OD_Preset_Geography (hand-counted)", () => {
-  const { store, networks, ctx } = streetStore();
+describe("OD_Preset_Geography (hand-counted)", async () => {
+  const { store, networks, ctx } = await streetStore();
   let metrics: Record<string, string>;
 
   before(async () => {
-    createStreetEnds(ctx);
-    seedQuarters(store);
+    await createStreetEnds(ctx);
+    await seedQuarters(store);
     const trips = streetWeekTrips();
     trips.push(streetTrip({ device: "car9", localIso: "2025-01-20T07:00:00", minutes: 10 })); // after the range
-    store.trips.appendTrips("mc", trips);
-    const spec = validateAnalysisRequest(request({}), ctx);
+    await store.trips.appendTrips("mc", trips);
+    const spec = await validateAnalysisRequest(request({}), ctx);
     assert.equal(spec.analysisType, "OD_Preset_Geography");
     assert.deepEqual(spec.options, { geographyType: "admin_10" });
     metrics = await computeAnalysis(spec, { store, networks, onProgress: () => {} });
@@ -83,20 +83,20 @@ describe("OD_Preset_Geography (hand-counted)", () => {
     );
   });
 
-  it("refuses a geography the country lacks, listing the valid ones, and destination sets", () => {
-    const issues = (body: Record<string, unknown>) => {
+  it("refuses a geography the country lacks, listing the valid ones, and destination sets", async () => {
+    const issues = async (body: Record<string, unknown>) => {
       try {
-        validateAnalysisRequest(body, ctx);
+        await validateAnalysisRequest(body, ctx);
       } catch (e) {
         if (e instanceof ValidationError) return e.issues.map((i) => `${i.field}: ${i.message}`);
         throw e;
       }
       return [];
     };
-    assert.deepEqual(issues(request({ geography_type: "zip" })), [
+    assert.deepEqual(await issues(request({ geography_type: "zip" })), [
       'geography_type: unknown geography_type "zip" for country "mc"; valid: admin_10',
     ]);
-    assert.match(issues(request({ geography_type: undefined }))[0], /^geography_type: is required/);
-    assert.match(issues(request({ dz_sets: [{ name: "Street" }] }))[0], /^dz_sets: is not used by/);
+    assert.match((await issues(request({ geography_type: undefined })))[0], /^geography_type: is required/);
+    assert.match((await issues(request({ dz_sets: [{ name: "Street" }] })))[0], /^dz_sets: is not used by/);
   });
 });

@@ -35,12 +35,12 @@ const EXPECTED: Record<string, { metrics: string[]; trips: number }> = {
   Pedestrian: { metrics: ["od_ped", "zone_od_ped"], trips: 6 },
 };
 
-describe("travel modes of OD analyses", () => {
-  const { store, networks, ctx } = streetStore();
+describe("travel modes of OD analyses", async () => {
+  const { store, networks, ctx } = await streetStore();
   const results = new Map<string, Record<string, string>>();
 
   before(async () => {
-    createStreetEnds(ctx);
+    await createStreetEnds(ctx);
     const trips: MatchedTrip[] = [];
     for (const [vehicleClass, source, n] of STORED)
       for (let i = 0; i < n; i++)
@@ -53,9 +53,9 @@ describe("travel modes of OD analyses", () => {
           }),
           source,
         });
-    store.trips.appendTrips("mc", trips);
+    await store.trips.appendTrips("mc", trips);
     for (const mode of Object.keys(TRAVEL_MODES)) {
-      const spec = validateAnalysisRequest(
+      const spec = await validateAnalysisRequest(
         {
           insight_login_email: EMAIL,
           analysis_name: `Street ${mode}`,

@@ -11,11 +11,11 @@ import { createStreetEnds, streetStore, streetTrip } from "../helpers/street-sce
 const trip = (device: string, localIso: string, minutes: number, vehicleClass: VehicleClass, east: boolean) =>
   streetTrip({ device, localIso, minutes, vehicleClass, east });
 
-describe("vendor outputs: trip_counts, zone_counts, aadt, od_all_15min and the coverage review", () => {
-  const { store, networks, ctx } = streetStore();
-  const run = (extra: Record<string, unknown>) =>
+describe("vendor outputs: trip_counts, zone_counts, aadt, od_all_15min and the coverage review", async () => {
+  const { store, networks, ctx } = await streetStore();
+  const run = async (extra: Record<string, unknown>) =>
     computeAnalysis(
-      validateAnalysisRequest(
+      await validateAnalysisRequest(
         {
           insight_login_email: "p@example.org",
           analysis_type: "OD_Analysis",
@@ -33,9 +33,9 @@ describe("vendor outputs: trip_counts, zone_counts, aadt, od_all_15min and the c
       { store, networks, onProgress: () => {} },
     );
 
-  before(() => {
-    createStreetEnds(ctx);
-    createZoneSet(
+  before(async () => {
+    await createStreetEnds(ctx);
+    await createZoneSet(
       {
         insight_login_email: "p@example.org",
         zone_set_name: "Gate",
@@ -58,7 +58,7 @@ describe("vendor outputs: trip_counts, zone_counts, aadt, od_all_15min and the c
       trips.push(trip(`truck${i}`, "2025-01-11T12:20:00", 20, "heavy_commercial", true));
     trips.push(trip("car0", "2025-01-07T08:30:00", 6, "personal", false));
     trips.push(trip("car9", "2025-02-20T07:00:00", 10, "personal", true)); // outside the range, same year
-    store.trips.appendTrips("mc", trips);
+    await store.trips.appendTrips("mc", trips);
   });
 
   // January's 9 devices: each sampled trip stands for 10,000 / 9 = 1,111.1 trips; 7 analysed days.

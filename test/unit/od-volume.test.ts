@@ -20,9 +20,9 @@ const calibration = {
 const trip = (device: string, localIso: string, minutes: number, vehicleClass: VehicleClass, east: boolean) =>
   streetTrip({ device, localIso, minutes, vehicleClass, east });
 
-describe("OD_Analysis volume output (hand-counted)", () => {
-  const { store, networks, ctx } = streetStore();
-  let volumeSpec: (sets: string[]) => AnalysisSpec;
+describe("OD_Analysis volume output (hand-counted)", async () => {
+  const { store, networks, ctx } = await streetStore();
+  let volumeSpec: (sets: string[]) => Promise<AnalysisSpec>;
   let metrics: Record<string, string>;
 
   before(async () => {
@@ -31,8 +31,8 @@ describe("OD_Analysis volume output (hand-counted)", () => {
       properties: { name, id, is_pass: 1, direction: 90, ...calibration },
       geometry: { type: "LineString", coordinates: [at(x0, 0), at(x0 + 40, 0)] },
     });
-    const zoneSet = (name: string, features: unknown[], withCalibration = false) =>
-      createZoneSet(
+    const zoneSet = async (name: string, features: unknown[], withCalibration = false) =>
+      await createZoneSet(
         {
           insight_login_email: "p@example.org",
           zone_set_name: name,
@@ -41,18 +41,18 @@ describe("OD_Analysis volume output (hand-counted)", () => {
         },
         ctx,
       );
-    createStreetEnds(ctx);
-    zoneSet("Gate", [gate("Gate", 3, 130)], true);
-    zoneSet("Far gate", [gate("Far", 4, 1000)], true); // off the network: no trip passes it
+    await createStreetEnds(ctx);
+    await zoneSet("Gate", [gate("Gate", 3, 130)], true);
+    await zoneSet("Far gate", [gate("Far", 4, 1000)], true); // off the network: no trip passes it
     const trips: MatchedTrip[] = [];
     for (let i = 0; i < 7; i++) trips.push(trip(`car${i}`, "2025-01-06T07:00:00", 10, "personal", true));
     for (let i = 0; i < 2; i++)
       trips.push(trip(`truck${i}`, "2025-01-11T12:00:00", 20, "heavy_commercial", true));
     trips.push(trip("car0", "2025-01-07T08:30:00", 6, "personal", false));
-    store.trips.appendTrips("mc", trips);
+    await store.trips.appendTrips("mc", trips);
 
-    volumeSpec = (sets) =>
-      validateAnalysisRequest(
+    volumeSpec = async (sets) =>
+      await validateAnalysisRequest(
         {
           insight_login_email: "p@example.org",
           analysis_type: "OD_Analysis",
@@ -67,7 +67,7 @@ describe("OD_Analysis volume output (hand-counted)", () => {
         },
         ctx,
       );
-    metrics = await computeAnalysis(volumeSpec(["Street", "Gate"]), {
+    metrics = await computeAnalysis(await volumeSpec(["Street", "Gate"]), {
       store,
       networks,
       onProgress: () => {},
@@ -121,7 +121,7 @@ describe("OD_Analysis volume output (hand-counted)", () => {
   it("fails with an actionable reason when no trip passed a calibration zone", async () => {
     await assert.rejects(
       async () =>
-        computeAnalysis(volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
+        computeAnalysis(await volumeSpec(["Street", "Far gate"]), { store, networks, onProgress: () => {} }),
       /volume output: no trip of the analysis passed the calibration zones \("Far"\).*use output_type index/,
     );
   });

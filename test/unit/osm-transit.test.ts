@@ -85,13 +85,13 @@ describe("the transit layer of an OSM import", () => {
     assert.ok(rail.every((r) => r.coords.length >= 2 && !roads.has(r.osmId)));
   });
 
-  it("stores and reloads the layer per country, replacing an earlier import", () => {
+  it("stores and reloads the layer per country, replacing an earlier import", async () => {
     const store = new SqliteStore(":memory:");
-    store.network.replaceTransit("mc", monaco.transit);
-    store.network.replaceTransit("mc", xml.transit);
-    store.network.replaceTransit("zz", monaco.transit);
-    assert.deepEqual(store.network.loadTransit("mc"), xml.transit);
-    assert.equal(store.network.loadTransit("zz").length, monaco.transit.length);
-    store.close();
+    await store.network.replaceTransit("mc", monaco.transit);
+    await store.network.replaceTransit("mc", xml.transit);
+    await store.network.replaceTransit("zz", monaco.transit);
+    assert.deepEqual(await store.network.loadTransit("mc"), xml.transit);
+    assert.equal((await store.network.loadTransit("zz")).length, monaco.transit.length);
+    await store.close();
   });
 });

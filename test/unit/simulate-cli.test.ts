@@ -25,11 +25,11 @@ test("simulate writes monthly traces and ground truth for an imported country, a
   try {
     const rt = openRuntime(dir);
     const network = gridNetwork({ size: 6 });
-    rt.store.network.replaceCountry(
+    await rt.store.network.replaceCountry(
       { country: "zz", source: "grid", segmentCount: network.size, importedAt: "2025-01-01T00:00:00Z" },
       network.segments,
     );
-    rt.store.close();
+    await rt.store.close();
     const out = join(dir, "out");
     const args = [
       "--country",
@@ -69,7 +69,7 @@ test("simulate --transit-riders stores bus and rail riders with their walks on t
   try {
     const rt = openRuntime(dir);
     await importNetwork(rt, DEMO_PBF, "mc", () => {});
-    rt.store.close();
+    await rt.store.close();
     const args = ["--country", "mc", "--from", "2025-02", "--to", "2025-02", "--trips-per-day", "2"];
     console.log = (line: string) => lines.push(line);
     const run = (riders: string) =>
@@ -91,8 +91,8 @@ test("simulate --transit-riders stores bus and rail riders with their walks on t
     const after = openRuntime(dir);
     const february = [{ year: 2025, month: 2 }];
     for (const mode of [["bus"], ["rail"], ["pedestrian"]])
-      assert.deepEqual(after.store.tripStats.monthsWithTrips("mc", mode), february, mode[0]);
-    after.store.close();
+      assert.deepEqual(await after.store.tripStats.monthsWithTrips("mc", mode), february, mode[0]);
+    await after.store.close();
     await assert.rejects(run("0"), /--transit-riders must be positive/);
   } finally {
     console.log = log;

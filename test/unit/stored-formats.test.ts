@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Database from "better-sqlite3";
@@ -141,7 +142,7 @@ describe("trip chunk format", () => {
     refused(Buffer.from(CHUNK_COLUMNS_V1.slice(0, 64), "hex"), 1, /shorter/);
   });
 
-  it("a store made by the first release still reads: format-1 rows and new rows side by side", () => {
+  it("a store made by the first release still reads: format-1 rows and new rows side by side", async () => {
     const store = new SqliteStore(":memory:");
     store.db
       .prepare(
@@ -150,16 +151,16 @@ describe("trip chunk format", () => {
       )
       .run(Buffer.from(CHUNK_COLUMNS_V1, "hex"));
     const later = TRIPS.map((t) => ({ ...t, deviceId: `${t.deviceId}-2`, startT: t.startT + 1 }));
-    store.trips.appendTrips("mc", later);
+    await store.trips.appendTrips("mc", later);
     const formats = store.db.prepare("SELECT format FROM trip_chunks ORDER BY id").pluck().all();
     assert.deepEqual(formats, [1, 2]);
-    const scanned = [...store.trips.scan("mc")].flatMap(columnsToTrips);
+    const scanned = (await collect(store.trips.scan("mc"))).flatMap(columnsToTrips);
     assert.deepEqual(scanned, [...TRIPS, ...later]);
-    assert.deepEqual([...store.trips.scan("mc", { vehicleClasses: ["bus"] })].flatMap(columnsToTrips), [
-      TRIPS[1],
-      later[1],
-    ]);
-    store.close();
+    assert.deepEqual(
+      (await collect(store.trips.scan("mc", { vehicleClasses: ["bus"] }))).flatMap(columnsToTrips),
+      [TRIPS[1], later[1]],
+    );
+    await store.close();
   });
 });
 

@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { VEHICLE_CLASS_CODES } from "../../src/engine/trips/codes.js";
@@ -27,16 +28,16 @@ describe("stored vehicle class codes", () => {
     );
   });
 
-  it("store and scan bus and rail riders by class", () => {
+  it("store and scan bus and rail riders by class", async () => {
     const store = new SqliteStore(":memory:");
     const trip = (device: string, vehicleClass: "bus" | "rail" | "personal") =>
       streetTrip({ device, localIso: "2025-01-06T08:00:00", minutes: 5, vehicleClass });
-    store.trips.appendTrips("mc", [trip("a", "bus"), trip("b", "rail"), trip("c", "personal")]);
-    const scanned = (vehicleClasses: ("bus" | "rail")[]) =>
-      [...store.trips.scan("mc", { vehicleClasses })].map((c) => c.count);
-    assert.deepEqual(scanned(["bus"]), [1]);
-    assert.deepEqual(scanned(["bus", "rail"]), [2]);
-    assert.deepEqual(store.tripStats.monthsWithTrips("mc", ["rail"]), [{ year: 2025, month: 1 }]);
-    store.close();
+    await store.trips.appendTrips("mc", [trip("a", "bus"), trip("b", "rail"), trip("c", "personal")]);
+    const scanned = async (vehicleClasses: ("bus" | "rail")[]) =>
+      (await collect(store.trips.scan("mc", { vehicleClasses }))).map((c) => c.count);
+    assert.deepEqual(await scanned(["bus"]), [1]);
+    assert.deepEqual(await scanned(["bus", "rail"]), [2]);
+    assert.deepEqual(await store.tripStats.monthsWithTrips("mc", ["rail"]), [{ year: 2025, month: 1 }]);
+    await store.close();
   });
 });

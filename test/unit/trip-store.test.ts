@@ -1,3 +1,4 @@
+import { collect } from "../helpers/collect.js";
 import { beforeEach, afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { columnsToTrips, selectTrips, tripsToColumns } from "../../src/engine/trips/columns.js";
@@ -30,8 +31,8 @@ function trip(
   };
 }
 
-const allTrips = (store: SqliteStore, country: string, opts = {}) =>
-  [...store.trips.scan(country, opts)].flatMap(columnsToTrips);
+const allTrips = async (store: SqliteStore, country: string, opts = {}) =>
+  (await collect(store.trips.scan(country, opts))).flatMap(columnsToTrips);
 
 describe("trip columns", () => {
   it("round-trip trips with purpose, income band and empty paths", () => {
@@ -66,70 +67,82 @@ describe("SqliteTrips", () => {
   });
   afterEach(() => store.close());
 
-  it("gives back exactly what was appended, in month order, per country", () => {
+  it("gives back exactly what was appended, in month order, per country", async () => {
     const feb = trip("a", "2026-02-01T00:30:00Z", "pedestrian", { purpose: "wbo", incomeBand: 0 });
     const jan = [trip("a", "2026-01-31T23:30:00Z"), trip("b", "2026-01-05T08:00:00Z", "bicycle")];
-    assert.deepEqual(store.trips.appendTrips("de", [feb, ...jan]), {
+    assert.deepEqual(await store.trips.appendTrips("de", [feb, ...jan]), {
       inserted: 3,
       stored: [feb, ...jan],
       duplicates: 0,
     });
-    store.trips.appendTrips("at", [trip("z", "2026-01-05T08:00:00Z")]);
-    assert.deepEqual(allTrips(store, "de"), [...jan, feb]);
-    assert.equal(store.trips.countTrips("de"), 3);
-    assert.equal(store.trips.countTrips("at"), 1);
-    assert.equal(store.trips.countTrips("fr"), 0);
+    await store.trips.appendTrips("at", [trip("z", "2026-01-05T08:00:00Z")]);
+    assert.deepEqual(await allTrips(store, "de"), [...jan, feb]);
+    assert.equal(await store.trips.countTrips("de"), 3);
+    assert.equal(await store.trips.countTrips("at"), 1);
+    assert.equal(await store.trips.countTrips("fr"), 0);
   });
 
-  it("skips trips already stored, also within one batch", () => {
+  it("skips trips already stored, also within one batch", async () => {
     const a = trip("a", "2026-01-05T08:00:00Z");
-    assert.deepEqual(store.trips.appendTrips("de", [a, a]), { inserted: 1, stored: [a], duplicates: 1 });
+    assert.deepEqual(await store.trips.appendTrips("de", [a, a]), {
+      inserted: 1,
+      stored: [a],
+      duplicates: 1,
+    });
     const b = trip("b", "2026-01-05T08:00:00Z");
-    assert.deepEqual(store.trips.appendTrips("de", [a, b]), { inserted: 1, stored: [b], duplicates: 1 });
+    assert.deepEqual(await store.trips.appendTrips("de", [a, b]), {
+      inserted: 1,
+      stored: [b],
+      duplicates: 1,
+    });
     const viaTelematics = { ...a, source: "telematics" as const };
-    assert.deepEqual(store.trips.appendTrips("de", [viaTelematics]), {
+    assert.deepEqual(await store.trips.appendTrips("de", [viaTelematics]), {
       inserted: 1,
       stored: [viaTelematics],
       duplicates: 0,
     });
-    assert.equal(store.trips.countTrips("de"), 3);
-    assert.deepEqual(store.trips.appendTrips("at", [a]), { inserted: 1, stored: [a], duplicates: 0 });
+    assert.equal(await store.trips.countTrips("de"), 3);
+    assert.deepEqual(await store.trips.appendTrips("at", [a]), { inserted: 1, stored: [a], duplicates: 0 });
   });
 
-  it("partitions by month of start and filters scans by month range and vehicle class", () => {
-    store.trips.appendTrips("de", [
+  it("partitions by month of start and filters scans by month range and vehicle class", async () => {
+    await store.trips.appendTrips("de", [
       trip("a", "2025-12-31T23:59:59Z"),
       trip("a", "2026-01-10T08:00:00Z", "bicycle"),
       trip("b", "2026-01-11T08:00:00Z"),
       trip("c", "2026-03-01T00:00:00Z", "heavy_commercial"),
     ]);
-    const chunks = [...store.trips.scan("de")];
+    const chunks = await collect(store.trips.scan("de"));
     assert.deepEqual(
       chunks.map((c) => c.count),
       [1, 2, 1],
     );
-    const starts = (opts: object) => allTrips(store, "de", opts).map((t) => new Date(t.startT).toISOString());
-    assert.deepEqual(starts({ fromMonth: { year: 2026, month: 1 }, toMonth: { year: 2026, month: 2 } }), [
-      "2026-01-10T08:00:00.000Z",
-      "2026-01-11T08:00:00.000Z",
-    ]);
-    assert.deepEqual(starts({ vehicleClasses: ["personal", "heavy_commercial"] }), [
+    const starts = async (opts: object) =>
+      (await allTrips(store, "de", opts)).map((t) => new Date(t.startT).toISOString());
+    assert.deepEqual(
+      await starts({ fromMonth: { year: 2026, month: 1 }, toMonth: { year: 2026, month: 2 } }),
+      ["2026-01-10T08:00:00.000Z", "2026-01-11T08:00:00.000Z"],
+    );
+    assert.deepEqual(await starts({ vehicleClasses: ["personal", "heavy_commercial"] }), [
       "2025-12-31T23:59:59.000Z",
       "2026-01-11T08:00:00.000Z",
       "2026-03-01T00:00:00.000Z",
     ]);
-    assert.deepEqual(starts({ vehicleClasses: ["pedestrian"] }), []);
+    assert.deepEqual(await starts({ vehicleClasses: ["pedestrian"] }), []);
   });
 
-  it("keeps per-day trip and distinct-device tallies behind monthsWithTrips", () => {
-    store.trips.appendTrips("de", [
+  it("keeps per-day trip and distinct-device tallies behind monthsWithTrips", async () => {
+    await store.trips.appendTrips("de", [
       trip("a", "2026-01-05T08:00:00Z"),
       trip("a", "2026-01-05T12:00:00Z"),
       trip("b", "2026-01-05T13:00:00Z"),
       trip("c", "2026-03-02T13:00:00Z", "bicycle"),
     ]);
     // A later batch: device a again on the same day adds a trip but no device.
-    store.trips.appendTrips("de", [trip("a", "2026-01-05T18:00:00Z"), trip("a", "2026-01-05T08:00:00Z")]);
+    await store.trips.appendTrips("de", [
+      trip("a", "2026-01-05T18:00:00Z"),
+      trip("a", "2026-01-05T08:00:00Z"),
+    ]);
     const rows = store.db
       .prepare("SELECT day, vehicle_class, source, trips, devices FROM trip_day_counts ORDER BY day")
       .all();
@@ -137,31 +150,31 @@ describe("SqliteTrips", () => {
       { day: "2026-01-05", vehicle_class: "personal", source: "lbs", trips: 4, devices: 2 },
       { day: "2026-03-02", vehicle_class: "bicycle", source: "lbs", trips: 1, devices: 1 },
     ]);
-    assert.deepEqual(store.tripStats.monthsWithTrips("de", ["personal"]), [{ year: 2026, month: 1 }]);
-    assert.deepEqual(store.tripStats.monthsWithTrips("de", ["personal", "bicycle"]), [
+    assert.deepEqual(await store.tripStats.monthsWithTrips("de", ["personal"]), [{ year: 2026, month: 1 }]);
+    assert.deepEqual(await store.tripStats.monthsWithTrips("de", ["personal", "bicycle"]), [
       { year: 2026, month: 1 },
       { year: 2026, month: 3 },
     ]);
   });
 
-  it("compacts the small chunks of each month into one without changing the trips", () => {
+  it("compacts the small chunks of each month into one without changing the trips", async () => {
     const jan = ["a", "b", "c"].map((d) => trip(d, "2026-01-05T08:00:00Z"));
     const feb = trip("d", "2026-02-05T08:00:00Z");
-    for (const t of [...jan, feb]) store.trips.appendTrips("de", [t]);
-    store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
-    store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
-    const before = allTrips(store, "de");
-    assert.deepEqual(store.trips.compact("de"), { chunksBefore: 4, chunksAfter: 2 });
+    for (const t of [...jan, feb]) await store.trips.appendTrips("de", [t]);
+    await store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
+    await store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
+    const before = await allTrips(store, "de");
+    assert.deepEqual(await store.trips.compact("de"), { chunksBefore: 4, chunksAfter: 2 });
     assert.deepEqual(
-      [...store.trips.scan("de")].map((c) => c.count),
+      (await collect(store.trips.scan("de"))).map((c) => c.count),
       [3, 1],
     );
-    assert.deepEqual(allTrips(store, "de"), before);
-    assert.deepEqual(store.trips.compact("de"), { chunksBefore: 2, chunksAfter: 2 });
-    assert.equal([...store.trips.scan("at")].length, 2);
+    assert.deepEqual(await allTrips(store, "de"), before);
+    assert.deepEqual(await store.trips.compact("de"), { chunksBefore: 2, chunksAfter: 2 });
+    assert.equal((await collect(store.trips.scan("at"))).length, 2);
   });
 
-  it("records ingest runs", () => {
+  it("records ingest runs", async () => {
     const run = {
       country: "de",
       source: "lbs",
@@ -172,9 +185,9 @@ describe("SqliteTrips", () => {
       finishedAt: "2026-01-05T08:01:00.000Z",
       counts: { pointsRead: 10, trips: 1 },
     };
-    store.trips.recordIngestRun(run);
-    assert.deepEqual(store.trips.listIngestRuns("de"), [run]);
-    assert.deepEqual(store.trips.listIngestRuns("at"), []);
-    assert.equal(store.trips.listIngestRuns().length, 1);
+    await store.trips.recordIngestRun(run);
+    assert.deepEqual(await store.trips.listIngestRuns("de"), [run]);
+    assert.deepEqual(await store.trips.listIngestRuns("at"), []);
+    assert.equal((await store.trips.listIngestRuns()).length, 1);
   });
 });

@@ -40,10 +40,10 @@ const zones: ZoneFeatureCollection = {
 };
 
 describe("zone-set bounding boxes", () => {
-  it("are kept by the store for new sets and listed with them", () => {
+  it("are kept by the store for new sets and listed with them", async () => {
     const store = new SqliteStore(":memory:");
-    const org = store.accounts.createOrganization("Org");
-    store.zoneSets.create({
+    const org = await store.accounts.createOrganization("Org");
+    await store.zoneSets.create({
       uuid: "u1",
       orgId: org.id,
       name: "Set",
@@ -53,8 +53,8 @@ describe("zone-set bounding boxes", () => {
       createdAt: "2026-01-01T00:00:00Z",
       featureCollection: zones,
     });
-    assert.deepEqual(store.zoneSets.list(org.id)[0].bbox, [7.41, 43.72, 7.44, 43.75]);
-    store.close();
+    assert.deepEqual((await store.zoneSets.list(org.id))[0].bbox, [7.41, 43.72, 7.44, 43.75]);
+    await store.close();
   });
 
   it("are filled in by the migration for sets stored before it", () => {

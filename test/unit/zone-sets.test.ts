@@ -15,9 +15,9 @@ import type { ZoneFeature } from "../../src/domain/records.js";
 import { makeOrg } from "../helpers/app.js";
 
 const store = new SqliteStore(":memory:");
-const networks = new NetworkRegistry((c) => store.network.loadSegments(c));
-const org = makeOrg(store, "Unit Org");
-const other = makeOrg(store, "Other Org");
+const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+const org = await makeOrg(store, "Unit Org");
+const other = await makeOrg(store, "Other Org");
 const ctx = { store, networks, orgId: org.orgId };
 
 const ring = (lon: number, lat: number, d = 0.01): number[][] => [
@@ -49,9 +49,9 @@ const request = (features: unknown[], extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function issuesOf(fn: () => unknown): { field: string; message: string }[] {
+async function issuesOf(fn: () => Promise<unknown>): Promise<{ field: string; message: string }[]> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof ValidationError) return e.issues;
     throw e;
@@ -59,7 +59,7 @@ function issuesOf(fn: () => unknown): { field: string; message: string }[] {
   assert.fail("expected a ValidationError");
 }
 
-const validate = (body: unknown) => validateZoneSetRequest(body, ctx);
+const validate = async (body: unknown) => await validateZoneSetRequest(body, ctx);
 const P = "zones.features[0].properties";
 const calibrated = {
   is_pass: 1,
@@ -346,32 +346,33 @@ const cases: Case[] = [
   },
 ];
 
-describe("validateZoneSetRequest: one rule at a time", () => {
+describe("validateZoneSetRequest: one rule at a time", async () => {
   for (const c of cases) {
-    it(`${c.rejects ? "rejects" : "accepts"}: ${c.rule}`, () => {
+    it(`${c.rejects ? "rejects" : "accepts"}: ${c.rule}`, async () => {
       const body = request([c.zone], c.extra);
       if (!c.rejects) {
-        assert.equal(validate(body).featureCollection.features.length, 1);
+        assert.equal((await validate(body)).featureCollection.features.length, 1);
         return;
       }
       assert.deepEqual(
-        issuesOf(() => validate(body)).map((i) => i.field),
+        (await issuesOf(async () => await validate(body))).map((i) => i.field),
         c.rejects,
       );
     });
   }
 });
 
-describe("validateZoneSetRequest: the set", () => {
-  it("names the zone by index and name in messages", () => {
-    const issues = issuesOf(() =>
-      validate(
-        request([
-          polygonZone({ name: "A" }),
-          polygonZone({ name: "B" }),
-          polygonZone({ name: "Main St", direction: 400, is_pass: 1 }),
-        ]),
-      ),
+describe("validateZoneSetRequest: the set", async () => {
+  it("names the zone by index and name in messages", async () => {
+    const issues = await issuesOf(
+      async () =>
+        await validate(
+          request([
+            polygonZone({ name: "A" }),
+            polygonZone({ name: "B" }),
+            polygonZone({ name: "Main St", direction: 400, is_pass: 1 }),
+          ]),
+        ),
     );
     assert.deepEqual(issues, [
       {
@@ -381,15 +382,16 @@ describe("validateZoneSetRequest: the set", () => {
     ]);
   });
 
-  it("requires unique names (case-insensitive) and unique ids", () => {
-    const issues = issuesOf(() =>
-      validate(
-        request([
-          polygonZone({ name: "Gate", id: 4 }),
-          polygonZone({ name: " GATE ", id: 4 }),
-          polygonZone({ name: "Other", id: 5 }),
-        ]),
-      ),
+  it("requires unique names (case-insensitive) and unique ids", async () => {
+    const issues = await issuesOf(
+      async () =>
+        await validate(
+          request([
+            polygonZone({ name: "Gate", id: 4 }),
+            polygonZone({ name: " GATE ", id: 4 }),
+            polygonZone({ name: "Other", id: 5 }),
+          ]),
+        ),
     );
     assert.deepEqual(
       issues.map((i) => i.field),
@@ -398,9 +400,9 @@ describe("validateZoneSetRequest: the set", () => {
     assert.match(issues[0].message, /already used by zone #0/);
   });
 
-  it("collects the problems of all zones", () => {
-    const issues = issuesOf(() =>
-      validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
+  it("collects the problems of all zones", async () => {
+    const issues = await issuesOf(
+      async () => await validate(request([polygonZone({ id: -1 }), lineZone({ is_pass: 0, name: "L" })])),
     );
     assert.deepEqual(
       issues.map((i) => i.field),
@@ -412,16 +414,20 @@ describe("validateZoneSetRequest: the set", () => {
     );
   });
 
-  it("rejects mixing polygon and line zones in one set", () => {
-    const issues = issuesOf(() => validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])));
+  it("rejects mixing polygon and line zones in one set", async () => {
+    const issues = await issuesOf(
+      async () => await validate(request([lineZone({ name: "L" }), polygonZone({ name: "P" })])),
+    );
     assert.deepEqual(
       issues.map((i) => i.field),
       ["zones.features[1].geometry.type"],
     );
   });
 
-  it("normalises Polygon to MultiPolygon and fills defaults", () => {
-    const set = validate(request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]));
+  it("normalises Polygon to MultiPolygon and fills defaults", async () => {
+    const set = await validate(
+      request([polygonZone({ name: " Centre ", id: 3, extra_attribute: "dropped" })]),
+    );
     const [feature] = set.featureCollection.features;
     assert.equal(set.geomType, "polygon");
     assert.equal(set.name, null);
@@ -436,8 +442,8 @@ describe("validateZoneSetRequest: the set", () => {
     });
   });
 
-  it("makes line zones pass-through and keeps their optional properties, canonically spelt", () => {
-    const set = validate(
+  it("makes line zones pass-through and keeps their optional properties, canonically spelt", async () => {
+    const set = await validate(
       request(
         [lineZone({ road_type: "ramp", direction: 45, is_bidi: 1, ...calibrated, calibration_type: "adt" })],
         {
@@ -465,59 +471,64 @@ describe("validateZoneSetRequest: the set", () => {
     });
   });
 
-  it("accepts a bare array of features, with paths relative to it", () => {
+  it("accepts a bare array of features, with paths relative to it", async () => {
     const body = {
       zones: [polygonZone({ name: "A" }), polygonZone({ name: "" })],
       insight_login_email: org.email,
     };
     assert.deepEqual(
-      issuesOf(() => validate(body)).map((i) => i.field),
+      (await issuesOf(async () => await validate(body))).map((i) => i.field),
       ["zones[1].properties.name"],
     );
     body.zones.pop();
-    assert.equal(validate(body).featureCollection.features.length, 1);
+    assert.equal((await validate(body)).featureCollection.features.length, 1);
   });
 
-  it("rejects an empty set, a non-collection and a body without zones", () => {
+  it("rejects an empty set, a non-collection and a body without zones", async () => {
     assert.deepEqual(
-      issuesOf(() => validate(request([]))).map((i) => i.field),
+      (await issuesOf(async () => await validate(request([])))).map((i) => i.field),
       ["zones.features"],
     );
     assert.deepEqual(
-      issuesOf(() => validate({ zones: { type: "Feature" }, insight_login_email: org.email })).map(
-        (i) => i.field,
-      ),
+      (
+        await issuesOf(
+          async () => await validate({ zones: { type: "Feature" }, insight_login_email: org.email }),
+        )
+      ).map((i) => i.field),
       ["zones"],
     );
     assert.deepEqual(
-      issuesOf(() => validate({ insight_login_email: org.email })).map((i) => i.field),
+      (await issuesOf(async () => await validate({ insight_login_email: org.email }))).map((i) => i.field),
       ["zones"],
     );
   });
 
-  it(`allows at most ${MAX_ZONES_PER_SET} zones`, () => {
+  it(`allows at most ${MAX_ZONES_PER_SET} zones`, async () => {
     const many = Array.from({ length: MAX_ZONES_PER_SET + 1 }, (_, i) => polygonZone({ name: `z${i}` }));
     assert.deepEqual(
-      issuesOf(() => validate(request(many))).map((i) => i.field),
+      (await issuesOf(async () => await validate(request(many)))).map((i) => i.field),
       ["zones.features"],
     );
-    assert.equal(validate(request(many.slice(1))).featureCollection.features.length, MAX_ZONES_PER_SET);
+    assert.equal(
+      (await validate(request(many.slice(1)))).featureCollection.features.length,
+      MAX_ZONES_PER_SET,
+    );
   });
 
-  it("reports at most 100 problems and counts the rest", () => {
+  it("reports at most 100 problems and counts the rest", async () => {
     const faulty = Array.from({ length: 150 }, (_, i) => polygonZone({ name: `z${i}`, id: 0 }));
-    const issues = issuesOf(() => validate(request(faulty)));
+    const issues = await issuesOf(async () => await validate(request(faulty)));
     assert.equal(issues.length, 101);
     assert.deepEqual(issues[100], { field: "zones", message: "and 50 more problems" });
   });
 
-  it("requires a login e-mail of the key's organization", () => {
+  it("requires a login e-mail of the key's organization", async () => {
     assert.deepEqual(
-      issuesOf(() => validate({ zones: [polygonZone()] })).map((i) => i.field),
+      (await issuesOf(async () => await validate({ zones: [polygonZone()] }))).map((i) => i.field),
       ["insight_login_email"],
     );
-    assert.throws(
-      () => validate({ zones: [polygonZone()], insight_login_email: other.email }),
+    await assert.rejects(
+      async () => await validate({ zones: [polygonZone()], insight_login_email: other.email }),
       (e: unknown) => e instanceof DomainError && e.httpStatus === 403 && e.code === "not_a_member",
     );
   });
@@ -548,75 +559,78 @@ function segment(
   };
 }
 
-describe("validateZoneSetRequest: osm_ids", () => {
+describe("validateZoneSetRequest: osm_ids", async () => {
   // Way 100: two connected pieces; way 200: two pieces with a gap; 300 and 400 share a name.
-  store.network.replaceCountry({ country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" }, [
-    segment(
-      100,
-      1,
-      [
-        [1.001, 2],
-        [1.002, 2],
-      ],
-      [2, 3],
-      "High Street",
-    ),
-    segment(
-      100,
-      0,
-      [
+  await store.network.replaceCountry(
+    { country: "xx", source: "test", segmentCount: 6, importedAt: "2026-01-01" },
+    [
+      segment(
+        100,
+        1,
+        [
+          [1.001, 2],
+          [1.002, 2],
+        ],
+        [2, 3],
+        "High Street",
+      ),
+      segment(
+        100,
+        0,
+        [
+          [1, 2],
+          [1.001, 2],
+        ],
         [1, 2],
-        [1.001, 2],
-      ],
-      [1, 2],
-      "High Street",
-    ),
-    segment(
-      200,
-      0,
-      [
-        [3, 4],
-        [3.001, 4],
-      ],
-      [10, 11],
-      null,
-    ),
-    segment(
-      200,
-      1,
-      [
-        [3.005, 4],
-        [3.006, 4],
-      ],
-      [12, 13],
-      null,
-    ),
-    segment(
-      300,
-      0,
-      [
-        [5, 6],
-        [5.001, 6],
-      ],
-      [20, 21],
-      "Ring",
-    ),
-    segment(
-      400,
-      0,
-      [
-        [5.001, 6],
-        [5.002, 6],
-      ],
-      [21, 22],
-      "Ring",
-    ),
-  ]);
-  const osm = (osm_ids: unknown, extra: Record<string, unknown> = {}) =>
-    validate({ osm_ids, insight_login_email: org.email, ...extra });
+        "High Street",
+      ),
+      segment(
+        200,
+        0,
+        [
+          [3, 4],
+          [3.001, 4],
+        ],
+        [10, 11],
+        null,
+      ),
+      segment(
+        200,
+        1,
+        [
+          [3.005, 4],
+          [3.006, 4],
+        ],
+        [12, 13],
+        null,
+      ),
+      segment(
+        300,
+        0,
+        [
+          [5, 6],
+          [5.001, 6],
+        ],
+        [20, 21],
+        "Ring",
+      ),
+      segment(
+        400,
+        0,
+        [
+          [5.001, 6],
+          [5.002, 6],
+        ],
+        [21, 22],
+        "Ring",
+      ),
+    ],
+  );
+  const osm = async (osm_ids: unknown, extra: Record<string, unknown> = {}) =>
+    await validate({ osm_ids, insight_login_email: org.email, ...extra });
 
-  it("turns each way into one line zone with the way's joined geometry", () => {
-    const set = osm([100, 200, 300, "400"]);
+  it("turns each way into one line zone with the way's joined geometry", async () => {
+    const set = await osm([100, 200, 300, "400"]);
     assert.equal(set.geomType, "line");
     const [high, unnamed, ring1, ring2] = set.featureCollection.features;
     assert.deepEqual(high.geometry, {
@@ -654,35 +668,35 @@ describe("validateZoneSetRequest: osm_ids", () => {
     assert.deepEqual([ring1.properties.name, ring2.properties.name], ["Ring", "Ring (400)"]);
   });
 
-  it("drops repeated ids", () => {
-    assert.equal(osm([100, "100", 100]).featureCollection.features.length, 1);
+  it("drops repeated ids", async () => {
+    assert.equal((await osm([100, "100", 100])).featureCollection.features.length, 1);
   });
 
-  it("lists every unknown id", () => {
-    const issues = issuesOf(() => osm([100, 999, 998]));
+  it("lists every unknown id", async () => {
+    const issues = await issuesOf(async () => await osm([100, 999, 998]));
     assert.deepEqual(issues, [
       { field: "osm_ids", message: "unknown OSM way ids (not in any imported network): 999, 998" },
     ]);
   });
 
-  it("rejects malformed ids, an empty list, and zones together with osm_ids", () => {
+  it("rejects malformed ids, an empty list, and zones together with osm_ids", async () => {
     assert.deepEqual(
-      issuesOf(() => osm([100, -3, 1.5])).map((i) => i.field),
+      (await issuesOf(async () => await osm([100, -3, 1.5]))).map((i) => i.field),
       ["osm_ids[1]", "osm_ids[2]"],
     );
     assert.deepEqual(
-      issuesOf(() => osm([])).map((i) => i.field),
+      (await issuesOf(async () => await osm([]))).map((i) => i.field),
       ["osm_ids"],
     );
     assert.deepEqual(
-      issuesOf(() => osm([100], { zones: [lineZone()] })).map((i) => i.field),
+      (await issuesOf(async () => await osm([100], { zones: [lineZone()] }))).map((i) => i.field),
       ["osm_ids"],
     );
   });
 
-  it("finds ways across imported countries through the registry", () => {
-    assert.equal(networks.findWay(300, ["yy", "xx"])?.country, "xx");
-    assert.equal(networks.findWay(999, ["xx"]), null);
+  it("finds ways across imported countries through the registry", async () => {
+    assert.equal((await networks.findWay(300, ["yy", "xx"]))?.country, "xx");
+    assert.equal(await networks.findWay(999, ["xx"]), null);
   });
 });
 

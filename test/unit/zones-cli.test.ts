@@ -11,8 +11,8 @@ import { makeOrg } from "../helpers/app.js";
 import { zippedShapefile } from "../helpers/shapefile.js";
 
 const store = new SqliteStore(":memory:");
-const rt = { store, networks: new NetworkRegistry((c) => store.network.loadSegments(c)) };
-const org = makeOrg(store, "Cli Org");
+const rt = { store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+const org = await makeOrg(store, "Cli Org");
 const dir = mkdtempSync(join(tmpdir(), "streetflow-zones-"));
 
 /** Clockwise ring, as shapefiles store outer rings. */
@@ -56,7 +56,10 @@ describe("streetflow zones upload", () => {
       sets.map((s) => [s.name, s.zoneCount]),
       [["Whole", 5]],
     );
-    assert.equal(store.zoneSets.get(org.orgId, "whole")?.featureCollection.features[1].properties.name, "p1");
+    assert.equal(
+      (await store.zoneSets.get(org.orgId, "whole"))?.featureCollection.features[1].properties.name,
+      "p1",
+    );
   });
 
   it("splits a large file into geohash-grouped sets NAME_1, NAME_2", async () => {
@@ -68,24 +71,23 @@ describe("streetflow zones upload", () => {
         ["City_2", 2],
       ],
     );
-    const names = (setName: string) =>
-      store.zoneSets
-        .get(org.orgId, setName)!
-        .featureCollection.features.map((f) => f.properties.name)
+    const names = async (setName: string) =>
+      (await store.zoneSets.get(org.orgId, setName))!.featureCollection.features
+        .map((f) => f.properties.name)
         .sort();
-    assert.deepEqual(names("City_1"), ["p1", "p2", "p3"]);
-    assert.deepEqual(names("City_2"), ["m1", "m2"]);
+    assert.deepEqual(await names("City_1"), ["p1", "p2", "p3"]);
+    assert.deepEqual(await names("City_2"), ["m1", "m2"]);
   });
 
   it("creates nothing when one of the parts' names is taken", async () => {
-    store.zoneSets.create({
-      ...store.zoneSets.get(org.orgId, "Whole")!,
+    await store.zoneSets.create({
+      ...(await store.zoneSets.get(org.orgId, "Whole"))!,
       uuid: crypto.randomUUID(),
       name: "Taken_2",
     });
-    const before = store.zoneSets.list(org.orgId).length;
+    const before = (await store.zoneSets.list(org.orgId)).length;
     await assert.rejects(upload(writeGeoJson("again.geojson", zones), "Taken", 3), /already exists/);
-    assert.equal(store.zoneSets.list(org.orgId).length, before);
+    assert.equal((await store.zoneSets.list(org.orgId)).length, before);
   });
 
   it("validates the file like the API", async () => {
@@ -110,7 +112,7 @@ describe("streetflow zones upload", () => {
       ]),
     );
     const [set] = await upload(file, "From shapefile");
-    const stored = store.zoneSets.get(org.orgId, set.uuid)!;
+    const stored = (await store.zoneSets.get(org.orgId, set.uuid))!;
     assert.equal(stored.geomType, "polygon");
     assert.deepEqual(
       stored.featureCollection.features.map((f) => [f.properties.name, f.properties.id, f.geometry.type]),

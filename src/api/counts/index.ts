@@ -36,9 +36,9 @@ export const countsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const mode = requireCountsMode(request.params.travel_mode, "travel_mode");
       const country = request.params.country.toLowerCase();
-      if (!store.network.countries().some((c) => c.country === country))
+      if (!(await store.network.countries()).some((c) => c.country === country))
         throw fail("unknown_country", { country: request.params.country }, "country");
-      const months = store.tripStats.monthsWithTrips(country, mode.vehicleClasses);
+      const months = await store.tripStats.monthsWithTrips(country, mode.vehicleClasses);
       const years = [...new Set(months.map((m) => m.year))].map((year) => ({ year }));
       return {
         months: months.map((m) => ({ month: m.month, year: m.year })),

@@ -62,14 +62,14 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
       const filters = parseMetricsFilters(request.body);
       const key = request.apiKey;
       // An exhausted key is refused before selecting; the exact cost is checked before computing.
-      assertWithinQuota(store, key, 0, config.now());
-      const selection = resolveSelection(networks, request.body);
+      await assertWithinQuota(store, key, 0, config.now());
+      const selection = await resolveSelection(networks, request.body);
       const segments = selection.segments.length;
-      assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
-      const rows = [...provider(metricsQuery(selection, filters))];
+      await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
+      const rows = [...(await provider(metricsQuery(selection, filters)))];
       const now = config.now();
-      chargeMetricsCall(store, key, segments, filters.fields.length, now);
-      const page = firstPage(store, {
+      await chargeMetricsCall(store, key, segments, filters.fields.length, now);
+      const page = await firstPage(store, {
         orgId: key.orgId,
         kind: "metrics",
         columns: filters.fields,
@@ -97,7 +97,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     async (request) => {
       const number = requestedPage(request.query.page);
       const id = request.params.request_id;
-      return metricsBody(laterPage(store, request.apiKey.orgId, "metrics", id, number, config.now()));
+      return metricsBody(await laterPage(store, request.apiKey.orgId, "metrics", id, number, config.now()));
     },
   );
 
@@ -132,7 +132,11 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     },
     async (request) => {
       const period = monthPeriod(config.now(), request.query.month);
-      return { period, keys: usageReport(store, request.apiKey.orgId, period), status: "done" as const };
+      return {
+        period,
+        keys: await usageReport(store, request.apiKey.orgId, period),
+        status: "done" as const,
+      };
     },
   );
 };

@@ -38,9 +38,9 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const { segments } = resolveSelection(networks, request.body);
+      const { segments } = await resolveSelection(networks, request.body);
       const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
-      const page = firstPage(store, {
+      const page = await firstPage(store, {
         orgId: request.apiKey.orgId,
         kind: "geometry",
         columns: GEOMETRY_COLUMNS,
@@ -67,7 +67,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     async (request) => {
       const { request_id: id } = request.params;
       const number = requestedPage(request.query.page);
-      const page = laterPage(store, request.apiKey.orgId, "geometry", id, number, config.now());
+      const page = await laterPage(store, request.apiKey.orgId, "geometry", id, number, config.now());
       return geometryBody(page);
     },
   );
@@ -90,7 +90,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const { segments } = resolveSelection(networks, request.body);
+      const { segments } = await resolveSelection(networks, request.body);
       return { request_id: crypto.randomUUID(), segment_count: segments.length, status: "done" as const };
     },
   );

@@ -44,7 +44,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get("/users", { schema: { summary: "The organization's users", tags } }, async (request) => ({
     status: "success" as const,
-    users: listUsers(store, request.principal),
+    users: await listUsers(store, request.principal),
   }));
 
   app.post(
@@ -57,7 +57,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { user, resetToken } = inviteUser(
+      const { user, resetToken } = await inviteUser(
         store,
         policy,
         request.principal,
@@ -83,12 +83,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { email } = request.params;
       let user = undefined;
-      if (request.body.role) user = setUserRole(store, request.principal, email, request.body.role);
+      if (request.body.role) user = await setUserRole(store, request.principal, email, request.body.role);
       if (request.body.disabled !== undefined)
-        user = setUserDisabled(store, request.principal, email, request.body.disabled);
+        user = await setUserDisabled(store, request.principal, email, request.body.disabled);
       return {
         status: "success" as const,
-        user: user ?? listUsers(store, request.principal).find((u) => u.email === email),
+        user: user ?? (await listUsers(store, request.principal)).find((u) => u.email === email),
       };
     },
   );
@@ -97,14 +97,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/users/:email/reset-link",
     { schema: { summary: "A one-time password reset link to pass on", tags, params: EmailParams } },
     async (request) => {
-      const token = passwordResetLink(store, policy, request.principal, request.params.email);
+      const token = await passwordResetLink(store, policy, request.principal, request.params.email);
       return { status: "success" as const, reset_link: resetLink(originOf(request), token) };
     },
   );
 
   app.get("/keys", { schema: { summary: "The organization's API keys", tags } }, async (request) => ({
     status: "success" as const,
-    keys: listKeys(store, request.principal),
+    keys: await listKeys(store, request.principal),
   }));
 
   app.post(
@@ -119,7 +119,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = createKey(store, request.principal, request.body.label?.trim() || null);
+      const created = await createKey(store, request.principal, request.body.label?.trim() || null);
       return reply.status(201).send({ status: "success" as const, key: created.key, api_key: created.view });
     },
   );
@@ -140,7 +140,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       status: "success" as const,
-      api_key: updateKey(store, request.principal, request.params.key_id, request.body),
+      api_key: await updateKey(store, request.principal, request.params.key_id, request.body),
     }),
   );
 
@@ -149,7 +149,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { summary: "Revoke an API key", tags, params: KeyParams } },
     async (request) => ({
       status: "success" as const,
-      api_key: revokeKey(store, request.principal, request.params.key_id),
+      api_key: await revokeKey(store, request.principal, request.params.key_id),
     }),
   );
 
@@ -164,7 +164,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       status: "success" as const,
-      usage: monthlyUsage(store, request.principal, numberIn(request.query.months, 6, 36, "months")),
+      usage: await monthlyUsage(store, request.principal, numberIn(request.query.months, 6, 36, "months")),
     }),
   );
 
@@ -179,7 +179,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       status: "success" as const,
-      entries: auditLog(store, request.principal, numberIn(request.query.limit, 200, 1000, "limit")),
+      entries: await auditLog(store, request.principal, numberIn(request.query.limit, 200, 1000, "limit")),
     }),
   );
 };

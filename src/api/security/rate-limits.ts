@@ -29,7 +29,7 @@ export async function registerRateLimits(
     keyGenerator: subjectOf,
     max: async (request) => {
       if (!request.principal) return limits.perAddress;
-      const own = store.security.rateLimitOf(request.principal.keyId);
+      const own = await store.security.rateLimitOf(request.principal.keyId);
       return own ?? (request.session ? limits.perSession : limits.perKey);
     },
     errorResponseBuilder: (_request, context) => {

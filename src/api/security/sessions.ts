@@ -22,10 +22,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
   const { policy } = app.security;
 
-  const info = (session: SessionRecord): SessionInfoBody & { status: "success" } => ({
+  const info = async (session: SessionRecord): Promise<SessionInfoBody & { status: "success" }> => ({
     status: "success" as const,
-    user: { email: session.email, role: store.security.member(session.email, session.orgId)!.role },
-    organization: { name: store.accounts.findOrganization(session.orgId)!.name },
+    user: { email: session.email, role: (await store.security.member(session.email, session.orgId))!.role },
+    organization: { name: (await store.accounts.findOrganization(session.orgId))!.name },
     csrf_token: session.csrfToken,
   });
 
@@ -53,7 +53,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { email, password } = request.body;
       const { sessionId, session } = await signIn(store, policy, { email, password, ip: request.ip });
       setCookie(request, reply, sessionId, policy.sessionAbsoluteMs);
-      return info(session);
+      return await info(session);
     },
   );
 
@@ -61,9 +61,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/session",
     { schema: { summary: "The signed-in user", tags: ["web sessions"], response: { 200: SessionInfo } } },
     async (request) => {
-      const session = sessionOf(store, policy, request);
+      const session = await sessionOf(store, policy, request);
       if (!session) throw fail("unauthorized", { reason: "not signed in" });
-      return info(session);
+      return await info(session);
     },
   );
 
@@ -71,10 +71,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/sign-out",
     { schema: { summary: "End the session (needs x-csrf-token)", tags: ["web sessions"] } },
     async (request, reply) => {
-      const session = sessionOf(store, policy, request);
+      const session = await sessionOf(store, policy, request);
       if (session) {
         assertCsrf(request, session);
-        signOut(store, request.cookies[SESSION_COOKIE]!);
+        await signOut(store, request.cookies[SESSION_COOKIE]!);
       }
       setCookie(request, reply, "", 0);
       return { status: "success" as const };

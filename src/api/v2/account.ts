@@ -40,20 +40,20 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const key = request.apiKey;
-      const org = store.accounts.findOrganization(key.orgId)!;
+      const org = (await store.accounts.findOrganization(key.orgId))!;
       const account: AccountBody = {
         organization: { name: org.name },
         key: { prefix: key.prefix, label: key.label },
-        users: store.accounts.listMembers(key.orgId).map((email) => ({ email })),
+        users: (await store.accounts.listMembers(key.orgId)).map((email) => ({ email })),
       };
       return { status: "success" as const, ...account };
     },
   );
 
   // enable_completion_email: with no mail server, a finished analysis calls this URL (docs/analyses.md).
-  const webhookOf = (orgId: string) => ({
+  const webhookOf = async (orgId: string) => ({
     status: "success" as const,
-    url: store.notifications.completionWebhook(orgId),
+    url: await store.notifications.completionWebhook(orgId),
   });
   const schema = (summary: string, body?: typeof LoginEmailBody | typeof SetWebhookBody) => ({
     summary,
@@ -65,24 +65,24 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/account/completion_webhook",
     { schema: schema("The URL called when an analysis with enable_completion_email finishes") },
-    async (request) => webhookOf(request.apiKey.orgId),
+    async (request) => await webhookOf(request.apiKey.orgId),
   );
   app.put(
     "/account/completion_webhook",
     { schema: { ...schema("Set the organization's completion webhook"), body: SetWebhookBody } },
     async (request) => {
-      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-      store.notifications.setCompletionWebhook(request.apiKey.orgId, checkWebhookUrl(request.body.url));
-      return webhookOf(request.apiKey.orgId);
+      await assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      await store.notifications.setCompletionWebhook(request.apiKey.orgId, checkWebhookUrl(request.body.url));
+      return await webhookOf(request.apiKey.orgId);
     },
   );
   app.delete(
     "/account/completion_webhook",
     { schema: { ...schema("Remove the organization's completion webhook"), body: LoginEmailBody } },
     async (request) => {
-      assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
-      store.notifications.setCompletionWebhook(request.apiKey.orgId, null);
-      return webhookOf(request.apiKey.orgId);
+      await assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+      await store.notifications.setCompletionWebhook(request.apiKey.orgId, null);
+      return await webhookOf(request.apiKey.orgId);
     },
   );
 };

@@ -122,10 +122,10 @@ const AnalysisDetail = Type.Object({
   enable_completion_email: Type.Boolean(),
 });
 
-const listEntry = (
+const listEntry = async (
   store: Store,
   a: StoredAnalysis,
-): AnalysisEntry & { started_at: string | null; finished_at: string | null } => ({
+): Promise<AnalysisEntry & { started_at: string | null; finished_at: string | null }> => ({
   ...statusEntry(a),
   progress: a.progress,
   analysis_type: a.spec.analysisType,
@@ -134,7 +134,7 @@ const listEntry = (
   created_at: a.createdAt,
   started_at: a.startedAt,
   finished_at: a.finishedAt,
-  tags: store.tags.tagsOf(a.uuid),
+  tags: await store.tags.tagsOf(a.uuid),
 });
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
@@ -148,13 +148,13 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
 }
 
 /** The stored spec in the request's own terms, so a client can show (or resubmit) what was asked for. */
-function analysisDetail(
+async function analysisDetail(
   store: Store,
   a: StoredAnalysis,
-): AnalysisDetail & ReturnType<typeof vendorOptionsJson> {
+): Promise<AnalysisDetail & ReturnType<typeof vendorOptionsJson>> {
   const { spec } = a;
   return {
-    ...listEntry(store, a),
+    ...(await listEntry(store, a)),
     output_type: spec.outputType,
     oz_sets: spec.originSets.map(({ name, uuid }) => ({ name, uuid })),
     dz_sets: spec.destinationSets.map(({ name, uuid }) => ({ name, uuid })),
@@ -226,7 +226,7 @@ async function sendDownload(store: Store, reply: FastifyReply, a: StoredAnalysis
       .header("content-disposition", `attachment; filename="${fileName(a, name)}.zip"`)
       .send(await analysisShapefile(store, a, name));
   }
-  const csv = metricCsv(store, a, name);
+  const csv = await metricCsv(store, a, name);
   return reply
     .type("text/csv; charset=utf-8")
     .header("content-disposition", `attachment; filename="${fileName(a, name)}.csv"`)
@@ -250,8 +250,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       assertMayAnalyse(request.principal);
-      const spec = validateAnalysisRequest(request.body, { store, networks, orgId: request.apiKey.orgId });
-      const created = guardedCreateAnalysis(store, request.principal, spec);
+      const spec = await validateAnalysisRequest(request.body, {
+        store,
+        networks,
+        orgId: request.apiKey.orgId,
+      });
+      const created = await guardedCreateAnalysis(store, request.principal, spec);
       const ignored = ignoredRequestFields(request.body);
       if (ignored.length)
         request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
@@ -280,14 +284,16 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const orgId = request.apiKey.orgId;
-      const analyses = request.body.analyses.map((ref) => {
-        const wanted = ref.uuid ?? ref.name;
-        const found = wanted === undefined ? null : store.analyses.get(orgId, wanted);
-        if (found) return statusEntry(found);
-        const error =
-          wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
-        return { ...ref, status: "Not Found" as const, error: braceless(error) };
-      });
+      const analyses = await Promise.all(
+        request.body.analyses.map(async (ref) => {
+          const wanted = ref.uuid ?? ref.name;
+          const found = wanted === undefined ? null : await store.analyses.get(orgId, wanted);
+          if (found) return statusEntry(found);
+          const error =
+            wanted === undefined ? "give name or uuid" : `no analysis "${wanted}" in this organization`;
+          return { ...ref, status: "Not Found" as const, error: braceless(error) };
+        }),
+      );
       return { analyses, status: "success" as const };
     },
   );
@@ -314,10 +320,8 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const wanted = request.query.tag?.trim().toLowerCase();
-      const entries = store.analyses
-        .list(request.apiKey.orgId)
-        .filter((a) => a.state !== "deleted")
-        .map((a) => listEntry(store, a));
+      const live = (await store.analyses.list(request.apiKey.orgId)).filter((a) => a.state !== "deleted");
+      const entries = await Promise.all(live.map(async (a) => await listEntry(store, a)));
       return {
         analyses: wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries,
         status: "success" as const,
@@ -339,9 +343,9 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      analysis: analysisDetail(
+      analysis: await analysisDetail(
         store,
-        requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+        await requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
       ),
       status: "success" as const,
     }),
@@ -359,7 +363,10 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      ...reviewDetail(store, requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid")),
+      ...(await reviewDetail(
+        store,
+        await requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid"),
+      )),
       status: "success" as const,
     }),
   );
@@ -383,9 +390,9 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: LifecycleResponse },
       },
       handler: async (request) => {
-        assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
+        await assertMember(store, request.body.insight_login_email, request.apiKey.orgId);
         return lifecycleResponse(
-          guardedAnalysisAction(store, request.principal, action, request.params.uuid),
+          await guardedAnalysisAction(store, request.principal, action, request.params.uuid),
         );
       },
     });
@@ -409,7 +416,12 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const a = requireAnalysis(store, request.apiKey.orgId, request.params.analysis_name, "analysis_name");
+      const a = await requireAnalysis(
+        store,
+        request.apiKey.orgId,
+        request.params.analysis_name,
+        "analysis_name",
+      );
       return sendDownload(store, reply, a, request.params.metric);
     },
   );
@@ -426,7 +438,7 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const a = requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid");
+      const a = await requireAnalysis(store, request.apiKey.orgId, request.params.uuid, "uuid");
       return sendDownload(store, reply, a, request.params.metric);
     },
   );

@@ -29,11 +29,13 @@ export const dateRangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const country = request.params.country.toLowerCase();
-      if (!store.network.countries().some((c) => c.country === country))
+      if (!(await store.network.countries()).some((c) => c.country === country))
         throw fail("unknown_country", { country: request.params.country }, "country");
       const mode = requireTravelMode(request.params.travel_mode);
       return {
-        date_ranges: dataPeriods(store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)),
+        date_ranges: dataPeriods(
+          await store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources),
+        ),
       };
     },
   );

@@ -59,7 +59,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({
       status: "success" as const,
-      networks: networkSummaries(store.network, networks, store.tripStats).map((n): NetworkInfo => ({
+      networks: (await networkSummaries(store.network, networks, store.tripStats)).map((n): NetworkInfo => ({
         country: n.country,
         segment_count: n.segmentCount,
         imported_at: n.importedAt,
@@ -90,7 +90,7 @@ export const networkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const bbox = request.query.bbox === undefined ? null : parseBbox(request.query.bbox);
-      const found = segmentsInBox(networks, request.params.country.toLowerCase(), bbox);
+      const found = await segmentsInBox(networks, request.params.country.toLowerCase(), bbox);
       return { type: "FeatureCollection" as const, ...found };
     },
   );

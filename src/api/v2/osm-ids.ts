@@ -80,7 +80,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const search = parseOsmIdSearch(request.body as OsmIdSearchRequest);
-      const rows = searchOsmIds(search, app.deps.store.network, app.deps.networks);
+      const rows = await searchOsmIds(search, app.deps.store.network, app.deps.networks);
       return {
         status: "success" as const,
         columns: [...COLUMNS],

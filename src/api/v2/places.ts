@@ -47,7 +47,7 @@ export const placeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { q, limit } = request.query;
-      const found = findPlaces(networks, request.params.country.toLowerCase(), q, limit);
+      const found = await findPlaces(networks, request.params.country.toLowerCase(), q, limit);
       return {
         status: "success" as const,
         total: found.total,

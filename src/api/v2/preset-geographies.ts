@@ -28,7 +28,7 @@ const AreaFeature = Type.Object({
 /** The boundaries imported with each network, usable as destinations of OD_Preset_Geography. */
 export const presetGeographyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.deps;
-  const imported = () => store.network.countries().map((c) => c.country);
+  const imported = async () => (await store.network.countries()).map((c) => c.country);
 
   app.get(
     "/preset_geographies/:country",
@@ -50,9 +50,9 @@ export const presetGeographyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ({
       status: "success" as const,
       country: request.params.country.toLowerCase(),
-      geography_types: listPresetGeographies(store.presetAreas, imported(), request.params.country).map(
-        (t) => ({ geography_type: t.geographyType, areas: t.areas, description: t.description }),
-      ),
+      geography_types: (
+        await listPresetGeographies(store.presetAreas, await imported(), request.params.country)
+      ).map((t) => ({ geography_type: t.geographyType, areas: t.areas, description: t.description })),
     }),
   );
 
@@ -71,12 +71,12 @@ export const presetGeographyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { country } = request.params;
-      listPresetGeographies(store.presetAreas, imported(), country);
+      await listPresetGeographies(store.presetAreas, await imported(), country);
       const code = country.toLowerCase();
-      const type = resolveGeographyType(store.presetAreas, code, request.params.geography_type);
+      const type = await resolveGeographyType(store.presetAreas, code, request.params.geography_type);
       return {
         type: "FeatureCollection" as const,
-        features: store.presetAreas.list(code, type).map((a) => ({
+        features: (await store.presetAreas.list(code, type)).map((a) => ({
           type: "Feature" as const,
           geometry: a.geometry as { type: "Polygon" | "MultiPolygon"; coordinates: unknown[] },
           properties: { area_id: a.areaId, osm_id: a.osmId, name: a.name, geography_type: a.geographyType },

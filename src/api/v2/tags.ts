@@ -36,7 +36,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { insight_login_email, tag_name } = request.body;
-      const name = guardedCreateTag(store, request.principal, insight_login_email, tag_name);
+      const name = await guardedCreateTag(store, request.principal, insight_login_email, tag_name);
       return reply.status(201).send({ status: "success" as const, tag_name: name });
     },
   );
@@ -52,7 +52,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      tags: store.tags.list(request.apiKey.orgId).map((t) => ({
+      tags: (await store.tags.list(request.apiKey.orgId)).map((t) => ({
         tag_name: t.name,
         created_by: t.createdBy,
         created_date: t.createdAt,
@@ -74,7 +74,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      guardedTagging(store, request.principal, "tag", request.body);
+      await guardedTagging(store, request.principal, "tag", request.body);
       return { status: "success" as const };
     },
   );
@@ -91,7 +91,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      guardedTagging(store, request.principal, "untag", request.body);
+      await guardedTagging(store, request.principal, "untag", request.body);
       return { status: "success" as const };
     },
   );

@@ -68,7 +68,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = guardedCreateZoneSet(request.principal, request.body, { store, networks });
+      const created = await guardedCreateZoneSet(request.principal, request.body, { store, networks });
       return reply.status(201).send({ name: created.name, status: "success" as const, uuid: created.uuid });
     },
   );
@@ -87,7 +87,10 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       status: "success" as const,
-      zone_sets: store.zoneSets.list(request.apiKey.orgId).map((z) => ({ ...summaryOf(z), bbox: z.bbox })),
+      zone_sets: (await store.zoneSets.list(request.apiKey.orgId)).map((z) => ({
+        ...summaryOf(z),
+        bbox: z.bbox,
+      })),
     }),
   );
 
@@ -103,7 +106,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const set = requireZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
+      const set = await requireZoneSet(store, request.apiKey.orgId, request.params.name_or_uuid);
       const { features } = set.featureCollection;
       return { type: "FeatureCollection", ...summaryOf(set), features };
     },
@@ -121,7 +124,7 @@ export const zoneSetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const set = guardedDeleteZoneSet(store, request.principal, request.params.name_or_uuid);
+      const set = await guardedDeleteZoneSet(store, request.principal, request.params.name_or_uuid);
       return { status: "success" as const, name: set.name, uuid: set.uuid };
     },
   );

@@ -35,7 +35,7 @@ export function completionNotifier(
 ): (analysis: StoredAnalysis) => Promise<void> {
   return async (analysis) => {
     if (!vendorOptionsOf(analysis.spec).completionNotice) return;
-    const url = store.notifications.completionWebhook(analysis.orgId);
+    const url = await store.notifications.completionWebhook(analysis.orgId);
     if (!url) return;
     const body = {
       event: "analysis_finished",

@@ -14,7 +14,7 @@ import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
   store: Store;
-  networks: { get(country: string): Network | null };
+  networks: { get(country: string): Promise<Network | null> };
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
 }
@@ -45,8 +45,8 @@ export const SAMPLE_SIZE_HEADER = [
  * largest daily device count (devices are tallied per day, so distinct devices
  * over a period are not known; the daily peak is a lower bound).
  */
-export function sampleSizeCsv(spec: AnalysisSpec, store: Store): string {
-  const rows = samplePeriods(spec, store).map((p) => [
+export async function sampleSizeCsv(spec: AnalysisSpec, store: Store): Promise<string> {
+  const rows = (await samplePeriods(spec, store)).map((p) => [
     p.data_period,
     p.day_type,
     spec.travelMode,
@@ -78,7 +78,7 @@ export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
   const metricsOf = METRICS_OF_TYPE[spec.analysisType];
   if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
   const metrics = await metricsOf(spec, ctx);
-  metrics.sample_size = sampleSizeCsv(spec, ctx.store);
+  metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;
 };

@@ -51,45 +51,45 @@ export function statusEntry(a: StoredAnalysis): StatusEntry {
  * Stores the analysis and enqueues its job in one transaction, so a name clash
  * (409) leaves no job behind and a stored analysis always has its job.
  */
-export function createAnalysis(store: Store, spec: AnalysisSpec): StoredAnalysis {
-  return store.transaction(() => {
+export async function createAnalysis(store: Store, spec: AnalysisSpec): Promise<StoredAnalysis> {
+  return await store.transaction(async () => {
     const payload: AnalysisJobPayload = { analysisUuid: spec.uuid };
     const priority = vendorOptionsOf(spec).massiveQueue ? MASSIVE_QUEUE_PRIORITY : 0;
-    const job = store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
-    const created = mapErrors(() => store.analyses.create({ spec, jobId: job.id }));
-    store.tags.tag(spec.orgId, spec.tags, [spec.uuid], spec.loginEmail);
+    const job = await store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
+    const created = await mapErrors(async () => await store.analyses.create({ spec, jobId: job.id }));
+    await store.tags.tag(spec.orgId, spec.tags, [spec.uuid], spec.loginEmail);
     return created;
   });
 }
 
-export function requireAnalysis(
+export async function requireAnalysis(
   store: Store,
   orgId: string,
   nameOrUuid: string,
   field?: string,
-): StoredAnalysis {
-  const found = store.analyses.get(orgId, nameOrUuid);
+): Promise<StoredAnalysis> {
+  const found = await store.analyses.get(orgId, nameOrUuid);
   if (!found) throw fail("unknown_analysis", { analysis: nameOrUuid }, field);
   return found;
 }
 
 /** Pending or running → Cancelled; the runner sees the cancelled job and stops its worker. */
-export function cancelAnalysis(store: Store, orgId: string, uuid: string): StoredAnalysis {
-  const a = requireAnalysis(store, orgId, uuid, "uuid");
-  store.transaction(() => {
-    if (!store.analyses.cancel(a.uuid))
+export async function cancelAnalysis(store: Store, orgId: string, uuid: string): Promise<StoredAnalysis> {
+  const a = await requireAnalysis(store, orgId, uuid, "uuid");
+  await store.transaction(async () => {
+    if (!(await store.analyses.cancel(a.uuid)))
       throw fail("analysis_finished", { analysis: a.name, status: PUBLIC_STATUS[a.state] });
-    if (a.jobId) store.jobs.cancel(a.jobId);
+    if (a.jobId) await store.jobs.cancel(a.jobId);
   });
-  return store.analyses.getByUuid(a.uuid)!;
+  return (await store.analyses.getByUuid(a.uuid))!;
 }
 
 /** Finished (Data Available, Failed, Cancelled) → Deleted: results dropped, the name free for a new analysis. */
-export function deleteAnalysis(store: Store, orgId: string, uuid: string): StoredAnalysis {
-  const a = requireAnalysis(store, orgId, uuid, "uuid");
+export async function deleteAnalysis(store: Store, orgId: string, uuid: string): Promise<StoredAnalysis> {
+  const a = await requireAnalysis(store, orgId, uuid, "uuid");
   if (a.state === "deleted") throw fail("analysis_already_deleted", { analysis: a.name });
-  if (!store.analyses.markDeleted(a.uuid)) throw fail("analysis_processing", { analysis: a.name });
-  return store.analyses.getByUuid(a.uuid)!;
+  if (!(await store.analyses.markDeleted(a.uuid))) throw fail("analysis_processing", { analysis: a.name });
+  return (await store.analyses.getByUuid(a.uuid))!;
 }
 
 /** Downloads need a Data Available analysis: 404 once deleted, 409 otherwise, saying why. */
@@ -107,9 +107,9 @@ export function assertDataAvailable(a: StoredAnalysis): void {
 }
 
 /** A metric's CSV of a completed analysis; 409 while it is not (yet) available, 404 for an unknown metric. */
-export function metricCsv(store: Store, a: StoredAnalysis, metric: string): string {
+export async function metricCsv(store: Store, a: StoredAnalysis, metric: string): Promise<string> {
   assertDataAvailable(a);
-  const csv = a.metrics.includes(metric) ? store.analyses.result(a.uuid, metric) : null;
+  const csv = a.metrics.includes(metric) ? await store.analyses.result(a.uuid, metric) : null;
   if (csv === null)
     throw fail("unknown_metric", { analysis: a.name, metric, available: a.metrics.join(", ") }, "metric");
   return csv;

@@ -47,7 +47,7 @@ export function passageFinder(spec: AnalysisSpec, network: Network, segments: An
  * entering the origin segment to leaving the destination segment.
  */
 export async function computeNetworkOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = analysedSegments(await featuresOf(ctx, spec, spec.originSets), network, []);
   const destinations = analysedSegments(await featuresOf(ctx, spec, spec.destinationSets), network, []);
@@ -57,7 +57,7 @@ export async function computeNetworkOdMetrics(spec: AnalysisSpec, ctx: ComputeCo
       "the line zones lie on no road segment of the network; draw them along roads or use osm_ids",
     );
   const passages = passageFinder(spec, network, segments);
-  const slicer = daySlicerOf(spec, ctx);
+  const slicer = await daySlicerOf(spec, ctx);
   const tally = new NetworkOdTally();
   await scanPassages(spec, ctx, network, passages, (met, trip) => {
     const pair = networkOdPair(met, origins.length);

@@ -54,7 +54,7 @@ export async function computeNetworkPerformanceMetrics(
   spec: AnalysisSpec,
   ctx: ComputeContext,
 ): Promise<MetricCsvs> {
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const segments = analysedSegments(await featuresOf(ctx, spec, spec.originSets), network, []);
   if (segments.every((s) => s.parts.length === 0))
@@ -69,7 +69,7 @@ export async function computeNetworkPerformanceMetrics(
       dayParts: HOURS.map((h) => ({ startHour: h, endHour: h })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(networkTimeZone(ctx.store, spec.country)),
+    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   const tally = new NetworkPerformanceTally();
   await scanPassages(spec, ctx, network, passageFinder(spec, network, segments), (passages, trip) => {

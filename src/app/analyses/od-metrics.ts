@@ -85,18 +85,19 @@ interface ZoneSide {
   compiled: CompiledZoneSet;
 }
 
-function loadSide(
+async function loadSide(
   store: Store,
   spec: AnalysisSpec,
   refs: AnalysisSpec["originSets"],
   network: Network,
-): ZoneSide {
-  const sets = refs.map((ref) => {
-    const set = store.zoneSets.get(spec.orgId, ref.uuid);
+): Promise<ZoneSide> {
+  const sets = [];
+  for (const ref of refs) {
+    const set = await store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    return set;
-  });
+    sets.push(set);
+  }
   const features = sets.flatMap((set) => set.featureCollection.features);
   const keys = sets.flatMap((set) => set.featureCollection.features.map((_, i) => `${set.uuid}#${i}`));
   return { features, keys, compiled: compileZoneSet(features, network) };
@@ -106,8 +107,13 @@ function loadSide(
  * OD_Preset_Geography's destinations: the areas of the preset geography as end zones. An area's
  * zone id is its numeric area id (the postal code, or the OSM relation id), its name the area's.
  */
-function presetSide(store: Store, country: string, geographyType: string, network: Network): ZoneSide {
-  const areas = store.presetAreas.list(country, geographyType);
+async function presetSide(
+  store: Store,
+  country: string,
+  geographyType: string,
+  network: Network,
+): Promise<ZoneSide> {
+  const areas = await store.presetAreas.list(country, geographyType);
   if (areas.length === 0)
     throw new Error(
       `the preset geography "${geographyType}" of "${country}" has no areas; import the network again`,
@@ -172,16 +178,16 @@ export async function aggregateOd(
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
 ): Promise<OdAggregation> {
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const origins = loadSide(ctx.store, spec, spec.originSets, network);
+  const origins = await loadSide(ctx.store, spec, spec.originSets, network);
   const preset = spec.options?.geographyType;
   const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
   const destinations = same
     ? origins
     : preset !== undefined
-      ? presetSide(ctx.store, spec.country, preset, network)
-      : loadSide(ctx.store, spec, spec.destinationSets, network);
+      ? await presetSide(ctx.store, spec.country, preset, network)
+      : await loadSide(ctx.store, spec, spec.destinationSets, network);
   const aggregator = new OdAggregator(
     origins.compiled,
     destinations.compiled,
@@ -191,7 +197,7 @@ export async function aggregateOd(
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(networkTimeZone(ctx.store, spec.country)),
+    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   // trip_counts: totals over the analysed days, not daily averages.
   aggregator.averagePerDay = spec.outputType !== "trip_counts";
@@ -206,7 +212,7 @@ export async function aggregateOd(
           dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
           slotMinutes: 15,
         },
-        new LocalClock(networkTimeZone(ctx.store, spec.country)),
+        new LocalClock(await networkTimeZone(ctx.store, spec.country)),
       )
     : null;
   if (quarterHours) quarterHours.averagePerDay = aggregator.averagePerDay;
@@ -307,7 +313,7 @@ export async function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext):
     );
   if (spec.outputType === "zone_counts") metrics.zone_counts = zoneCountsCsv(od, labels);
   if (spec.outputType === "aadt") metrics.aadt = await aadtCsv(spec, ctx, labels);
-  const review = coverageReview(zoneSamples(zones, labels, same), samplePeriods(spec, ctx.store));
+  const review = coverageReview(zoneSamples(zones, labels, same), await samplePeriods(spec, ctx.store));
   metrics[REVIEW_RESULT] = JSON.stringify(review);
   return metrics;
 }
@@ -397,9 +403,9 @@ async function aadtCsv(spec: AnalysisSpec, ctx: ComputeContext, labels: OdLabels
   const year = vendorOptionsOf(spec).aadtCalibrationYear ?? Number(spec.dateRanges[0].startDay.slice(0, 4));
   const from = `${year}-01-01`;
   const to = `${year}-12-31`;
-  const days = ctx.store.tripStats
-    .dailyTotals(spec.country, spec.vehicleClasses, from, to)
-    .filter((d) => d.trips > 0).length;
+  const days = (await ctx.store.tripStats.dailyTotals(spec.country, spec.vehicleClasses, from, to)).filter(
+    (d) => d.trips > 0,
+  ).length;
   const yearSpec: AnalysisSpec = {
     ...spec,
     outputType: "index",

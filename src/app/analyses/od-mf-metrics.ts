@@ -81,7 +81,7 @@ export async function computeOdMfMetrics(spec: AnalysisSpec, ctx: ComputeContext
   });
   const { destinations: nD } = tally.layout;
   const attributes = spec.tripAttributes || spec.travelerAttributes;
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   const options = network ? distributionOptions(spec, network) : null;
   const distributions = attributes && options ? new OdDistributions(options) : null;
   const combined: AnalysisSpec = {

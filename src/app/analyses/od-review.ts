@@ -24,10 +24,10 @@ export interface SamplePeriod {
 }
 
 /** Per requested period and day type: days with trips of the travel mode, their trips and devices. */
-export function samplePeriods(spec: AnalysisSpec, store: Store): SamplePeriod[] {
+export async function samplePeriods(spec: AnalysisSpec, store: Store): Promise<SamplePeriod[]> {
   const periods: SamplePeriod[] = [];
   for (const range of spec.dateRanges) {
-    const days = store.tripStats.dailyTotals(
+    const days = await store.tripStats.dailyTotals(
       spec.country,
       spec.vehicleClasses,
       range.startDay,
@@ -82,8 +82,8 @@ export function coverageReview(zones: ZoneSample[], periods: SamplePeriod[]): Co
 export const REVIEW_RESULT = "_review";
 
 /** The review_detail answer: the computed review once Data Available, else the state it waits in. */
-export function reviewDetail(store: Store, a: StoredAnalysis) {
-  const stored = a.state === "done" ? store.analyses.result(a.uuid, REVIEW_RESULT) : null;
+export async function reviewDetail(store: Store, a: StoredAnalysis) {
+  const stored = a.state === "done" ? await store.analyses.result(a.uuid, REVIEW_RESULT) : null;
   const review: Omit<Partial<CoverageReview>, "review_status"> & { review_status: string } = stored
     ? (JSON.parse(stored) as CoverageReview)
     : { review_status: a.state === "queued" || a.state === "running" ? "pending" : "not_available" };

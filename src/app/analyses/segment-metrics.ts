@@ -161,7 +161,7 @@ export function saColumns(spec: AnalysisSpec): string[] {
  * `sa_trip_duration`, `sa_trip_length`, … of the trips on each segment.
  */
 export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
-  const network = ctx.networks.get(spec.country);
+  const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const features: ZoneFeature[] = [];
   for (const ref of spec.originSets) {
@@ -247,7 +247,7 @@ export async function scanSegments(
   });
   const options = { ...distributionOptions(spec, network), percentiles: null };
   const distributions = spec.tripAttributes || spec.travelerAttributes ? new OdDistributions(options) : null;
-  const slicer = daySlicerOf(spec, ctx);
+  const slicer = await daySlicerOf(spec, ctx);
   await scanPassages(spec, ctx, network, tally, (passages, trip, cols, i) => {
     for (const p of passages) {
       const slice = slicer.at(p.enterT);
@@ -275,14 +275,14 @@ export interface ScannedTrip {
 }
 
 /** Day types and parts of the analysis, sliced by a moment in the network's local time. */
-export function daySlicerOf(spec: AnalysisSpec, ctx: ComputeContext): DaySlicer {
+export async function daySlicerOf(spec: AnalysisSpec, ctx: ComputeContext): Promise<DaySlicer> {
   return new DaySlicer(
     {
       dayTypes: spec.dayTypes.map((d) => ({ weekdays: range(d.start, d.end) })),
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(networkTimeZone(ctx.store, spec.country)),
+    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
 }
 

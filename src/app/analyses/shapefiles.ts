@@ -112,10 +112,11 @@ export async function analysisShapefile(store: Store, a: StoredAnalysis, shapefi
       { analysis: a.name, shapefile, available: shapefileNames(a.spec).join(", ") },
       "shapefile",
     );
-  const features = sets.flatMap((ref) => {
-    const set = store.zoneSets.get(a.orgId, ref.uuid);
+  const features = [];
+  for (const ref of sets) {
+    const set = await store.zoneSets.get(a.orgId, ref.uuid);
     if (!set) throw fail("zone_set_deleted", { zone_set: ref.name });
-    return set.featureCollection.features;
-  });
+    features.push(...set.featureCollection.features);
+  }
   return zonesShapefileZip(shapefile, features);
 }

@@ -18,12 +18,12 @@ function tagName(value: unknown, field: string, issues: Issue[]): string | null 
   return name;
 }
 
-export function createTag(store: Store, orgId: string, email: string, value: unknown): string {
-  assertMember(store, email, orgId);
+export async function createTag(store: Store, orgId: string, email: string, value: unknown): Promise<string> {
+  await assertMember(store, email, orgId);
   const issues: Issue[] = [];
   const name = tagName(value, "tag_name", issues);
   if (!name) throw new ValidationError(issues);
-  if (!store.tags.create(orgId, name, email)) throw fail("tag_exists", { name }, "tag_name");
+  if (!(await store.tags.create(orgId, name, email))) throw fail("tag_exists", { name }, "tag_name");
   return name;
 }
 
@@ -34,27 +34,27 @@ export interface TagAnalysesRequest {
 }
 
 /** The tags and analyses of a tag or untag call; an unknown analysis is a 404 naming it. */
-function readTagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest) {
-  assertMember(store, body.insight_login_email, orgId);
+async function readTagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest) {
+  await assertMember(store, body.insight_login_email, orgId);
   const issues: Issue[] = [];
   const names = body.tags.flatMap((t, i) => tagName(t, `tags[${i}]`, issues) ?? []);
   body.analyses.forEach((ref, i) => {
     if (!ref.uuid && !ref.name) issues.push({ field: `analyses[${i}]`, message: "give name or uuid" });
   });
   if (issues.length) throw new ValidationError(issues);
-  const uuids = body.analyses.map(
-    (ref, i) => requireAnalysis(store, orgId, (ref.uuid ?? ref.name)!, `analyses[${i}]`).uuid,
-  );
+  const uuids: string[] = [];
+  for (const [i, ref] of body.analyses.entries())
+    uuids.push((await requireAnalysis(store, orgId, (ref.uuid ?? ref.name)!, `analyses[${i}]`)).uuid);
   return { names: [...new Set(names)], uuids: [...new Set(uuids)] };
 }
 
 /** Adds the tags to the analyses; tags the organization does not have yet are created. */
-export function tagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest): void {
-  const { names, uuids } = readTagAnalyses(store, orgId, body);
-  store.tags.tag(orgId, names, uuids, body.insight_login_email);
+export async function tagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest): Promise<void> {
+  const { names, uuids } = await readTagAnalyses(store, orgId, body);
+  await store.tags.tag(orgId, names, uuids, body.insight_login_email);
 }
 
-export function untagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest): void {
-  const { names, uuids } = readTagAnalyses(store, orgId, body);
-  store.tags.untag(orgId, names, uuids);
+export async function untagAnalyses(store: Store, orgId: string, body: TagAnalysesRequest): Promise<void> {
+  const { names, uuids } = await readTagAnalyses(store, orgId, body);
+  await store.tags.untag(orgId, names, uuids);
 }

@@ -26,23 +26,28 @@ export const unitsOf = (segments: number, fields: number) => segments * fields;
  * 429 when a call of `units` would take the key over its monthly quota.
  * Called with 0 before selecting, to refuse an exhausted key without any work.
  */
-export function assertWithinQuota(store: Store, key: ApiKeyRecord, units: number, now: Date): void {
-  const quota = store.usage.quotaOf(key.id);
+export async function assertWithinQuota(
+  store: Store,
+  key: ApiKeyRecord,
+  units: number,
+  now: Date,
+): Promise<void> {
+  const quota = await store.usage.quotaOf(key.id);
   if (quota === null) return;
   const period = monthPeriod(now);
-  const used = store.usage.unitsOfKey(key.id, period.start, period.end);
+  const used = await store.usage.unitsOfKey(key.id, period.start, period.end);
   if (used + units > quota || (units === 0 && used >= quota))
     throw fail("quota_exceeded", { units, used, quota });
 }
 
-export function chargeMetricsCall(
+export async function chargeMetricsCall(
   store: Store,
   key: ApiKeyRecord,
   segments: number,
   fields: number,
   now: Date,
 ) {
-  store.usage.record({
+  await store.usage.record({
     keyId: key.id,
     orgId: key.orgId,
     at: now.toISOString(),
@@ -64,19 +69,24 @@ export interface KeyUsage {
 }
 
 /** Charged usage of every key of an organization in a period (keys without calls show zeros). */
-export function usageReport(store: Store, orgId: string, period: UsagePeriod): KeyUsage[] {
-  const totals = new Map(store.usage.totals(orgId, period.start, period.end).map((t) => [t.keyId, t]));
-  return store.accounts.listKeys(orgId).map((k) => {
-    const t = totals.get(k.id);
-    return {
-      key_id: k.id,
-      prefix: k.prefix,
-      label: k.label,
-      calls: t?.calls ?? 0,
-      segments: t?.segments ?? 0,
-      fields: t?.fields ?? 0,
-      units: t?.units ?? 0,
-      quota_units: store.usage.quotaOf(k.id),
-    };
-  });
+export async function usageReport(store: Store, orgId: string, period: UsagePeriod): Promise<KeyUsage[]> {
+  const totals = new Map(
+    (await store.usage.totals(orgId, period.start, period.end)).map((t) => [t.keyId, t]),
+  );
+  const keys = await store.accounts.listKeys(orgId);
+  return Promise.all(
+    keys.map(async (k) => {
+      const t = totals.get(k.id);
+      return {
+        key_id: k.id,
+        prefix: k.prefix,
+        label: k.label,
+        calls: t?.calls ?? 0,
+        segments: t?.segments ?? 0,
+        fields: t?.fields ?? 0,
+        units: t?.units ?? 0,
+        quota_units: await store.usage.quotaOf(k.id),
+      };
+    }),
+  );
 }

@@ -13,17 +13,17 @@ import { monthKey } from "../../engine/time.js";
 /** The tallies as the trip store keeps them. */
 export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
   return {
-    devicesByMonth: (country, range) => trips.devicesByMonth(country, range),
-    daysWithTrips: (country, classes, from, to) =>
-      new Set(trips.dailyTotals(country, classes, from, to).map((d) => d.day)),
+    devicesByMonth: async (country, range) => await trips.devicesByMonth(country, range),
+    daysWithTrips: async (country, classes, from, to) =>
+      new Set((await trips.dailyTotals(country, classes, from, to)).map((d) => d.day)),
   };
 }
 
 /** The metrics provider over the store's per-segment aggregates (and its per-day tallies, when given). */
 export function metricsFromAggregates(stats: SegmentStatsRepo, tallies?: TripTallies): MetricsProvider {
   return metricsOverAggregates(
-    (query, details) =>
-      stats.query({
+    async (query, details) =>
+      await stats.query({
         country: query.country,
         segmentIds: query.segments.map((s) => s.id),
         months: query.months.map(monthKey),

@@ -50,7 +50,7 @@ const nextOf = (r: Pick<StoredCountsResult, "requestId" | "pageSize" | "totalRow
  * First page of a fresh result. A result longer than one page is stored,
  * split into pages, so later pages are served from the same rows.
  */
-export function firstPage(store: Store, o: ResultOptions): ResultPage {
+export async function firstPage(store: Store, o: ResultOptions): Promise<ResultPage> {
   const requestId = crypto.randomUUID();
   const extra = o.extra ?? {};
   const meta = { requestId, pageSize: o.pageSize, totalRows: o.rows.length };
@@ -66,13 +66,13 @@ export function firstPage(store: Store, o: ResultOptions): ResultPage {
       createdAt: o.now.toISOString(),
       expiresAt: new Date(o.now.getTime() + o.ttlMs).toISOString(),
     };
-    store.countsResults.save(stored, pages, o.now.toISOString());
+    await store.countsResults.save(stored, pages, o.now.toISOString());
   }
   return { requestId, columns: o.columns, extra, data: o.rows.slice(0, o.pageSize), next: nextOf(meta, 1) };
 }
 
 /** A page of a stored result of the caller's organization; 404 when unknown or expired. */
-export function laterPage(
+export async function laterPage(
   store: Store,
   orgId: string,
   kind: ResultKind,
@@ -80,9 +80,9 @@ export function laterPage(
   page: number,
   now: Date,
 ) {
-  const result = store.countsResults.get(orgId, kind, requestId, now.toISOString());
+  const result = await store.countsResults.get(orgId, kind, requestId, now.toISOString());
   if (!result) throw fail("unknown_request_id", { kind, request_id: requestId }, "request_id");
-  const rows = store.countsResults.page(requestId, page);
+  const rows = await store.countsResults.page(requestId, page);
   if (!rows) {
     const totalPages = Math.ceil(result.totalRows / result.pageSize);
     throw fail("invalid_page", { pages: totalPages }, "page");

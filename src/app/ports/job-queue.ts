@@ -24,28 +24,28 @@ export interface Job {
 
 export interface JobQueue {
   /** `priority` (default 0): higher runs first; equal priorities run oldest first. */
-  enqueue(kind: string, payload: unknown, options?: { priority?: number }): Job;
+  enqueue(kind: string, payload: unknown, options?: { priority?: number }): Promise<Job>;
   /**
    * Atomically takes the queued job of highest priority (oldest first among equals), or a running one
    * whose lease expired; null when none.
    */
-  claim(workerId: string, leaseMs: number): Job | null;
+  claim(workerId: string, leaseMs: number): Promise<Job | null>;
   /** Renews the lease; false when the job is no longer this worker's to run (cancelled, reclaimed, finished). */
-  heartbeat(jobId: string, workerId: string, leaseMs: number): boolean;
+  heartbeat(jobId: string, workerId: string, leaseMs: number): Promise<boolean>;
   /** Each of these is false when the job is no longer running under `workerId`. */
-  complete(jobId: string, workerId: string): boolean;
-  fail(jobId: string, workerId: string, reason: string): boolean;
+  complete(jobId: string, workerId: string): Promise<boolean>;
+  fail(jobId: string, workerId: string, reason: string): Promise<boolean>;
   /**
    * Hands a running job back to the queue at once, as if never claimed (the attempt does not count): a
    * runner shutting down cleanly, so the next runner need not wait for the lease to run out.
    */
-  release(jobId: string, workerId: string): boolean;
+  release(jobId: string, workerId: string): Promise<boolean>;
   /**
    * Ends at once the leases of running jobs whose owner `isGone` says is dead, so the next `claim` takes
    * them as it takes an expired lease (the attempt counts). Answers the jobs whose leases were ended.
    */
-  expireLeases(isGone: (leaseOwner: string) => boolean): Job[];
+  expireLeases(isGone: (leaseOwner: string) => boolean): Promise<Job[]>;
   /** Cancels a queued or running job; false when it had already finished. */
-  cancel(jobId: string): boolean;
-  get(jobId: string): Job | null;
+  cancel(jobId: string): Promise<boolean>;
+  get(jobId: string): Promise<Job | null>;
 }

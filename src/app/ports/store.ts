@@ -58,7 +58,7 @@ export interface Store {
   /** The durable job queue kept in the same database (so creating an analysis and its job is one transaction). */
   readonly jobs: JobQueue;
   /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
   readonly trips: TripRepo;
   /** Boundaries imported with each country's network (preset geographies). */
   readonly presetAreas: PresetAreaRepo;
@@ -68,128 +68,131 @@ export interface Store {
   readonly notifications: NotificationRepo;
   /** Passwords, roles, sessions, lockouts, reset links, the audit log and per-key rate limits. */
   readonly security: SecurityRepo;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface TagRepo {
   /** Creates the tag; false when the organization already has it (case-insensitive). */
-  create(orgId: string, name: string, createdBy: string): boolean;
-  list(orgId: string): TagSummary[];
+  create(orgId: string, name: string, createdBy: string): Promise<boolean>;
+  list(orgId: string): Promise<TagSummary[]>;
   /** Names of existing tags among `names` (canonical spelling), in the order given. */
-  existing(orgId: string, names: string[]): string[];
+  existing(orgId: string, names: string[]): Promise<string[]>;
   /** Tags the analyses (creating missing tags); idempotent. */
-  tag(orgId: string, names: string[], analysisUuids: string[], createdBy: string): void;
-  untag(orgId: string, names: string[], analysisUuids: string[]): void;
+  tag(orgId: string, names: string[], analysisUuids: string[], createdBy: string): Promise<void>;
+  untag(orgId: string, names: string[], analysisUuids: string[]): Promise<void>;
   /** Tag names of an analysis, alphabetical. */
-  tagsOf(analysisUuid: string): string[];
+  tagsOf(analysisUuid: string): Promise<string[]>;
 }
 
 export interface NotificationRepo {
-  completionWebhook(orgId: string): string | null;
+  completionWebhook(orgId: string): Promise<string | null>;
   /** null removes the webhook. */
-  setCompletionWebhook(orgId: string, url: string | null): void;
+  setCompletionWebhook(orgId: string, url: string | null): Promise<void>;
 }
 
 export interface AccountRepo {
-  isEmpty(): boolean;
-  createOrganization(name: string): Organization;
-  findOrganization(idOrName: string): Organization | null;
-  listOrganizations(): Organization[];
+  isEmpty(): Promise<boolean>;
+  createOrganization(name: string): Promise<Organization>;
+  findOrganization(idOrName: string): Promise<Organization | null>;
+  listOrganizations(): Promise<Organization[]>;
   /** Creates the user if new and makes it a member of the organization (role analyst unless given). */
-  addUser(email: string, orgId: string, role?: UserRole): void;
-  isMember(email: string, orgId: string): boolean;
+  addUser(email: string, orgId: string, role?: UserRole): Promise<void>;
+  isMember(email: string, orgId: string): Promise<boolean>;
   /** E-mail addresses of the organization's users, as first written, in alphabetical order. */
-  listMembers(orgId: string): string[];
+  listMembers(orgId: string): Promise<string[]>;
   /** Stores the key's hash only; the plain key is known to the caller alone. */
-  insertKey(record: ApiKeyRecord, keyHash: string): void;
-  findKeyByHash(keyHash: string): ApiKeyRecord | null;
-  listKeys(orgId: string): ApiKeyRecord[];
-  revokeKey(idOrPrefix: string): ApiKeyRecord | null;
+  insertKey(record: ApiKeyRecord, keyHash: string): Promise<void>;
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  listKeys(orgId: string): Promise<ApiKeyRecord[]>;
+  revokeKey(idOrPrefix: string): Promise<ApiKeyRecord | null>;
 }
 
 export interface SecurityRepo {
   /** The user as a member of the organization (role per organization), or null. */
-  member(email: string, orgId: string): UserRecord | null;
+  member(email: string, orgId: string): Promise<UserRecord | null>;
   /** The organizations a user belongs to, oldest membership first. */
-  organizationsOf(email: string): string[];
-  members(orgId: string): UserRecord[];
-  passwordHashOf(email: string): string | null;
+  organizationsOf(email: string): Promise<string[]>;
+  members(orgId: string): Promise<UserRecord[]>;
+  passwordHashOf(email: string): Promise<string | null>;
   /** False when there is no such user. */
-  setPasswordHash(email: string, hash: string): boolean;
-  setRole(email: string, orgId: string, role: UserRole): boolean;
-  setDisabled(email: string, disabled: boolean, at: string): boolean;
+  setPasswordHash(email: string, hash: string): Promise<boolean>;
+  setRole(email: string, orgId: string, role: UserRole): Promise<boolean>;
+  setDisabled(email: string, disabled: boolean, at: string): Promise<boolean>;
 
-  createSession(session: SessionRecord): void;
-  findSession(idHash: string): SessionRecord | null;
-  touchSession(idHash: string, at: string): void;
-  deleteSession(idHash: string): void;
-  deleteSessionsOf(email: string): void;
+  createSession(session: SessionRecord): Promise<void>;
+  findSession(idHash: string): Promise<SessionRecord | null>;
+  touchSession(idHash: string, at: string): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  deleteSessionsOf(email: string): Promise<void>;
 
-  failuresOf(subject: string): FailureRecord | null;
-  saveFailures(subject: string, record: FailureRecord): void;
-  clearFailures(subject: string): void;
+  failuresOf(subject: string): Promise<FailureRecord | null>;
+  saveFailures(subject: string, record: FailureRecord): Promise<void>;
+  clearFailures(subject: string): Promise<void>;
 
-  createReset(tokenHash: string, email: string, expiresAt: string): void;
+  createReset(tokenHash: string, email: string, expiresAt: string): Promise<void>;
   /** The e-mail of an unused, unexpired reset link, marking it used; null otherwise. */
-  consumeReset(tokenHash: string, now: string): string | null;
+  consumeReset(tokenHash: string, now: string): Promise<string | null>;
 
-  audit(entry: AuditEntry): void;
-  auditLog(orgId: string, limit: number): AuditEntry[];
+  audit(entry: AuditEntry): Promise<void>;
+  auditLog(orgId: string, limit: number): Promise<AuditEntry[]>;
 
   /** Requests per minute allowed to a key (null: the server's default). */
-  rateLimitOf(keyId: string): number | null;
-  setRateLimit(keyId: string, perMinute: number | null): void;
-  setKeyLabel(keyId: string, label: string | null): void;
+  rateLimitOf(keyId: string): Promise<number | null>;
+  setRateLimit(keyId: string, perMinute: number | null): Promise<void>;
+  setKeyLabel(keyId: string, label: string | null): Promise<void>;
   /** The organization's key that meters web-application sessions, created on first use. */
-  webKeyOf(orgId: string): ApiKeyRecord;
+  webKeyOf(orgId: string): Promise<ApiKeyRecord>;
   /** Usage per key and month (YYYY-MM) since `from` (ISO). */
-  monthlyUsage(orgId: string, from: string): { keyId: string; month: string; calls: number; units: number }[];
+  monthlyUsage(
+    orgId: string,
+    from: string,
+  ): Promise<{ keyId: string; month: string; calls: number; units: number }[]>;
 }
 
 export interface NetworkRepo {
   /** Replaces all segments of a country in one transaction. */
-  replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void;
-  loadSegments(country: string): Segment[];
-  countries(): NetworkImportInfo[];
+  replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): Promise<void>;
+  loadSegments(country: string): Promise<Segment[]>;
+  countries(): Promise<NetworkImportInfo[]>;
   /** Replaces the country's transit layer (rail lines, bus routes) in one transaction. */
-  replaceTransit(country: string, routes: readonly TransitRoute[]): void;
+  replaceTransit(country: string, routes: readonly TransitRoute[]): Promise<void>;
   /** Rail lines first, then bus routes, each by OSM id. */
-  loadTransit(country: string): TransitRoute[];
+  loadTransit(country: string): Promise<TransitRoute[]>;
 }
 
 export interface PresetAreaRepo {
   /** Replaces all areas of a country (one transaction). */
-  replaceCountry(country: string, areas: readonly PresetArea[]): void;
+  replaceCountry(country: string, areas: readonly PresetArea[]): Promise<void>;
   /** Geography types present for the country, with their area counts, in name order. */
-  types(country: string): { geographyType: string; areas: number }[];
+  types(country: string): Promise<{ geographyType: string; areas: number }[]>;
   /** Areas of one geography type, by area id. */
-  list(country: string, geographyType: string): PresetArea[];
+  list(country: string, geographyType: string): Promise<PresetArea[]>;
 }
 
 export interface ZoneSetRepo {
   /** Throws NameTakenError when the name is taken (case-insensitive) in the organization. */
-  create(zoneSet: StoredZoneSet): void;
+  create(zoneSet: StoredZoneSet): Promise<void>;
   /** Several sets in one transaction: all or none. */
-  createMany(zoneSets: StoredZoneSet[]): void;
-  get(orgId: string, nameOrUuid: string): StoredZoneSet | null;
-  list(orgId: string): ZoneSetSummary[];
-  delete(orgId: string, nameOrUuid: string): boolean;
+  createMany(zoneSets: StoredZoneSet[]): Promise<void>;
+  get(orgId: string, nameOrUuid: string): Promise<StoredZoneSet | null>;
+  list(orgId: string): Promise<ZoneSetSummary[]>;
+  delete(orgId: string, nameOrUuid: string): Promise<boolean>;
 }
 
 export interface TripStatsRepo {
   /** Adds to the tallies of each (day, vehicle class, source). */
-  addDayCounts(country: string, rows: DayCount[]): void;
+  addDayCounts(country: string, rows: DayCount[]): Promise<void>;
   /** Months having at least one stored trip of the given vehicle classes (and sources, when given) in the country. */
   monthsWithTrips(
     country: string,
     vehicleClasses: readonly string[],
     sources?: readonly string[],
-  ): YearMonth[];
+  ): Promise<YearMonth[]>;
   /**
    * Distinct devices that made stored trips, per month of the trips' days (YYYY-MM → count), for the
    * months `from..to` (YYYY-MM, inclusive) or all months when no range is given.
    */
-  devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number>;
+  devicesByMonth(country: string, range?: { from: string; to: string }): Promise<Map<string, number>>;
   /** Per-day totals over the given vehicle classes and sources (all when absent), days `from..to` inclusive (YYYY-MM-DD). */
   dailyTotals(
     country: string,
@@ -197,33 +200,33 @@ export interface TripStatsRepo {
     from: string,
     to: string,
     sources?: readonly string[],
-  ): DayTotal[];
+  ): Promise<DayTotal[]>;
 }
 
 export interface AnalysisRepo {
   /** Throws NameTakenError when a live analysis of the organization has the name (case-insensitive). */
-  create(analysis: { spec: AnalysisSpec; jobId: string | null }): StoredAnalysis;
+  create(analysis: { spec: AnalysisSpec; jobId: string | null }): Promise<StoredAnalysis>;
   /** By uuid, or by name (a live analysis first, else the latest deleted one of that name). */
-  get(orgId: string, nameOrUuid: string): StoredAnalysis | null;
+  get(orgId: string, nameOrUuid: string): Promise<StoredAnalysis | null>;
   /** For the job runner, which works across organizations. */
-  getByUuid(uuid: string): StoredAnalysis | null;
-  list(orgId: string): StoredAnalysis[];
+  getByUuid(uuid: string): Promise<StoredAnalysis | null>;
+  list(orgId: string): Promise<StoredAnalysis[]>;
   /** The transitions below are conditional: false when the analysis is not in a state that allows them. */
-  markRunning(uuid: string): boolean;
-  setProgress(uuid: string, progress: number): void;
+  markRunning(uuid: string): Promise<boolean>;
+  setProgress(uuid: string, progress: number): Promise<void>;
   /**
    * running → done, storing each result (replacing any of an earlier attempt); results named `_…` (the
    * coverage review) are stored but not listed in `metrics`.
    */
-  complete(uuid: string, results: Record<string, string>): boolean;
+  complete(uuid: string, results: Record<string, string>): Promise<boolean>;
   /** queued|running → failed. */
-  fail(uuid: string, reason: string): boolean;
+  fail(uuid: string, reason: string): Promise<boolean>;
   /** queued|running → cancelled. */
-  cancel(uuid: string): boolean;
+  cancel(uuid: string): Promise<boolean>;
   /** done|failed|cancelled → deleted: results dropped, the name freed for reuse. */
-  markDeleted(uuid: string): boolean;
+  markDeleted(uuid: string): Promise<boolean>;
   /** A stored metric's CSV, or null. */
-  result(uuid: string, metric: string): string | null;
+  result(uuid: string, metric: string): Promise<string | null>;
 }
 
 export interface SegmentStatsQuery {
@@ -242,33 +245,33 @@ export interface SegmentStatsQuery {
 
 export interface SegmentStatsRepo {
   /** Adds the cells to what is stored (cells with equal keys sum up). */
-  add(country: string, cells: SegmentStatCell[]): void;
+  add(country: string, cells: SegmentStatCell[]): Promise<void>;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
-  query(q: SegmentStatsQuery): SegmentMonthStats[];
+  query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]>;
 }
 
 export interface CountsResultRepo {
   /** Stores the result header and its rows split into pages; drops expired results. */
-  save(result: StoredCountsResult, pages: unknown[][][], now: string): void;
+  save(result: StoredCountsResult, pages: unknown[][][], now: string): Promise<void>;
   /** Null when unknown, of another organization, of another kind or expired at `now`. */
   get(
     orgId: string,
     kind: StoredCountsResult["kind"],
     requestId: string,
     now: string,
-  ): StoredCountsResult | null;
-  page(requestId: string, page: number): unknown[][] | null;
+  ): Promise<StoredCountsResult | null>;
+  page(requestId: string, page: number): Promise<unknown[][] | null>;
 }
 
 export interface UsageRepo {
-  record(usage: UsageRecord): void;
+  record(usage: UsageRecord): Promise<void>;
   /** Totals per key of the organization for calls at or after `from` and before `to` (ISO). */
-  totals(orgId: string, from: string, to: string): UsageTotals[];
+  totals(orgId: string, from: string, to: string): Promise<UsageTotals[]>;
   /** Units a key used in [from, to). */
-  unitsOfKey(keyId: string, from: string, to: string): number;
+  unitsOfKey(keyId: string, from: string, to: string): Promise<number>;
   /** Sets a key's monthly unit quota (null = unlimited); returns the key id, or null for an unknown key. */
-  setQuota(keyIdOrPrefix: string, units: number | null): string | null;
-  quotaOf(keyId: string): number | null;
+  setQuota(keyIdOrPrefix: string, units: number | null): Promise<string | null>;
+  quotaOf(keyId: string): Promise<number | null>;
 }
 
 export interface TripScanOptions {
@@ -295,12 +298,12 @@ export interface AppendResult {
  */
 export interface TripRepo {
   /** Stores new trips, skipping those already stored, and updates the per-day tallies; one transaction. */
-  appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult;
+  appendTrips(country: string, trips: readonly MatchedTrip[]): Promise<AppendResult>;
   /** Column chunks in month order; a chunk is never empty. */
-  scan(country: string, options?: TripScanOptions): Iterable<TripColumns>;
-  countTrips(country: string): number;
+  scan(country: string, options?: TripScanOptions): AsyncIterable<TripColumns>;
+  countTrips(country: string): Promise<number>;
   /** Merges small chunks of each month into fewer, larger ones (scans read fewer rows); answers chunk counts. */
-  compact(country: string): { chunksBefore: number; chunksAfter: number };
-  recordIngestRun(run: IngestRunRecord): void;
-  listIngestRuns(country?: string): IngestRunRecord[];
+  compact(country: string): Promise<{ chunksBefore: number; chunksAfter: number }>;
+  recordIngestRun(run: IngestRunRecord): Promise<void>;
+  listIngestRuns(country?: string): Promise<IngestRunRecord[]>;
 }

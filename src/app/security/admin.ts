@@ -24,13 +24,13 @@ const userView = (u: UserRecord): UserView => ({
   has_password: u.passwordHash !== null,
 });
 
-export function listUsers(store: Store, p: Principal): UserView[] {
+export async function listUsers(store: Store, p: Principal): Promise<UserView[]> {
   requireAdmin(p, "listing users");
-  return store.security.members(p.orgId).map(userView);
+  return (await store.security.members(p.orgId)).map(userView);
 }
 
-function requireMember(store: Store, p: Principal, email: string): UserRecord {
-  const user = store.security.member(email, p.orgId);
+async function requireMember(store: Store, p: Principal, email: string): Promise<UserRecord> {
+  const user = await store.security.member(email, p.orgId);
   if (!user) throw fail("unknown_user", { email }, "email");
   return user;
 }
@@ -42,49 +42,59 @@ function refuseSelf(p: Principal, email: string, what: string): void {
 }
 
 /** Adds a user with a role and answers a one-time link with which they set their password. */
-export function inviteUser(
+export async function inviteUser(
   store: Store,
   policy: SecurityPolicy,
   p: Principal,
   email: string,
   role: Role,
-): { user: UserView; resetToken: string } {
+): Promise<{ user: UserView; resetToken: string }> {
   requireAdmin(p, "inviting users");
   assertEmail(email, "email");
-  if (store.security.member(email, p.orgId)) throw fail("user_exists", { email }, "email");
-  store.accounts.addUser(email, p.orgId, role);
-  audit(store, p, "user.invite", `${email} as ${role}`);
+  if (await store.security.member(email, p.orgId)) throw fail("user_exists", { email }, "email");
+  await store.accounts.addUser(email, p.orgId, role);
+  await audit(store, p, "user.invite", `${email} as ${role}`);
   return {
-    user: userView(requireMember(store, p, email)),
-    resetToken: createResetToken(store, policy, email),
+    user: userView(await requireMember(store, p, email)),
+    resetToken: await createResetToken(store, policy, email),
   };
 }
 
-export function setUserRole(store: Store, p: Principal, email: string, role: Role): UserView {
+export async function setUserRole(store: Store, p: Principal, email: string, role: Role): Promise<UserView> {
   requireAdmin(p, "changing roles");
-  requireMember(store, p, email);
+  await requireMember(store, p, email);
   refuseSelf(p, email, "change the role of");
-  store.security.setRole(email, p.orgId, role);
-  audit(store, p, "user.role", `${email} → ${role}`);
-  return userView(requireMember(store, p, email));
+  await store.security.setRole(email, p.orgId, role);
+  await audit(store, p, "user.role", `${email} → ${role}`);
+  return userView(await requireMember(store, p, email));
 }
 
 /** Disabling ends the user's sessions at once; their next request is refused. */
-export function setUserDisabled(store: Store, p: Principal, email: string, disabled: boolean): UserView {
+export async function setUserDisabled(
+  store: Store,
+  p: Principal,
+  email: string,
+  disabled: boolean,
+): Promise<UserView> {
   requireAdmin(p, "disabling users");
-  requireMember(store, p, email);
+  await requireMember(store, p, email);
   refuseSelf(p, email, "disable");
-  store.security.setDisabled(email, disabled, new Date().toISOString());
-  if (disabled) store.security.deleteSessionsOf(email);
-  audit(store, p, disabled ? "user.disable" : "user.enable", email);
-  return userView(requireMember(store, p, email));
+  await store.security.setDisabled(email, disabled, new Date().toISOString());
+  if (disabled) await store.security.deleteSessionsOf(email);
+  await audit(store, p, disabled ? "user.disable" : "user.enable", email);
+  return userView(await requireMember(store, p, email));
 }
 
-export function passwordResetLink(store: Store, policy: SecurityPolicy, p: Principal, email: string): string {
+export async function passwordResetLink(
+  store: Store,
+  policy: SecurityPolicy,
+  p: Principal,
+  email: string,
+): Promise<string> {
   requireAdmin(p, "resetting passwords");
-  requireMember(store, p, email);
-  audit(store, p, "user.reset_link", email);
-  return createResetToken(store, policy, email);
+  await requireMember(store, p, email);
+  await audit(store, p, "user.reset_link", email);
+  return await createResetToken(store, policy, email);
 }
 
 export interface KeyView {
@@ -97,33 +107,37 @@ export interface KeyView {
   rate_limit_per_minute: number | null;
 }
 
-const keyView = (store: Store, k: ApiKeyRecord): KeyView => ({
+const keyView = async (store: Store, k: ApiKeyRecord): Promise<KeyView> => ({
   id: k.id,
   prefix: k.prefix,
   label: k.label,
   created_at: k.createdAt,
   revoked: k.revokedAt !== null,
-  quota_units: store.usage.quotaOf(k.id),
-  rate_limit_per_minute: store.security.rateLimitOf(k.id),
+  quota_units: await store.usage.quotaOf(k.id),
+  rate_limit_per_minute: await store.security.rateLimitOf(k.id),
 });
 
-export function listKeys(store: Store, p: Principal): KeyView[] {
+export async function listKeys(store: Store, p: Principal): Promise<KeyView[]> {
   requireAdmin(p, "listing API keys");
-  return store.accounts.listKeys(p.orgId).map((k) => keyView(store, k));
+  return Promise.all((await store.accounts.listKeys(p.orgId)).map(async (k) => await keyView(store, k)));
 }
 
-function requireKey(store: Store, p: Principal, keyId: string): ApiKeyRecord {
-  const key = store.accounts.listKeys(p.orgId).find((k) => k.id === keyId);
+async function requireKey(store: Store, p: Principal, keyId: string): Promise<ApiKeyRecord> {
+  const key = (await store.accounts.listKeys(p.orgId)).find((k) => k.id === keyId);
   if (!key) throw fail("unknown_key", { key: keyId }, "key_id");
   return key;
 }
 
 /** The plain key is in the answer once and never stored. */
-export function createKey(store: Store, p: Principal, label: string | null): IssuedKey & { view: KeyView } {
+export async function createKey(
+  store: Store,
+  p: Principal,
+  label: string | null,
+): Promise<IssuedKey & { view: KeyView }> {
   requireAdmin(p, "creating API keys");
-  const issued = issueApiKey(store, p.orgId, label);
-  audit(store, p, "key.create", `${issued.record.prefix} ${label ?? ""}`.trim());
-  return { ...issued, view: keyView(store, issued.record) };
+  const issued = await issueApiKey(store, p.orgId, label);
+  await audit(store, p, "key.create", `${issued.record.prefix} ${label ?? ""}`.trim());
+  return { ...issued, view: await keyView(store, issued.record) };
 }
 
 export interface KeyChanges {
@@ -132,32 +146,37 @@ export interface KeyChanges {
   rate_limit_per_minute?: number | null;
 }
 
-export function updateKey(store: Store, p: Principal, keyId: string, changes: KeyChanges): KeyView {
+export async function updateKey(
+  store: Store,
+  p: Principal,
+  keyId: string,
+  changes: KeyChanges,
+): Promise<KeyView> {
   requireAdmin(p, "changing API keys");
-  const key = requireKey(store, p, keyId);
+  const key = await requireKey(store, p, keyId);
   if (key.revokedAt) throw fail("key_revoked", { key: key.prefix }, "key_id");
   for (const field of ["quota_units", "rate_limit_per_minute"] as const) {
     const v = changes[field];
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1))
       throw fail("invalid_limit", { field, rule: "a whole number of at least 1, or null" }, field);
   }
-  if (changes.label !== undefined) store.security.setKeyLabel(key.id, changes.label);
-  if (changes.quota_units !== undefined) store.usage.setQuota(key.id, changes.quota_units);
+  if (changes.label !== undefined) await store.security.setKeyLabel(key.id, changes.label);
+  if (changes.quota_units !== undefined) await store.usage.setQuota(key.id, changes.quota_units);
   if (changes.rate_limit_per_minute !== undefined)
-    store.security.setRateLimit(key.id, changes.rate_limit_per_minute);
+    await store.security.setRateLimit(key.id, changes.rate_limit_per_minute);
   const what = Object.entries(changes)
     .map(([k, v]) => `${k}=${v === null ? "none" : v}`)
     .join(", ");
-  audit(store, p, "key.update", `${key.prefix}: ${what}`);
-  return keyView(store, requireKey(store, p, keyId));
+  await audit(store, p, "key.update", `${key.prefix}: ${what}`);
+  return await keyView(store, await requireKey(store, p, keyId));
 }
 
-export function revokeKey(store: Store, p: Principal, keyId: string): KeyView {
+export async function revokeKey(store: Store, p: Principal, keyId: string): Promise<KeyView> {
   requireAdmin(p, "revoking API keys");
-  const key = requireKey(store, p, keyId);
-  store.accounts.revokeKey(key.id);
-  audit(store, p, "key.revoke", key.prefix);
-  return keyView(store, requireKey(store, p, keyId));
+  const key = await requireKey(store, p, keyId);
+  await store.accounts.revokeKey(key.id);
+  await audit(store, p, "key.revoke", key.prefix);
+  return await keyView(store, await requireKey(store, p, keyId));
 }
 
 export interface MonthlyUsage {
@@ -168,17 +187,32 @@ export interface MonthlyUsage {
 }
 
 /** Metered counts usage per key and month, for the last `months` months including this one. */
-export function monthlyUsage(store: Store, p: Principal, months: number, now = new Date()): MonthlyUsage[] {
+export async function monthlyUsage(
+  store: Store,
+  p: Principal,
+  months: number,
+  now = new Date(),
+): Promise<MonthlyUsage[]> {
   requireAdmin(p, "reading usage");
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1)).toISOString();
-  return store.security
-    .monthlyUsage(p.orgId, from)
-    .map((u) => ({ key_id: u.keyId, month: u.month, calls: u.calls, units: u.units }));
+  return (await store.security.monthlyUsage(p.orgId, from)).map((u) => ({
+    key_id: u.keyId,
+    month: u.month,
+    calls: u.calls,
+    units: u.units,
+  }));
 }
 
-export function auditLog(store: Store, p: Principal, limit = 200): Omit<AuditEntry, "orgId">[] {
+export async function auditLog(
+  store: Store,
+  p: Principal,
+  limit = 200,
+): Promise<Omit<AuditEntry, "orgId">[]> {
   requireAdmin(p, "reading the audit log");
-  return store.security
-    .auditLog(p.orgId, limit)
-    .map(({ at, actor, action, target }) => ({ at, actor, action, target }));
+  return (await store.security.auditLog(p.orgId, limit)).map(({ at, actor, action, target }) => ({
+    at,
+    actor,
+    action,
+    target,
+  }));
 }

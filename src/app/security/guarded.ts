@@ -10,8 +10,13 @@ import type { StoredAnalysis, StoredZoneSet } from "../../domain/records.js";
 import type { Store } from "../ports/store.js";
 import { requireRole, type Principal } from "../../domain/security/principal.js";
 
-export function audit(store: Store, principal: Principal, action: string, target: string | null): void {
-  store.security.audit({
+export async function audit(
+  store: Store,
+  principal: Principal,
+  action: string,
+  target: string | null,
+): Promise<void> {
+  await store.security.audit({
     orgId: principal.orgId,
     at: new Date().toISOString(),
     actor: principal.actor,
@@ -22,21 +27,25 @@ export function audit(store: Store, principal: Principal, action: string, target
 
 const named = (x: { name: string; uuid: string }) => `${x.name} (${x.uuid})`;
 
-export function guardedCreateZoneSet(
+export async function guardedCreateZoneSet(
   principal: Principal,
   body: unknown,
   ctx: Omit<ZoneSetContext, "orgId">,
-): StoredZoneSet {
+): Promise<StoredZoneSet> {
   requireRole(principal, "analyst", "creating a zone set");
-  const set = createZoneSet(body, { ...ctx, orgId: principal.orgId });
-  audit(ctx.store, principal, "zone_set.create", named(set));
+  const set = await createZoneSet(body, { ...ctx, orgId: principal.orgId });
+  await audit(ctx.store, principal, "zone_set.create", named(set));
   return set;
 }
 
-export function guardedDeleteZoneSet(store: Store, principal: Principal, nameOrUuid: string): StoredZoneSet {
+export async function guardedDeleteZoneSet(
+  store: Store,
+  principal: Principal,
+  nameOrUuid: string,
+): Promise<StoredZoneSet> {
   requireRole(principal, "analyst", "deleting a zone set");
-  const set = deleteZoneSet(store, principal.orgId, nameOrUuid);
-  audit(store, principal, "zone_set.delete", named(set));
+  const set = await deleteZoneSet(store, principal.orgId, nameOrUuid);
+  await audit(store, principal, "zone_set.delete", named(set));
   return set;
 }
 
@@ -45,49 +54,49 @@ export function assertMayAnalyse(principal: Principal): void {
   requireRole(principal, "analyst", "creating an analysis");
 }
 
-export function guardedCreateAnalysis(
+export async function guardedCreateAnalysis(
   store: Store,
   principal: Principal,
   spec: AnalysisSpec,
-): StoredAnalysis {
+): Promise<StoredAnalysis> {
   assertMayAnalyse(principal);
-  const created = createAnalysis(store, spec);
-  audit(store, principal, "analysis.create", named(created));
+  const created = await createAnalysis(store, spec);
+  await audit(store, principal, "analysis.create", named(created));
   return created;
 }
 
 const lifecycle = { cancel: cancelAnalysis, delete: deleteAnalysis };
 
-export function guardedAnalysisAction(
+export async function guardedAnalysisAction(
   store: Store,
   principal: Principal,
   action: keyof typeof lifecycle,
   uuid: string,
-): StoredAnalysis {
+): Promise<StoredAnalysis> {
   requireRole(principal, "analyst", `${action === "cancel" ? "cancelling" : "deleting"} an analysis`);
-  const a = lifecycle[action](store, principal.orgId, uuid);
-  audit(store, principal, `analysis.${action}`, named(a));
+  const a = await lifecycle[action](store, principal.orgId, uuid);
+  await audit(store, principal, `analysis.${action}`, named(a));
   return a;
 }
 
-export function guardedCreateTag(
+export async function guardedCreateTag(
   store: Store,
   principal: Principal,
   email: string,
   tagName: unknown,
-): string {
+): Promise<string> {
   requireRole(principal, "analyst", "creating a tag");
-  const name = createTag(store, principal.orgId, email, tagName);
-  audit(store, principal, "tag.create", name);
+  const name = await createTag(store, principal.orgId, email, tagName);
+  await audit(store, principal, "tag.create", name);
   return name;
 }
 
-export function guardedTagging(
+export async function guardedTagging(
   store: Store,
   principal: Principal,
   action: "tag" | "untag",
   body: Parameters<typeof tagAnalyses>[2],
-): void {
+): Promise<void> {
   requireRole(principal, "analyst", action === "tag" ? "tagging analyses" : "removing tags");
-  (action === "tag" ? tagAnalyses : untagAnalyses)(store, principal.orgId, body);
+  await (action === "tag" ? tagAnalyses : untagAnalyses)(store, principal.orgId, body);
 }

@@ -19,8 +19,13 @@ export function waitMs(record: FailureRecord | null, policy: LockoutPolicy, now:
 }
 
 /** 429 with Retry-After while the subject is slowed down or locked. */
-export function assertMayTry(store: Store, subject: string, policy: LockoutPolicy, now: Date): void {
-  const record = store.security.failuresOf(subject);
+export async function assertMayTry(
+  store: Store,
+  subject: string,
+  policy: LockoutPolicy,
+  now: Date,
+): Promise<void> {
+  const record = await store.security.failuresOf(subject);
   const wait = waitMs(record, policy, now);
   if (wait === 0) return;
   const seconds = Math.ceil(wait / 1000);
@@ -28,8 +33,13 @@ export function assertMayTry(store: Store, subject: string, policy: LockoutPolic
   throw retryLater(locked ? "sign_in_locked" : "sign_in_throttled", { seconds }, seconds);
 }
 
-export function recordFailure(store: Store, subject: string, policy: LockoutPolicy, now: Date): void {
-  const previous = store.security.failuresOf(subject);
+export async function recordFailure(
+  store: Store,
+  subject: string,
+  policy: LockoutPolicy,
+  now: Date,
+): Promise<void> {
+  const previous = await store.security.failuresOf(subject);
   const expired =
     !previous ||
     (previous.lockedUntil !== null && Date.parse(previous.lockedUntil) <= now.getTime()) ||
@@ -37,5 +47,5 @@ export function recordFailure(store: Store, subject: string, policy: LockoutPoli
   const failures = expired ? 1 : previous.failures + 1;
   const lockedUntil =
     failures >= policy.lockAfter ? new Date(now.getTime() + policy.lockMs).toISOString() : null;
-  store.security.saveFailures(subject, { failures, lastFailureAt: now.toISOString(), lockedUntil });
+  await store.security.saveFailures(subject, { failures, lastFailureAt: now.toISOString(), lockedUntil });
 }

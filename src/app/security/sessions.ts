@@ -36,19 +36,19 @@ export async function signIn(
     [accountSubject(email), policy.accountLockout],
     [ipSubject(credentials.ip), policy.ipLockout],
   ];
-  for (const [subject, limits] of subjects) assertMayTry(store, subject, limits, policy.clock());
-  const stored = store.security.passwordHashOf(email);
+  for (const [subject, limits] of subjects) await assertMayTry(store, subject, limits, policy.clock());
+  const stored = await store.security.passwordHashOf(email);
   const valid = await verifyPassword(
     credentials.password,
     stored ?? (await (decoyHash ??= hashPassword(newToken()))),
   );
-  const orgId = store.security.organizationsOf(email)[0];
+  const orgId = (await store.security.organizationsOf(email))[0];
   if (!valid || !stored || !orgId) {
-    for (const [subject, limits] of subjects) recordFailure(store, subject, limits, policy.clock());
+    for (const [subject, limits] of subjects) await recordFailure(store, subject, limits, policy.clock());
     throw fail("unauthorized", { reason: "the e-mail or password is wrong" });
   }
-  store.security.clearFailures(accountSubject(email));
-  const member = store.security.member(email, orgId)!;
+  await store.security.clearFailures(accountSubject(email));
+  const member = (await store.security.member(email, orgId))!;
   if (member.disabledAt) throw fail("account_disabled");
   const sessionId = newToken();
   const at = policy.clock().toISOString();
@@ -60,7 +60,7 @@ export async function signIn(
     createdAt: at,
     lastSeenAt: at,
   };
-  store.security.createSession(session);
+  await store.security.createSession(session);
   return { sessionId, session };
 }
 
@@ -68,35 +68,39 @@ export async function signIn(
 const TOUCH_EVERY_MS = 60_000;
 
 /** The live session of a cookie value, or null (unknown, idle too long, too old, user disabled or removed). */
-export function liveSession(store: Store, policy: SecurityPolicy, sessionId: string): SessionRecord | null {
+export async function liveSession(
+  store: Store,
+  policy: SecurityPolicy,
+  sessionId: string,
+): Promise<SessionRecord | null> {
   const idHash = tokenHash(sessionId);
-  const session = store.security.findSession(idHash);
+  const session = await store.security.findSession(idHash);
   if (!session) return null;
   const now = policy.clock().getTime();
   const idle = now - Date.parse(session.lastSeenAt) > policy.sessionIdleMs;
   const tooOld = now - Date.parse(session.createdAt) > policy.sessionAbsoluteMs;
-  const member = store.security.member(session.email, session.orgId);
+  const member = await store.security.member(session.email, session.orgId);
   if (idle || tooOld || !member || member.disabledAt) {
-    store.security.deleteSession(idHash);
+    await store.security.deleteSession(idHash);
     return null;
   }
   if (now - Date.parse(session.lastSeenAt) > TOUCH_EVERY_MS)
-    store.security.touchSession(idHash, new Date(now).toISOString());
+    await store.security.touchSession(idHash, new Date(now).toISOString());
   return session;
 }
 
-export function signOut(store: Store, sessionId: string): void {
-  store.security.deleteSession(tokenHash(sessionId));
+export async function signOut(store: Store, sessionId: string): Promise<void> {
+  await store.security.deleteSession(tokenHash(sessionId));
 }
 
-export function sessionPrincipal(store: Store, session: SessionRecord): Principal {
-  const member = store.security.member(session.email, session.orgId)!;
+export async function sessionPrincipal(store: Store, session: SessionRecord): Promise<Principal> {
+  const member = (await store.security.member(session.email, session.orgId))!;
   return {
     orgId: session.orgId,
     role: member.role,
     via: "session",
     email: member.email,
-    keyId: store.security.webKeyOf(session.orgId).id,
+    keyId: (await store.security.webKeyOf(session.orgId)).id,
     actor: member.email,
   };
 }
@@ -115,15 +119,15 @@ export const keyPrincipal = (key: ApiKeyRecord): Principal => ({
 export async function setPassword(store: Store, email: string, password: string): Promise<void> {
   assertPasswordStrength(password);
   const hash = await hashPassword(password);
-  if (!store.security.setPasswordHash(email, hash)) throw fail("unknown_user", { email }, "email");
-  store.security.deleteSessionsOf(email);
+  if (!(await store.security.setPasswordHash(email, hash))) throw fail("unknown_user", { email }, "email");
+  await store.security.deleteSessionsOf(email);
 }
 
 /** A one-time token for the admin to pass on; its hash alone is stored. */
-export function createResetToken(store: Store, policy: SecurityPolicy, email: string): string {
+export async function createResetToken(store: Store, policy: SecurityPolicy, email: string): Promise<string> {
   const token = newToken();
   const expires = new Date(policy.clock().getTime() + policy.resetLinkMs).toISOString();
-  store.security.createReset(tokenHash(token), email, expires);
+  await store.security.createReset(tokenHash(token), email, expires);
   return token;
 }
 
@@ -134,9 +138,9 @@ export async function resetPassword(
   password: string,
 ): Promise<string> {
   assertPasswordStrength(password);
-  const email = store.security.consumeReset(tokenHash(token), policy.clock().toISOString());
+  const email = await store.security.consumeReset(tokenHash(token), policy.clock().toISOString());
   if (!email) throw fail("invalid_reset_link", undefined, "token");
   await setPassword(store, email, password);
-  store.security.clearFailures(accountSubject(email));
+  await store.security.clearFailures(accountSubject(email));
   return email;
 }

@@ -42,7 +42,7 @@ export interface AnalysisTypeDef {
   fields: readonly string[];
   /** The output_type values the type computes; all when absent. */
   outputTypes?: readonly string[];
-  readOptions(request: TypeRequest): AnalysisOptions;
+  readOptions(request: TypeRequest): AnalysisOptions | Promise<AnalysisOptions>;
 }
 
 const odAnalysis: AnalysisTypeDef = {

@@ -102,7 +102,7 @@ export interface AnalysisSpec {
 export interface AnalysisRequestContext {
   store: Store;
   networks: {
-    get(country: string): { searchBox(w: number, s: number, e: number, n: number): number[] } | null;
+    get(country: string): Promise<{ searchBox(w: number, s: number, e: number, n: number): number[] } | null>;
   };
   orgId: string;
 }
@@ -158,7 +158,12 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
 }
 
 /** `[{name}|{uuid}|{zone_set_name}, …]` → the stored sets, duplicates dropped. */
-function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues: Issue[]): StoredZoneSet[] {
+async function zoneSets(
+  body: Body,
+  field: string,
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+): Promise<StoredZoneSet[]> {
   const refs = body[field];
   if (!Array.isArray(refs) || refs.length === 0) {
     issues.push({
@@ -168,20 +173,22 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
     return [];
   }
   const found = new Map<string, StoredZoneSet>();
-  refs.forEach((ref, i) => {
+  for (const [i, ref] of refs.entries()) {
     const where = `${field}[${i}]`;
     const keys = isObject(ref) ? Object.keys(ref) : [];
     const key = keys.length === 1 ? keys[0] : undefined;
     const value = key && ["name", "uuid", "zone_set_name"].includes(key) ? (ref as Body)[key] : undefined;
-    if (typeof value !== "string" || value.trim() === "")
-      return issues.push({
+    if (typeof value !== "string" || value.trim() === "") {
+      issues.push({
         field: where,
         message: "must be an object with one key, name or uuid, naming a zone set",
       });
-    const set = ctx.store.zoneSets.get(ctx.orgId, value.trim());
-    if (!set) return issues.push({ field: where, message: `no zone set "${value}" in this organization` });
-    found.set(set.uuid, set);
-  });
+      continue;
+    }
+    const set = await ctx.store.zoneSets.get(ctx.orgId, value.trim());
+    if (set) found.set(set.uuid, set);
+    else issues.push({ field: where, message: `no zone set "${value}" in this organization` });
+  }
   return [...found.values()];
 }
 
@@ -190,18 +197,18 @@ function zoneSets(body: Body, field: string, ctx: AnalysisRequestContext, issues
  * (an empty list is accepted, as clients send one). With no known type, OD_Analysis' dz_sets
  * and any given ones are checked, so every problem of the request is reported.
  */
-function extraZoneSets(
+async function extraZoneSets(
   body: Body,
   wanted: readonly ExtraZoneSetField[] | null,
   ctx: AnalysisRequestContext,
   issues: Issue[],
-): Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> {
+): Promise<Partial<Record<ExtraZoneSetField, StoredZoneSet[]>>> {
   const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
   for (const field of ALL_ZONE_SET_FIELDS) {
     const given = body[field];
     const empty = given === undefined || given === null || (Array.isArray(given) && given.length === 0);
     const check = wanted === null ? field === "dz_sets" || !empty : wanted.includes(field);
-    if (check) out[field] = zoneSets(body, field, ctx, issues);
+    if (check) out[field] = await zoneSets(body, field, ctx, issues);
     else if (!empty)
       issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
   }
@@ -216,8 +223,13 @@ const bboxOfSets = (sets: StoredZoneSet[]) =>
  * The request carries no country: it is the given optional `country`, or the
  * one imported network that has road segments within the zones' bounding box.
  */
-function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequestContext, issues: Issue[]) {
-  const imported = ctx.store.network.countries().map((c) => c.country);
+async function analysisCountry(
+  body: Body,
+  sets: StoredZoneSet[],
+  ctx: AnalysisRequestContext,
+  issues: Issue[],
+) {
+  const imported = (await ctx.store.network.countries()).map((c) => c.country);
   const given = optionalString(body, "country", issues);
   if (given !== null) {
     const code = given.trim().toLowerCase();
@@ -230,7 +242,9 @@ function analysisCountry(body: Body, sets: StoredZoneSet[], ctx: AnalysisRequest
   }
   const box = bboxOfSets(sets);
   if (!box) return null;
-  const matching = imported.filter((c) => (ctx.networks.get(c)?.searchBox(...box).length ?? 0) > 0);
+  const matching: string[] = [];
+  for (const c of imported)
+    if (((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
   if (matching.length === 1) return matching[0];
   issues.push({
     field: "oz_sets",
@@ -340,11 +354,14 @@ export function ignoredRequestFields(body: unknown): string[] {
  * problem is collected into one ValidationError (400). Name uniqueness is the
  * store's job, checked when the analysis is inserted.
  */
-export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestContext): AnalysisSpec {
+export async function validateAnalysisRequest(
+  body: unknown,
+  ctx: AnalysisRequestContext,
+): Promise<AnalysisSpec> {
   if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
   if (typeof body.insight_login_email !== "string")
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
-  assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
+  await assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
 
   const issues: Issue[] = [...unknownFields(body, KNOWN_FIELDS).misspelt];
 
@@ -366,23 +383,24 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
     });
 
   const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
-  const origins = zoneSets(body, "oz_sets", ctx, issues);
-  const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
+  const origins = await zoneSets(body, "oz_sets", ctx, issues);
+  const extra = await extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
   const destinations = extra.dz_sets ?? [];
   const allSets = [...origins, ...Object.values(extra).flat()];
-  const country = allSets.length ? analysisCountry(body, allSets, ctx, issues) : null;
+  const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;
   const options =
-    typeDef?.readOptions({
+    (await typeDef?.readOptions({
       body,
       store: ctx.store,
       orgId: ctx.orgId,
       country,
       sets: { oz_sets: origins, ...extra },
       issues,
-    }) ?? {};
+    })) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources)).supports
+      ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources))
+          .supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 

@@ -27,12 +27,15 @@ export interface ResolvedSelection {
 }
 
 /** Validates the request (400s first), then finds the country's network (404) and selects. */
-export function resolveSelection(networks: NetworkRegistry, request: SelectionRequest): ResolvedSelection {
+export async function resolveSelection(
+  networks: NetworkRegistry,
+  request: SelectionRequest,
+): Promise<ResolvedSelection> {
   const selector = parseSelector(request.geometry);
   const mode = requireCountsMode(request.mode);
   const classes = parseRoadClasses(request.roadway_classification);
   const country = request.country.trim().toLowerCase();
-  const network = networks.get(country);
+  const network = await networks.get(country);
   if (!network) throw fail("unknown_country", { country: request.country }, "country");
   const selection = selectSegments(
     network,

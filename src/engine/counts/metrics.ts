@@ -29,7 +29,7 @@ export type MetricsRow = MetricValue[];
  * and month that has data, segments in selection order, months ascending;
  * segments without data in the period produce none.
  */
-export type MetricsProvider = (query: MetricsQuery) => Iterable<MetricsRow>;
+export type MetricsProvider = (query: MetricsQuery) => Promise<Iterable<MetricsRow>> | Iterable<MetricsRow>;
 
 const METRES_PER_MILE = 1609.344;
 const KPH_PER_MPH = 1.609344;
@@ -63,29 +63,34 @@ export function daysOfTypeInMonth(
 /** What the provider reads besides the segment aggregates: the trip store's per-day tallies. */
 export interface TripTallies {
   /** Distinct devices per month (YYYY-MM), for the sample expansion. */
-  devicesByMonth(country: string, range: { from: string; to: string }): Map<string, number>;
+  devicesByMonth(country: string, range: { from: string; to: string }): Promise<Map<string, number>>;
   /** Days (YYYY-MM-DD) from..to with stored trips of the vehicle classes. */
-  daysWithTrips(country: string, vehicleClasses: readonly string[], from: string, to: string): Set<string>;
+  daysWithTrips(
+    country: string,
+    vehicleClasses: readonly string[],
+    from: string,
+    to: string,
+  ): Promise<Set<string>>;
 }
 
 const NO_TALLIES: TripTallies = {
-  devicesByMonth: () => new Map(),
-  daysWithTrips: () => new Set(),
+  devicesByMonth: async () => new Map(),
+  daysWithTrips: async () => new Set(),
 };
 
 /** Fields that need the per-cell histograms and shares, not just the totals. */
 const DETAIL_FIELDS = new Set<MetricField>(["free_flow_speed", "trip_purpose", "income"]);
 
 /** What the provider asks of the per-segment aggregates: sums per segment × month matching the query. */
-export type SegmentAggregates = (query: MetricsQuery, details: boolean) => SegmentMonthStats[];
+export type SegmentAggregates = (query: MetricsQuery, details: boolean) => Promise<SegmentMonthStats[]>;
 
 /** The provider over the per-segment aggregates that the trip pipeline fills. */
 export function metricsOverAggregates(
   aggregatesOf: SegmentAggregates,
   tallies = NO_TALLIES,
 ): MetricsProvider {
-  return (query) => {
-    const aggregates = aggregatesOf(
+  return async (query) => {
+    const aggregates = await aggregatesOf(
       query,
       query.fields.some((f) => DETAIL_FIELDS.has(f)),
     );
@@ -97,9 +102,9 @@ export function metricsOverAggregates(
     }
     const months = query.months.map(monthKey).sort();
     const range = months.length > 0 ? { from: months[0], to: months[months.length - 1] } : null;
-    const factorOf = monthlyExpansion(range ? tallies.devicesByMonth(query.country, range) : new Map());
+    const factorOf = monthlyExpansion(range ? await tallies.devicesByMonth(query.country, range) : new Map());
     const withTrips = range
-      ? tallies.daysWithTrips(query.country, query.vehicleClasses, `${range.from}-01`, `${range.to}-31`)
+      ? await tallies.daysWithTrips(query.country, query.vehicleClasses, `${range.from}-01`, `${range.to}-31`)
       : new Set<string>();
     // Per month, not per row: counting a month's days walks its calendar.
     const daysOf = new Map(

@@ -9,7 +9,7 @@ import { formatProblem } from "./types.js";
 export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
 
 /** Where matched trips go (the trip store); answers what it kept. */
-export type TripSink = (trips: MatchedTrip[]) => { inserted: number; duplicates: number };
+export type TripSink = (trips: MatchedTrip[]) => Promise<{ inserted: number; duplicates: number }>;
 
 export interface IngestCounts extends SplitCounts {
   /** Matched trips the matcher produced (one raw trip may give several, or none). */
@@ -86,21 +86,22 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   const counts = emptyIngestCounts();
   let batch: MatchedTrip[] = [];
 
-  const store = () => {
+  const store = async () => {
     if (batch.length === 0) return;
-    const { inserted, duplicates } = opts.sink(batch);
+    const { inserted, duplicates } = await opts.sink(batch);
     counts.stored += inserted;
     counts.duplicates += duplicates;
     batch = [];
   };
   const keep = (trip: RawTrip, outcome: MatchOutcome) => {
     for (const matched of outcomeOf(trip, outcome, opts, counts)) batch.push(matched);
-    if (batch.length >= batchSize) store();
   };
   const matching = new GroupedMatching(opts, keep);
   const take = async (trips: RawTrip[]) => {
     if (matching.active) await matching.add(trips);
     else for (const trip of trips) keep(trip, matchOne(trip, opts.matcher));
+    // The sink is asynchronous, so a full batch is stored here, after the trips that filled it.
+    if (batch.length >= batchSize) await store();
   };
 
   try {
@@ -124,7 +125,7 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   else await take(splitter.flush());
   // Trips already sent to matching are complete: they are stored, as a single-threaded run would have.
   await matching.finish();
-  store();
+  await store();
   return merge(counts, splitter.counts);
 }
 

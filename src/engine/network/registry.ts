@@ -6,17 +6,26 @@ import type { Segment } from "./types.js";
  * store's segments and dropped when a country is re-imported.
  */
 export class NetworkRegistry {
-  private readonly cache = new Map<string, Network | null>();
+  /** Promises, so concurrent first uses of a country share one load. */
+  private readonly cache = new Map<string, Promise<Network | null>>();
 
-  constructor(private readonly load: (country: string) => Segment[]) {}
+  constructor(private readonly load: (country: string) => Promise<Segment[]> | Segment[]) {}
 
-  get(country: string): Network | null {
+  get(country: string): Promise<Network | null> {
     const code = country.toLowerCase();
-    if (!this.cache.has(code)) {
-      const segments = this.load(code);
-      this.cache.set(code, segments.length > 0 ? new Network(code, segments) : null);
+    let network = this.cache.get(code);
+    if (!network) {
+      network = this.build(code);
+      this.cache.set(code, network);
+      // A failed load is not cached: the next use tries again.
+      void network.catch(() => this.cache.get(code) === network && this.cache.delete(code));
     }
-    return this.cache.get(code)!;
+    return network;
+  }
+
+  private async build(code: string): Promise<Network | null> {
+    const segments = await this.load(code);
+    return segments.length > 0 ? new Network(code, segments) : null;
   }
 
   /**
@@ -24,9 +33,12 @@ export class NetworkRegistry {
    * network holds it, or null. Ways are looked up by id only, so a border way
    * imported with two countries resolves to the first listed.
    */
-  findWay(wayId: number, countries: readonly string[]): { country: string; segments: Segment[] } | null {
+  async findWay(
+    wayId: number,
+    countries: readonly string[],
+  ): Promise<{ country: string; segments: Segment[] } | null> {
     for (const country of countries) {
-      const segments = this.get(country)?.segmentsOfWay(wayId) ?? [];
+      const segments = (await this.get(country))?.segmentsOfWay(wayId) ?? [];
       if (segments.length > 0) return { country: country.toLowerCase(), segments };
     }
     return null;

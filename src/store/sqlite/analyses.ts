@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { NameTakenError, type AnalysisRepo } from "../../app/ports/store.js";
 import { type AnalysisState, type StoredAnalysis } from "../../domain/records.js";
+import type { Sync } from "./async-port.js";
 
 interface AnalysisRow {
   uuid: string;
@@ -36,7 +37,7 @@ const toAnalysis = (r: AnalysisRow): StoredAnalysis => ({
 const now = () => new Date().toISOString();
 const nameKey = (name: string) => name.trim().toLowerCase();
 
-export class SqliteAnalyses implements AnalysisRepo {
+export class SqliteAnalyses implements Sync<AnalysisRepo> {
   constructor(private readonly db: Database.Database) {}
 
   create({ spec, jobId }: { spec: AnalysisSpec; jobId: string | null }): StoredAnalysis {

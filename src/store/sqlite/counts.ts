@@ -20,6 +20,7 @@ import {
   type RollupEntry,
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
+import type { Sync } from "./async-port.js";
 
 /** The statements of a packed table; totals and details have the same shape. */
 const packedSql = (table: string) => ({
@@ -47,7 +48,7 @@ const ROLLUPS = {
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
 /** Segment counts in the packed layout of segment-month-pack.ts: one row per segment × month. */
-export class SqliteSegmentStats implements SegmentStatsRepo {
+export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -200,7 +201,7 @@ interface ResultRow {
   expires_at: string;
 }
 
-export class SqliteCountsResults implements CountsResultRepo {
+export class SqliteCountsResults implements Sync<CountsResultRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
@@ -261,7 +262,7 @@ export class SqliteCountsResults implements CountsResultRepo {
   }
 }
 
-export class SqliteUsage implements UsageRepo {
+export class SqliteUsage implements Sync<UsageRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
   constructor(db: Database.Database) {

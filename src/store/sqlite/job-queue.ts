@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Job, JobQueue, JobState } from "../../app/ports/job-queue.js";
+import type { Sync } from "./async-port.js";
 
 interface JobRow {
   id: string;
@@ -30,7 +31,7 @@ const toJob = (r: JobRow): Job => ({
 });
 
 /** The job queue in the service's SQLite file; `clock` is injectable so tests can expire leases. */
-export class SqliteJobQueue implements JobQueue {
+export class SqliteJobQueue implements Sync<JobQueue> {
   constructor(
     private readonly db: Database.Database,
     private readonly clock: () => number = Date.now,

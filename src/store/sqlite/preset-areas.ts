@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { PresetArea } from "../../domain/records.js";
 import type { PresetAreaRepo } from "../../app/ports/store.js";
+import type { Sync } from "./async-port.js";
 
 interface PresetAreaRow {
   country: string;
@@ -11,7 +12,7 @@ interface PresetAreaRow {
   geometry: string;
 }
 
-export class SqlitePresetAreas implements PresetAreaRepo {
+export class SqlitePresetAreas implements Sync<PresetAreaRepo> {
   constructor(private readonly db: Database.Database) {}
 
   replaceCountry(country: string, areas: readonly PresetArea[]): void {

@@ -11,6 +11,7 @@ import type {
 import type { SecurityRepo } from "../../app/ports/store.js";
 import { statementCache } from "./statements.js";
 import { createHash } from "node:crypto";
+import type { Sync } from "./async-port.js";
 
 const key = (s: string) => s.trim().toLowerCase();
 
@@ -39,7 +40,7 @@ interface SessionRow {
 const MEMBER_SELECT = `SELECT u.email, m.role, u.password_hash, u.disabled_at
   FROM memberships m JOIN users u ON u.email_key = m.email_key`;
 
-export class SqliteSecurity implements SecurityRepo {
+export class SqliteSecurity implements Sync<SecurityRepo> {
   /** Session lookups run on every signed-in request. */
   private readonly sql: (sql: string) => Database.Statement;
 

@@ -17,6 +17,7 @@ import type {
   ZoneSetRepo,
   NotificationRepo,
   TagRepo,
+  SecurityRepo,
 } from "../../app/ports/store.js";
 import type {
   ApiKeyRecord,
@@ -41,6 +42,7 @@ import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
+import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -68,7 +70,8 @@ export class SqliteStore implements Store {
   readonly presetAreas: PresetAreaRepo;
   readonly tags: TagRepo;
   readonly notifications: NotificationRepo;
-  readonly security: SqliteSecurity;
+  readonly security: SecurityRepo;
+  private readonly gate: TransactionGate;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -85,27 +88,32 @@ export class SqliteStore implements Store {
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("busy_timeout = 5000");
     if (!options.readonly) migrate(this.db);
-    this.accounts = new SqliteAccounts(this.db);
-    this.network = new SqliteNetwork(this.db);
-    this.zoneSets = new SqliteZoneSets(this.db);
-    this.tripStats = new SqliteTripStats(this.db);
-    this.segmentStats = new SqliteSegmentStats(this.db);
-    this.countsResults = new SqliteCountsResults(this.db);
-    this.usage = new SqliteUsage(this.db);
-    this.analyses = new SqliteAnalyses(this.db);
-    this.jobs = new SqliteJobQueue(this.db, options.clock);
-    this.trips = new SqliteTrips(this.db);
-    this.presetAreas = new SqlitePresetAreas(this.db);
-    this.tags = new SqliteTags(this.db);
-    this.notifications = new SqliteNotifications(this.db);
-    this.security = new SqliteSecurity(this.db);
+    const gate = (this.gate = new TransactionGate(this.db));
+    this.accounts = asyncPort<AccountRepo>(new SqliteAccounts(this.db), gate);
+    this.network = asyncPort<NetworkRepo>(new SqliteNetwork(this.db), gate);
+    this.zoneSets = asyncPort<ZoneSetRepo>(new SqliteZoneSets(this.db), gate);
+    this.tripStats = asyncPort<TripStatsRepo>(new SqliteTripStats(this.db), gate);
+    this.segmentStats = asyncPort<SegmentStatsRepo>(new SqliteSegmentStats(this.db), gate);
+    this.countsResults = asyncPort<CountsResultRepo>(new SqliteCountsResults(this.db), gate);
+    this.usage = asyncPort<UsageRepo>(new SqliteUsage(this.db), gate);
+    this.analyses = asyncPort<AnalysisRepo>(new SqliteAnalyses(this.db), gate);
+    this.jobs = asyncPort<JobQueue>(new SqliteJobQueue(this.db, options.clock), gate);
+    this.trips = asyncPort<TripRepo>(new SqliteTrips(this.db), gate, ["scan"]);
+    this.presetAreas = asyncPort<PresetAreaRepo>(new SqlitePresetAreas(this.db), gate);
+    this.tags = asyncPort<TagRepo>(new SqliteTags(this.db), gate);
+    this.notifications = asyncPort<NotificationRepo>(new SqliteNotifications(this.db), gate);
+    this.security = asyncPort<SecurityRepo>(new SqliteSecurity(this.db), gate);
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /**
+   * BEGIN IMMEDIATE … COMMIT around the async `fn` on the one connection; other callers' port calls wait
+   * until it ends (see TransactionGate). Keep the body short: it holds SQLite's single write lock.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.gate.transaction(fn);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }
@@ -134,7 +142,7 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at,
 });
 
-class SqliteAccounts implements AccountRepo {
+class SqliteAccounts implements Sync<AccountRepo> {
   /** For the statements every request runs (key lookup). */
   private readonly sql: (sql: string) => Database.Statement;
 
@@ -254,7 +262,7 @@ interface SegmentRow {
   coords: Buffer;
 }
 
-class SqliteNetwork implements NetworkRepo {
+class SqliteNetwork implements Sync<NetworkRepo> {
   constructor(private readonly db: Database.Database) {}
 
   replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): void {
@@ -409,7 +417,7 @@ const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
   bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
 });
 
-class SqliteZoneSets implements ZoneSetRepo {
+class SqliteZoneSets implements Sync<ZoneSetRepo> {
   constructor(private readonly db: Database.Database) {}
 
   create(z: StoredZoneSet): void {
@@ -468,7 +476,7 @@ class SqliteZoneSets implements ZoneSetRepo {
   }
 }
 
-class SqliteTripStats implements TripStatsRepo {
+class SqliteTripStats implements Sync<TripStatsRepo> {
   /** For the statements every metrics request runs (device tallies, days with trips). */
   private readonly sql: (sql: string) => Database.Statement;
 

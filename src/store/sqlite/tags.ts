@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
 import type { NotificationRepo, TagRepo } from "../../app/ports/store.js";
 import type { TagSummary } from "../../domain/records.js";
+import type { Sync } from "./async-port.js";
 
 const nameKey = (name: string) => name.trim().toLowerCase();
 const now = () => new Date().toISOString();
 
-export class SqliteTags implements TagRepo {
+export class SqliteTags implements Sync<TagRepo> {
   constructor(private readonly db: Database.Database) {}
 
   create(orgId: string, name: string, createdBy: string): boolean {
@@ -77,7 +78,7 @@ export class SqliteTags implements TagRepo {
   }
 }
 
-export class SqliteNotifications implements NotificationRepo {
+export class SqliteNotifications implements Sync<NotificationRepo> {
   constructor(private readonly db: Database.Database) {}
 
   completionWebhook(orgId: string): string | null {

@@ -15,9 +15,10 @@ import {
   scanFilter,
   type ChunkRow,
 } from "../trip-chunks.js";
+import type { Sync } from "./async-port.js";
 
 /** Trips as column chunks in SQLite: one row per chunk of trips of one (country, month). */
-export class SqliteTrips implements TripRepo {
+export class SqliteTrips implements Sync<TripRepo> {
   constructor(private readonly db: Database.Database) {}
 
   appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult {
@@ -36,13 +37,19 @@ export class SqliteTrips implements TripRepo {
 
   *scan(country: string, options: TripScanOptions = {}): Iterable<TripColumns> {
     const filter = scanFilter(options);
-    const rows = this.db
-      .prepare(
-        `SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks
-         WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id`,
-      )
-      .iterate(country, filter.from, filter.to) as IterableIterator<ChunkRow>;
-    for (const row of rows) {
+    // Chunk ids first, then one chunk per step: the async port yields between steps, and an open
+    // better-sqlite3 iterator would keep the connection busy for every other caller meanwhile.
+    const ids = this.db
+      .prepare("SELECT id FROM trip_chunks WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id")
+      .pluck()
+      .all(country, filter.from, filter.to) as number[];
+    const chunk = this.db.prepare(
+      "SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks WHERE id = ?",
+    );
+    for (const id of ids) {
+      const row = chunk.get(id) as ChunkRow | undefined;
+      // Only compaction deletes chunks; its merged chunks came after the id list, so going on would miss trips.
+      if (!row) throw new Error(`the trips of ${country} were compacted during the scan; run it again`);
       const picked = filter.pick(row);
       if (picked) yield picked;
     }
