@@ -374,7 +374,7 @@ export function validateAnalysisRequest(body: unknown, ctx: AnalysisRequestConte
   const options =
     typeDef?.readOptions({
       body,
-      store: ctx.store,
+      presetAreas: ctx.store.presetAreas,
       orgId: ctx.orgId,
       country,
       sets: { oz_sets: origins, ...extra },
