@@ -5,15 +5,12 @@ import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
-import { openRuntime, type Runtime } from "../runtime.js";
+import { openServerRuntime, type Runtime } from "../runtime.js";
 import { dataDirOf } from "./runtime.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
-
-/** Settings of the distributed deployment that the composition root does not read yet (docs/deployment.md). */
-const NETWORKED_BACKENDS = ["STREETFLOW_DATABASE_URL", "STREETFLOW_REDIS_URL"];
 
 interface ServeOptions {
   port: string;
@@ -53,12 +50,6 @@ export function serveCommand(program: Command): void {
       if (!isWorkerCount(opts.jobWorkers))
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
       if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
-      const unwired = NETWORKED_BACKENDS.filter((name) => process.env[name]);
-      if (unwired.length > 0)
-        program.error(
-          `error: ${unwired.join(" and ")} set, but this version serves only the embedded SQLite store ` +
-            "(the PostgreSQL and Redis adapters wait for the asynchronous ports, docs/deployment.md); unset it",
-        );
       const role: Role = opts.jobs ? opts.role : "api";
       if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers);
       const config = configFromEnv();
@@ -71,7 +62,7 @@ export function serveCommand(program: Command): void {
         console.error(`error: ${busy}`);
         process.exit(1);
       }
-      const rt = openRuntime(dataDirOf(program));
+      const rt = await openServerRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
       const app = await buildApp({
         store: rt.store,
@@ -113,7 +104,7 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
       new JobRunner({
         store: rt.store,
         queue: rt.store.jobs,
-        dbFile: databaseFile(rt.dataDir),
+        workerStore: rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
         log,
         onFinished: completionNotifier(rt.store, log),
       }).start(),
@@ -126,7 +117,7 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
 async function runWorkers(dataDir: string, count: number): Promise<void> {
-  const rt = openRuntime(dataDir);
+  const rt = await openServerRuntime(dataDir);
   const log = (line: string) => console.log(line);
   const runners = await startRunners(rt, count, log);
   const stop = async () => {

@@ -5,13 +5,14 @@ import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
 import type { Job, JobQueue } from "../app/ports/job-queue.js";
 import type { WorkerInput, WorkerMessage } from "./worker.js";
+import type { StoreDescription } from "../app/ports/store.js";
 
 export interface RunnerOptions {
   /** The main thread's store: the runner alone writes statuses and results. */
   store: Store;
   queue: JobQueue;
-  /** The SQLite file workers open read-only. */
-  dbFile: string;
+  /** The store worker threads open (read-only for SQLite). */
+  workerStore: StoreDescription;
   workerId?: string;
   leaseMs?: number;
   heartbeatMs?: number;
@@ -144,7 +145,7 @@ export class JobRunner {
     await store.analyses.markRunning(uuid);
     this.o.log(`analysis ${analysis.name} (${uuid}) started, attempt ${job.attempts}`);
     const outcome = await this.runWorker(job, {
-      dbFile: this.o.dbFile,
+      store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
     });

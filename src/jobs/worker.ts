@@ -1,12 +1,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { NetworkRegistry } from "../engine/network/registry.js";
-import { SqliteStore } from "../store/sqlite/sqlite-store.js";
+import { openStore, type StoreDescription } from "../store/open.js";
 import type { ComputeAnalysis } from "../app/analyses/compute.js";
 
 /** What the runner hands a worker thread. */
 export interface WorkerInput {
-  dbFile: string;
+  /** The store to read, opened in the thread (SQLite read-only, or PostgreSQL). */
+  store: StoreDescription;
   spec: AnalysisSpec;
   /** URL of a module exporting `computeAnalysis: ComputeAnalysis`. */
   computeModule: string;
@@ -20,7 +21,7 @@ export type WorkerMessage =
 
 /** Runs one analysis over its own read-only connection; results go back by message, never to the store. */
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promise<void> {
-  const store = new SqliteStore(input.dbFile, { readonly: true });
+  const store = await openStore(input.store, { readonly: true });
   try {
     const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };

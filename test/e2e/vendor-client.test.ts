@@ -54,7 +54,7 @@ describe("a vendor client, unchanged (real HTTP)", () => {
     runner = await new JobRunner({
       store,
       queue: store.jobs,
-      dbFile: store.file,
+      workerStore: { kind: "sqlite", file: store.file },
       pollMs: 20,
       heartbeatMs: 50,
     }).start();

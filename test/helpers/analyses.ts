@@ -16,7 +16,7 @@ export async function startQuickRunner(
   return await new JobRunner({
     store,
     queue: store.jobs,
-    dbFile: store.file,
+    workerStore: { kind: "sqlite", file: store.file },
     pollMs: 20,
     leaseMs: 5000,
     heartbeatMs: 20,

@@ -11,7 +11,7 @@ const rt = openRuntime(process.argv[2]);
 await new JobRunner({
   store: rt.store,
   queue: rt.store.jobs,
-  dbFile: databaseFile(rt.dataDir),
+  workerStore: { kind: "sqlite", file: databaseFile(rt.dataDir) },
   leaseMs: 3_600_000,
   pollMs: 50,
   computeModule: new URL("./test-compute.ts", import.meta.url).href,

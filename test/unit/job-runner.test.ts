@@ -41,7 +41,7 @@ describe("job runner", () => {
     const runner = new JobRunner({
       store,
       queue: store.jobs,
-      dbFile: store.file,
+      workerStore: { kind: "sqlite", file: store.file },
       pollMs: 10,
       leaseMs: 1000,
       ...(computeModule ? { computeModule } : {}),
@@ -124,7 +124,7 @@ describe("job runner", () => {
     const other = new JobRunner({
       store,
       queue: store.jobs,
-      dbFile: store.file,
+      workerStore: { kind: "sqlite", file: store.file },
       pollMs: 10,
       computeModule: testCompute,
     });

@@ -307,3 +307,9 @@ export interface TripRepo {
   recordIngestRun(run: IngestRunRecord): Promise<void>;
   listIngestRuns(country?: string): Promise<IngestRunRecord[]>;
 }
+
+/**
+ * Which store to open, as plain data: it crosses into analysis worker threads (workerData), so a
+ * worker thread opens the same backend as its process (PostgreSQL, or the SQLite file read-only).
+ */
+export type StoreDescription = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string };

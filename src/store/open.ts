@@ -1,0 +1,49 @@
+import type { Store, StoreDescription } from "../app/ports/store.js";
+
+export type { StoreDescription };
+import type { JobQueue } from "../app/ports/job-queue.js";
+import { PostgresStore } from "./postgres/postgres-store.js";
+import { SqliteStore } from "./sqlite/sqlite-store.js";
+import { BullJobQueue } from "../queue/bullmq/job-queue.js";
+
+/** STREETFLOW_DATABASE_URL selects PostgreSQL; otherwise the SQLite file of the data directory. */
+export function describeStore(sqliteFile: string, env = process.env): StoreDescription {
+  const url = env.STREETFLOW_DATABASE_URL;
+  return url ? { kind: "postgres", url } : { kind: "sqlite", file: sqliteFile };
+}
+
+/** Opens the described store; `readonly` only affects SQLite (worker threads never write). */
+export async function openStore(
+  description: StoreDescription,
+  options: { readonly?: boolean } = {},
+): Promise<Store> {
+  return description.kind === "postgres"
+    ? await PostgresStore.open(description.url)
+    : new SqliteStore(description.file, { readonly: options.readonly ?? false });
+}
+
+/**
+ * The store with its job queue on Redis when STREETFLOW_REDIS_URL is set (key prefix
+ * STREETFLOW_REDIS_PREFIX), else the store's own queue. With Redis, creating an analysis and
+ * enqueueing its job are no longer one transaction: a job whose analysis is missing is skipped.
+ */
+export function withQueueFromEnv(store: Store, env = process.env): Store {
+  const url = env.STREETFLOW_REDIS_URL;
+  if (!url) return store;
+  const queue: JobQueue & { close(): Promise<void> } = new BullJobQueue({
+    url,
+    prefix: env.STREETFLOW_REDIS_PREFIX,
+  });
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === "jobs") return queue;
+      if (key === "close")
+        return async () => {
+          await queue.close();
+          await target.close();
+        };
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
