@@ -76,7 +76,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       loadAvg1m: Number(load[0].toFixed(2)),
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -91,7 +91,7 @@ async function openTripStore(file: string, network: Network, tripCount: number):
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
-    store.close();
+    await store.close();
     rmSync(file, { force: true });
   }
   const store = new SqliteStore(file);

@@ -94,8 +94,8 @@ export function serveCommand(program: Command): void {
         await rt.store.close();
         process.exit(0);
       };
-      process.once("SIGINT", close);
-      process.once("SIGTERM", close);
+      process.once("SIGINT", () => void close());
+      process.once("SIGTERM", () => void close());
       await app.listen({ port: Number(opts.port), host: opts.host });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;

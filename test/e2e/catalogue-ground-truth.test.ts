@@ -143,8 +143,8 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       ctx,
     );
   });
-  after(() => {
-    store.close();
+  after(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -127,7 +127,7 @@ export function catalogueSuite() {
   after(async () => {
     await app!.runner.stop();
     await app!.ctx.app.close();
-    app!.ctx.store.close();
+    await app!.ctx.store.close();
   });
   const ctx = () => app!.ctx;
   return {

@@ -37,7 +37,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
   after(async () => {
     await runner.stop();
     await ctx.app.close();
-    ctx.store.close();
+    await ctx.store.close();
   });
 
   const base = (extra: Record<string, unknown>) => ({
