@@ -1,6 +1,5 @@
 import type { AdminArea } from "../engine/network/admin-areas.js";
 import type { PresetArea } from "./records.js";
-import type { PresetAreaRepo } from "../app/ports/store.js";
 import { fail } from "./errors.js";
 
 /**
@@ -30,11 +29,19 @@ export function presetAreasOf(country: string, areas: readonly AdminArea[]): Pre
 }
 
 /**
+ * What the rules read of the imported preset areas: the geography types of a country with their area
+ * counts. Defined here so the domain needs no store port; the store's `PresetAreaRepo` satisfies it.
+ */
+export interface GeographyTypes {
+  types(country: string): Promise<readonly { geographyType: string; areas: number }[]>;
+}
+
+/**
  * A requested `geography_type`, matched case-insensitively against the types imported for the
  * country; anything else is a 400 that lists the valid ones.
  */
 export async function resolveGeographyType(
-  repo: PresetAreaRepo,
+  repo: GeographyTypes,
   country: string,
   requested: string,
   field = "geography_type",
@@ -52,7 +59,7 @@ export async function resolveGeographyType(
 
 /** What `GET /preset_geographies/{country}` lists: each geography type with its area count. */
 export async function listPresetGeographies(
-  repo: PresetAreaRepo,
+  repo: GeographyTypes,
   importedCountries: readonly string[],
   country: string,
 ): Promise<{ geographyType: string; areas: number; description: string }[]> {

@@ -5,7 +5,7 @@ import {
   MAX_ZONE_NAME_LENGTH,
   RATIO_SUM_TOLERANCE,
   ROAD_TYPES,
-} from "./zone-vocabulary.js";
+} from "../shared/zone-vocabulary.js";
 import { charCount } from "./text-length.js";
 
 export { CALIBRATION_TYPES, GATE_SIZE_RANGE, MAX_ZONE_NAME_LENGTH, RATIO_SUM_TOLERANCE, ROAD_TYPES };

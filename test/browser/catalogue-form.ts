@@ -115,7 +115,7 @@ export async function createAndMap(
   await detail.getByRole("button", { name: "Show flow map" }).click();
   const drawer = page.getByRole("region", { name: `Flows: ${c.name}` });
   await drawer
-    .getByText(/ on the map\.$/)
+    .getByText(/ flows on the map\b/)
     .waitFor({ timeout: 120_000 })
     .catch(async (err: Error) => {
       // Say what the drawer shows instead (an error or "no rows" status), not only that the wait ran out.

@@ -9,7 +9,7 @@ import {
   GATE_SIZE_RANGE,
   MAX_ZONE_NAME_LENGTH,
   ROAD_TYPES,
-} from "../../../../domain/zone-vocabulary.js";
+} from "../../../../shared/zone-vocabulary.js";
 
 export type ZoneKind = "polygon" | "line";
 

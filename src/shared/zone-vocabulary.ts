@@ -1,6 +1,6 @@
 /**
  * The accepted values and limits of zone properties, with no imports so the web client's zone editor uses the
- * very same lists as the API's validation (src/domain/zone-properties.ts).
+ * very same lists as the API's validation (src/domain/zone-properties.ts); in src/shared so both may import it.
  */
 
 export const MAX_ZONE_NAME_LENGTH = 50;
