@@ -88,7 +88,15 @@ export default [
         },
       },
     },
-    rules: rule("error"),
+    rules: {
+      ...rule("error"),
+      // The boundaries rule does not see `import("…").T` type expressions: forbid them, so every
+      // dependency is an import statement the layer rule checks.
+      "no-restricted-syntax": [
+        "error",
+        { selector: "TSImportType", message: "use an import statement (the layer rule checks those)" },
+      ],
+    },
   },
   { files: PENDING, rules: rule("warn") },
 ];

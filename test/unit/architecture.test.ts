@@ -35,6 +35,15 @@ test("the lint rule refuses an import against the layers", async () => {
   ]);
 });
 
+test("a type-only import() expression, which the layer rule cannot see, is refused", async () => {
+  const source = `export type S = import("../app/ports/store.js").Store;\n`;
+  const [result] = await eslint.lintText(source, { filePath: join(ROOT, "src/domain/probe.ts") });
+  assert.deepEqual(
+    result.messages.filter((m) => m.severity === 2).map((m) => m.ruleId),
+    ["no-restricted-syntax"],
+  );
+});
+
 test("the lint rule lets a layer import itself and the layers below", async () => {
   const appImportsDown = [
     `import type { Store } from "./ports/store.js";`,
