@@ -126,7 +126,7 @@ export default async function run(args: string[]) {
   const file = join(tmpdir(), `streetflow-bench-${process.pid}.db`);
   const sqlite = new SqliteStore(file);
   const onSqlite = await measure(sqlite as unknown as AsyncStore, trips, cells);
-  sqlite.close();
+  await sqlite.close();
   rmSync(file, { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(file + suffix, { force: true });
 
