@@ -1,6 +1,6 @@
 import type { AnalysisTypeName } from "../../shared/vocabulary.js";
 import type { Issue } from "../errors.js";
-import type { Store } from "../../app/ports/store.js";
+import type { GeographyTypes } from "../preset-geographies.js";
 import type { StoredZoneSet } from "../records.js";
 import { odPresetGeography } from "./od-preset-geography.js";
 import { zoneActivity } from "./zone-activity.js";
@@ -13,10 +13,11 @@ import { networkPerformance } from "./network-performance.js";
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
 
-/** What a type's own validation reads: the body, the store and the analysis' country (once known). */
+/** What a type's own validation reads: the body, the look-ups it needs and the analysis' country (once known). */
 export interface TypeRequest {
   body: Record<string, unknown>;
-  store: Store;
+  /** The geography types imported per country (OD_Preset_Geography). */
+  presetAreas: GeographyTypes;
   orgId: string;
   country: string | null;
   /** The zone sets the request references, by field. */

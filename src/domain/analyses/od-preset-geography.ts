@@ -10,7 +10,7 @@ export const odPresetGeography: AnalysisTypeDef = {
   name: "OD_Preset_Geography",
   zoneSets: [],
   fields: ["geography_type"],
-  async readOptions({ body, store, country, issues }) {
+  async readOptions({ body, presetAreas, country, issues }) {
     const given = body.geography_type;
     if (typeof given !== "string" || given.trim() === "") {
       issues.push({
@@ -21,7 +21,7 @@ export const odPresetGeography: AnalysisTypeDef = {
     }
     if (country === null) return {};
     try {
-      return { geographyType: await resolveGeographyType(store.presetAreas, country, given) };
+      return { geographyType: await resolveGeographyType(presetAreas, country, given) };
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       issues.push({ field: "geography_type", message: e.message });

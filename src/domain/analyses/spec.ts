@@ -391,7 +391,7 @@ export async function validateAnalysisRequest(
   const options =
     (await typeDef?.readOptions({
       body,
-      store: ctx.store,
+      presetAreas: ctx.store.presetAreas,
       orgId: ctx.orgId,
       country,
       sets: { oz_sets: origins, ...extra },
