@@ -14,7 +14,7 @@ import pg from "pg";
 import { SEGMENT_COUNT_CLASSES } from "../src/engine/trips/codes.js";
 import type { MatchedTrip } from "../src/engine/trips/types.js";
 import type { SegmentStatCell } from "../src/engine/counts/segment-stats.js";
-import type { AsyncStore } from "../src/store/postgres/ports.js";
+import type { Store } from "../src/app/ports/store.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { randomOf } from "./lib/synthetic.js";
@@ -76,7 +76,7 @@ function syntheticCells(): SegmentStatCell[] {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
-async function measure(store: AsyncStore, trips: MatchedTrip[], cells: SegmentStatCell[]) {
+async function measure(store: Store, trips: MatchedTrip[], cells: SegmentStatCell[]) {
   let t = performance.now();
   for (let i = 0; i < trips.length; i += BATCH)
     await store.trips.appendTrips("li", trips.slice(i, i + BATCH));
@@ -125,7 +125,7 @@ export default async function run(args: string[]) {
 
   const file = join(tmpdir(), `streetflow-bench-${process.pid}.db`);
   const sqlite = new SqliteStore(file);
-  const onSqlite = await measure(sqlite as unknown as AsyncStore, trips, cells);
+  const onSqlite = await measure(sqlite, trips, cells);
   await sqlite.close();
   rmSync(file, { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(file + suffix, { force: true });

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import type { AsyncJobQueue, AsyncStore } from "../../src/store/postgres/ports.js";
+import type { Store } from "../../src/app/ports/store.js";
+import type { JobQueue } from "../../src/app/ports/job-queue.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { Redis } from "ioredis";
 
@@ -16,23 +17,20 @@ export interface Backend {
   /** Why the suite does not run here, or undefined. */
   skip?: string;
   /** A fresh store; `clock` drives the job queue's leases. */
-  open(options?: { clock?: () => number }): Promise<AsyncStore>;
+  open(options?: { clock?: () => number }): Promise<Store>;
   /** The same data, opened again as a new process would (a store over the same file or database). */
-  reopen(store: AsyncStore, options?: { clock?: () => number }): Promise<AsyncStore>;
+  reopen(store: Store, options?: { clock?: () => number }): Promise<Store>;
   /** Drops what the run created. */
   dispose(): Promise<void>;
 }
 
 const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-/** SQLite's ports answer plain values; awaiting them gives the same results as the async ports. */
-const sqliteAsAsync = (store: SqliteStore) => store as unknown as AsyncStore;
-
 function sqliteBackend(): Backend {
   return {
     name: "sqlite",
     async open(options = {}) {
-      return sqliteAsAsync(new SqliteStore(":memory:", options));
+      return new SqliteStore(":memory:", options);
     },
     async reopen(store) {
       return store;
@@ -111,18 +109,18 @@ export interface QueueBackend {
   skip?: string;
   /** A fresh, empty queue; `passTime(ms, probe)` lets leases age by `ms`, then answers `probe()` once it is not null. */
   open(): Promise<{
-    queue: AsyncJobQueue;
+    queue: JobQueue;
     passTime<T>(ms: number, probe: () => Promise<T | null>): Promise<T | null>;
     /** True when time is the test's: the queue's notion of "now" is exact. */
     exactClock: boolean;
   }>;
   /** The same queue opened again as another process would. */
-  reopen(queue: AsyncJobQueue): Promise<AsyncJobQueue>;
+  reopen(queue: JobQueue): Promise<JobQueue>;
   dispose(): Promise<void>;
 }
 
 function storeQueue(backend: Backend): QueueBackend {
-  const opened = new Map<AsyncJobQueue, { store: AsyncStore; clock: { now: number } }>();
+  const opened = new Map<JobQueue, { store: Store; clock: { now: number } }>();
   return {
     name: backend.name,
     skip: backend.skip,
@@ -169,7 +167,7 @@ async function bullBackend(): Promise<QueueBackend> {
   }
   probe.disconnect();
   const queues: BullJobQueue[] = [];
-  const prefixOf = new Map<AsyncJobQueue, string>();
+  const prefixOf = new Map<JobQueue, string>();
   const run = `sf-test-${process.pid}-${Date.now().toString(36)}`;
   let n = 0;
   const openQueue = (prefix: string) => {

@@ -9,7 +9,7 @@ import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { toDomainError } from "../../src/app/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import type { AsyncStore } from "../../src/store/postgres/ports.js";
+import type { Store } from "../../src/app/ports/store.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
@@ -44,12 +44,12 @@ function trip(
   };
 }
 
-async function chunksOf(store: AsyncStore, country: string, opts = {}): Promise<TripColumns[]> {
+async function chunksOf(store: Store, country: string, opts = {}): Promise<TripColumns[]> {
   const out: TripColumns[] = [];
   for await (const c of store.trips.scan(country, opts)) out.push(c);
   return out;
 }
-const tripsOf = async (store: AsyncStore, country: string, opts = {}) =>
+const tripsOf = async (store: Store, country: string, opts = {}) =>
   (await chunksOf(store, country, opts)).flatMap(columnsToTrips);
 
 /** The store refuses in its own terms (NameTakenError); the application's mapping gives the API's code. */

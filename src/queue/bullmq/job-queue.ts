@@ -1,7 +1,6 @@
 import { Job as BullJob, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { Job, JobState } from "../../app/ports/job-queue.js";
-import type { AsyncJobQueue } from "../../store/postgres/ports.js";
+import type { Job, JobQueue, JobState } from "../../app/ports/job-queue.js";
 
 export interface BullJobQueueOptions {
   /** redis://host:port (STREETFLOW_REDIS_URL). */
@@ -35,7 +34,7 @@ const isLostJob = (e: unknown) =>
  * for, is a mark beside the job: a queued job so marked is skipped (and failed) by `claim`, a running
  * one is failed under its lock at once, and its worker learns it from its next heartbeat.
  */
-export class BullJobQueue implements AsyncJobQueue {
+export class BullJobQueue implements JobQueue {
   readonly queue: Queue;
   private readonly worker: Worker;
   private readonly redis: Redis;

@@ -10,7 +10,6 @@ import type {
   UserRole,
 } from "../../domain/records.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
-import type { Async } from "./ports.js";
 
 const now = () => new Date().toISOString();
 const key = (s: string) => s.trim().toLowerCase();
@@ -40,7 +39,7 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at,
 });
 
-export class PostgresAccounts implements Async<AccountRepo> {
+export class PostgresAccounts implements AccountRepo {
   constructor(private readonly db: PgDb) {}
 
   async isEmpty(): Promise<boolean> {
@@ -155,7 +154,7 @@ const toUser = (r: MemberRow): UserRecord => ({
 const MEMBER_SELECT = `SELECT u.email, m.role, u.password_hash, u.disabled_at
   FROM memberships m JOIN users u ON u.email_key = m.email_key`;
 
-export class PostgresSecurity implements Async<SecurityRepo> {
+export class PostgresSecurity implements SecurityRepo {
   constructor(private readonly db: PgDb) {}
 
   async member(email: string, orgId: string): Promise<UserRecord | null> {

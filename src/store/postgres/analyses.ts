@@ -3,7 +3,6 @@ import { NameTakenError } from "../../app/ports/store.js";
 import type { AnalysisRepo, NotificationRepo, TagRepo } from "../../app/ports/store.js";
 import type { AnalysisState, StoredAnalysis, TagSummary } from "../../domain/records.js";
 import { isUniqueViolation, numbered, placeholders, type PgDb } from "./db.js";
-import type { Async } from "./ports.js";
 
 interface AnalysisRow {
   uuid: string;
@@ -38,7 +37,7 @@ const toAnalysis = (r: AnalysisRow): StoredAnalysis => ({
 const now = () => new Date().toISOString();
 const nameKey = (name: string) => name.trim().toLowerCase();
 
-export class PostgresAnalyses implements Async<AnalysisRepo> {
+export class PostgresAnalyses implements AnalysisRepo {
   constructor(private readonly db: PgDb) {}
 
   async create({ spec, jobId }: { spec: AnalysisSpec; jobId: string | null }): Promise<StoredAnalysis> {
@@ -142,7 +141,7 @@ export class PostgresAnalyses implements Async<AnalysisRepo> {
   }
 }
 
-export class PostgresTags implements Async<TagRepo> {
+export class PostgresTags implements TagRepo {
   constructor(private readonly db: PgDb) {}
 
   async create(orgId: string, name: string, createdBy: string): Promise<boolean> {
@@ -219,7 +218,7 @@ export class PostgresTags implements Async<TagRepo> {
   }
 }
 
-export class PostgresNotifications implements Async<NotificationRepo> {
+export class PostgresNotifications implements NotificationRepo {
   constructor(private readonly db: PgDb) {}
 
   async completionWebhook(orgId: string): Promise<string | null> {

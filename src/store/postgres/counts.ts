@@ -12,7 +12,6 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
-import type { Async } from "./ports.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
@@ -22,7 +21,7 @@ type PackedRow = { segment_id: number; month: string; cells: Buffer };
  * locked (a transaction-scoped advisory lock, taken in key order) while it is updated: two ingest
  * workers adding to the same segment-month take turns instead of losing one's counts.
  */
-export class PostgresSegmentStats implements Async<SegmentStatsRepo> {
+export class PostgresSegmentStats implements SegmentStatsRepo {
   constructor(private readonly db: PgDb) {}
 
   async add(country: string, cells: SegmentStatCell[]): Promise<void> {
@@ -120,7 +119,7 @@ interface ResultRow {
 }
 
 /** Counts paging state in the shared database: any API process serves any page. */
-export class PostgresCountsResults implements Async<CountsResultRepo> {
+export class PostgresCountsResults implements CountsResultRepo {
   constructor(private readonly db: PgDb) {}
 
   async save(r: StoredCountsResult, pages: unknown[][][], now: string): Promise<void> {
@@ -184,7 +183,7 @@ export class PostgresCountsResults implements Async<CountsResultRepo> {
 }
 
 /** Metering in the shared database: quotas hold across every API process. */
-export class PostgresUsage implements Async<UsageRepo> {
+export class PostgresUsage implements UsageRepo {
   constructor(private readonly db: PgDb) {}
 
   async record(u: UsageRecord): Promise<void> {

@@ -5,7 +5,6 @@ import type { NetworkImportInfo, PresetArea, StoredZoneSet, ZoneSetSummary } fro
 import type { NetworkRepo, PresetAreaRepo, ZoneSetRepo } from "../../app/ports/store.js";
 import { zoneSetBboxJson } from "../sqlite/zone-set-bbox.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
-import type { Async } from "./ports.js";
 
 const key = (s: string) => s.trim().toLowerCase();
 
@@ -50,7 +49,7 @@ interface SegmentRow {
   coords: Buffer;
 }
 
-export class PostgresNetwork implements Async<NetworkRepo> {
+export class PostgresNetwork implements NetworkRepo {
   constructor(private readonly db: PgDb) {}
 
   async replaceCountry(info: NetworkImportInfo, segments: Iterable<Segment>): Promise<void> {
@@ -191,7 +190,7 @@ export class PostgresNetwork implements Async<NetworkRepo> {
   }
 }
 
-export class PostgresPresetAreas implements Async<PresetAreaRepo> {
+export class PostgresPresetAreas implements PresetAreaRepo {
   constructor(private readonly db: PgDb) {}
 
   async replaceCountry(country: string, areas: readonly PresetArea[]): Promise<void> {
@@ -270,7 +269,7 @@ const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
   bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
 });
 
-export class PostgresZoneSets implements Async<ZoneSetRepo> {
+export class PostgresZoneSets implements ZoneSetRepo {
   constructor(private readonly db: PgDb) {}
 
   async create(z: StoredZoneSet): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Job, JobState } from "../../app/ports/job-queue.js";
 import { numbered, type PgDb } from "./db.js";
-import type { AsyncJobQueue } from "./ports.js";
+import type { JobQueue } from "../../app/ports/job-queue.js";
 
 interface JobRow {
   id: string;
@@ -38,7 +38,7 @@ const toJob = (r: JobRow): Job => ({
  * and its job stays one transaction. Claims take `FOR UPDATE SKIP LOCKED`: workers in any number of
  * processes each get a different job without waiting on one another.
  */
-export class PostgresJobQueue implements AsyncJobQueue {
+export class PostgresJobQueue implements JobQueue {
   constructor(
     private readonly db: PgDb,
     private readonly clock: () => number = Date.now,

@@ -5,7 +5,7 @@ import { createPool, PgDb, poolSettingsFromEnv, type PoolSettings } from "./db.j
 import { PostgresNetwork, PostgresPresetAreas, PostgresZoneSets } from "./geography.js";
 import { PostgresJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
-import type { AsyncStore } from "./ports.js";
+import type { Store } from "../../app/ports/store.js";
 import { PostgresTrips, PostgresTripStats } from "./trips.js";
 
 export interface PostgresStoreOptions {
@@ -18,7 +18,7 @@ export interface PostgresStoreOptions {
  * The shared store of a multi-process deployment (STREETFLOW_DATABASE_URL): every API process and
  * worker opens one, with its own connection pool, on the same database. `open` migrates first.
  */
-export class PostgresStore implements AsyncStore {
+export class PostgresStore implements Store {
   readonly accounts: PostgresAccounts;
   readonly network: PostgresNetwork;
   readonly zoneSets: PostgresZoneSets;

@@ -12,10 +12,9 @@ import {
   scanFilter,
   type ChunkRow,
 } from "../trip-chunks.js";
-import type { AppendResult, TripScanOptions, TripStatsRepo } from "../../app/ports/store.js";
+import type { AppendResult, TripRepo, TripScanOptions, TripStatsRepo } from "../../app/ports/store.js";
 import type { DayCount, DayTotal, IngestRunRecord, YearMonth } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
-import type { Async, AsyncTripRepo } from "./ports.js";
 
 /** Chunks a scan fetches per round trip: a few MB at most, and the next batch streams while one is used. */
 const SCAN_BATCH = 4;
@@ -35,7 +34,7 @@ export function partitionOf(month: string): { name: string; from: string; to: st
  * device-days are claimed by INSERT … ON CONFLICT DO NOTHING, which serialises on the key, so a trip
  * seen by two workers is stored by one.
  */
-export class PostgresTrips implements AsyncTripRepo {
+export class PostgresTrips implements TripRepo {
   /** Partitions known to exist (created by this process or found by a CREATE … IF NOT EXISTS). */
   private readonly partitions = new Set<string>();
 
@@ -237,7 +236,7 @@ async function upsertDayCounts(db: PgDb, country: string, rows: DayCount[]): Pro
   );
 }
 
-export class PostgresTripStats implements Async<TripStatsRepo> {
+export class PostgresTripStats implements TripStatsRepo {
   constructor(private readonly db: PgDb) {}
 
   async addDayCounts(country: string, rows: DayCount[]): Promise<void> {
