@@ -85,23 +85,32 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
   const counts = emptyIngestCounts();
   let batch: MatchedTrip[] = [];
+  const fullBatches: MatchedTrip[][] = [];
 
-  const store = async () => {
-    if (batch.length === 0) return;
-    const { inserted, duplicates } = await opts.sink(batch);
+  const storeBatch = async (trips: MatchedTrip[]) => {
+    const { inserted, duplicates } = await opts.sink(trips);
     counts.stored += inserted;
     counts.duplicates += duplicates;
-    batch = [];
   };
+  const storeFullBatches = async () => {
+    while (fullBatches.length > 0) await storeBatch(fullBatches.shift()!);
+  };
+  // Batches are cut at exactly `batchSize` trips in reading order, however matching groups them, so every
+  // run hands the store the same batches and the tallies add up in the same order (bit for bit).
   const keep = (trip: RawTrip, outcome: MatchOutcome) => {
-    for (const matched of outcomeOf(trip, outcome, opts, counts)) batch.push(matched);
+    for (const matched of outcomeOf(trip, outcome, opts, counts)) {
+      batch.push(matched);
+      if (batch.length === batchSize) {
+        fullBatches.push(batch);
+        batch = [];
+      }
+    }
   };
   const matching = new GroupedMatching(opts, keep);
   const take = async (trips: RawTrip[]) => {
     if (matching.active) await matching.add(trips);
     else for (const trip of trips) keep(trip, matchOne(trip, opts.matcher));
-    // The sink is asynchronous, so a full batch is stored here, after the trips that filled it.
-    if (batch.length >= batchSize) await store();
+    await storeFullBatches();
   };
 
   try {
@@ -123,9 +132,12 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   }
   if (opts.signal?.aborted) counts.interrupted = 1;
   else await take(splitter.flush());
-  // Trips already sent to matching are complete: they are stored, as a single-threaded run would have.
+  // Trips already sent to matching are complete: their whole batches are stored.
   await matching.finish();
-  await store();
+  await storeFullBatches();
+  // An interrupted run stores whole batches only: the next run matches the rest again and stores exactly the
+  // batches an uninterrupted run would have.
+  if (!counts.interrupted && batch.length > 0) await storeBatch(batch);
   return merge(counts, splitter.counts);
 }
 

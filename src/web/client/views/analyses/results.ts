@@ -331,8 +331,11 @@ export class AnalysisResults {
   /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
   private sliceOptions() {
     const fromRows = sliceOptions(this.flows);
+    // The analysis' own labels, unless its rows are sliced otherwise (AADT rows are per year).
     const labels = (list: { label: string }[] | undefined, fallback: string[]) =>
-      list?.length ? list.map((d) => d.label) : fallback;
+      list?.length && fallback.every((f) => list.some((d) => d.label === f))
+        ? list.map((d) => d.label)
+        : fallback;
     return {
       deviceTypes: fromRows.deviceTypes,
       dayTypes: labels(this.detail?.day_types, fromRows.dayTypes),
@@ -359,9 +362,11 @@ export class AnalysisResults {
   private renderMap(): void {
     const topValue = this.filters.top.input.value;
     const shown = topFlows(this.slice, topValue === "all" ? null : Number(topValue));
+    const origins = zoneAnchors(this.zones.origins);
+    // Zone and segment metrics (za_*, sa_*, aadt_*) have no destination sets: each row sits at its own zone.
     const anchors = {
-      origins: zoneAnchors(this.zones.origins),
-      destinations: zoneAnchors(this.zones.destinations),
+      origins,
+      destinations: this.zones.destinations.length ? zoneAnchors(this.zones.destinations) : origins,
     };
     const { collection, unplaced } = flowFeatures(shown, anchors.origins, anchors.destinations);
     const zones: FeatureCollection = {
