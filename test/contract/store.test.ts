@@ -689,34 +689,25 @@ for (const backend of all) {
       assert.deepEqual(await store.presetAreas.types("li"), []);
     });
 
-    it(
-      "transaction: everything inside commits together or not at all",
-      {
-        skip:
-          backend.name === "sqlite"
-            ? "SQLite's transaction takes an async fn with the async ports (issue 12)"
-            : undefined,
-      },
-      async () => {
-        const store = await backend.open();
-        const org = await store.accounts.createOrganization("Acme");
-        const s = spec(org.id, "One");
-        await assert.rejects(
-          store.transaction(async () => {
-            const job = await store.jobs.enqueue("analysis", { uuid: s.uuid });
-            await store.analyses.create({ spec: s, jobId: job.id });
-            throw new Error("the caller changed its mind");
-          }),
-          /changed its mind/,
-        );
-        assert.equal(await store.analyses.getByUuid(s.uuid), null);
-        assert.equal(await store.jobs.claim("w", 1000), null);
-        const created = await store.transaction(async () => {
+    it("transaction: everything inside commits together or not at all", async () => {
+      const store = await backend.open();
+      const org = await store.accounts.createOrganization("Acme");
+      const s = spec(org.id, "One");
+      await assert.rejects(
+        store.transaction(async () => {
           const job = await store.jobs.enqueue("analysis", { uuid: s.uuid });
-          return store.analyses.create({ spec: s, jobId: job.id });
-        });
-        assert.equal((await store.jobs.claim("w", 1000))!.id, created.jobId);
-      },
-    );
+          await store.analyses.create({ spec: s, jobId: job.id });
+          throw new Error("the caller changed its mind");
+        }),
+        /changed its mind/,
+      );
+      assert.equal(await store.analyses.getByUuid(s.uuid), null);
+      assert.equal(await store.jobs.claim("w", 1000), null);
+      const created = await store.transaction(async () => {
+        const job = await store.jobs.enqueue("analysis", { uuid: s.uuid });
+        return store.analyses.create({ spec: s, jobId: job.id });
+      });
+      assert.equal((await store.jobs.claim("w", 1000))!.id, created.jobId);
+    });
   });
 }
