@@ -10,35 +10,12 @@ import type {
   UserRole,
 } from "../../domain/records.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
+import { toKey, toOrg, toUser, type KeyRow, type MemberRow, type OrgRow } from "../rows.js";
 
 const now = () => new Date().toISOString();
 const key = (s: string) => s.trim().toLowerCase();
 
-interface OrgRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
-const toOrg = (r: OrgRow): Organization => ({ id: r.id, name: r.name, createdAt: r.created_at });
-
-interface KeyRow {
-  id: string;
-  org_id: string;
-  prefix: string;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
 const KEY_COLUMNS = "id, org_id, prefix, label, created_at, revoked_at";
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  prefix: r.prefix,
-  label: r.label,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
-
 export class PostgresAccounts implements AccountRepo {
   constructor(private readonly db: PgDb) {}
 
@@ -137,19 +114,6 @@ export class PostgresAccounts implements AccountRepo {
     return row ? toKey(row) : null;
   }
 }
-
-interface MemberRow {
-  email: string;
-  role: UserRole;
-  password_hash: string | null;
-  disabled_at: string | null;
-}
-const toUser = (r: MemberRow): UserRecord => ({
-  email: r.email,
-  role: r.role,
-  passwordHash: r.password_hash,
-  disabledAt: r.disabled_at,
-});
 
 const MEMBER_SELECT = `SELECT u.email, m.role, u.password_hash, u.disabled_at
   FROM memberships m JOIN users u ON u.email_key = m.email_key`;

@@ -12,6 +12,7 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
+import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
@@ -106,18 +107,6 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
   }
 }
 
-interface ResultRow {
-  request_id: string;
-  org_id: string;
-  kind: StoredCountsResult["kind"];
-  columns: string;
-  extra: string;
-  page_size: number;
-  total_rows: number;
-  created_at: string;
-  expires_at: string;
-}
-
 /** Counts paging state in the shared database: any API process serves any page. */
 export class PostgresCountsResults implements CountsResultRepo {
   constructor(private readonly db: PgDb) {}
@@ -155,22 +144,12 @@ export class PostgresCountsResults implements CountsResultRepo {
     requestId: string,
     now: string,
   ): Promise<StoredCountsResult | null> {
-    const row = await this.db.row<ResultRow>(
+    const row = await this.db.row<CountsResultRow>(
       "SELECT * FROM counts_results WHERE request_id = $1 AND org_id = $2 AND kind = $3 AND expires_at > $4",
       [requestId, orgId, kind, now],
     );
     if (!row) return null;
-    return {
-      requestId: row.request_id,
-      orgId: row.org_id,
-      kind: row.kind,
-      columns: JSON.parse(row.columns),
-      extra: JSON.parse(row.extra),
-      pageSize: row.page_size,
-      totalRows: row.total_rows,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
-    };
+    return toCountsResult(row);
   }
 
   async page(requestId: string, page: number): Promise<unknown[][] | null> {

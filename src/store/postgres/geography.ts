@@ -5,6 +5,7 @@ import type { NetworkImportInfo, PresetArea, StoredZoneSet, ZoneSetSummary } fro
 import type { NetworkRepo, PresetAreaRepo, ZoneSetRepo } from "../../app/ports/store.js";
 import { zoneSetBboxJson } from "../sqlite/zone-set-bbox.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
+import { toPresetArea, toSegment, toZoneSetSummary, type SegmentRow, type ZoneSetRow } from "../rows.js";
 
 const key = (s: string) => s.trim().toLowerCase();
 
@@ -30,23 +31,6 @@ export async function insertRows(db: PgDb, table: string, columns: string[], row
   }
   await flush();
   return count;
-}
-
-interface SegmentRow {
-  id: number;
-  way_id: number;
-  piece: number;
-  road_class: Segment["roadClass"];
-  highway: string;
-  road_type: Segment["roadType"];
-  oneway: boolean;
-  speed_kph: number;
-  name: string | null;
-  length_m: number;
-  from_node: number;
-  to_node: number;
-  access: number;
-  coords: Buffer;
 }
 
 export class PostgresNetwork implements NetworkRepo {
@@ -107,22 +91,7 @@ export class PostgresNetwork implements NetworkRepo {
     const rows = await this.db.rows<SegmentRow>("SELECT * FROM segments WHERE country = $1 ORDER BY id", [
       country,
     ]);
-    return rows.map((r) => ({
-      id: r.id,
-      wayId: r.way_id,
-      index: r.piece,
-      roadClass: r.road_class,
-      highway: r.highway,
-      roadType: r.road_type,
-      oneway: r.oneway,
-      speedKph: r.speed_kph,
-      name: r.name,
-      lengthM: r.length_m,
-      fromNode: r.from_node,
-      toNode: r.to_node,
-      access: r.access,
-      coords: unpackCoords(r.coords),
-    }));
+    return rows.map(toSegment);
   }
 
   async countries(): Promise<NetworkImportInfo[]> {
@@ -235,39 +204,9 @@ export class PostgresPresetAreas implements PresetAreaRepo {
       country,
       geographyType,
     ]);
-    return rows.map((r) => ({
-      country: r.country,
-      geographyType: r.geography_type,
-      areaId: r.area_id,
-      osmId: r.osm_id,
-      name: r.name,
-      geometry: JSON.parse(r.geometry),
-    }));
+    return rows.map(toPresetArea);
   }
 }
-
-interface ZoneSetRow {
-  uuid: string;
-  org_id: string;
-  name: string;
-  geom_type: "polygon" | "line";
-  with_calibration: boolean;
-  zone_count: number;
-  created_at: string;
-  features?: string;
-  bbox: string | null;
-}
-
-const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
-  uuid: r.uuid,
-  orgId: r.org_id,
-  name: r.name,
-  geomType: r.geom_type,
-  withCalibration: r.with_calibration,
-  zoneCount: r.zone_count,
-  createdAt: r.created_at,
-  bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
-});
 
 export class PostgresZoneSets implements ZoneSetRepo {
   constructor(private readonly db: PgDb) {}
@@ -308,7 +247,7 @@ export class PostgresZoneSets implements ZoneSetRepo {
        ORDER BY uuid = $2 DESC LIMIT 1`,
       [orgId, nameOrUuid, key(nameOrUuid)],
     );
-    return row ? { ...toSummary(row), featureCollection: JSON.parse(row.features!) } : null;
+    return row ? { ...toZoneSetSummary(row), featureCollection: JSON.parse(row.features!) } : null;
   }
 
   async list(orgId: string): Promise<ZoneSetSummary[]> {
@@ -317,7 +256,7 @@ export class PostgresZoneSets implements ZoneSetRepo {
        WHERE org_id = $1 ORDER BY created_at, name`,
       [orgId],
     );
-    return rows.map(toSummary);
+    return rows.map(toZoneSetSummary);
   }
 
   async delete(orgId: string, nameOrUuid: string): Promise<boolean> {

@@ -1,37 +1,9 @@
-import type { Job, JobState } from "../../app/ports/job-queue.js";
+import type { Job, JobQueue } from "../../app/ports/job-queue.js";
 import { numbered, type PgDb } from "./db.js";
-import type { JobQueue } from "../../app/ports/job-queue.js";
-
-interface JobRow {
-  id: string;
-  kind: string;
-  payload: string;
-  state: JobState;
-  attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  failure_reason: string | null;
-  created_at: number;
-  updated_at: number;
-  priority: number;
-}
+import { toJob, type JobRow } from "../rows.js";
 
 const JOB_COLUMNS =
   "id, kind, payload, state, attempts, lease_owner, lease_expires_at, failure_reason, created_at, updated_at, priority";
-
-const toJob = (r: JobRow): Job => ({
-  id: r.id,
-  kind: r.kind,
-  payload: JSON.parse(r.payload),
-  state: r.state,
-  attempts: r.attempts,
-  leaseOwner: r.lease_owner,
-  leaseExpiresAt: r.lease_expires_at,
-  failureReason: r.failure_reason,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  priority: r.priority,
-});
 
 /**
  * The job queue in the PostgreSQL store (the same leases as the SQLite queue), so creating an analysis

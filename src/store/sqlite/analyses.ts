@@ -3,36 +3,7 @@ import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { NameTakenError, type AnalysisRepo } from "../../app/ports/store.js";
 import { type AnalysisState, type StoredAnalysis } from "../../domain/records.js";
 import type { Sync } from "./async-port.js";
-
-interface AnalysisRow {
-  uuid: string;
-  org_id: string;
-  name: string;
-  spec: string;
-  state: AnalysisState;
-  failure_reason: string | null;
-  metrics: string;
-  progress: number;
-  job_id: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-const toAnalysis = (r: AnalysisRow): StoredAnalysis => ({
-  uuid: r.uuid,
-  orgId: r.org_id,
-  name: r.name,
-  spec: JSON.parse(r.spec) as AnalysisSpec,
-  state: r.state,
-  failureReason: r.failure_reason,
-  metrics: JSON.parse(r.metrics) as string[],
-  progress: r.progress,
-  jobId: r.job_id,
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-});
+import { toAnalysis, type AnalysisRow } from "../rows.js";
 
 const now = () => new Date().toISOString();
 const nameKey = (name: string) => name.trim().toLowerCase();

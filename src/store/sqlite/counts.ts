@@ -21,6 +21,7 @@ import {
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
 import type { Sync } from "./async-port.js";
+import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 /** The statements of a packed table; totals and details have the same shape. */
 const packedSql = (table: string) => ({
@@ -189,18 +190,6 @@ export class YearRollups {
   }
 }
 
-interface ResultRow {
-  request_id: string;
-  org_id: string;
-  kind: StoredCountsResult["kind"];
-  columns: string;
-  extra: string;
-  page_size: number;
-  total_rows: number;
-  created_at: string;
-  expires_at: string;
-}
-
 export class SqliteCountsResults implements Sync<CountsResultRepo> {
   private readonly sql: (sql: string) => Database.Statement;
 
@@ -238,19 +227,9 @@ export class SqliteCountsResults implements Sync<CountsResultRepo> {
   ): StoredCountsResult | null {
     const row = this.sql(
       "SELECT * FROM counts_results WHERE request_id = ? AND org_id = ? AND kind = ? AND expires_at > ?",
-    ).get(requestId, orgId, kind, now) as ResultRow | undefined;
+    ).get(requestId, orgId, kind, now) as CountsResultRow | undefined;
     if (!row) return null;
-    return {
-      requestId: row.request_id,
-      orgId: row.org_id,
-      kind: row.kind,
-      columns: JSON.parse(row.columns),
-      extra: JSON.parse(row.extra),
-      pageSize: row.page_size,
-      totalRows: row.total_rows,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
-    };
+    return toCountsResult(row);
   }
 
   page(requestId: string, page: number): unknown[][] | null {

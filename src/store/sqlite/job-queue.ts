@@ -1,34 +1,7 @@
 import type Database from "better-sqlite3";
-import type { Job, JobQueue, JobState } from "../../app/ports/job-queue.js";
+import type { Job, JobQueue } from "../../app/ports/job-queue.js";
 import type { Sync } from "./async-port.js";
-
-interface JobRow {
-  id: string;
-  kind: string;
-  payload: string;
-  state: JobState;
-  attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  failure_reason: string | null;
-  created_at: number;
-  updated_at: number;
-  priority: number;
-}
-
-const toJob = (r: JobRow): Job => ({
-  id: r.id,
-  kind: r.kind,
-  payload: JSON.parse(r.payload),
-  state: r.state,
-  attempts: r.attempts,
-  leaseOwner: r.lease_owner,
-  leaseExpiresAt: r.lease_expires_at,
-  failureReason: r.failure_reason,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  priority: r.priority,
-});
+import { toJob, type JobRow } from "../rows.js";
 
 /** The job queue in the service's SQLite file; `clock` is injectable so tests can expire leases. */
 export class SqliteJobQueue implements Sync<JobQueue> {

@@ -2,15 +2,7 @@ import type Database from "better-sqlite3";
 import type { PresetArea } from "../../domain/records.js";
 import type { PresetAreaRepo } from "../../app/ports/store.js";
 import type { Sync } from "./async-port.js";
-
-interface PresetAreaRow {
-  country: string;
-  geography_type: string;
-  area_id: string;
-  osm_id: number;
-  name: string | null;
-  geometry: string;
-}
+import { toPresetArea, type PresetAreaRow } from "../rows.js";
 
 export class SqlitePresetAreas implements Sync<PresetAreaRepo> {
   constructor(private readonly db: Database.Database) {}
@@ -41,13 +33,6 @@ export class SqlitePresetAreas implements Sync<PresetAreaRepo> {
     const rows = this.db
       .prepare("SELECT * FROM preset_areas WHERE country = ? AND geography_type = ? ORDER BY area_id")
       .all(country, geographyType) as PresetAreaRow[];
-    return rows.map((r) => ({
-      country: r.country,
-      geographyType: r.geography_type,
-      areaId: r.area_id,
-      osmId: r.osm_id,
-      name: r.name,
-      geometry: JSON.parse(r.geometry),
-    }));
+    return rows.map(toPresetArea);
   }
 }

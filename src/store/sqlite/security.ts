@@ -12,21 +12,9 @@ import type { SecurityRepo } from "../../app/ports/store.js";
 import { statementCache } from "./statements.js";
 import { createHash } from "node:crypto";
 import type { Sync } from "./async-port.js";
+import { toUser, type MemberRow } from "../rows.js";
 
 const key = (s: string) => s.trim().toLowerCase();
-
-interface MemberRow {
-  email: string;
-  role: UserRole;
-  password_hash: string | null;
-  disabled_at: string | null;
-}
-const toUser = (r: MemberRow): UserRecord => ({
-  email: r.email,
-  role: r.role,
-  passwordHash: r.password_hash,
-  disabledAt: r.disabled_at,
-});
 
 interface SessionRow {
   id_hash: string;

@@ -43,6 +43,16 @@ import { SqliteSecurity } from "./security.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
 import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
+import {
+  toKey,
+  toOrg,
+  toSegment,
+  toZoneSetSummary,
+  type KeyRow,
+  type OrgRow,
+  type SegmentRow,
+  type ZoneSetRow,
+} from "../rows.js";
 
 export interface SqliteStoreOptions {
   /** A read-only connection to an existing, migrated file (job worker threads). */
@@ -117,30 +127,6 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 }
-
-interface OrgRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
-const toOrg = (r: OrgRow): Organization => ({ id: r.id, name: r.name, createdAt: r.created_at });
-
-interface KeyRow {
-  id: string;
-  org_id: string;
-  prefix: string;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  prefix: r.prefix,
-  label: r.label,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
 
 class SqliteAccounts implements Sync<AccountRepo> {
   /** For the statements every request runs (key lookup). */
@@ -245,23 +231,6 @@ class SqliteAccounts implements Sync<AccountRepo> {
   }
 }
 
-interface SegmentRow {
-  id: number;
-  way_id: number;
-  piece: number;
-  road_class: Segment["roadClass"];
-  highway: string;
-  road_type: Segment["roadType"];
-  oneway: number;
-  speed_kph: number;
-  name: string | null;
-  length_m: number;
-  from_node: number;
-  to_node: number;
-  access: number;
-  coords: Buffer;
-}
-
 class SqliteNetwork implements Sync<NetworkRepo> {
   constructor(private readonly db: Database.Database) {}
 
@@ -354,22 +323,7 @@ class SqliteNetwork implements Sync<NetworkRepo> {
     const rows = this.db
       .prepare("SELECT * FROM segments WHERE country = ? ORDER BY id")
       .all(country) as SegmentRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      wayId: r.way_id,
-      index: r.piece,
-      roadClass: r.road_class,
-      highway: r.highway,
-      roadType: r.road_type,
-      oneway: r.oneway === 1,
-      speedKph: r.speed_kph,
-      name: r.name,
-      lengthM: r.length_m,
-      fromNode: r.from_node,
-      toNode: r.to_node,
-      access: r.access,
-      coords: unpackCoords(r.coords),
-    }));
+    return rows.map(toSegment);
   }
 
   countries(): NetworkImportInfo[] {
@@ -393,29 +347,6 @@ class SqliteNetwork implements Sync<NetworkRepo> {
     }));
   }
 }
-
-interface ZoneSetRow {
-  uuid: string;
-  org_id: string;
-  name: string;
-  geom_type: "polygon" | "line";
-  with_calibration: number;
-  zone_count: number;
-  created_at: string;
-  features?: string;
-  bbox: string | null;
-}
-
-const toSummary = (r: ZoneSetRow): ZoneSetSummary => ({
-  uuid: r.uuid,
-  orgId: r.org_id,
-  name: r.name,
-  geomType: r.geom_type,
-  withCalibration: r.with_calibration === 1,
-  zoneCount: r.zone_count,
-  createdAt: r.created_at,
-  bbox: r.bbox === null ? null : (JSON.parse(r.bbox) as ZoneSetSummary["bbox"]),
-});
 
 class SqliteZoneSets implements Sync<ZoneSetRepo> {
   constructor(private readonly db: Database.Database) {}
@@ -455,7 +386,7 @@ class SqliteZoneSets implements Sync<ZoneSetRepo> {
         "SELECT * FROM zone_sets WHERE org_id = ? AND (uuid = ? OR name_key = ?) ORDER BY uuid = ? DESC",
       )
       .get(orgId, nameOrUuid, key(nameOrUuid), nameOrUuid) as ZoneSetRow | undefined;
-    return row ? { ...toSummary(row), featureCollection: JSON.parse(row.features!) } : null;
+    return row ? { ...toZoneSetSummary(row), featureCollection: JSON.parse(row.features!) } : null;
   }
 
   list(orgId: string): ZoneSetSummary[] {
@@ -465,7 +396,7 @@ class SqliteZoneSets implements Sync<ZoneSetRepo> {
          WHERE org_id = ? ORDER BY created_at, name`,
       )
       .all(orgId) as ZoneSetRow[];
-    return rows.map(toSummary);
+    return rows.map(toZoneSetSummary);
   }
 
   delete(orgId: string, nameOrUuid: string): boolean {
