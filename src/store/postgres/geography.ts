@@ -5,7 +5,14 @@ import type { NetworkImportInfo, PresetArea, StoredZoneSet, ZoneSetSummary } fro
 import type { NetworkRepo, PresetAreaRepo, ZoneSetRepo } from "../../app/ports/store.js";
 import { zoneSetBboxJson } from "../sqlite/zone-set-bbox.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
-import { toPresetArea, toSegment, toZoneSetSummary, type SegmentRow, type ZoneSetRow } from "../rows.js";
+import {
+  toPresetArea,
+  toSegment,
+  toZoneSetSummary,
+  type PresetAreaRow,
+  type SegmentRow,
+  type ZoneSetRow,
+} from "../rows.js";
 
 const key = (s: string) => s.trim().toLowerCase();
 
@@ -193,17 +200,10 @@ export class PostgresPresetAreas implements PresetAreaRepo {
   }
 
   async list(country: string, geographyType: string): Promise<PresetArea[]> {
-    const rows = await this.db.rows<{
-      country: string;
-      geography_type: string;
-      area_id: string;
-      osm_id: number;
-      name: string | null;
-      geometry: string;
-    }>("SELECT * FROM preset_areas WHERE country = $1 AND geography_type = $2 ORDER BY area_id", [
-      country,
-      geographyType,
-    ]);
+    const rows = await this.db.rows<PresetAreaRow>(
+      "SELECT * FROM preset_areas WHERE country = $1 AND geography_type = $2 ORDER BY area_id",
+      [country, geographyType],
+    );
     return rows.map(toPresetArea);
   }
 }
