@@ -177,6 +177,8 @@ export async function aggregateOd(
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
+  /** Sees every scanned trip of the travel mode, whether or not it meets a zone or the analysed days. */
+  everyTrip?: (trip: OdTrip) => void,
 ): Promise<OdAggregation> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
@@ -238,14 +240,16 @@ export async function aggregateOd(
       calibration?.add(seen);
       watch?.(seen);
     };
-  const sink = quarterHours
-    ? {
-        add(trip: OdTrip) {
-          aggregator.add(trip);
-          quarterHours.add(trip);
-        },
-      }
-    : aggregator;
+  const sink =
+    quarterHours || everyTrip
+      ? {
+          add(trip: OdTrip) {
+            everyTrip?.(trip);
+            aggregator.add(trip);
+            quarterHours?.add(trip);
+          },
+        }
+      : aggregator;
   // Only steps on segments of pass-through zones matter to zone assignment.
   const passSegments = new Set([
     ...origins.compiled.passBySegment.keys(),
