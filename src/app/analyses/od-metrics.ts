@@ -177,6 +177,8 @@ export async function aggregateOd(
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
+  /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
+  wholePaths = false,
 ): Promise<OdAggregation> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
@@ -251,7 +253,7 @@ export async function aggregateOd(
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
   ]);
-  await scanTrips(spec, ctx, network, passSegments, sink);
+  await scanTrips(spec, ctx, network, wholePaths ? undefined : passSegments, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
@@ -510,7 +512,7 @@ async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  passSegments: Iterable<number>,
+  passSegments: Iterable<number> | undefined,
   aggregator: { add(trip: OdTrip): void },
 ): Promise<void> {
   const view = new TripView(network, passSegments);
