@@ -177,6 +177,8 @@ export async function aggregateOd(
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
+  /** Sees every scanned trip of the travel mode, whether or not it meets a zone or the analysed days. */
+  everyTrip?: (trip: OdTrip) => void,
   /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
   wholePaths = false,
 ): Promise<OdAggregation> {
@@ -240,14 +242,16 @@ export async function aggregateOd(
       calibration?.add(seen);
       watch?.(seen);
     };
-  const sink = quarterHours
-    ? {
-        add(trip: OdTrip) {
-          aggregator.add(trip);
-          quarterHours.add(trip);
-        },
-      }
-    : aggregator;
+  const sink =
+    quarterHours || everyTrip
+      ? {
+          add(trip: OdTrip) {
+            everyTrip?.(trip);
+            aggregator.add(trip);
+            quarterHours?.add(trip);
+          },
+        }
+      : aggregator;
   // Only steps on segments of pass-through zones matter to zone assignment.
   const passSegments = new Set([
     ...origins.compiled.passBySegment.keys(),

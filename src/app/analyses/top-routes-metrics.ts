@@ -80,6 +80,7 @@ export async function computeTopRoutesMetrics(spec: AnalysisSpec, ctx: ComputeCo
       else for (const [o, d] of seen.pairs) subjects.add(o * PAIR + d);
       tally.add(subjects, seen.trip, seen);
     },
+    undefined,
     true,
   );
   const rows = tally.rows();

@@ -30,6 +30,8 @@ export interface TypeRequest {
 export interface AnalysisOptions {
   /** OD_Preset_Geography: the preset geography of the destinations (`admin_8`, `zip`, …). */
   geographyType?: string;
+  /** Zone_Activity_Analysis with home and work locations: the preset geography they are reported over (else the grid). */
+  homeWorkGeography?: string;
   /** AADT: the year whose stored days the annual average is taken over. */
   aadtYear?: number;
   /** Top_Routes_OD / _ZA: routes kept per zone pair (zone), day type and day part (`top_routes_count`). */

@@ -44,7 +44,8 @@ export const AnalysisRequestSchema = Type.Object(
     az_sets: zoneSetRefs("AADT reference zone sets (AADT)"),
     geography_type: Type.Optional(
       Type.String({
-        description: "OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}",
+        description:
+          "OD_Preset_Geography, and Zone_Activity_Analysis' home and work locations: admin_N or zip, see GET /preset_geographies/{country}",
       }),
     ),
     aadt_year: Type.Optional(
