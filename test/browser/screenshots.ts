@@ -3,7 +3,8 @@
  *   node --import tsx test/browser/screenshots.ts
  * Starts the demo server with a fresh bundle and Chromium, then walks the screens as a planner would:
  * sign-in, the map with a zone set, the zone-set editor, the analysis form and flow map, the counts explorer,
- * and one results map per catalogue type. `--catalogue` takes only the catalogue types' maps.
+ * and one results map per catalogue type. `--catalogue` takes only the catalogue types' maps, `--only=<file>`
+ * one of them.
  */
 import type { Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
@@ -72,7 +73,9 @@ async function countsExplorer(page: Page, street: string) {
 /** One results map per catalogue type; a type whose map draws nothing is reported, not captured. */
 async function catalogueMaps(server: WebServer) {
   await createCatalogueZoneSets(server);
-  for (const c of CATALOGUE_CASES) {
+  // --only=<screenshot file> takes one case (e.g. --only=result-home-work.png).
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  for (const c of CATALOGUE_CASES.filter((k) => !only || k.screenshot === only)) {
     const page = await signedInPage(browser, server, VIEWPORT);
     const { drawn } = await createAndMap(page, c).catch((err: Error) => {
       console.log(`${c.type}: ${err.message}`);
