@@ -2,10 +2,12 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, rateLimitOf } from "../config.js";
+import { basemapOf, configFromEnv, poolSettingsOf, rateLimitOf } from "../config.js";
+import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { AppContext } from "../app/context.js";
+import type { StoreDescription } from "../app/ports/store.js";
 import { openServerContext } from "../runtime.js";
 import { dataDirOf } from "./context.js";
 
@@ -57,6 +59,7 @@ export function serveCommand(program: Command): void {
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
+      const pool = poolSettingsOf();
       // Fail in one line before the build and demo import work, not with a stack trace after it.
       const busy = await portProblem(Number(opts.port), opts.host);
       if (busy) {
@@ -65,8 +68,12 @@ export function serveCommand(program: Command): void {
       }
       const ctx = await openServerContext(dataDirOf(program));
       if (opts.demo) await ensureDemoData(ctx, dataDirOf(program), (line) => console.log(line));
+      // Counts and polygon searches run on worker threads with admission control (after the demo import,
+      // so the threads read the imported networks).
+      const heavy = pool.threads > 0 ? new HeavyPool(threadStoreOf(ctx), pool) : undefined;
       const app = await buildApp({
         ...ctx,
+        heavy,
         logger: true,
         webRoot: config.webRoot,
         basemap,
@@ -82,6 +89,7 @@ export function serveCommand(program: Command): void {
       const close = async () => {
         await Promise.all(runners.map((r) => r.stop()));
         await app.close();
+        await heavy?.close();
         await ctx.store.close();
         process.exit(0);
       };
@@ -99,8 +107,7 @@ export function serveCommand(program: Command): void {
 
 /** The analysis job runners of this process, each claiming one job at a time under its own lease. */
 function startRunners(ctx: AppContext, count: number, log: (line: string) => void): Promise<JobRunner[]> {
-  const workerStore = ctx.storeDescription;
-  if (!workerStore) throw new Error("job runners need a store their worker threads can open");
+  const workerStore = threadStoreOf(ctx);
   return Promise.all(
     Array.from({ length: count }, () =>
       new JobRunner({
@@ -112,6 +119,12 @@ function startRunners(ctx: AppContext, count: number, log: (line: string) => voi
       }).start(),
     ),
   );
+}
+
+/** How worker threads open the server's store (openServerContext always describes it). */
+function threadStoreOf(ctx: AppContext): StoreDescription {
+  if (!ctx.storeDescription) throw new Error("worker threads need a store they can open");
+  return ctx.storeDescription;
 }
 
 /**
