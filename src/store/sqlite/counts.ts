@@ -152,22 +152,26 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     const found: SegmentMonthStats[] = [];
     this.rollups.each(q.country, q.segmentIds, years, read, (segmentId, year, cells) =>
       eachRollupMonth(cells, key, wanted.get(year)!, (month, trips, speedCount, speedSumKph) =>
-        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these.
+        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these. Without
+        // details nothing adds to the histogram and shares: they can be one frozen empty value.
         found.push({
           segmentId,
           month,
           trips,
           speedSumKph,
           speedCount,
-          speedHistogram: [],
-          purposes: {},
-          incomes: {},
+          speedHistogram: q.details === false ? NO_HISTOGRAM : [],
+          purposes: q.details === false ? NO_SHARES : {},
+          incomes: q.details === false ? NO_SHARES : {},
         }),
       ),
     );
     return found;
   }
 }
+
+const NO_HISTOGRAM = Object.freeze([]) as unknown as number[];
+const NO_SHARES = Object.freeze({}) as Record<string, number>;
 
 const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
   a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0);
