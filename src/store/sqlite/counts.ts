@@ -62,16 +62,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
-    const byMonth = new Map<string, SegmentStatCell[]>();
-    for (const c of cells) {
-      const key = `${c.segmentId}|${c.month}`;
-      const group = byMonth.get(key);
-      if (group) group.push(c);
-      else byMonth.set(key, [c]);
-    }
     this.db.transaction(() => {
       const rollups = new YearRollups(country);
-      for (const group of byMonth.values()) {
+      for (const group of segmentMonthsOf(cells)) {
         const key = [country, group[0].segmentId, group[0].month];
         const stored = (table: PackedSql) =>
           this.sql(table.get)
@@ -168,6 +161,28 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     );
     return found;
   }
+}
+
+/**
+ * The cells grouped per segment-month, each group in the cells' order (the speed sums add up in it),
+ * groups in order of first appearance. Keyed by number, then month: a key string per cell cost more
+ * than adding the cell.
+ */
+function segmentMonthsOf(cells: SegmentStatCell[]): SegmentStatCell[][] {
+  const groups: SegmentStatCell[][] = [];
+  const bySegment = new Map<number, Map<string, SegmentStatCell[]>>();
+  for (const c of cells) {
+    let byMonth = bySegment.get(c.segmentId);
+    if (!byMonth) bySegment.set(c.segmentId, (byMonth = new Map()));
+    const group = byMonth.get(c.month);
+    if (group) group.push(c);
+    else {
+      const created = [c];
+      byMonth.set(c.month, created);
+      groups.push(created);
+    }
+  }
+  return groups;
 }
 
 const NO_HISTOGRAM = Object.freeze([]) as unknown as number[];
