@@ -105,6 +105,7 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
         store: rt.store,
         queue: rt.store.jobs,
         workerStore: rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
+        shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(rt.store, log),
       }).start(),

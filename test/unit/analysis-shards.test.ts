@@ -80,7 +80,10 @@ describe("analysis shards", () => {
     const { keys, values } = whole.aggregator.originTotals;
     assert.equal(sums.size, keys.length);
     keys.forEach((k, i) => assert.equal(sums.get(k), values[i], `origin total ${k}`));
-    assert.ok(values.some((v) => !Number.isInteger(v)), "weights are fractions");
+    assert.ok(
+      values.some((v) => !Number.isInteger(v)),
+      "weights are fractions",
+    );
   });
 
   it("cuts each month's chunks into runs of at least the shard size", () => {

@@ -313,7 +313,10 @@ export interface TripRepo {
   scan(country: string, options?: TripScanOptions): AsyncIterable<TripColumns>;
   countTrips(country: string): Promise<number>;
   /** The chunks a scan with these months would read, in the scan's order (month, then id). */
-  chunkIndex(country: string, options?: Pick<TripScanOptions, "fromMonth" | "toMonth">): Promise<TripChunkEntry[]>;
+  chunkIndex(
+    country: string,
+    options?: Pick<TripScanOptions, "fromMonth" | "toMonth">,
+  ): Promise<TripChunkEntry[]>;
   /** Merges small chunks of each month into fewer, larger ones (scans read fewer rows); answers chunk counts. */
   compact(country: string): Promise<{ chunksBefore: number; chunksAfter: number }>;
   recordIngestRun(run: IngestRunRecord): Promise<void>;
