@@ -196,9 +196,13 @@ export async function aggregateOd(
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
+  /** Sees every scanned trip of the travel mode, whether or not it meets a zone or the analysed days. */
+  everyTrip?: (trip: OdTrip) => void,
+  /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
+  wholePaths = false,
 ): Promise<OdAggregation> {
-  const scan = await prepareOd(spec, ctx, watch);
-  await scanTrips(spec, ctx, scan.network, scan.passSegments, scan.sink);
+  const scan = await prepareOd(spec, ctx, watch, everyTrip);
+  await scanTrips(spec, ctx, scan.network, wholePaths ? undefined : scan.passSegments, scan.sink);
   return finishOd(spec, scan);
 }
 
@@ -207,6 +211,7 @@ async function prepareOd(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   watch?: (seen: ObservedTrip) => void,
+  everyTrip?: (trip: OdTrip) => void,
 ): Promise<OdScan> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
@@ -268,14 +273,17 @@ async function prepareOd(
       calibration?.add(seen);
       watch?.(seen);
     };
-  const sink = quarterHours
-    ? {
-        add(trip: OdTrip) {
-          aggregator.add(trip);
-          quarterHours.add(trip);
-        },
-      }
-    : aggregator;
+  const sink =
+    quarterHours || everyTrip
+      ? {
+          add(trip: OdTrip) {
+            everyTrip?.(trip);
+            aggregator.add(trip);
+            quarterHours?.add(trip);
+          },
+        }
+      : aggregator;
+  // Only steps on segments of pass-through zones matter to zone assignment.
   const passSegments = new Set([
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
@@ -609,7 +617,7 @@ async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  passSegments: Iterable<number>,
+  passSegments: Iterable<number> | undefined,
   aggregator: { add(trip: OdTrip): void },
   /** A shard's months and chunks; the whole scan when absent. */
   scope?: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
