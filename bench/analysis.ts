@@ -21,11 +21,12 @@ import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
 import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../src/app/ports/store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, type Random } from "./lib/synthetic.js";
 
-const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const COUNTRY = "li";
+export const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
+export const COUNTRY = "li";
 const MONTH_START = Date.parse("2025-03-01T00:00:00+01:00");
 const MONTH_MS = 31 * 86_400_000;
 /** Routes drawn from one shortest-path tree before the next source is picked. */
@@ -87,7 +88,7 @@ function digestOf(metrics: Record<string, string>): string {
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
-async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
+export async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
@@ -172,8 +173,8 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
 };
 
 /** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */
-async function defineAnalysis(
-  store: SqliteStore,
+export async function defineAnalysis(
+  store: Store,
   networks: NetworkRegistry,
   network: Network,
   zoneCount: number,
