@@ -16,7 +16,7 @@ import { LocalClock, timeZoneOfCountry } from "../../src/engine/time.js";
 import { destinationVisits, odPairs, originVisits, type TripPath } from "../../src/engine/zones/assign.js";
 import { aggregateOd } from "../../src/app/analyses/od-metrics.js";
 import { ZoneActivity } from "../../src/engine/analysis/zone-activity.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { boxFeature } from "../helpers/zones.js";
@@ -94,7 +94,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   let network: Network;
   let truth: GroundTruthTrip[];
   let ctx: { store: SqliteStore; networks: NetworkRegistry; orgId: string };
-  let rt: Runtime;
+  let rt: AppContext;
   let busyWays: number[];
 
   before(async () => {
@@ -105,7 +105,6 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
     );
     await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
     rt = {
-      dataDir: dir,
       store,
       networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
     };

@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import type { Network } from "../../engine/network/network.js";
 import type { Store } from "../ports/store.js";
+import type { AppContext } from "../context.js";
 import { toCsv } from "../../engine/analysis/csv.js";
 import { samplePeriods } from "./od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
@@ -12,10 +12,8 @@ import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
 import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
 
-/** What a compute function may use. It runs in a worker thread over a read-only store. */
-export interface ComputeContext {
-  store: Store;
-  networks: { get(country: string): Promise<Network | null> };
+/** What a compute function may use: the context of a worker thread over a read-only store, and its progress. */
+export interface ComputeContext extends AppContext {
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
 }
