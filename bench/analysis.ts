@@ -2,8 +2,9 @@
  * An analysis type at scale:
  * `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis] [extra request fields as JSON]`.
  * Besides OD_Analysis (grid to grid): OD_MF_Analysis (grid → the pass-through cells → grid),
- * Segment_Analysis (every road segment of the pass-through cells), AADT (the pass-through cells) and
- * Zone_Activity_Analysis (the grid). The JSON adds request fields, e.g. home and work locations:
+ * Segment_Analysis (every road segment of the pass-through cells), AADT (the pass-through cells),
+ * Top_Routes_OD (grid to grid), Top_Routes_ZA and Zone_Activity_Analysis (the grid). The JSON adds
+ * request fields, e.g. home and work locations:
  * `'{"enable_home_work_locations":true,"hwl_enable_visitor":true,"hwl_enable_resident":true,"hwl_enable_worker":true}'`.
  * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
  * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
@@ -24,11 +25,12 @@ import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
 import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../src/app/ports/store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, type Random } from "./lib/synthetic.js";
 
-const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const COUNTRY = "li";
+export const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
+export const COUNTRY = "li";
 const MONTH_START = Date.parse("2025-03-01T00:00:00+01:00");
 const MONTH_MS = 31 * 86_400_000;
 /** Routes drawn from one shortest-path tree before the next source is picked. */
@@ -66,10 +68,11 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       seconds: Number(seconds.toFixed(2)),
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       tripsPerSecond: Math.round(tripCount / seconds),
-      // The type's main metrics: od_all, od_mf_all, sa_all, aadt_all, za_all, home_grid_all, work_grid_all.
+      // The type's main metrics: od_all, od_mf_all, sa_all, aadt_all, tr_od_all, tr_za_all, za_all,
+      // home_grid_all, work_grid_all.
       rows: Object.fromEntries(
         Object.entries(metrics)
-          .filter(([name]) => /^(od|od_mf|sa|aadt|za|home_grid|work_grid)_all$/.test(name))
+          .filter(([name]) => /^(od|od_mf|sa|aadt|tr_od|tr_za|za|home_grid|work_grid)_all$/.test(name))
           .map(([name, csv]) => [name, csv.split("\n").length - 2]),
       ),
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
@@ -92,7 +95,7 @@ function digestOf(metrics: Record<string, string>): string {
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
-async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
+export async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
@@ -174,12 +177,14 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
   OD_MF_Analysis: { oz_sets: [{ name: "Grid" }], mf_sets: [{ name: "Passes" }], dz_sets: [{ name: "Grid" }] },
   Segment_Analysis: { oz_sets: [{ name: "Passes" }] },
   AADT: { oz_sets: [{ name: "Passes" }], az_sets: [{ name: "Passes" }], aadt_year: 2025 },
+  Top_Routes_OD: { oz_sets: [{ name: "Grid" }], dz_sets: [{ name: "Grid" }] },
+  Top_Routes_ZA: { oz_sets: [{ name: "Grid" }] },
   Zone_Activity_Analysis: { oz_sets: [{ name: "Grid" }] },
 };
 
 /** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */
-async function defineAnalysis(
-  store: SqliteStore,
+export async function defineAnalysis(
+  store: Store,
   networks: NetworkRegistry,
   network: Network,
   zoneCount: number,
