@@ -189,7 +189,7 @@ export async function defineAnalysis(
   network: Network,
   zoneCount: number,
   analysisType: string,
-  extraFields: Record<string, unknown>,
+  extraFields: Record<string, unknown> = {},
 ) {
   const fields = TYPE_FIELDS[analysisType];
   if (!fields) throw new Error(`no bench for ${analysisType}; one of ${Object.keys(TYPE_FIELDS).join(", ")}`);
