@@ -70,7 +70,10 @@ export function serveCommand(program: Command): void {
       // so the threads read the imported networks).
       const heavy =
         pool.threads > 0
-          ? new HeavyPool(rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) }, pool)
+          ? await HeavyPool.start(
+              rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
+              pool,
+            )
           : undefined;
       const app = await buildApp({
         heavy,

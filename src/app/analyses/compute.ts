@@ -10,6 +10,7 @@ import { computeSegmentMetrics } from "./segment-metrics.js";
 import { computeAadtMetrics } from "./aadt-metrics.js";
 import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
+import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
 
 /** What a compute function may use. It runs in a worker thread over a read-only store. */
 export interface ComputeContext {
@@ -71,6 +72,8 @@ const METRICS_OF_TYPE: Record<
   AADT: computeAadtMetrics,
   Network_OD: computeNetworkOdMetrics,
   Network_Performance: computeNetworkPerformanceMetrics,
+  Top_Routes_OD: computeTopRoutesMetrics,
+  Top_Routes_ZA: computeTopRoutesMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

@@ -2,7 +2,7 @@ import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
 import type { PresetArea, ZoneFeature } from "../../domain/records.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
-import { DeviceTripLog } from "../../engine/analysis/home-work.js";
+import { DeviceTripLog, type HomeWork } from "../../engine/analysis/home-work.js";
 import {
   HomeWorkTally,
   TRAVELER_TYPES,
@@ -78,6 +78,12 @@ export class HomeWorkScan {
     const zones = new Set([...seen.origins, ...seen.destinations].map((v) => v.zone));
     this.tally.add(this.log.deviceNumber(trip.device), trip.weight, zones, seen.dayTypes, seen.dayParts);
   };
+
+  /** Each device's inferred places, by stored device id (the ground-truth test scores them). */
+  inferredPlaces(): Map<string, HomeWork> {
+    const places = this.log.infer();
+    return new Map(this.log.deviceIds.map((id, n) => [id, places[n]]));
+  }
 
   /** home_<places>_<suffix> and work_<places>_<suffix>, over the grid or the preset geography. */
   async csvs(ctx: ComputeContext, zones: ZoneDef[], features: ZoneFeature[]): Promise<MetricCsvs> {

@@ -179,6 +179,8 @@ export async function aggregateOd(
   watch?: (seen: ObservedTrip) => void,
   /** Sees every scanned trip of the travel mode, whether or not it meets a zone or the analysed days. */
   everyTrip?: (trip: OdTrip) => void,
+  /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
+  wholePaths = false,
 ): Promise<OdAggregation> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
@@ -255,7 +257,7 @@ export async function aggregateOd(
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
   ]);
-  await scanTrips(spec, ctx, network, passSegments, sink);
+  await scanTrips(spec, ctx, network, wholePaths ? undefined : passSegments, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
@@ -514,7 +516,7 @@ async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  passSegments: Iterable<number>,
+  passSegments: Iterable<number> | undefined,
   aggregator: { add(trip: OdTrip): void },
 ): Promise<void> {
   const view = new TripView(network, passSegments);

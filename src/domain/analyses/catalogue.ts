@@ -9,6 +9,7 @@ import { segmentAnalysis } from "./segment-analysis.js";
 import { aadtAnalysis } from "./aadt.js";
 import { networkOd } from "./network-od.js";
 import { networkPerformance } from "./network-performance.js";
+import { topRoutesOd, topRoutesZa } from "./top-routes.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -33,6 +34,8 @@ export interface AnalysisOptions {
   homeWorkGeography?: string;
   /** AADT: the year whose stored days the annual average is taken over. */
   aadtYear?: number;
+  /** Top_Routes_OD / _ZA: routes kept per zone pair (zone), day type and day part (`top_routes_count`). */
+  topRoutes?: number;
 }
 
 /** One analysis type: the request fields it takes and how they become spec options. */
@@ -41,6 +44,8 @@ export interface AnalysisTypeDef {
   name: AnalysisTypeName;
   /** Zone-set fields required besides `oz_sets`; the others are refused. */
   zoneSets: readonly ExtraZoneSetField[];
+  /** Zone-set fields accepted (and validated) when given, not required. */
+  optionalZoneSets?: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */
   fields: readonly string[];
   /** The output_type values the type computes; all when absent. */
@@ -65,6 +70,8 @@ export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [
   aadtAnalysis,
   networkOd,
   networkPerformance,
+  topRoutesOd,
+  topRoutesZa,
 ];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];

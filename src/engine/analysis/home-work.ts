@@ -17,8 +17,10 @@ export const HOME_WORK_RULES = {
   workToHour: 18,
   /** ...by at least this long. */
   minWorkDwellH: 2,
-  /** A work place needs this many distinct weekdays in its cluster. */
+  /** A work place needs this many distinct weekdays in its cluster... */
   minWorkDays: 2,
+  /** ...and this share of the weekdays the device made trips on (a favourite shop is not a job). */
+  minWorkDayShare: 1 / 3,
   /** Dwells closer than this to the inferred home are at home, not at work. */
   minWorkFromHomeM: 300,
 } as const;
@@ -125,11 +127,12 @@ const weekdayOf = (day: number) => ((day + 3) % 7) + 1;
 /** One device's home and work place from its trips in time order. */
 export function inferDevice(trips: readonly LocalTrip[]): HomeWork {
   const home = densest(nightAnchors(trips), HOME_WORK_RULES.minHomeNights);
+  const activeWeekdays = new Set(trips.map((t) => localDay(t.start)).filter((d) => weekdayOf(d) <= 5));
   const work = densest(
     workAnchors(trips).filter(
       (a) => !home || distanceM(a.point, home.centre) >= HOME_WORK_RULES.minWorkFromHomeM,
     ),
-    HOME_WORK_RULES.minWorkDays,
+    Math.max(HOME_WORK_RULES.minWorkDays, HOME_WORK_RULES.minWorkDayShare * activeWeekdays.size),
   );
   return {
     home: home?.centre ?? null,
