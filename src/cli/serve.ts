@@ -2,12 +2,14 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, databaseFile, poolSettingsOf, rateLimitOf } from "../config.js";
+import { basemapOf, configFromEnv, poolSettingsOf, rateLimitOf } from "../config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
-import { openServerRuntime, type Runtime } from "../runtime.js";
-import { dataDirOf } from "./runtime.js";
+import type { AppContext } from "../app/context.js";
+import type { StoreDescription } from "../app/ports/store.js";
+import { openServerContext } from "../runtime.js";
+import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
 export const ROLES = ["all", "api", "worker"] as const;
@@ -64,21 +66,14 @@ export function serveCommand(program: Command): void {
         console.error(`error: ${busy}`);
         process.exit(1);
       }
-      const rt = await openServerRuntime(dataDirOf(program));
-      if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
+      const ctx = await openServerContext(dataDirOf(program));
+      if (opts.demo) await ensureDemoData(ctx, dataDirOf(program), (line) => console.log(line));
       // Counts and polygon searches run on worker threads with admission control (after the demo import,
       // so the threads read the imported networks).
-      const heavy =
-        pool.threads > 0
-          ? await HeavyPool.start(
-              rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
-              pool,
-            )
-          : undefined;
+      const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
       const app = await buildApp({
+        ...ctx,
         heavy,
-        store: rt.store,
-        networks: rt.networks,
         logger: true,
         webRoot: config.webRoot,
         basemap,
@@ -90,12 +85,12 @@ export function serveCommand(program: Command): void {
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
       const runners =
-        role === "all" ? await startRunners(rt, opts.jobWorkers, (line) => app.log.info(line)) : [];
+        role === "all" ? await startRunners(ctx, opts.jobWorkers, (line) => app.log.info(line)) : [];
       const close = async () => {
         await Promise.all(runners.map((r) => r.stop()));
         await app.close();
         await heavy?.close();
-        await rt.store.close();
+        await ctx.store.close();
         process.exit(0);
       };
       process.once("SIGINT", () => void close());
@@ -111,18 +106,26 @@ export function serveCommand(program: Command): void {
 }
 
 /** The analysis job runners of this process, each claiming one job at a time under its own lease. */
-function startRunners(rt: Runtime, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+function startRunners(ctx: AppContext, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+  const workerStore = threadStoreOf(ctx);
   return Promise.all(
     Array.from({ length: count }, () =>
       new JobRunner({
-        store: rt.store,
-        queue: rt.store.jobs,
-        workerStore: rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
+        store: ctx.store,
+        queue: ctx.store.jobs,
+        workerStore,
+        shardTrips: configFromEnv().shardTrips,
         log,
-        onFinished: completionNotifier(rt.store, log),
+        onFinished: completionNotifier(ctx.store, log),
       }).start(),
     ),
   );
+}
+
+/** How worker threads open the server's store (openServerContext always describes it). */
+function threadStoreOf(ctx: AppContext): StoreDescription {
+  if (!ctx.storeDescription) throw new Error("worker threads need a store they can open");
+  return ctx.storeDescription;
 }
 
 /**
@@ -130,12 +133,12 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
 async function runWorkers(dataDir: string, count: number): Promise<void> {
-  const rt = await openServerRuntime(dataDir);
+  const ctx = await openServerContext(dataDir);
   const log = (line: string) => console.log(line);
-  const runners = await startRunners(rt, count, log);
+  const runners = await startRunners(ctx, count, log);
   const stop = async () => {
     await Promise.all(runners.map((r) => r.stop()));
-    await rt.store.close();
+    await ctx.store.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop());

@@ -14,7 +14,7 @@ import { LocalClock, timeZoneOfCountry } from "../../src/engine/time.js";
 import { destinationVisits, odPairs, originVisits, type TripPath } from "../../src/engine/zones/assign.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import { aggregateOd, type OdAggregation } from "../../src/app/analyses/od-metrics.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
 import type { VehicleClass } from "../../src/engine/trips/types.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -111,8 +111,7 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
       { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
       segments,
     );
-    const rt: Runtime = {
-      dataDir: dir,
+    const rt: AppContext = {
       store,
       networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
     };
