@@ -196,6 +196,18 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     geography: false,
     aadt: true,
   },
+  {
+    value: "Network_OD",
+    label: "Road segment to road segment (Network_OD, line zones)",
+    destinations: true,
+    geography: false,
+  },
+  {
+    value: "Network_Performance",
+    label: "Road speeds and delay per hour (Network_Performance, line zones)",
+    destinations: false,
+    geography: false,
+  },
 ];
 
 export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>
