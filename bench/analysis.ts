@@ -1,7 +1,8 @@
 /**
  * An analysis type at scale: `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis]`.
  * Besides OD_Analysis (grid to grid): OD_MF_Analysis (grid → the pass-through cells → grid),
- * Segment_Analysis (every road segment of the pass-through cells) and AADT (the pass-through cells).
+ * Segment_Analysis (every road segment of the pass-through cells), AADT (the pass-through cells),
+ * Top_Routes_OD (grid to grid) and Top_Routes_ZA (the grid).
  * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
  * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
  * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
@@ -62,10 +63,10 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       seconds: Number(seconds.toFixed(2)),
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       tripsPerSecond: Math.round(tripCount / seconds),
-      // The type's main metric: od_all, od_mf_all, sa_all or aadt_all.
+      // The type's main metric: od_all, od_mf_all, sa_all, aadt_all, tr_od_all or tr_za_all.
       rows: Object.fromEntries(
         Object.entries(metrics)
-          .filter(([name]) => /^(od|od_mf|sa|aadt)_all$/.test(name))
+          .filter(([name]) => /^(od|od_mf|sa|aadt|tr_od|tr_za)_all$/.test(name))
           .map(([name, csv]) => [name, csv.split("\n").length - 2]),
       ),
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
@@ -170,6 +171,8 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
   OD_MF_Analysis: { oz_sets: [{ name: "Grid" }], mf_sets: [{ name: "Passes" }], dz_sets: [{ name: "Grid" }] },
   Segment_Analysis: { oz_sets: [{ name: "Passes" }] },
   AADT: { oz_sets: [{ name: "Passes" }], az_sets: [{ name: "Passes" }], aadt_year: 2025 },
+  Top_Routes_OD: { oz_sets: [{ name: "Grid" }], dz_sets: [{ name: "Grid" }] },
+  Top_Routes_ZA: { oz_sets: [{ name: "Grid" }] },
 };
 
 /** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */

@@ -70,7 +70,7 @@ export function serveCommand(program: Command): void {
       if (opts.demo) await ensureDemoData(ctx, dataDirOf(program), (line) => console.log(line));
       // Counts and polygon searches run on worker threads with admission control (after the demo import,
       // so the threads read the imported networks).
-      const heavy = pool.threads > 0 ? new HeavyPool(threadStoreOf(ctx), pool) : undefined;
+      const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
       const app = await buildApp({
         ...ctx,
         heavy,

@@ -12,7 +12,7 @@ import { Simulation, writeSimulation, type Device } from "../../src/engine/simul
 import { distanceM } from "../../src/engine/analysis/home-work.js";
 import { aggregateOd } from "../../src/app/analyses/od-metrics.js";
 import { HomeWorkScan } from "../../src/app/analyses/home-work-metrics.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { boxFeature } from "../helpers/zones.js";
@@ -49,7 +49,7 @@ const describeScore = (s: ReturnType<typeof score>) =>
 describe("home and work inference against the simulation's ground truth (Monaco, one month)", () => {
   const dir = mkdtempSync(join(tmpdir(), "sf-home-work-truth-"));
   const store = new SqliteStore(":memory:");
-  let rt: Runtime;
+  let rt: AppContext;
   let devices: Device[];
   let ctx: { store: SqliteStore; networks: NetworkRegistry; orgId: string };
 
@@ -60,7 +60,6 @@ describe("home and work inference against the simulation's ground truth (Monaco,
       segments,
     );
     rt = {
-      dataDir: dir,
       store,
       networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
     };
