@@ -114,6 +114,7 @@ function startRunners(ctx: AppContext, count: number, log: (line: string) => voi
         store: ctx.store,
         queue: ctx.store.jobs,
         workerStore,
+        shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
       }).start(),

@@ -17,8 +17,11 @@ import {
   flowFeatures,
   flowsInSlice,
   pairKey,
+  parseNpCsv,
   parseOdCsv,
   parseValueCsv,
+  SPEED_METRICS,
+  speedFeatures,
   VALUE_METRICS,
   sliceOptions,
   sortFlows,
@@ -54,9 +57,17 @@ const columnsFor = (units: FlowUnits): Column[] => [
   { key: "destinationTraffic", label: "Dest. total", numeric: true },
   { key: "avgTripDuration", label: "Avg min", numeric: true },
 ];
+/** Network_Performance's columns: the flow fields hold speed, free flow, index and seconds (parseNpCsv). */
+const SPEED_COLUMNS: Column[] = [
+  { key: "originName", label: "Segment", numeric: false },
+  { key: "odTraffic", label: "Avg speed", numeric: true },
+  { key: "originTraffic", label: "Free flow", numeric: true },
+  { key: "destinationTraffic", label: "Travel time index", numeric: true },
+  { key: "avgTripDuration", label: "Avg sec", numeric: true },
+];
 const MIN_DRAWER_PX = 140;
 
-const fmt = (n: number | null) => (n === null ? "–" : n.toLocaleString());
+const fmt = (n: number | null) => (n === null || Number.isNaN(n) ? "–" : n.toLocaleString());
 /** Top-routes analyses draw their routes (the top_routes shapefile) instead of flows. */
 const isRoutes = (d: AnalysisDetail) => d.analysis_type.startsWith("Top_Routes_");
 const NO_FLOWS: FeatureCollection = { type: "FeatureCollection", features: [] };
@@ -89,6 +100,11 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly legendText = el(
+    "span",
+    {},
+    "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+  );
   private readonly chartTitle = el("span", { id: "flows-chart-title" });
   private readonly wholeAnalysis = el(
     "button",
@@ -144,7 +160,7 @@ export class AnalysisResults {
       el(
         "span",
         {},
-        "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+        this.legendText,
         this.unitNote,
         " ",
         el("a", { href: METHOD_PAGE, target: "_blank" }, "How the figures are made"),
@@ -317,7 +333,12 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
+      this.flows = this.isSpeed
+        ? parseNpCsv(text)
+        : VALUE_METRICS.includes(metric)
+          ? parseValueCsv(text)
+          : parseOdCsv(text);
+      this.showSpeedLabels();
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
@@ -341,6 +362,28 @@ export class AnalysisResults {
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, `${metric} failed to load`, err);
     }
+  }
+
+  /** The open metric is Network_Performance's speeds (np_*), not traffic. */
+  private get isSpeed(): boolean {
+    return SPEED_METRICS.includes(this.filters.metric.input.value);
+  }
+
+  /** Speeds read per period, not per day part, and have no top-N of flows. */
+  private showSpeedLabels(): void {
+    const speed = this.isSpeed;
+    this.filters.dayPart.field.firstChild!.textContent = speed ? "Period" : "Day part";
+    this.filters.top.field.hidden = speed;
+    this.legendText.textContent = speed
+      ? "Colour: the segment's average speed in the period, dark red the slowest, light the fastest. "
+      : "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ";
+    this.unitNote.textContent = speed
+      ? "Speeds in the analysis' unit; travel time index: time over free-flow time."
+      : this.units.explanation;
+  }
+
+  private get columns(): Column[] {
+    return this.isSpeed ? SPEED_COLUMNS : columnsFor(this.units);
   }
 
   /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
@@ -457,6 +500,10 @@ export class AnalysisResults {
   }
 
   private renderMap(): void {
+    if (this.isSpeed) {
+      this.renderSpeedMap();
+      return;
+    }
     const topValue = this.filters.top.input.value;
     const shown = topFlows(this.slice, topValue === "all" ? null : Number(topValue));
     const origins = zoneAnchors(this.zones.origins);
@@ -486,6 +533,33 @@ export class AnalysisResults {
     this.drawer.dataset.flowsDrawn = String(drawn);
   }
 
+  /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
+  private renderSpeedMap(): void {
+    const { collection, unplaced } = speedFeatures(this.slice, this.zones.origins);
+    const zones: FeatureCollection = { type: "FeatureCollection", features: this.zones.origins };
+    const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
+    void this.flowMap
+      .show(collection, zones, (key) => this.describeSpeed(byKey.get(key)))
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+        this.flowMap.highlight(this.selected);
+      });
+    const drawn = collection.features.length;
+    this.mapNote.textContent =
+      `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} segments on the map` +
+      (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
+      ".";
+    this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  private describeSpeed(f: OdFlow | undefined): string {
+    if (!f) return "";
+    return (
+      `${f.originName}, ${f.dayPart}: average ${fmt(f.odTraffic)}, free flow ${fmt(f.originTraffic)}, ` +
+      `travel time index ${fmt(f.destinationTraffic)}, ${fmt(f.avgTripDuration)} s on the segment.`
+    );
+  }
+
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
     const unit = this.units.inline;
@@ -496,7 +570,7 @@ export class AnalysisResults {
   private renderTable(): void {
     this.tableHead.replaceChildren(
       el("th", { scope: "col" }, el("span", { className: "visually-hidden" }, "Chart")),
-      ...columnsFor(this.units).map((c) => this.headerCell(c)),
+      ...this.columns.map((c) => this.headerCell(c)),
     );
     const rows = sortFlows(this.slice, this.sort.column, this.sort.direction);
     this.tableRows.replaceChildren(...rows.slice(0, MAX_TABLE_ROWS).map((f) => this.tableRow(f)));
@@ -559,7 +633,7 @@ export class AnalysisResults {
       "tr",
       { className: pressed ? "selected" : "", dataset: { key } },
       el("td", {}, choose),
-      ...columnsFor(this.units).map((c) =>
+      ...this.columns.map((c) =>
         el(
           "td",
           { className: c.numeric ? "num" : "" },
@@ -592,14 +666,33 @@ export class AnalysisResults {
     if (!this.chart) this.chart = new DayPartChart(this.canvas);
     const slice = this.currentSlice();
     const pair = this.slice.find((f) => pairKey(f) === this.selected);
-    const bars = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts).map((b) => ({
+    const profile = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts);
+    // Speeds do not add up: the chart shows their mean over the segments of each period.
+    const rowsPer = (part: string) =>
+      this.flows.filter(
+        (f) =>
+          f.dayPart === part &&
+          f.deviceType === slice.deviceType &&
+          f.dayType === slice.dayType &&
+          (!pair || pairKey(f) === pairKey(pair)),
+      ).length;
+    const bars = profile.map((b) => ({
       label: b.dayPart.replace(/^\d+: /, ""),
-      value: b.traffic,
+      value: this.isSpeed ? Math.round((10 * b.traffic) / Math.max(1, rowsPer(b.dayPart))) / 10 : b.traffic,
     }));
     const dayType = slice.dayType.replace(/^\d+: /, "");
-    this.chartTitle.textContent = `Trips per day by day part, ${dayType}: ${pair ? arrow(pair) : "all flows"}`;
+    const what = pair
+      ? this.isSpeed
+        ? pair.originName
+        : arrow(pair)
+      : this.isSpeed
+        ? "all segments"
+        : "all flows";
+    this.chartTitle.textContent = this.isSpeed
+      ? `Average speed by period, ${dayType}: ${what}`
+      : `Trips per day by day part, ${dayType}: ${what}`;
     this.wholeAnalysis.hidden = !pair;
-    this.chart.update(bars, this.units.axis);
+    this.chart.update(bars, this.isSpeed ? "Average speed" : this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
   }
 
