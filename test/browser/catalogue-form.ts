@@ -59,6 +59,8 @@ export interface CatalogueCase {
   screenshot: string;
   /** Fills the type's own fields (the name and type are already set). */
   fill: (form: Locator) => Promise<void>;
+  /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
+  routes?: boolean;
 }
 
 const check = (form: Locator, group: string, set: string) =>
@@ -128,6 +130,23 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     screenshot: "result-network-performance.png",
     fill: (form) => origins(form, CATALOGUE_ZONE_SETS.roads),
   },
+  {
+    type: "Top_Routes_OD",
+    name: "Catalogue top routes",
+    screenshot: "result-top-routes-od.png",
+    routes: true,
+    fill: async (form) => {
+      await origins(form);
+      await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.districts);
+    },
+  },
+  {
+    type: "Top_Routes_ZA",
+    name: "Catalogue zone routes",
+    screenshot: "result-top-routes-za.png",
+    routes: true,
+    fill: (form) => origins(form),
+  },
 ];
 
 /**
@@ -150,10 +169,10 @@ export async function createAndMap(
   const detail = page.getByRole("region", { name: c.name, exact: true });
   // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
-  await detail.getByRole("button", { name: "Show flow map" }).click();
-  const drawer = page.getByRole("region", { name: `Flows: ${c.name}` });
+  await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
+  const drawer = page.getByRole("region", { name: `${c.routes ? "Routes" : "Flows"}: ${c.name}` });
   await drawer
-    .getByText(/ (flows|segments) on the map\b/)
+    .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })
     .catch(async (err: Error) => {
       // Say what the drawer shows instead (an error or "no rows" status), not only that the wait ran out.

@@ -208,6 +208,18 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     destinations: false,
     geography: false,
   },
+  {
+    value: "Top_Routes_OD",
+    label: "Most used routes between zones (Top_Routes_OD)",
+    destinations: true,
+    geography: false,
+  },
+  {
+    value: "Top_Routes_ZA",
+    label: "Most used routes through zones (Top_Routes_ZA)",
+    destinations: false,
+    geography: false,
+  },
 ];
 
 export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>

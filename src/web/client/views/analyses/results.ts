@@ -10,6 +10,7 @@ import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { DayPartChart } from "./chart.js";
 import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
 import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
+import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-map.js";
 import {
   OD_METRICS,
   dayPartProfile,
@@ -67,6 +68,9 @@ const SPEED_COLUMNS: Column[] = [
 const MIN_DRAWER_PX = 140;
 
 const fmt = (n: number | null) => (n === null || Number.isNaN(n) ? "–" : n.toLocaleString());
+/** Top-routes analyses draw their routes (the top_routes shapefile) instead of flows. */
+const isRoutes = (d: AnalysisDetail) => d.analysis_type.startsWith("Top_Routes_");
+const NO_FLOWS: FeatureCollection = { type: "FeatureCollection", features: [] };
 const arrow = (f: Pick<OdFlow, "originName" | "destinationName">) => `${f.originName} → ${f.destinationName}`;
 
 function select(label: string, onChange: () => void): { field: HTMLElement; input: HTMLSelectElement } {
@@ -116,6 +120,10 @@ export class AnalysisResults {
     top: select("Flows on the map", () => this.render()),
   };
   private readonly flowMap: FlowMap;
+  private readonly routeMap: RouteMap;
+  /** The open top-routes analysis' routes; null for flow analyses. */
+  private routes: RouteRecord[] | null = null;
+  private readonly chartFigure = el("figure", { className: "flow-chart" });
   private chart: DayPartChart | null = null;
   private detail: AnalysisDetail | null = null;
   private flows: OdFlow[] = [];
@@ -134,6 +142,7 @@ export class AnalysisResults {
     private readonly api: AnalysesApi,
   ) {
     this.flowMap = new FlowMap(ctx.map.map, (key) => this.select(key));
+    this.routeMap = new RouteMap(ctx.map.map);
     setOptions(
       this.filters.top.input,
       TOP_CHOICES.map(([label, n]) => [label, String(n ?? "all")]),
@@ -191,13 +200,12 @@ export class AnalysisResults {
           ),
           this.tableNote,
         ),
-        el(
-          "figure",
-          { className: "flow-chart" },
-          el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
-          el("div", { className: "chart-box" }, this.canvas),
-        ),
+        this.chartFigure,
       ),
+    );
+    this.chartFigure.append(
+      el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
+      el("div", { className: "chart-box" }, this.canvas),
     );
     const area = document.getElementById("map-area")!;
     area.append(this.drawer);
@@ -225,7 +233,11 @@ export class AnalysisResults {
     this.detail = detail;
     this.selected = null;
     this.flows = [];
-    this.heading.textContent = `Flows: ${detail.name}`;
+    this.routes = null;
+    const routes = isRoutes(detail);
+    this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
+    for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
+    this.chartFigure.hidden = routes;
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
@@ -264,7 +276,8 @@ export class AnalysisResults {
           ? presets.features
           : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
       };
-      await this.loadMetric(true);
+      if (routes) await this.loadRoutes(detail);
+      else await this.loadMetric(true);
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
     }
@@ -296,6 +309,7 @@ export class AnalysisResults {
     this.drawer.hidden = true;
     this.detail = null;
     this.flowMap.setVisible(false);
+    this.routeMap.setVisible(false);
   }
 
   /** The Analyses tab came to the front (true) or left (false): the drawer and the flows go with it. */
@@ -304,6 +318,7 @@ export class AnalysisResults {
     const open = this.detail !== null;
     this.drawer.hidden = !(active && open);
     this.flowMap.setVisible(active && open);
+    this.routeMap.setVisible(active && open && this.routes !== null);
   }
 
   private async loadMetric(fit = false): Promise<void> {
@@ -394,7 +409,89 @@ export class AnalysisResults {
     };
   }
 
+  /** A top-routes analysis: its routes from the top_routes shapefile, sliced by day type and part. */
+  private async loadRoutes(detail: AnalysisDetail): Promise<void> {
+    const load = this.loadId;
+    setStatus(this.status, "Loading the routes…", "loading");
+    const { blob } = await this.api.shapefile(detail.uuid, "top_routes");
+    const routes = await readRoutes(await blob.arrayBuffer());
+    if (load !== this.loadId) return;
+    this.routes = routes;
+    const labels = (list: { label: string }[] | undefined, seen: string[]) =>
+      list?.length ? list.map((d) => d.label) : [...new Set(seen)];
+    setOptions(
+      this.filters.dayType.input,
+      labels(
+        detail.day_types,
+        routes.map((r) => r.dayType),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setOptions(
+      this.filters.dayPart.input,
+      labels(
+        detail.day_parts,
+        routes.map((r) => r.dayPart),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setStatus(this.status, routes.length ? "" : "No route: no trip met these zones in the chosen periods.");
+    this.render();
+    this.fitMap();
+  }
+
+  /** The routes of the chosen day type and part: lines by share on the map, and a table. */
+  private renderRoutes(routes: RouteRecord[]): void {
+    const { dayType, dayPart } = this.currentSlice();
+    const shown = routes
+      .filter((r) => r.dayType === dayType && r.dayPart === dayPart)
+      .sort((a, b) => a.subject.localeCompare(b.subject) || a.rank - b.rank);
+    const zones: FeatureCollection = {
+      type: "FeatureCollection",
+      features: [...this.zones.origins, ...this.zones.destinations],
+    };
+    void this.flowMap
+      .show(NO_FLOWS, zones, () => "")
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+      });
+    void this.routeMap.show(routeFeatures(shown)).then(() => {
+      this.routeMap.setVisible(this.active && this.detail !== null && this.routes !== null);
+    });
+    this.mapNote.textContent =
+      `${shown.length.toLocaleString()} routes on the map: line width and colour by the route's share of ` +
+      "its zone pair's (zone's) trips.";
+    this.drawer.dataset.flowsDrawn = String(shown.length);
+    const units = this.units;
+    const head = ["Zones", "Rank", "Route", units.column, "Share %", "Length", "Avg min"];
+    this.tableHead.replaceChildren(
+      ...head.map((h, i) => el("th", { scope: "col", className: i > 0 ? "num" : "" }, h)),
+    );
+    this.tableRows.replaceChildren(
+      ...shown
+        .slice(0, MAX_TABLE_ROWS)
+        .map((r) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, r.subject),
+            ...[r.rank, r.routeId, r.traffic, r.share, r.length, r.minutes].map((v) =>
+              el("td", { className: "num" }, fmt(v)),
+            ),
+          ),
+        ),
+    );
+    this.tableNote.textContent =
+      shown.length > MAX_TABLE_ROWS
+        ? `The first ${MAX_TABLE_ROWS} of ${shown.length.toLocaleString()} routes; download the CSV for all.`
+        : shown.length === 0 && routes.length > 0
+          ? "No routes in this day type and day part."
+          : "";
+  }
+
   private render(): void {
+    if (this.routes) {
+      this.renderRoutes(this.routes);
+      return;
+    }
     this.slice = flowsInSlice(this.flows, this.currentSlice());
     if (this.selected && !this.slice.some((f) => pairKey(f) === this.selected)) this.selected = null;
     this.renderMap();
