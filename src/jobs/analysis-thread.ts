@@ -1,8 +1,7 @@
-import { parentPort, workerData } from "node:worker_threads";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { NetworkRegistry } from "../engine/network/registry.js";
-import { openStore, type StoreDescription } from "../store/open.js";
 import type { ComputeAnalysis } from "../app/analyses/compute.js";
+import type { AppContext } from "../app/context.js";
+import type { StoreDescription } from "../app/ports/store.js";
 
 /** What the runner hands a worker thread. */
 export interface WorkerInput {
@@ -19,26 +18,24 @@ export type WorkerMessage =
   | { type: "result"; results: Record<string, string> }
   | { type: "error"; message: string };
 
-/** Runs one analysis over its own read-only connection; results go back by message, never to the store. */
-async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promise<void> {
-  const store = await openStore(input.store, { readonly: true });
+/**
+ * Runs one analysis in a worker thread over the thread's own read-only context (opened by the composition
+ * root's thread entry, src/main/analysis-worker.ts); results go back by message, never to the store.
+ */
+export async function runAnalysisInThread(
+  ctx: AppContext,
+  input: WorkerInput,
+  post: (m: WorkerMessage) => void,
+): Promise<void> {
   try {
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };
     const onProgress = (progress: number) => post({ type: "progress", progress });
-    const results = await computeAnalysis(input.spec, { store, networks, onProgress });
+    const results = await computeAnalysis(input.spec, { ...ctx, onProgress });
     const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
     if (!results || notCsv)
       throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);
     post({ type: "result", results });
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
-  } finally {
-    await store.close();
   }
-}
-
-if (parentPort) {
-  const port = parentPort;
-  await run(workerData as WorkerInput, (m) => port.postMessage(m));
 }
