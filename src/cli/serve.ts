@@ -115,6 +115,7 @@ function startRunners(ctx: AppContext, count: number, log: (line: string) => voi
         queue: ctx.store.jobs,
         workerStore,
         workerModule: ANALYSIS_WORKER,
+        shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
       }).start(),
