@@ -8,7 +8,7 @@ import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
-import { openServerContext } from "../runtime.js";
+import { ANALYSIS_WORKER, openServerContext } from "../runtime.js";
 import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
@@ -114,6 +114,7 @@ function startRunners(ctx: AppContext, count: number, log: (line: string) => voi
         store: ctx.store,
         queue: ctx.store.jobs,
         workerStore,
+        workerModule: ANALYSIS_WORKER,
         shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
