@@ -23,10 +23,18 @@ export function openRuntime(dataDir: string): Runtime {
   };
 }
 
-/** The server's runtime: PostgreSQL and Redis when their URLs are set (docs/deployment.md), else SQLite. */
-export async function openServerRuntime(dataDir: string): Promise<Runtime> {
+/**
+ * The runtime of `serve` and of every CLI command: PostgreSQL and Redis when their URLs are set
+ * (docs/deployment.md), else SQLite. Commands that queue no job pass `jobQueue: false` and so open no
+ * Redis connection.
+ */
+export async function openServerRuntime(
+  dataDir: string,
+  options: { jobQueue?: boolean } = {},
+): Promise<Runtime> {
   const storeDescription = describeStore(databaseFile(dataDir));
-  const store = withQueueFromEnv(await openStore(storeDescription));
+  const opened = await openStore(storeDescription);
+  const store = options.jobQueue === false ? opened : withQueueFromEnv(opened);
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   return { dataDir, store, storeDescription, networks };
 }

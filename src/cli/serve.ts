@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, databaseFile, rateLimitOf } from "../config.js";
+import { basemapOf, configFromEnv, databaseFile, jobLeaseOf, rateLimitOf } from "../config.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openServerRuntime, type Runtime } from "../runtime.js";
@@ -51,8 +51,9 @@ export function serveCommand(program: Command): void {
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
       if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
       const role: Role = opts.jobs ? opts.role : "api";
-      if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers);
       const config = configFromEnv();
+      const runners = { count: opts.jobWorkers, leaseMs: jobLeaseOf(config) };
+      if (role === "worker") return runWorkers(dataDirOf(program), runners);
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
@@ -77,10 +78,9 @@ export function serveCommand(program: Command): void {
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
-      const runners =
-        role === "all" ? await startRunners(rt, opts.jobWorkers, (line) => app.log.info(line)) : [];
+      const started = role === "all" ? await startRunners(rt, runners, (line) => app.log.info(line)) : [];
       const close = async () => {
-        await Promise.all(runners.map((r) => r.stop()));
+        await Promise.all(started.map((r) => r.stop()));
         await app.close();
         await rt.store.close();
         process.exit(0);
@@ -97,12 +97,22 @@ export function serveCommand(program: Command): void {
     });
 }
 
+interface RunnerSettings {
+  count: number;
+  leaseMs: number;
+}
+
 /** The analysis job runners of this process, each claiming one job at a time under its own lease. */
-function startRunners(rt: Runtime, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+function startRunners(
+  rt: Runtime,
+  { count, leaseMs }: RunnerSettings,
+  log: (line: string) => void,
+): Promise<JobRunner[]> {
   return Promise.all(
     Array.from({ length: count }, () =>
       new JobRunner({
         store: rt.store,
+        leaseMs,
         queue: rt.store.jobs,
         workerStore: rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
         log,
@@ -116,10 +126,11 @@ function startRunners(rt: Runtime, count: number, log: (line: string) => void): 
  * A worker process: job runners and no HTTP server. On SIGTERM or SIGINT each runner hands its job
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
-async function runWorkers(dataDir: string, count: number): Promise<void> {
+async function runWorkers(dataDir: string, settings: RunnerSettings): Promise<void> {
   const rt = await openServerRuntime(dataDir);
   const log = (line: string) => console.log(line);
-  const runners = await startRunners(rt, count, log);
+  const runners = await startRunners(rt, settings, log);
+  const count = settings.count;
   const stop = async () => {
     await Promise.all(runners.map((r) => r.stop()));
     await rt.store.close();
