@@ -82,6 +82,42 @@ function trustProxyOf(value: string | undefined): boolean | string[] {
   return v.split(",").map((a) => a.trim());
 }
 
+/**
+ * The heavy-request pool (docs/deployment.md, "Heavy requests and admission control"): worker threads
+ * (STREETFLOW_POOL_THREADS; 0 runs heavy requests inline, with no admission control), requests queued or
+ * running at once (STREETFLOW_POOL_MAX_QUEUE), per key (STREETFLOW_POOL_PER_KEY), the longest wait for a
+ * thread (STREETFLOW_POOL_MAX_WAIT_MS) and the time limit per request (STREETFLOW_POOL_TIME_LIMIT_MS).
+ */
+export interface PoolSettings {
+  threads: number;
+  maxDepth: number;
+  perKey: number;
+  maxWaitMs: number;
+  timeLimitMs: number;
+}
+
+export function poolSettingsOf(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+  const whole = (name: string, fallback: number, min: number): number => {
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min)
+      throw fail("invalid_option", { reason: `${name} must be a whole number of at least ${min}` }, name);
+    return n;
+  };
+  // One core stays with the event loop (HTTP, auth, paging); at least one thread.
+  const threads = whole("STREETFLOW_POOL_THREADS", Math.max(1, availableParallelism() - 1), 0);
+  // About what a thread gets through in the 2 s wait limit at ~100 ms a request (1,000 segments × 12 months).
+  const maxDepth = whole("STREETFLOW_POOL_MAX_QUEUE", 16 * Math.max(1, threads), 1);
+  return {
+    threads,
+    maxDepth,
+    perKey: whole("STREETFLOW_POOL_PER_KEY", Math.max(1, Math.floor(maxDepth / 2)), 1),
+    maxWaitMs: whole("STREETFLOW_POOL_MAX_WAIT_MS", 2_000, 1),
+    timeLimitMs: whole("STREETFLOW_POOL_TIME_LIMIT_MS", 30_000, 1),
+  };
+}
+
 /** Requests per minute per key and per session (STREETFLOW_RATE_LIMIT), unless an admin sets a key's own. */
 export function rateLimitOf(config: Pick<Config, "rateLimit">): number | undefined {
   if (config.rateLimit === undefined) return undefined;

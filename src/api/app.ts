@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { NetworkRegistry } from "../engine/network/registry.js";
 import type { Store } from "../app/ports/store.js";
+import { inlineRunner, type HeavyRunner } from "../app/heavy/tasks.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
@@ -42,12 +43,18 @@ export interface AppDeps {
   basemap?: Basemap | null;
   /** Session and lockout limits, rate limits (raise them for load tests) and the trust-proxy setting. */
   security?: SecurityOverrides;
+  /**
+   * Runs counts selections and metrics and OSM-way searches: the server's worker-thread pool with its
+   * admission control (src/main/heavy-pool.ts); inline on the request's thread by default.
+   */
+  heavy?: HeavyRunner;
 }
 
 declare module "fastify" {
   interface FastifyInstance {
     deps: AppDeps;
     security: SecurityOptions;
+    heavy: HeavyRunner;
   }
 }
 
@@ -63,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate("deps", deps);
   app.decorate("security", security);
+  app.decorate("heavy", deps.heavy ?? inlineRunner({ store: deps.store, networks: deps.networks }));
   app.decorateRequest("principal", null as never);
   app.decorateRequest("session", null);
   installErrorHandling(app);
@@ -73,7 +81,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRateLimits(app, deps.store, security.rateLimits);
 
   await registerApiDocs(app);
-  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  // Touches neither the store nor the pool, and is not rate limited: it answers while heavy work runs.
+  app.get("/healthz", { schema: { hide: true }, config: { rateLimit: false } }, async () => ({
+    status: "ok",
+  }));
 
   await app.register(
     async (v2) => {

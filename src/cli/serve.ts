@@ -2,7 +2,15 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, databaseFile, jobLeaseOf, rateLimitOf } from "../config.js";
+import {
+  basemapOf,
+  configFromEnv,
+  databaseFile,
+  jobLeaseOf,
+  poolSettingsOf,
+  rateLimitOf,
+} from "../config.js";
+import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
 import { openServerRuntime, type Runtime } from "../runtime.js";
@@ -57,6 +65,7 @@ export function serveCommand(program: Command): void {
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
+      const pool = poolSettingsOf();
       // Fail in one line before the build and demo import work, not with a stack trace after it.
       const busy = await portProblem(Number(opts.port), opts.host);
       if (busy) {
@@ -65,7 +74,14 @@ export function serveCommand(program: Command): void {
       }
       const rt = await openServerRuntime(dataDirOf(program));
       if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
+      // Counts and polygon searches run on worker threads with admission control (after the demo import,
+      // so the threads read the imported networks).
+      const heavy =
+        pool.threads > 0
+          ? new HeavyPool(rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) }, pool)
+          : undefined;
       const app = await buildApp({
+        heavy,
         store: rt.store,
         networks: rt.networks,
         logger: true,
@@ -82,6 +98,7 @@ export function serveCommand(program: Command): void {
       const close = async () => {
         await Promise.all(started.map((r) => r.stop()));
         await app.close();
+        await heavy?.close();
         await rt.store.close();
         process.exit(0);
       };

@@ -141,6 +141,20 @@ export const ERROR_CATALOGUE = {
     status: 429,
     message: "this call needs <units> units; the key has used <used> of its <quota> units this month",
   },
+  key_busy: {
+    status: 429,
+    message: "this key already has <max> heavy requests in progress; retry in <seconds> seconds",
+  },
+  // 503: the server sheds load rather than queueing it (docs/deployment.md, admission control)
+  overloaded: {
+    status: 503,
+    message: "the server is busy (<reason>); retry in <seconds> seconds",
+  },
+  time_limit_exceeded: {
+    status: 503,
+    message:
+      "the request needed more than <seconds> seconds of computing and was stopped; narrow it or retry later",
+  },
   // 500: a bug; details go to the server log only
   internal_error: { status: 500, message: "the server failed to handle this request" },
 } as const satisfies Record<string, { status: number; message: string }>;

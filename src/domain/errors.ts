@@ -61,10 +61,14 @@ export class RetryLaterError extends DomainError {
 }
 
 /** The error of catalogue `code`, to be retried after `seconds`. */
-export function retryLater<C extends "rate_limited" | "sign_in_throttled" | "sign_in_locked">(
-  code: C,
-  params: ErrorParams<C>,
-  seconds: number,
-): RetryLaterError {
+export function retryLater<
+  C extends
+    | "rate_limited"
+    | "sign_in_throttled"
+    | "sign_in_locked"
+    | "key_busy"
+    | "overloaded"
+    | "time_limit_exceeded",
+>(code: C, params: ErrorParams<C>, seconds: number): RetryLaterError {
   return new RetryLaterError(code, errorMessage(code, params), seconds);
 }

@@ -4,39 +4,26 @@ import {
   assertWithinQuota,
   chargeMetricsCall,
   monthPeriod,
+  quotaLeft,
   unitsOf,
   usageReport,
 } from "../../app/counts/metering.js";
-import { parseMetricsFilters, type MetricsFilters } from "../../domain/counts/metrics-request.js";
-import { resolveSelection, type ResolvedSelection } from "../../domain/counts/resolve.js";
+import { parseMetricsFilters } from "../../domain/counts/metrics-request.js";
 import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
-import { metricsFromAggregates, tripTalliesOf } from "../../app/counts/metrics.js";
-import { type MetricsQuery } from "../../engine/counts/metrics.js";
+import { inlineRunner } from "../../app/heavy/tasks.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-
-function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): MetricsQuery {
-  const { startHour, endHour } = filters.dayPart;
-  return {
-    country: selection.country,
-    segments: selection.segments,
-    fields: filters.fields,
-    months: filters.months,
-    daysOfWeek: filters.daysOfWeek,
-    hours: Array.from({ length: endHour - startHour + 1 }, (_, i) => startHour + i),
-    direction: filters.direction,
-    vehicleClasses: selection.mode.vehicleClasses,
-    sources: filters.sources,
-  };
-}
+import { shedWhenSaturated } from "../heavy.js";
 
 /** Metrics (the one charged call), its later pages, and the caller's usage. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
   const { store, networks } = app.deps;
-  const provider =
-    config.metricsProvider ?? metricsFromAggregates(store.segmentStats, tripTalliesOf(store.tripStats));
+  // A provider given in the config (tests, benchmarks) cannot cross to a worker thread: it runs inline.
+  const heavy = config.metricsProvider
+    ? inlineRunner({ store, networks, metricsProvider: config.metricsProvider })
+    : app.heavy;
   const metricsBody = (page: ResultPage) => ({
     columns: page.columns,
     data: page.data,
@@ -51,6 +38,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     "/metrics",
     {
       bodyLimit: BODY_LIMITS.geometry,
+      onRequest: shedWhenSaturated,
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],
@@ -61,12 +49,14 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     async (request) => {
       const filters = parseMetricsFilters(request.body);
       const key = request.apiKey;
-      // An exhausted key is refused before selecting; the exact cost is checked before computing.
-      await assertWithinQuota(store, key, 0, config.now());
-      const selection = await resolveSelection(networks, request.body);
-      const segments = selection.segments.length;
+      // An exhausted key is refused before selecting; the exact cost is checked before computing (the
+      // selection and the rows are heavy work: src/app/heavy/tasks.ts, on the pool when the server has one).
+      const unitsLeft = await quotaLeft(store, key, config.now());
+      if (unitsLeft !== null && unitsLeft <= 0) await assertWithinQuota(store, key, 0, config.now());
+      const result = await heavy.run("countsMetrics", { ...request.body, unitsLeft }, key.id);
+      const segments = result.segments;
       await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
-      const rows = [...(await provider(metricsQuery(selection, filters)))];
+      const rows = result.rows ?? [];
       const now = config.now();
       await chargeMetricsCall(store, key, segments, filters.fields.length, now);
       const page = await firstPage(store, {

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { resolveSelection } from "../../domain/counts/resolve.js";
 import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
+import { shedWhenSaturated } from "../heavy.js";
 
 const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
@@ -14,7 +14,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app,
   { config },
 ) => {
-  const { store, networks } = app.deps;
+  const { store } = app.deps;
   const prefix = app.prefix;
   // The first page and the later ones answer alike.
   const geometryBody = (page: ResultPage) => ({
@@ -30,6 +30,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/geometry",
     {
       bodyLimit: BODY_LIMITS.geometry,
+      onRequest: shedWhenSaturated,
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
@@ -38,7 +39,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const { segments } = await resolveSelection(networks, request.body);
+      const segments = await app.heavy.run("countsGeometry", request.body, request.apiKey.id);
       const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
       const page = await firstPage(store, {
         orgId: request.apiKey.orgId,
@@ -76,6 +77,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/segmentcount",
     {
       bodyLimit: BODY_LIMITS.geometry,
+      onRequest: shedWhenSaturated,
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],
@@ -90,8 +92,8 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const { segments } = await resolveSelection(networks, request.body);
-      return { request_id: crypto.randomUUID(), segment_count: segments.length, status: "done" as const };
+      const count = await app.heavy.run("countsSegmentCount", request.body, request.apiKey.id);
+      return { request_id: crypto.randomUUID(), segment_count: count, status: "done" as const };
     },
   );
 };

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { parseOsmIdSearch, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
-import { searchOsmIds } from "../../app/networks.js";
 import { KeyQuery } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
+import { shedWhenSaturated } from "../heavy.js";
 
 /** [lon, lat] with an optional altitude; ranges are checked by the domain so the message names the position. */
 const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
@@ -64,6 +64,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/osm_ids/search",
     {
       bodyLimit: BODY_LIMITS.geometry,
+      onRequest: shedWhenSaturated,
       schema: {
         summary:
           "OSM ways whose road segments meet a polygon or lie within a radius (to build osm_ids zone sets)",
@@ -80,7 +81,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const search = parseOsmIdSearch(request.body as OsmIdSearchRequest);
-      const rows = await searchOsmIds(search, app.deps.store.network, app.deps.networks);
+      const rows = await app.heavy.run("osmIdSearch", search, request.principal?.keyId);
       return {
         status: "success" as const,
         columns: [...COLUMNS],

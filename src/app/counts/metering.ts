@@ -40,6 +40,14 @@ export async function assertWithinQuota(
     throw fail("quota_exceeded", { units, used, quota });
 }
 
+/** Units the key may still spend this month, or null when it has no quota. */
+export async function quotaLeft(store: Store, key: ApiKeyRecord, now: Date): Promise<number | null> {
+  const quota = await store.usage.quotaOf(key.id);
+  if (quota === null) return null;
+  const period = monthPeriod(now);
+  return quota - (await store.usage.unitsOfKey(key.id, period.start, period.end));
+}
+
 export async function chargeMetricsCall(
   store: Store,
   key: ApiKeyRecord,

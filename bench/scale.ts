@@ -1,0 +1,21 @@
+/**
+ * Scale-out benchmarks (issue 15): `npm run bench -- scale MODE [args]`.
+ * - `counts`: POST /counts/v1/metrics (1,000 segments × 12 months) offered open-loop at fixed rates to
+ *   1 and 2 API processes, with throughput, p99 and shed counts; and /healthz p99 during a heavy
+ *   polygon query (bench/scale/counts.ts).
+ * Each mode lives in its own module, so modes are added without touching the others.
+ */
+const MODES: Record<
+  string,
+  () => Promise<{ default: (args: string[]) => Promise<Record<string, unknown>> }>
+> = {
+  counts: () => import("./scale/counts.js"),
+};
+
+export default async function scaleBench(args: string[]): Promise<Record<string, unknown>> {
+  const [mode, ...rest] = args;
+  const load = mode ? MODES[mode] : undefined;
+  if (!load)
+    throw new Error(`usage: npm run bench -- scale MODE   (one of: ${Object.keys(MODES).join(", ")})`);
+  return { mode, ...(await (await load()).default(rest)) };
+}

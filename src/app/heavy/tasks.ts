@@ -1,0 +1,117 @@
+import type { NetworkRegistry } from "../../engine/network/registry.js";
+import type { MetricsProvider, MetricsQuery, MetricsRow } from "../../engine/counts/metrics.js";
+import {
+  parseMetricsFilters,
+  type MetricsFilters,
+  type MetricsRequestInput,
+} from "../../domain/counts/metrics-request.js";
+import {
+  resolveSelection,
+  type ResolvedSelection,
+  type SelectionRequest,
+} from "../../domain/counts/resolve.js";
+import type { OsmIdRow, OsmIdSearch } from "../../domain/osm-id-search.js";
+import type { LonLat } from "../../engine/network/types.js";
+import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
+import { unitsOf } from "../counts/metering.js";
+import { searchOsmIds } from "../networks.js";
+import type { Store } from "../ports/store.js";
+
+/**
+ * The requests heavy enough to leave the event loop: counts metrics and selections, and OSM-way search.
+ * Each is a plain function of serialisable input to serialisable output over a store and the networks,
+ * so a worker thread (src/main/heavy-worker.ts) runs exactly what the inline runner runs.
+ */
+export interface HeavyContext {
+  store: Pick<Store, "network" | "segmentStats" | "tripStats">;
+  networks: NetworkRegistry;
+  /** Replaces the store's metrics (tests and benchmarks); such a provider only runs inline. */
+  metricsProvider?: MetricsProvider;
+}
+
+export type CountsMetricsInput = SelectionRequest &
+  MetricsRequestInput & {
+    /** Units the key may still spend (null: no quota): over it, the rows are not computed. */
+    unitsLeft: number | null;
+  };
+
+export interface CountsMetricsOutput {
+  segments: number;
+  /** Null when the call would cost more than `unitsLeft` (the caller answers quota_exceeded). */
+  rows: MetricsRow[] | null;
+}
+
+/** What the metrics engine is asked for a selection and the metrics-only filters. */
+export function metricsQuery(selection: ResolvedSelection, filters: MetricsFilters): MetricsQuery {
+  const { startHour, endHour } = filters.dayPart;
+  return {
+    country: selection.country,
+    segments: selection.segments,
+    fields: filters.fields,
+    months: filters.months,
+    daysOfWeek: filters.daysOfWeek,
+    hours: Array.from({ length: endHour - startHour + 1 }, (_, i) => startHour + i),
+    direction: filters.direction,
+    vehicleClasses: selection.mode.vehicleClasses,
+    sources: filters.sources,
+  };
+}
+
+export const HEAVY_TASKS = {
+  /** Selection, then the metric rows of `POST /counts/v1/metrics` (charging stays with the caller). */
+  async countsMetrics(ctx: HeavyContext, input: CountsMetricsInput): Promise<CountsMetricsOutput> {
+    const filters = parseMetricsFilters(input);
+    const selection = await resolveSelection(ctx.networks, input);
+    const segments = selection.segments.length;
+    if (input.unitsLeft !== null && unitsOf(segments, filters.fields.length) > input.unitsLeft)
+      return { segments, rows: null };
+    const provider =
+      ctx.metricsProvider ??
+      metricsFromAggregates(ctx.store.segmentStats, tripTalliesOf(ctx.store.tripStats));
+    return { segments, rows: [...(await provider(metricsQuery(selection, filters)))] };
+  },
+
+  /** The selected segments' ids and lines (`POST /counts/v1/geometry`). */
+  async countsGeometry(
+    ctx: HeavyContext,
+    input: SelectionRequest,
+  ): Promise<{ id: number; coords: LonLat[] }[]> {
+    const { segments } = await resolveSelection(ctx.networks, input);
+    return segments.map((s) => ({ id: s.id, coords: s.coords }));
+  },
+
+  /** How many segments the selection holds (`POST /counts/v1/segmentcount`). */
+  async countsSegmentCount(ctx: HeavyContext, input: SelectionRequest): Promise<number> {
+    return (await resolveSelection(ctx.networks, input)).segments.length;
+  },
+
+  /** OSM ways meeting a polygon or radius (`POST /api/v2/osm_ids/search`). */
+  async osmIdSearch(ctx: HeavyContext, input: OsmIdSearch): Promise<OsmIdRow[]> {
+    return await searchOsmIds(input, ctx.store.network, ctx.networks);
+  },
+};
+
+export type HeavyTaskName = keyof typeof HEAVY_TASKS;
+export type HeavyInput<N extends HeavyTaskName> = Parameters<(typeof HEAVY_TASKS)[N]>[1];
+export type HeavyOutput<N extends HeavyTaskName> = Awaited<ReturnType<(typeof HEAVY_TASKS)[N]>>;
+
+/** Runs heavy tasks: inline (below), or on a worker-thread pool with admission control (src/main/heavy-pool.ts). */
+export interface HeavyRunner {
+  /** `caller` (an API key id) lets a pool refuse one key that floods it (429) before the others. */
+  run<N extends HeavyTaskName>(name: N, input: HeavyInput<N>, caller?: string): Promise<HeavyOutput<N>>;
+  /** True when a new heavy request would be refused at once (answered before reading its body). */
+  saturated(): boolean;
+  close(): Promise<void>;
+}
+
+/** Runs every task on the calling thread: the default, and what tests without a pool use. */
+export function inlineRunner(ctx: HeavyContext): HeavyRunner {
+  return {
+    async run<N extends HeavyTaskName>(name: N, input: HeavyInput<N>): Promise<HeavyOutput<N>> {
+      const task = HEAVY_TASKS[name] as (c: HeavyContext, i: HeavyInput<N>) => Promise<HeavyOutput<N>>;
+      return await task(ctx, input);
+    },
+    saturated: () => false,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,32 @@
+import { DomainError, ValidationError, type ErrorCode, type Issue } from "../../domain/errors.js";
+import { isErrorCode } from "../../domain/error-catalogue.js";
+import { toDomainError } from "../error-mapping.js";
+
+/**
+ * A task's failure as it crosses from a worker thread: structured cloning keeps an Error's message but
+ * not its class, so catalogue errors travel as their code, message and field, and come back as the same
+ * DomainError (same status and body as inline). Anything else stays an internal error.
+ */
+export type WireError =
+  | { kind: "domain"; code: ErrorCode; message: string; field?: string; issues?: Issue[] }
+  | { kind: "internal"; message: string; stack?: string };
+
+export function errorToWire(err: unknown): WireError {
+  const domain = toDomainError(err);
+  if (domain instanceof DomainError) {
+    const issues = domain instanceof ValidationError ? domain.issues : undefined;
+    return { kind: "domain", code: domain.code, message: domain.message, field: domain.field, issues };
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { kind: "internal", message: e.message, stack: e.stack };
+}
+
+export function errorFromWire(wire: WireError): Error {
+  if (wire.kind === "domain" && isErrorCode(wire.code))
+    return wire.issues
+      ? new ValidationError(wire.issues)
+      : new DomainError(wire.code, wire.message, wire.field);
+  const err = new Error(wire.message);
+  if (wire.kind === "internal" && wire.stack) err.stack = wire.stack;
+  return err;
+}
