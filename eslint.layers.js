@@ -48,10 +48,6 @@ const element = ({ type, pattern, files }) => {
  * until they are moved (see docs/architecture.md, "Known exceptions").
  */
 export const PENDING = [
-  // Runtime (src/runtime.ts) becomes the application's AppContext (src/app/context.ts).
-  "src/app/ingest.ts",
-  "src/app/network-import.ts",
-  "src/app/transit.ts",
   // The job worker opens its store itself until it gets it from a store factory.
   "src/jobs/worker.ts",
   // Analysis request validation and zone-set creation read the store: to become app use cases.

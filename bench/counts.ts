@@ -1,5 +1,5 @@
 /**
- * Segment counts latency: `npm run bench -- counts [requests=20] [grid] [segments=N]`.
+ * Segment counts latency: `npm run bench -- counts [requests=20] [grid] [segments=N] [shape=S] [path=P]`.
  * The Liechtenstein extract (the largest in the shared data) with per-segment aggregates
  * filled for every segment × month (all of 2025) × day of week × hour (one direction, class
  * and source per cell; cached in the OS temp dir), served by the real app over Fastify
@@ -120,10 +120,15 @@ export default async function countsBench(args: string[]): Promise<Record<string
     // `segments=N`: only that selection size (profiling one shape).
     const only = args.find((a) => a.startsWith("segments="));
     const targets = only ? [Number(only.slice("segments=".length))] : source.targets;
+    // `shape=month|year`, `path=rollups|cells`: only that shape or path (profiling).
+    const pick = <T extends string>(name: string, all: readonly T[]) => {
+      const arg = args.find((a) => a.startsWith(`${name}=`));
+      return arg ? all.filter((v) => v === arg.slice(name.length + 1)) : all;
+    };
     for (const target of targets) {
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
-      for (const shape of Object.keys(SHAPES) as Shape[])
-        for (path of PATHS)
+      for (const shape of pick("shape", Object.keys(SHAPES) as Shape[]))
+        for (path of pick("path", PATHS))
           sizes.push({ path, ...(await measure(post, provider, centre, bufferM, requests, shape)) });
     }
     const used = process.cpuUsage(cpu);

@@ -23,7 +23,7 @@ import type { Segment } from "../src/engine/network/types.js";
 import { Simulation } from "../src/engine/simulate/index.js";
 import { writeSimulation } from "../src/engine/simulate/writers.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
-import type { Runtime } from "../src/runtime.js";
+import type { AppContext } from "../src/app/context.js";
 import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 
@@ -117,14 +117,13 @@ export default async function ingestBench(args: string[]): Promise<Record<string
   }
 }
 
-async function runtimeWith(path: string, segments: Segment[]): Promise<Runtime> {
+async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {
   const store = new SqliteStore(path);
   await store.network.replaceCountry(
     { country: "mc", source: "bench", segmentCount: segments.length, importedAt: new Date().toISOString() },
     segments,
   );
   return {
-    dataDir: path,
     store,
     networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
   };
@@ -149,7 +148,7 @@ async function splitTrips(file: string): Promise<RawTrip[]> {
 }
 
 /** SHA-1 over every stored trip of the country, in storage order. */
-async function storedDigest(rt: Runtime): Promise<string> {
+async function storedDigest(rt: AppContext): Promise<string> {
   const hash = createHash("sha1");
   for await (const trip of rt.store.trips.scan("mc", {})) hash.update(JSON.stringify(trip));
   return hash.digest("hex");

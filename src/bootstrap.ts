@@ -13,7 +13,7 @@ import type { TraceSource } from "./engine/trips/types.js";
 import { storeTransitRiders } from "./app/transit.js";
 import { writeSimulation } from "./engine/simulate/writers.js";
 import { formatIngestReport, ingestFiles } from "./app/ingest.js";
-import type { Runtime } from "./runtime.js";
+import type { AppContext } from "./app/context.js";
 
 /** The shipped demo network (repo `data/osm/`), resolved from src/ or dist/ alike. */
 export const DEMO_PBF = resolve(fileURLToPath(import.meta.url), "../../data/osm/monaco.osm.pbf");
@@ -26,35 +26,43 @@ export const DEMO_PASSWORD_FILE = "demo-password.txt";
  * First start on an empty store: the demo account (see ensureDemoAccount), the Monaco network and a year of
  * simulated trips.
  */
-export async function ensureDemoData(rt: Runtime, log: (line: string) => void): Promise<void> {
-  await ensureDemoAccount(rt, log);
-  if (!(await rt.store.network.countries()).some((c) => c.country === DEMO_COUNTRY)) {
+export async function ensureDemoData(
+  ctx: AppContext,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<void> {
+  await ensureDemoAccount(ctx, dataDir, log);
+  if (!(await ctx.store.network.countries()).some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
-    await importNetwork(rt, DEMO_PBF, DEMO_COUNTRY, log);
+    await importNetwork(ctx, DEMO_PBF, DEMO_COUNTRY, log);
   }
-  if ((await rt.store.trips.countTrips(DEMO_COUNTRY)) === 0) await loadDemoTrips(rt, log);
+  if ((await ctx.store.trips.countTrips(DEMO_COUNTRY)) === 0) await loadDemoTrips(ctx, dataDir, log);
 }
 
 /**
  * A demo organization with an admin user and a key. The user's generated password and the key are printed
  * and written side by side in the data directory, so a newcomer can sign in or curl at once.
  */
-export async function ensureDemoAccount(rt: Runtime, log: (line: string) => void): Promise<void> {
-  if (await rt.store.accounts.isEmpty()) {
-    const org = await rt.store.accounts.createOrganization(DEMO_ORG);
-    await rt.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
-    const { key } = await issueApiKey(rt.store, org.id, "demo");
-    const file = join(rt.dataDir, DEMO_KEY_FILE);
+export async function ensureDemoAccount(
+  ctx: AppContext,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<void> {
+  if (await ctx.store.accounts.isEmpty()) {
+    const org = await ctx.store.accounts.createOrganization(DEMO_ORG);
+    await ctx.store.accounts.addUser(DEMO_EMAIL, org.id, "admin");
+    const { key } = await issueApiKey(ctx.store, org.id, "demo");
+    const file = join(dataDir, DEMO_KEY_FILE);
     writeFileSync(file, `${key}\n`, { mode: 0o600 });
     log(`Demo organization "${DEMO_ORG}", user ${DEMO_EMAIL}`);
     log(`Demo API key: ${key}  (also in ${file})`);
   }
   // Also for a store made before passwords existed: the demo admin gets one the first time.
-  const demoUser = (await rt.store.security.organizationsOf(DEMO_EMAIL)).length > 0;
-  if (demoUser && !(await rt.store.security.passwordHashOf(DEMO_EMAIL))) {
+  const demoUser = (await ctx.store.security.organizationsOf(DEMO_EMAIL)).length > 0;
+  if (demoUser && !(await ctx.store.security.passwordHashOf(DEMO_EMAIL))) {
     const password = generatePassword();
-    await setPassword(rt.store, DEMO_EMAIL, password);
-    const file = join(rt.dataDir, DEMO_PASSWORD_FILE);
+    await setPassword(ctx.store, DEMO_EMAIL, password);
+    const file = join(dataDir, DEMO_PASSWORD_FILE);
     writeFileSync(file, `${password}\n`, { mode: 0o600 });
     log(`Demo sign-in: ${DEMO_EMAIL} with password ${password}  (also in ${file})`);
   }
@@ -82,12 +90,12 @@ export function demoYear(today = new Date()): { from: string; to: string } {
  * connected-vehicle fleet, ingested like any other traces (split, map-matched, stored), and
  * transit riders on the imported bus routes and rail lines, stored as they travelled.
  */
-async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<void> {
-  const network = await rt.networks.get(DEMO_COUNTRY);
+async function loadDemoTrips(ctx: AppContext, dataDir: string, log: (line: string) => void): Promise<void> {
+  const network = await ctx.networks.get(DEMO_COUNTRY);
   if (!network) return;
   const { from, to } = demoYear();
   log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
-  await simulateAndIngest(rt, network, "lbs", join(rt.dataDir, "demo-traces"), log, {
+  await simulateAndIngest(ctx, network, "lbs", join(dataDir, "demo-traces"), log, {
     from,
     to,
     tripsPerDay: DEMO_TRIPS_PER_DAY,
@@ -95,7 +103,7 @@ async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<
     source: "lbs",
   });
   log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
-  await simulateAndIngest(rt, network, "telematics", join(rt.dataDir, "demo-traces-cvd"), log, {
+  await simulateAndIngest(ctx, network, "telematics", join(dataDir, "demo-traces-cvd"), log, {
     from,
     to,
     tripsPerDay: DEMO_CVD_TRIPS_PER_DAY,
@@ -106,7 +114,7 @@ async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<
   });
   log(`Simulating transit riders (${DEMO_TRANSIT_RIDERS_PER_DAY} journeys per day)...`);
   await storeTransitRiders(
-    rt,
+    ctx,
     DEMO_COUNTRY,
     { from, to, ridersPerDay: DEMO_TRANSIT_RIDERS_PER_DAY, seed: 2024 },
     (l) => log(`  ${l}`),
@@ -114,7 +122,7 @@ async function loadDemoTrips(rt: Runtime, log: (line: string) => void): Promise<
 }
 
 async function simulateAndIngest(
-  rt: Runtime,
+  ctx: AppContext,
   network: Network,
   source: TraceSource,
   dir: string,
@@ -123,7 +131,7 @@ async function simulateAndIngest(
 ): Promise<void> {
   const written = writeSimulation(new Simulation(network, options).trips(), dir);
   const report = await ingestFiles(
-    rt,
+    ctx,
     written.months.map((m) => m.traces),
     {
       country: DEMO_COUNTRY,

@@ -1,8 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
-import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { Store } from "../app/ports/store.js";
+import type { AppContext } from "../app/context.js";
 import { inlineRunner, type HeavyRunner } from "../app/heavy/tasks.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
@@ -29,9 +28,8 @@ import { securityOptions, type SecurityOptions, type SecurityOverrides } from ".
 import { registerRateLimits } from "./security/rate-limits.js";
 import { sessionRoutes } from "./security/sessions.js";
 
-export interface AppDeps {
-  store: Store;
-  networks: NetworkRegistry;
+/** The application's context (store, networks) and the HTTP server's own options. */
+export interface AppDeps extends AppContext {
   /** Log one line per request to stdout (the server does; tests pass `logSink` instead). */
   logger?: boolean;
   logSink?: LogSink;

@@ -17,7 +17,7 @@ import { MatchPool } from "../engine/ingest/match-pool.js";
 import { formatOf } from "../engine/ingest/open-input.js";
 import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
-import type { Runtime } from "../runtime.js";
+import type { AppContext } from "./context.js";
 
 export interface IngestFilesOptions {
   country: string;
@@ -67,7 +67,7 @@ export interface IngestReport {
  * file stores nothing new: its trips come back as duplicates.
  */
 export async function ingestFiles(
-  rt: Runtime,
+  ctx: AppContext,
   files: string[],
   opts: IngestFilesOptions,
 ): Promise<IngestReport> {
@@ -82,12 +82,15 @@ export async function ingestFiles(
     else report.moreProblems++;
   };
 
-  const network = await requireNetwork(rt, country);
-  const cells = new SegmentCellAccumulator(network, new LocalClock(await networkTimeZone(rt.store, country)));
+  const network = await requireNetwork(ctx, country);
+  const cells = new SegmentCellAccumulator(
+    network,
+    new LocalClock(await networkTimeZone(ctx.store, country)),
+  );
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
-    return await ingestEach(rt, paths, opts, { country, report, cells, pool, log, onProblem });
+    return await ingestEach(ctx, paths, opts, { country, report, cells, pool, log, onProblem });
   } finally {
     await ownPool?.close();
   }
@@ -103,7 +106,7 @@ interface IngestRun {
 }
 
 async function ingestEach(
-  rt: Runtime,
+  ctx: AppContext,
   paths: string[],
   opts: IngestFilesOptions,
   { country, report, cells, pool, log, onProblem }: IngestRun,
@@ -116,7 +119,7 @@ async function ingestEach(
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
       matchBatch: pool?.match,
-      sink: async (trips) => await storeTrips(rt, country, trips, cells),
+      sink: async (trips) => await storeTrips(ctx, country, trips, cells),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -131,7 +134,7 @@ async function ingestEach(
       return report;
     }
     log(`${path}: done, ${progressLine(counts)}`);
-    await rt.store.trips.recordIngestRun({
+    await ctx.store.trips.recordIngestRun({
       country,
       source: opts.source,
       path,
@@ -143,7 +146,7 @@ async function ingestEach(
     });
   }
   // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
-  const { chunksBefore, chunksAfter } = await rt.store.trips.compact(country);
+  const { chunksBefore, chunksAfter } = await ctx.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
   return report;
 }
@@ -153,46 +156,46 @@ async function ingestEach(
  * matched ones: per-segment tallies with them, in batches, chunks compacted at the end.
  */
 export async function storeMatchedTrips(
-  rt: Runtime,
+  ctx: AppContext,
   country: string,
   trips: Iterable<MatchedTrip>,
   batchSize = 5000,
 ): Promise<{ stored: number; duplicates: number }> {
   const cells = new SegmentCellAccumulator(
-    await requireNetwork(rt, country),
-    new LocalClock(await networkTimeZone(rt.store, country)),
+    await requireNetwork(ctx, country),
+    new LocalClock(await networkTimeZone(ctx.store, country)),
   );
   const totals = { stored: 0, duplicates: 0 };
   let batch: MatchedTrip[] = [];
   const flush = async () => {
-    const result = await storeTrips(rt, country, batch, cells);
+    const result = await storeTrips(ctx, country, batch, cells);
     totals.stored += result.inserted;
     totals.duplicates += result.duplicates;
     batch = [];
   };
   for (const trip of trips) if (batch.push(trip) >= batchSize) await flush();
   if (batch.length > 0) await flush();
-  await rt.store.trips.compact(country);
+  await ctx.store.trips.compact(country);
   return totals;
 }
 
 /** New trips and their per-segment tallies are written together: both or neither. */
 async function storeTrips(
-  rt: Runtime,
+  ctx: AppContext,
   country: string,
   trips: readonly MatchedTrip[],
   cells: SegmentCellAccumulator,
 ) {
-  return await rt.store.transaction(async () => {
-    const result = await rt.store.trips.appendTrips(country, trips);
+  return await ctx.store.transaction(async () => {
+    const result = await ctx.store.trips.appendTrips(country, trips);
     for (const trip of result.stored) cells.addTrip(trip);
-    await rt.store.segmentStats.add(country, cells.drain());
+    await ctx.store.segmentStats.add(country, cells.drain());
     return result;
   });
 }
 
-async function requireNetwork(rt: Runtime, country: string): Promise<Network> {
-  const network = await rt.networks.get(country);
+async function requireNetwork(ctx: AppContext, country: string): Promise<Network> {
+  const network = await ctx.networks.get(country);
   if (!network) throw fail("unknown_country", { country });
   return network;
 }

@@ -5,14 +5,14 @@ import { mapErrors } from "./error-mapping.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
 import { presetAreasOf } from "../domain/preset-geographies.js";
 import { timeZoneOfCountry } from "../engine/time.js";
-import type { Runtime } from "../runtime.js";
+import type { AppContext } from "./context.js";
 
 /**
  * Reads an OSM file into segments and boundaries (the preset geographies) and replaces the
  * country's network and presets in the store, together.
  */
 export async function importNetwork(
-  rt: Runtime,
+  ctx: AppContext,
   file: string,
   country: string,
   log: (line: string) => void,
@@ -24,8 +24,8 @@ export async function importNetwork(
   const { segments, transit } = await mapErrors(() => readOsmNetwork(file, { onProgress: log }));
   log("reading administrative and postal-code boundaries");
   const areas = presetAreasOf(code, await mapErrors(() => readAdminAreas(file)));
-  await rt.store.transaction(async () => {
-    await rt.store.network.replaceCountry(
+  await ctx.store.transaction(async () => {
+    await ctx.store.network.replaceCountry(
       {
         country: code,
         source: basename(file),
@@ -35,10 +35,10 @@ export async function importNetwork(
       },
       segments,
     );
-    await rt.store.network.replaceTransit(code, transit);
-    await rt.store.presetAreas.replaceCountry(code, areas);
+    await ctx.store.network.replaceTransit(code, transit);
+    await ctx.store.presetAreas.replaceCountry(code, areas);
   });
-  rt.networks.invalidate(code);
+  ctx.networks.invalidate(code);
   const rail = transit.filter((r) => r.kind === "rail").length;
   log(
     `Imported ${segments.length} road segments for "${code}" (local time ${zone}); ` +

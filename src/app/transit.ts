@@ -1,6 +1,6 @@
 import { fail } from "../domain/errors.js";
 import { TransitSimulation, type TransitOptions } from "../engine/simulate/transit.js";
-import type { Runtime } from "../runtime.js";
+import type { AppContext } from "./context.js";
 import { storeMatchedTrips } from "./ingest.js";
 
 /**
@@ -9,21 +9,21 @@ import { storeMatchedTrips } from "./ingest.js";
  * no transit layer (an older import: import the extract again).
  */
 export async function storeTransitRiders(
-  rt: Runtime,
+  ctx: AppContext,
   country: string,
   opts: TransitOptions,
   log: (line: string) => void,
 ): Promise<number> {
   const code = country.toLowerCase();
-  const network = await rt.networks.get(code);
+  const network = await ctx.networks.get(code);
   if (!network) throw fail("unknown_country", { country: code });
-  const routes = await rt.store.network.loadTransit(code);
+  const routes = await ctx.store.network.loadTransit(code);
   if (routes.length === 0) {
     log(`no bus routes or rail lines imported for "${code}"; import its OSM extract again to get them`);
     return 0;
   }
   const sim = new TransitSimulation(network, routes, opts);
-  const { stored } = await storeMatchedTrips(rt, code, sim.trips());
+  const { stored } = await storeMatchedTrips(ctx, code, sim.trips());
   const lines = sim.lines.filter((l) => l.kind === "bus").length;
   log(
     `stored ${stored} transit rider trips (bus and rail rides, walks to and from the stops) ` +

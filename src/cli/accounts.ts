@@ -5,7 +5,7 @@ import { fail } from "../domain/errors.js";
 import { generatePassword } from "../domain/security/passwords.js";
 import { isRole, type Role } from "../domain/security/principal.js";
 import { setPassword } from "../app/security/sessions.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 export function accountCommands(program: Command): void {
   const org = program.command("org").description("organizations");
@@ -13,13 +13,13 @@ export function accountCommands(program: Command): void {
     .command("create <name>")
     .description("create an organization")
     .action((name: string) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const o = await mapErrors(async () => await store.accounts.createOrganization(name));
         console.log(`organization ${o.name} ${o.id}`);
       }),
     );
   org.command("list").action(() =>
-    withRuntime(program, async ({ store }) => {
+    withContext(program, async ({ store }) => {
       for (const o of await store.accounts.listOrganizations()) console.log(`${o.id}  ${o.name}`);
     }),
   );
@@ -31,7 +31,7 @@ export function accountCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--role <role>", "admin, analyst or viewer", "analyst")
     .action((email: string, opts: { org: string; role: string }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         assertEmail(email, "email");
         if (!isRole(opts.role)) throw fail("invalid_role", undefined, "role");
         const o = await requireOrganization(store, opts.org);
@@ -46,7 +46,7 @@ export function accountCommands(program: Command): void {
     )
     .option("--generate", "generate a password and print it (the default on a terminal)")
     .action((email: string, opts: { generate?: boolean }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         // A typed password would echo on the terminal: there, one is generated instead.
         const piped = !opts.generate && !process.stdin.isTTY;
         const password = piped ? (await readStdin()).split(/\r?\n/)[0] : generatePassword();
@@ -63,7 +63,7 @@ export function accountCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--label <label>", "what the key is for")
     .action((opts: { org: string; label?: string }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const o = await requireOrganization(store, opts.org);
         const issued = await issueApiKey(store, o.id, opts.label ?? null);
         console.error(`key ${issued.record.id} for ${o.name} (shown once, keep it safe):`);
@@ -74,7 +74,7 @@ export function accountCommands(program: Command): void {
     .command("revoke <idOrPrefix>")
     .description("revoke an API key by id or prefix")
     .action((idOrPrefix: string) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const rec = await store.accounts.revokeKey(idOrPrefix);
         if (!rec) throw fail("unknown_key", { key: idOrPrefix });
         console.log(`revoked ${rec.id} (${rec.prefix}…)`);
@@ -84,7 +84,7 @@ export function accountCommands(program: Command): void {
     .command("list")
     .requiredOption("--org <org>", "organization name or id")
     .action((opts: { org: string }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const o = await requireOrganization(store, opts.org);
         for (const k of await store.accounts.listKeys(o.id))
           console.log(`${k.id}  ${k.prefix}…  ${k.revokedAt ? "revoked" : "active"}  ${k.label ?? ""}`);

@@ -11,7 +11,7 @@ import {
   type VehicleClass,
 } from "../engine/trips/types.js";
 import { formatIngestReport, ingestFiles } from "../app/ingest.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 /** Builds the map matcher for a country's network. */
 export type MatcherFactory = (network: Network) => TripMatcher;
@@ -45,15 +45,15 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
     )
     .option("--batch-size <n>", "matched trips per store transaction", String(DEFAULT_BATCH_TRIPS))
     .action((files: string[], opts: IngestCliOptions) =>
-      withRuntime(program, async (rt) => {
+      withContext(program, async (ctx) => {
         const batchSize = Number(opts.batchSize);
         if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
         const threads = Number(opts.threads);
         if (!Number.isInteger(threads) || threads < 1) throw fail("invalid_threads");
-        const network = await rt.networks.get(opts.country);
+        const network = await ctx.networks.get(opts.country);
         if (!network) throw fail("unknown_country", { country: opts.country });
         const stop = stopOnSignals();
-        const report = await ingestFiles(rt, files, {
+        const report = await ingestFiles(ctx, files, {
           country: opts.country,
           source: opts.source,
           vehicleClass: opts.vehicleClass,

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { fail } from "../domain/errors.js";
 import { networkTimeZone } from "../app/networks.js";
 import { importNetwork } from "../app/network-import.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 const COUNTRY_CODE = /^[a-z]{2,3}$/i;
 
@@ -19,11 +19,11 @@ export function networkCommands(program: Command): void {
       "IANA time zone that day types and day parts follow, e.g. America/Chicago (default: by country, else UTC)",
     )
     .action((file: string, opts: { country: string; timeZone?: string }) =>
-      withRuntime(program, async (rt) => {
+      withContext(program, async (ctx) => {
         if (!COUNTRY_CODE.test(opts.country)) throw fail("invalid_country", { country: opts.country });
         if (!existsSync(file)) throw fail("file_not_found", { path: file });
         const started = performance.now();
-        await importNetwork(rt, file, opts.country, (line) => console.log(line), opts.timeZone);
+        await importNetwork(ctx, file, opts.country, (line) => console.log(line), opts.timeZone);
         console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       }),
     );
@@ -32,7 +32,7 @@ export function networkCommands(program: Command): void {
     .command("networks")
     .description("list the imported road networks")
     .action(() =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const countries = await store.network.countries();
         if (countries.length === 0)
           console.log("no road network imported yet (streetflow import-osm FILE --country CODE)");

@@ -2,19 +2,14 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import {
-  basemapOf,
-  configFromEnv,
-  databaseFile,
-  jobLeaseOf,
-  poolSettingsOf,
-  rateLimitOf,
-} from "../config.js";
+import { basemapOf, configFromEnv, jobLeaseOf, poolSettingsOf, rateLimitOf } from "../config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { JobRunner } from "../jobs/runner.js";
-import { openServerRuntime, type Runtime } from "../runtime.js";
-import { dataDirOf } from "./runtime.js";
+import type { AppContext } from "../app/context.js";
+import type { StoreDescription } from "../app/ports/store.js";
+import { openServerContext } from "../runtime.js";
+import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
 export const ROLES = ["all", "api", "worker"] as const;
@@ -60,8 +55,8 @@ export function serveCommand(program: Command): void {
       if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
       const role: Role = opts.jobs ? opts.role : "api";
       const config = configFromEnv();
-      const runners = { count: opts.jobWorkers, leaseMs: jobLeaseOf(config) };
-      if (role === "worker") return runWorkers(dataDirOf(program), runners);
+      const leaseMs = jobLeaseOf(config);
+      if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers, leaseMs);
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
@@ -72,18 +67,14 @@ export function serveCommand(program: Command): void {
         console.error(`error: ${busy}`);
         process.exit(1);
       }
-      const rt = await openServerRuntime(dataDirOf(program));
-      if (opts.demo) await ensureDemoData(rt, (line) => console.log(line));
+      const ctx = await openServerContext(dataDirOf(program));
+      if (opts.demo) await ensureDemoData(ctx, dataDirOf(program), (line) => console.log(line));
       // Counts and polygon searches run on worker threads with admission control (after the demo import,
       // so the threads read the imported networks).
-      const heavy =
-        pool.threads > 0
-          ? new HeavyPool(rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) }, pool)
-          : undefined;
+      const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
       const app = await buildApp({
+        ...ctx,
         heavy,
-        store: rt.store,
-        networks: rt.networks,
         logger: true,
         webRoot: config.webRoot,
         basemap,
@@ -94,12 +85,13 @@ export function serveCommand(program: Command): void {
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
-      const started = role === "all" ? await startRunners(rt, runners, (line) => app.log.info(line)) : [];
+      const runners =
+        role === "all" ? await startRunners(ctx, opts.jobWorkers, leaseMs, (line) => app.log.info(line)) : [];
       const close = async () => {
-        await Promise.all(started.map((r) => r.stop()));
+        await Promise.all(runners.map((r) => r.stop()));
         await app.close();
         await heavy?.close();
-        await rt.store.close();
+        await ctx.store.close();
         process.exit(0);
       };
       process.once("SIGINT", () => void close());
@@ -114,43 +106,45 @@ export function serveCommand(program: Command): void {
     });
 }
 
-interface RunnerSettings {
-  count: number;
-  leaseMs: number;
-}
-
 /** The analysis job runners of this process, each claiming one job at a time under its own lease. */
 function startRunners(
-  rt: Runtime,
-  { count, leaseMs }: RunnerSettings,
+  ctx: AppContext,
+  count: number,
+  leaseMs: number,
   log: (line: string) => void,
 ): Promise<JobRunner[]> {
+  const workerStore = threadStoreOf(ctx);
   return Promise.all(
     Array.from({ length: count }, () =>
       new JobRunner({
-        store: rt.store,
+        store: ctx.store,
+        queue: ctx.store.jobs,
         leaseMs,
-        queue: rt.store.jobs,
-        workerStore: rt.storeDescription ?? { kind: "sqlite", file: databaseFile(rt.dataDir) },
+        workerStore,
         log,
-        onFinished: completionNotifier(rt.store, log),
+        onFinished: completionNotifier(ctx.store, log),
       }).start(),
     ),
   );
+}
+
+/** How worker threads open the server's store (openServerContext always describes it). */
+function threadStoreOf(ctx: AppContext): StoreDescription {
+  if (!ctx.storeDescription) throw new Error("worker threads need a store they can open");
+  return ctx.storeDescription;
 }
 
 /**
  * A worker process: job runners and no HTTP server. On SIGTERM or SIGINT each runner hands its job
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
-async function runWorkers(dataDir: string, settings: RunnerSettings): Promise<void> {
-  const rt = await openServerRuntime(dataDir);
+async function runWorkers(dataDir: string, count: number, leaseMs: number): Promise<void> {
+  const ctx = await openServerContext(dataDir);
   const log = (line: string) => console.log(line);
-  const runners = await startRunners(rt, settings, log);
-  const count = settings.count;
+  const runners = await startRunners(ctx, count, leaseMs, log);
   const stop = async () => {
     await Promise.all(runners.map((r) => r.stop()));
-    await rt.store.close();
+    await ctx.store.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop());

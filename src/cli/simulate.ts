@@ -6,7 +6,7 @@ import type { Network } from "../engine/network/network.js";
 import { Simulation } from "../engine/simulate/index.js";
 import { writeSimulation } from "../engine/simulate/writers.js";
 import { storeTransitRiders } from "../app/transit.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 interface SimulateCliOptions {
   country: string;
@@ -46,8 +46,8 @@ export function simulateCommand(program: Command): void {
         "on the bus routes and rail lines imported with the network",
     )
     .action((opts: SimulateCliOptions) =>
-      withRuntime(program, async (rt) => {
-        const { networks } = rt;
+      withContext(program, async (ctx) => {
+        const { networks } = ctx;
         const network = await networks.get(opts.country);
         if (!network) {
           throw fail("unknown_country", { country: opts.country });
@@ -67,7 +67,7 @@ export function simulateCommand(program: Command): void {
         if (ridersPerDay !== undefined) {
           const seed = numberOption(opts.seed, "--seed");
           await storeTransitRiders(
-            rt,
+            ctx,
             opts.country,
             { from: opts.from, to: opts.to, ridersPerDay, seed },
             console.log,

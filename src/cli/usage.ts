@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { requireOrganization } from "../app/accounts.js";
 import { monthPeriod, usageReport } from "../app/counts/metering.js";
 import { fail } from "../domain/errors.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 /** `usage` (charged counts metrics per key) and `key quota` (monthly unit quota of a key). */
 export function usageCommands(program: Command): void {
@@ -12,7 +12,7 @@ export function usageCommands(program: Command): void {
     .requiredOption("--org <org>", "organization name or id")
     .option("--month <YYYY-MM>", "calendar month (UTC); the current one when absent")
     .action((opts: { org: string; month?: string }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const o = await requireOrganization(store, opts.org);
         const period = monthPeriod(new Date(), opts.month);
         console.log(`usage of ${o.name} from ${period.start} to ${period.end} (exclusive)`);
@@ -38,7 +38,7 @@ export function usageCommands(program: Command): void {
     .command("quota <idOrPrefix> <units>")
     .description('monthly quota of counts metrics units for a key ("none" removes it)')
     .action((idOrPrefix: string, units: string) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const quota = parseQuota(units);
         const id = await store.usage.setQuota(idOrPrefix, quota);
         if (!id) throw fail("unknown_key", { key: idOrPrefix });

@@ -7,9 +7,9 @@ import { assertMember, requireOrganization } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";
 import { MAX_ZONES_PER_SET, toStoredZoneSet, validateZoneSetRequest } from "../domain/zone-sets.js";
 import { planZoneUpload } from "../domain/zone-split.js";
-import type { Runtime } from "../runtime.js";
+import type { AppContext } from "../app/context.js";
 import type { StoredZoneSet } from "../domain/records.js";
-import { withRuntime } from "./runtime.js";
+import { withContext } from "./context.js";
 
 export interface ZoneUploadOptions {
   file: string;
@@ -42,12 +42,9 @@ export async function readZoneFile(file: string): Promise<unknown[]> {
  * Validates a whole file like POST /zone_sets, then stores it as one set or,
  * above `maxZones`, as geohash-grouped sets NAME_1, NAME_2, … in one transaction.
  */
-export async function uploadZoneFile(
-  rt: Pick<Runtime, "store" | "networks">,
-  opts: ZoneUploadOptions,
-): Promise<StoredZoneSet[]> {
-  const org = await requireOrganization(rt.store, opts.org);
-  await assertMember(rt.store, opts.email, org.id, "email");
+export async function uploadZoneFile(ctx: AppContext, opts: ZoneUploadOptions): Promise<StoredZoneSet[]> {
+  const org = await requireOrganization(ctx.store, opts.org);
+  await assertMember(ctx.store, opts.email, org.id, "email");
   const features = await readZoneFile(opts.file);
   const body = {
     zones: features,
@@ -55,12 +52,12 @@ export async function uploadZoneFile(
     insight_login_email: opts.email,
     with_calibration: opts.withCalibration ?? false,
   };
-  const whole = await validateZoneSetRequest(body, { ...rt, orgId: org.id, maxZones: Infinity });
+  const whole = await validateZoneSetRequest(body, { ...ctx, orgId: org.id, maxZones: Infinity });
   const now = new Date();
   const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
     toStoredZoneSet(org.id, s, now),
   );
-  await mapErrors(async () => await rt.store.zoneSets.createMany(sets));
+  await mapErrors(async () => await ctx.store.zoneSets.createMany(sets));
   return sets;
 }
 
@@ -79,8 +76,8 @@ export function zoneCommands(program: Command): void {
         file: string,
         opts: { name: string; org: string; email: string; maxZones: string; withCalibration: boolean },
       ) =>
-        withRuntime(program, async (rt) => {
-          const sets = await uploadZoneFile(rt, { ...opts, file, maxZones: Number(opts.maxZones) });
+        withContext(program, async (ctx) => {
+          const sets = await uploadZoneFile(ctx, { ...opts, file, maxZones: Number(opts.maxZones) });
           for (const s of sets) console.log(`${s.name}  ${s.uuid}  ${s.zoneCount} zones`);
         }),
     );
@@ -88,7 +85,7 @@ export function zoneCommands(program: Command): void {
     .command("list")
     .requiredOption("--org <org>", "organization name or id")
     .action((opts: { org: string }) =>
-      withRuntime(program, async ({ store }) => {
+      withContext(program, async ({ store }) => {
         const org = await requireOrganization(store, opts.org);
         for (const s of await store.zoneSets.list(org.id))
           console.log(`${s.uuid}  ${s.name}  ${s.geomType}  ${s.zoneCount} zones  ${s.createdAt}`);

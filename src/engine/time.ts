@@ -49,6 +49,16 @@ export class LocalClock {
   }
 }
 
+/**
+ * Local wall-clock time of an epoch time, as ms from the epoch (so local days and hours are plain
+ * arithmetic); exact for zones on whole-hour offsets, which every shipped country has.
+ */
+export function localMs(clock: LocalClock, t: number): number {
+  let offset = (clock.at(t).hour - (Math.floor(t / HOUR_MS) % 24) + 48) % 24;
+  if (offset > 14) offset -= 24;
+  return t + offset * HOUR_MS;
+}
+
 /** Time zones of the countries Streetflow ships data for; others fall back to UTC (see docs/analyses.md). */
 const COUNTRY_TIME_ZONES: Record<string, string> = {
   mc: "Europe/Monaco",

@@ -15,15 +15,21 @@ export interface HeavyPoolLimits {
   perKey: number;
   /** Longest a request waits in the queue for a thread before it is shed (503 `overloaded`). */
   maxWaitMs: number;
-  /** Longest a request spends in the pool, waiting included; then its thread is stopped (503 `time_limit_exceeded`). */
+  /** Longest a request runs on its thread; then the thread is stopped (503 `time_limit_exceeded`). */
   timeLimitMs: number;
 }
 
-/** Running from TypeScript sources (tsx, tests) the worker is the .ts file; built, the .js one. */
-const WORKER = new URL(
-  import.meta.url.endsWith(".ts") ? "./heavy-worker.ts" : "./heavy-worker.js",
-  import.meta.url,
-);
+/** Built, the worker is heavy-worker.js; from TypeScript sources (tsx, tests) a shim registers tsx first. */
+const FROM_SOURCES = import.meta.url.endsWith(".ts");
+const WORKER = new URL(FROM_SOURCES ? "./heavy-worker.ts" : "./heavy-worker.js", import.meta.url);
+const ENTRY = FROM_SOURCES ? new URL("./tsx-worker.mjs", import.meta.url) : WORKER;
+
+/** Node 20 has Atomics.waitAsync; the ES2023 library the project compiles against does not declare it. */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { value: unknown };
+  }
+).waitAsync;
 
 /**
  * Heavy requests on worker threads (piscina) with admission control: a request is refused at once when the
@@ -34,27 +40,47 @@ const WORKER = new URL(
 export class HeavyPool implements HeavyRunner {
   private readonly pool: Piscina;
   private inFlight = 0;
+  private started = 0;
   private readonly perCaller = new Map<string, number>();
 
-  constructor(
+  /** A pool whose threads have all started, opened the store and loaded the networks. */
+  static async start(store: StoreDescription, limits: HeavyPoolLimits): Promise<HeavyPool> {
+    const pool = new HeavyPool(store, limits);
+    const arrived = new Int32Array(new SharedArrayBuffer(4));
+    const warm: HeavyTaskMessage = { name: "warm", input: limits.threads, started: arrived };
+    try {
+      await Promise.all(Array.from({ length: limits.threads }, () => pool.pool.run(warm)));
+    } catch (err) {
+      await pool.close();
+      throw err;
+    }
+    return pool;
+  }
+
+  private constructor(
     store: StoreDescription,
     readonly limits: HeavyPoolLimits,
   ) {
     this.pool = new Piscina({
-      filename: WORKER.href,
+      filename: ENTRY.href,
       minThreads: limits.threads,
       maxThreads: limits.threads,
       // The admission check below bounds the queue; piscina's own limit would only reject later.
       maxQueue: Infinity,
       // Threads keep their networks loaded between requests.
       idleTimeout: Infinity,
-      workerData: { store },
+      workerData: { store, tsxTarget: WORKER.href },
     });
   }
 
   /** Heavy requests queued or running now. */
   get depth(): number {
     return this.inFlight;
+  }
+
+  /** Heavy requests running on a thread now. */
+  get running(): number {
+    return this.started;
   }
 
   saturated(): boolean {
@@ -100,14 +126,24 @@ export class HeavyPool implements HeavyRunner {
     const started = new Int32Array(new SharedArrayBuffer(4));
     const controller = new AbortController();
     let stopped: "waited" | "ran" | null = null;
+    let settled = false;
+    let timeTimer: NodeJS.Timeout | undefined;
+    let running = false;
     const stop = (why: "waited" | "ran") => {
       stopped = why;
       controller.abort();
     };
-    // Still queued after maxWaitMs: shed (aborting a queued task only removes it from the queue).
-    const waitTimer = setTimeout(() => Atomics.load(started, 0) === 0 && stop("waited"), maxWaitMs);
-    // Running too long: aborting terminates its thread, and piscina starts a fresh one.
-    const timeTimer = setTimeout(() => stop("ran"), timeLimitMs);
+    // The thread that takes the task sets and notifies `started`. Not taken within maxWaitMs: shed (aborting
+    // a queued task only removes it from the queue). Taken: it may run timeLimitMs, then aborting terminates
+    // its thread and piscina starts a fresh one.
+    const waiting = waitAsync(started, 0, 0, maxWaitMs);
+    void Promise.resolve(waiting.value).then(() => {
+      if (settled) return;
+      if (Atomics.load(started, 0) === 0) return stop("waited");
+      running = true;
+      this.started++;
+      timeTimer = setTimeout(() => stop("ran"), timeLimitMs);
+    });
     try {
       const message: HeavyTaskMessage = { name, input, started };
       const reply = (await this.pool.run(message, { signal: controller.signal })) as HeavyReply;
@@ -128,7 +164,8 @@ export class HeavyPool implements HeavyRunner {
       }
       throw err;
     } finally {
-      clearTimeout(waitTimer);
+      settled = true;
+      if (running) this.started--;
       clearTimeout(timeTimer);
     }
   }

@@ -6,7 +6,8 @@ import { openStore, type StoreDescription } from "../store/open.js";
 
 /** One heavy request as the pool hands it to a thread. */
 export interface HeavyTaskMessage {
-  name: HeavyTaskName;
+  /** A task, or `warm`: load every network, then wait until all `threads` threads have (see HeavyPool.start). */
+  name: HeavyTaskName | "warm";
   input: unknown;
   /** Shared with the pool: set to 1 when a thread starts the task, so the pool knows it left the queue. */
   started: Int32Array;
@@ -25,11 +26,28 @@ const ctx: HeavyContext = {
 };
 
 export default async function runHeavyTask(message: HeavyTaskMessage): Promise<HeavyReply> {
+  if (message.name === "warm") return await warm(message.started, message.input as number);
   Atomics.store(message.started, 0, 1);
+  Atomics.notify(message.started, 0);
   try {
     const task = HEAVY_TASKS[message.name] as (c: HeavyContext, input: unknown) => Promise<unknown>;
     return { ok: true, value: await task(ctx, message.input) };
   } catch (err) {
     return { ok: false, error: errorToWire(err) };
   }
+}
+
+/**
+ * Loads the networks, then counts itself in `arrived` and blocks this thread until every one of `threads`
+ * has: one warm-up per thread, so each is ready before the pool takes requests (a thread starting under
+ * a request would count against that request's wait limit).
+ */
+async function warm(arrived: Int32Array, threads: number): Promise<HeavyReply> {
+  for (const { country } of await store.network.countries()) await ctx.networks.get(country);
+  Atomics.add(arrived, 0, 1);
+  Atomics.notify(arrived, 0);
+  const deadline = Date.now() + 60_000;
+  for (let n = Atomics.load(arrived, 0); n < threads && Date.now() < deadline; n = Atomics.load(arrived, 0))
+    Atomics.wait(arrived, 0, n, 1_000);
+  return { ok: true, value: null };
 }

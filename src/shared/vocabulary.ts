@@ -40,6 +40,8 @@ export const ANALYSIS_TYPES = [
   "AADT",
   "Network_OD",
   "Network_Performance",
+  "Top_Routes_OD",
+  "Top_Routes_ZA",
 ] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 

@@ -5,13 +5,14 @@
  */
 import { databaseFile } from "../../src/config.js";
 import { JobRunner } from "../../src/jobs/runner.js";
-import { openRuntime } from "../../src/runtime.js";
+import { openContext } from "../../src/runtime.js";
 
-const rt = openRuntime(process.argv[2]);
+const dataDir = process.argv[2];
+const rt = openContext(dataDir);
 await new JobRunner({
   store: rt.store,
   queue: rt.store.jobs,
-  workerStore: { kind: "sqlite", file: databaseFile(rt.dataDir) },
+  workerStore: { kind: "sqlite", file: databaseFile(dataDir) },
   leaseMs: 3_600_000,
   pollMs: 50,
   computeModule: new URL("./test-compute.ts", import.meta.url).href,

@@ -17,7 +17,7 @@ describe("GET /api/v2/preset_geographies", () => {
   before(async () => {
     const dir = tempDir("streetflow-presets-");
     ctx = await makeTestApp(new SqliteStore(join(dir, "db.sqlite")));
-    await importNetwork({ dataDir: dir, store: ctx.store, networks: ctx.networks }, FIXTURE, "MC", () => {});
+    await importNetwork({ store: ctx.store, networks: ctx.networks }, FIXTURE, "MC", () => {});
   });
   after(() => ctx.app.close());
 
@@ -70,7 +70,7 @@ describe("GET /api/v2/preset_geographies", () => {
   });
 
   it("replaces the presets when the country is imported again", async () => {
-    const rt = { dataDir: "", store: ctx.store, networks: ctx.networks };
+    const rt = { store: ctx.store, networks: ctx.networks };
     const tJunction = fileURLToPath(new URL("../fixtures/t-junction.osm", import.meta.url));
     await importNetwork(rt, tJunction, "mc", () => {});
     assert.deepEqual((await get("/preset_geographies/mc")).json().geography_types, []);

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { buildApp } from "../../src/api/app.js";
 import { ensureDemoAccount } from "../../src/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
-import { openRuntime, type Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
+import { openContext } from "../../src/runtime.js";
 import { demoPassword, runCli } from "../helpers/server.js";
 import { signInRequest } from "../helpers/security.js";
 
@@ -15,7 +16,7 @@ describe("passwords from the command line and the demo sign-in", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const signIn = async (email: string, password: string) => {
-    const rt: Runtime = openRuntime(dir);
+    const rt: AppContext = openContext(dir);
     const app = await buildApp({ store: rt.store, networks: rt.networks });
     try {
       return (await signInRequest(app, email, password)).statusCode;
@@ -64,10 +65,10 @@ describe("passwords from the command line and the demo sign-in", () => {
 
   it("gives the demo admin a password on first start, printed and written beside the key file", async () => {
     const demoDir = mkdtempSync(join(tmpdir(), "streetflow-demo-"));
-    const rt = openRuntime(demoDir);
+    const rt = openContext(demoDir);
     const lines: string[] = [];
     try {
-      await ensureDemoAccount(rt, (line) => lines.push(line));
+      await ensureDemoAccount(rt, demoDir, (line) => lines.push(line));
       const password = demoPassword(demoDir);
       assert.ok(lines.some((l) => l.includes(DEMO_EMAIL) && l.includes(password)));
       assert.equal(statSync(join(demoDir, "demo-password.txt")).mode & 0o777, 0o600);

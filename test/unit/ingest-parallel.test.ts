@@ -13,7 +13,7 @@ import { Simulation } from "../../src/engine/simulate/index.js";
 import { writeSimulation } from "../../src/engine/simulate/writers.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
@@ -41,14 +41,13 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function runtime(name: string): Promise<Runtime> {
+async function runtime(name: string): Promise<AppContext> {
   const store = new SqliteStore(join(dir, `${name}.sqlite`));
   await store.network.replaceCountry(
     { country: "mc", source: "test", segmentCount: segments.length, importedAt: new Date().toISOString() },
     segments,
   );
   return {
-    dataDir: dir,
     store,
     networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
   };

@@ -12,7 +12,7 @@ import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
-import type { Runtime } from "../../src/runtime.js";
+import type { AppContext } from "../../src/app/context.js";
 import { formatIngestReport, ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
@@ -55,7 +55,7 @@ const CSV = [
 
 describe("ingestFiles", () => {
   let dir: string;
-  let rt: Runtime;
+  let rt: AppContext;
   let de: Network;
   let file: string;
   before(async () => {
@@ -68,7 +68,6 @@ describe("ingestFiles", () => {
       road(),
     );
     rt = {
-      dataDir: dir,
       store,
       networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
     };

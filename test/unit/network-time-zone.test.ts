@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DomainError } from "../../src/domain/errors.js";
 import { checkTimeZone } from "../../src/domain/network-time-zone.js";
 import { networkTimeZone } from "../../src/app/networks.js";
-import { openRuntime } from "../../src/runtime.js";
+import { openContext } from "../../src/runtime.js";
 import { importNetwork } from "../../src/app/network-import.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -11,7 +11,7 @@ const FIXTURE = new URL("../fixtures/t-junction.osm", import.meta.url).pathname;
 const quiet = () => {};
 
 describe("a network's local time zone", () => {
-  const rt = openRuntime(tempDir("streetflow-tz-"));
+  const rt = openContext(tempDir("streetflow-tz-"));
 
   it("is stored as given at import, in Intl's spelling", async () => {
     await importNetwork(rt, FIXTURE, "US", quiet, "america/chicago");

@@ -1,6 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Database from "better-sqlite3";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DAY_PARTS, DAY_TYPES, DIRECTIONS } from "../../src/domain/counts/metrics-request.js";
 import { COUNTS_MODES } from "../../src/domain/counts/selection.js";
 import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js";
@@ -257,6 +260,48 @@ describe("whole-month rollups", () => {
         }
     // Each mode × direction × source.
     assert.equal(whole.length, Object.keys(COUNTS_MODES).length * DIRECTIONS.length * 3);
+  });
+
+  it("kept in memory, answer what is stored after writes on this connection, on another, and rolled back", () => {
+    const rng = new Rng(17, "rollup-cache");
+    const cells = randomCells(rng, 1200, false);
+    const file = join(mkdtempSync(join(tmpdir(), "rollup-cache-")), "counts.sqlite");
+    const open = () => {
+      const db = new Database(file);
+      db.pragma("journal_mode = WAL");
+      migrate(db);
+      return { db, stats: new SqliteSegmentStats(db) };
+    };
+    const [reader, writer] = [open(), open()];
+    const f = everyFilter().find((x) => rollupKey(x) !== null)!;
+    const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
+    // The cells as stored (the compensated speed sums) and the trips the added cells hold.
+    const stored = () => reader.stats.queryCells(q);
+    const trips = (upTo: number) => expected(cells.slice(0, upTo), MONTHS, f).map((s) => s.trips);
+    const check = (upTo: number) => {
+      const rows = reader.stats.query(q);
+      assert.deepEqual(rows, stored());
+      assert.deepEqual(
+        rows.map((s) => s.trips),
+        trips(upTo),
+      );
+      assert.deepEqual(reader.stats.query(q), rows); // from memory the second time
+    };
+    check(0);
+    reader.stats.add("li", cells.slice(0, 400)); // this connection
+    check(400);
+    writer.stats.add("li", cells.slice(400, 800)); // another connection (an ingest worker)
+    check(800);
+    // Read inside a transaction that then rolls back: nothing of it may stay in memory.
+    reader.db.exec("BEGIN");
+    reader.stats.add("li", cells.slice(800));
+    assert.deepEqual(reader.stats.query(q), stored());
+    reader.db.exec("ROLLBACK");
+    check(800);
+    writer.stats.add("li", cells.slice(800));
+    check(cells.length);
+    reader.db.close();
+    writer.db.close();
   });
 
   it("cover every counts mode's classes for the whole week, and nothing narrower in time", () => {

@@ -7,7 +7,7 @@ import { Command } from "commander";
 import { DEMO_PBF } from "../../src/bootstrap.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { importNetwork } from "../../src/app/network-import.js";
-import { openRuntime } from "../../src/runtime.js";
+import { openContext } from "../../src/runtime.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 
 function cli(dataDir: string): Command {
@@ -23,7 +23,7 @@ test("simulate writes monthly traces and ground truth for an imported country, a
   const log = console.log;
   const lines: string[] = [];
   try {
-    const rt = openRuntime(dir);
+    const rt = openContext(dir);
     const network = gridNetwork({ size: 6 });
     await rt.store.network.replaceCountry(
       { country: "zz", source: "grid", segmentCount: network.size, importedAt: "2025-01-01T00:00:00Z" },
@@ -67,7 +67,7 @@ test("simulate --transit-riders stores bus and rail riders with their walks on t
   const log = console.log;
   const lines: string[] = [];
   try {
-    const rt = openRuntime(dir);
+    const rt = openContext(dir);
     await importNetwork(rt, DEMO_PBF, "mc", () => {});
     await rt.store.close();
     const args = ["--country", "mc", "--from", "2025-02", "--to", "2025-02", "--trips-per-day", "2"];
@@ -88,7 +88,7 @@ test("simulate --transit-riders stores bus and rail riders with their walks on t
     await run("6");
     console.log = log;
     assert.match(lines.at(-1)!, /^stored \d+ transit rider trips .* on 10 bus lines and \d+ rail lines$/);
-    const after = openRuntime(dir);
+    const after = openContext(dir);
     const february = [{ year: 2025, month: 2 }];
     for (const mode of [["bus"], ["rail"], ["pedestrian"]])
       assert.deepEqual(await after.store.tripStats.monthsWithTrips("mc", mode), february, mode[0]);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { LonLat } from "../../src/engine/network/types.js";
 import { accessModeOf, TRIP_PURPOSES, type VehicleClass } from "../../src/engine/trips/types.js";
 import {
+  congestion,
   simulate,
   Simulation,
   type SimulatedTrip,
@@ -176,6 +177,38 @@ test("weekday departures peak in the morning rush, not at night", () => {
   const perHour = (from: number, to: number) =>
     weekday.filter((t) => hourOf(t) >= from && hourOf(t) < to).length / (to - from);
   assert.ok(perHour(7, 10) > 5 * perHour(1, 5), `AM ${perHour(7, 10)} vs night ${perHour(1, 5)}`);
+});
+
+test("each route step carries the true times it was entered and left, back to back from start to end", () => {
+  for (const { truth } of trips) {
+    assert.equal(truth.route[0].enterT, truth.startT, truth.tripId);
+    assert.equal(truth.route[truth.route.length - 1].exitT, truth.endT, truth.tripId);
+    truth.route.forEach((s, k) => {
+      assert.ok(s.exitT >= s.enterT, `${truth.tripId} step ${k}`);
+      if (k > 0) assert.equal(s.enterT, truth.route[k - 1].exitT, `${truth.tripId} step ${k}`);
+    });
+  }
+});
+
+test("congestion slows busy roads at the weekday peaks and leaves the night at free flow", () => {
+  assert.ok(congestion("primary", 17.5, "weekday") > 1.6);
+  assert.ok(congestion("residential", 17.5, "weekday") < 1.15);
+  assert.ok(congestion("primary", 17.5, "weekend") < congestion("primary", 17.5, "weekday"));
+  for (const hour of [0, 1, 2, 3, 4]) assert.ok(congestion("primary", hour, "weekday") < 1.01);
+  // The true step speeds of cars on the arterials, relative to the posted speed: slower in the rush hours.
+  const ratios = (hours: number[]) => {
+    const out: number[] = [];
+    for (const { truth } of trips.filter((t) => t.vehicleClass === "personal" && !isWeekend(t.truth.startT)))
+      for (const s of truth.route.slice(1, -1)) {
+        const seg = segmentOf(s.segmentId);
+        if (seg.roadClass !== "primary" || !hours.includes(new Date(s.enterT).getUTCHours())) continue;
+        out.push(seg.lengthM / ((s.exitT - s.enterT) / 1000) / (seg.speedKph / 3.6));
+      }
+    return out.reduce((a, b) => a + b, 0) / out.length;
+  };
+  const peak = ratios([7, 8, 16, 17, 18]);
+  const night = ratios([20, 21, 22, 23, 0, 1, 2, 3, 4, 5]);
+  assert.ok(peak < 0.75 * night, `peak ${peak.toFixed(2)} vs night ${night.toFixed(2)} of the posted speed`);
 });
 
 test("heavy trucks keep to major roads more than cars", () => {

@@ -106,7 +106,10 @@ const AnalysisDetail = Type.Object({
   unit_of_measurement: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   geography_type: Type.Optional(
-    Type.String({ description: "OD_Preset_Geography: the destinations' preset" }),
+    Type.String({
+      description:
+        "OD_Preset_Geography: the destinations' preset; Zone_Activity_Analysis: the preset of its home and work locations",
+    }),
   ),
   // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
   enable_home_work_locations: Type.Boolean(),
@@ -144,6 +147,7 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
   const options = spec.options ?? {};
   return {
     ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
+    ...(options.homeWorkGeography !== undefined && { geography_type: options.homeWorkGeography }),
   };
 }
 

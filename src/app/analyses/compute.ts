@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import type { Network } from "../../engine/network/network.js";
 import type { Store } from "../ports/store.js";
+import type { AppContext } from "../context.js";
 import { toCsv } from "../../engine/analysis/csv.js";
 import { samplePeriods } from "./od-review.js";
 import { computeOdMetrics } from "./od-metrics.js";
@@ -10,11 +10,10 @@ import { computeSegmentMetrics } from "./segment-metrics.js";
 import { computeAadtMetrics } from "./aadt-metrics.js";
 import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
+import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
 
-/** What a compute function may use. It runs in a worker thread over a read-only store. */
-export interface ComputeContext {
-  store: Store;
-  networks: { get(country: string): Promise<Network | null> };
+/** What a compute function may use: the context of a worker thread over a read-only store, and its progress. */
+export interface ComputeContext extends AppContext {
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
 }
@@ -71,6 +70,8 @@ const METRICS_OF_TYPE: Record<
   AADT: computeAadtMetrics,
   Network_OD: computeNetworkOdMetrics,
   Network_Performance: computeNetworkPerformanceMetrics,
+  Top_Routes_OD: computeTopRoutesMetrics,
+  Top_Routes_ZA: computeTopRoutesMetrics,
 };
 
 /** Any analysis type: its metrics from the stored trips, and the sample behind them. */

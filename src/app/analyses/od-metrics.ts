@@ -177,6 +177,10 @@ export async function aggregateOd(
   ctx: ComputeContext,
   /** Also sees every analysed trip that meets a zone (other analysis types built on this scan). */
   watch?: (seen: ObservedTrip) => void,
+  /** Sees every scanned trip of the travel mode, whether or not it meets a zone or the analysed days. */
+  everyTrip?: (trip: OdTrip) => void,
+  /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
+  wholePaths = false,
 ): Promise<OdAggregation> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
@@ -238,20 +242,22 @@ export async function aggregateOd(
       calibration?.add(seen);
       watch?.(seen);
     };
-  const sink = quarterHours
-    ? {
-        add(trip: OdTrip) {
-          aggregator.add(trip);
-          quarterHours.add(trip);
-        },
-      }
-    : aggregator;
+  const sink =
+    quarterHours || everyTrip
+      ? {
+          add(trip: OdTrip) {
+            everyTrip?.(trip);
+            aggregator.add(trip);
+            quarterHours?.add(trip);
+          },
+        }
+      : aggregator;
   // Only steps on segments of pass-through zones matter to zone assignment.
   const passSegments = new Set([
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
   ]);
-  await scanTrips(spec, ctx, network, passSegments, sink);
+  await scanTrips(spec, ctx, network, wholePaths ? undefined : passSegments, sink);
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
@@ -510,7 +516,7 @@ async function scanTrips(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   network: Network,
-  passSegments: Iterable<number>,
+  passSegments: Iterable<number> | undefined,
   aggregator: { add(trip: OdTrip): void },
 ): Promise<void> {
   const view = new TripView(network, passSegments);

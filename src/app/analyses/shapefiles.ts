@@ -4,6 +4,7 @@ import type { Store } from "../ports/store.js";
 import type { StoredAnalysis, ZoneFeature } from "../../domain/records.js";
 import { fail } from "../../domain/errors.js";
 import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
+import { ROUTES_RESULT, ROUTES_SHAPEFILE, type StoredRoutes } from "./top-routes-metrics.js";
 
 /** WGS84, as every zone is stored. */
 const WGS84_PRJ =
@@ -26,8 +27,17 @@ function shapefileSets(spec: AnalysisSpec): Record<string, ZoneSetRef[]> {
   >;
 }
 
-/** Names of the shapefiles an analysis offers: one per side with zone sets (lines for line zone sets). */
-export const shapefileNames = (spec: AnalysisSpec): string[] => Object.keys(shapefileSets(spec));
+/** Types whose results include routes, offered as the `top_routes` line shapefile. */
+const ROUTE_TYPES = ["Top_Routes_OD", "Top_Routes_ZA"];
+
+/**
+ * Names of the shapefiles an analysis offers: one per side with zone sets (lines for line zone sets),
+ * and the routes of a top-routes analysis.
+ */
+export const shapefileNames = (spec: AnalysisSpec): string[] => [
+  ...Object.keys(shapefileSets(spec)),
+  ...(ROUTE_TYPES.includes(spec.analysisType) ? [ROUTES_SHAPEFILE] : []),
+];
 
 /**
  * dBase text is written one byte per character: UTF-8 bytes as characters keep
@@ -103,8 +113,55 @@ export async function zonesShapefileZip(name: string, features: ZoneFeature[]): 
   return zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" });
 }
 
+/**
+ * The routes of a top-routes analysis as a polyline shapefile: one record per row of the mode's main
+ * metric (route, zones, day type and part, rank, traffic, share, length, time), drawn along the route's
+ * representative path on the country's network.
+ */
+async function routesShapefileZip(store: Store, a: StoredAnalysis): Promise<Buffer> {
+  const stored = await store.analyses.result(a.uuid, ROUTES_RESULT);
+  const { columns, routes, records } = JSON.parse(
+    stored ?? '{"columns":[],"routes":{},"records":[]}',
+  ) as StoredRoutes;
+  const coordsById = new Map((await store.network.loadSegments(a.spec.country)).map((s) => [s.id, s.coords]));
+  const lineOf = (signedIds: number[]) =>
+    signedIds.flatMap((signed, k) => {
+      const coords = coordsById.get(Math.abs(signed)) ?? [];
+      const along = signed > 0 ? coords : [...coords].reverse();
+      return k === 0 ? along : along.slice(1);
+    });
+  const lines = new Map(Object.entries(routes).map(([id, ids]) => [id, lineOf(ids)]));
+  const features: ZoneFeature[] = records.map(([route, ...values]) => ({
+    type: "Feature",
+    geometry: { type: "LineString", coordinates: lines.get(String(route)) ?? [] },
+    properties: Object.fromEntries([
+      ["route_id", route],
+      ...columns.map((c, i) => [c, values[i]]),
+    ]) as ZoneFeature["properties"],
+  }));
+  return routesZip(features, ["route_id", ...columns]);
+}
+
+/** Route records as one POLYLINE layer `top_routes`, their own columns only. */
+async function routesZip(features: ZoneFeature[], columns: string[]): Promise<Buffer> {
+  const zip = new JSZip();
+  const drawn = features.filter((f) => (f.geometry.coordinates as unknown[]).length >= 2);
+  const written = await writeLayer(
+    drawn.map((f) => attributes(f, columns)),
+    "POLYLINE",
+    drawn.map((f) => [f.geometry.coordinates]),
+  );
+  for (const ext of ["shp", "shx", "dbf"] as const)
+    zip.file(`${ROUTES_SHAPEFILE}.${ext}`, new Uint8Array(written[ext].buffer));
+  zip.file(`${ROUTES_SHAPEFILE}.prj`, WGS84_PRJ);
+  zip.file(`${ROUTES_SHAPEFILE}.cpg`, "UTF-8");
+  return zip.generateAsync({ type: "nodebuffer", compression: "DEFLATE" });
+}
+
 /** A shapefile the analysis offers, zipped; 404 naming the offered ones for another name. */
 export async function analysisShapefile(store: Store, a: StoredAnalysis, shapefile: string): Promise<Buffer> {
+  if (shapefile === ROUTES_SHAPEFILE && shapefileNames(a.spec).includes(shapefile))
+    return routesShapefileZip(store, a);
   const sets = shapefileSets(a.spec)[shapefile];
   if (!sets)
     throw fail(

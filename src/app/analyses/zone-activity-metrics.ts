@@ -3,6 +3,7 @@ import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { ZoneActivity, type ZoneActivityRow } from "../../engine/analysis/zone-activity.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { HomeWorkScan } from "./home-work-metrics.js";
 import { aggregateOd, ALL, COMMERCIAL, groupNames, PERSONAL, ZONE_ROW_COLUMNS } from "./od-metrics.js";
 
 export const ZA_COLUMNS = [
@@ -16,7 +17,7 @@ const METRES_PER_UNIT = { miles: 1609.344, km: 1000 };
 
 /**
  * Zone_Activity_Analysis: `za_all`, and `za_pers` / `za_comm` where the travel mode has those
- * vehicles. The scan is OD_Analysis' with the zone set on both sides, so zone assignment, day slicing,
+ * vehicles; with `enable_home_work_locations`, `home_*` and `work_*` (home-work-metrics.ts). The scan is OD_Analysis' with the zone set on both sides, so zone assignment, day slicing,
  * expansion and volume calibration are the same.
  */
 export async function computeZoneActivityMetrics(
@@ -24,13 +25,22 @@ export async function computeZoneActivityMetrics(
   ctx: ComputeContext,
 ): Promise<MetricCsvs> {
   const activity = new ZoneActivity();
+  const homeWork = await HomeWorkScan.of(spec, ctx);
   const both = {
     ...spec,
     destinationSets: spec.originSets,
     tripAttributes: false,
     travelerAttributes: false,
   };
-  const { aggregator, origins, scale } = await aggregateOd(both, ctx, (seen) => activity.add(seen));
+  const { aggregator, origins, scale } = await aggregateOd(
+    both,
+    ctx,
+    (seen) => {
+      activity.add(seen);
+      homeWork?.watch(seen);
+    },
+    homeWork?.everyTrip,
+  );
   const rows = activity.rows(aggregator.dayCounts(), scale);
   const names = groupNames(spec);
   const zones = origins.compiled.zones;
@@ -60,6 +70,7 @@ export async function computeZoneActivityMetrics(
   if (has("personal") && spec.vehicleClasses.length > 1) metrics.za_pers = csv([PERSONAL]);
   if (has("medium_commercial") || has("heavy_commercial"))
     metrics.za_comm = csv(spec.travelMode === "Truck" ? [COMMERCIAL, 3, 4] : [COMMERCIAL]);
+  if (homeWork) Object.assign(metrics, await homeWork.csvs(ctx, zones, origins.features));
   return metrics;
 }
 

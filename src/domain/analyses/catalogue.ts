@@ -9,6 +9,7 @@ import { segmentAnalysis } from "./segment-analysis.js";
 import { aadtAnalysis } from "./aadt.js";
 import { networkOd } from "./network-od.js";
 import { networkPerformance } from "./network-performance.js";
+import { topRoutesOd, topRoutesZa } from "./top-routes.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
 export type ExtraZoneSetField = "dz_sets" | "mf_sets" | "az_sets";
@@ -29,8 +30,12 @@ export interface TypeRequest {
 export interface AnalysisOptions {
   /** OD_Preset_Geography: the preset geography of the destinations (`admin_8`, `zip`, …). */
   geographyType?: string;
+  /** Zone_Activity_Analysis with home and work locations: the preset geography they are reported over (else the grid). */
+  homeWorkGeography?: string;
   /** AADT: the year whose stored days the annual average is taken over. */
   aadtYear?: number;
+  /** Top_Routes_OD / _ZA: routes kept per zone pair (zone), day type and day part (`top_routes_count`). */
+  topRoutes?: number;
 }
 
 /** One analysis type: the request fields it takes and how they become spec options. */
@@ -39,6 +44,8 @@ export interface AnalysisTypeDef {
   name: AnalysisTypeName;
   /** Zone-set fields required besides `oz_sets`; the others are refused. */
   zoneSets: readonly ExtraZoneSetField[];
+  /** Zone-set fields accepted (and validated) when given, not required. */
+  optionalZoneSets?: readonly ExtraZoneSetField[];
   /** Request fields of this type only. */
   fields: readonly string[];
   /** The output_type values the type computes; all when absent. */
@@ -63,6 +70,8 @@ export const ANALYSIS_CATALOGUE: readonly AnalysisTypeDef[] = [
   aadtAnalysis,
   networkOd,
   networkPerformance,
+  topRoutesOd,
+  topRoutesZa,
 ];
 
 export const ALL_ZONE_SET_FIELDS: readonly ExtraZoneSetField[] = ["dz_sets", "mf_sets", "az_sets"];

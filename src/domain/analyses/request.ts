@@ -37,16 +37,27 @@ export const AnalysisRequestSchema = Type.Object(
     travel_mode_type: anyOf(TRAVEL_MODES, "whose trips (matched case-insensitively)"),
     output_type: anyOf(OUTPUT_TYPES, "volume needs calibrated pass-through zones", { default: "index" }),
     oz_sets: zoneSetRefs("origin zone sets"),
-    dz_sets: zoneSetRefs("destination zone sets (OD_Analysis, OD_MF_Analysis)"),
+    dz_sets: zoneSetRefs(
+      "destination zone sets (OD_Analysis, OD_MF_Analysis, Network_OD, Top_Routes_OD; optional for Top_Routes_ZA)",
+    ),
     mf_sets: zoneSetRefs("middle filter zone sets (OD_MF_Analysis)"),
     az_sets: zoneSetRefs("AADT reference zone sets (AADT)"),
     geography_type: Type.Optional(
       Type.String({
-        description: "OD_Preset_Geography: admin_N or zip, see GET /preset_geographies/{country}",
+        description:
+          "OD_Preset_Geography, and Zone_Activity_Analysis' home and work locations: admin_N or zip, see GET /preset_geographies/{country}",
       }),
     ),
     aadt_year: Type.Optional(
       Type.Integer({ minimum: 2000, maximum: 2099, description: "AADT: the year averaged" }),
+    ),
+    top_routes_count: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 10,
+        description: "Top_Routes_OD, Top_Routes_ZA: routes kept per zone pair (zone), day type and day part",
+      }),
     ),
     date_ranges: Type.Optional(
       Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() }), {

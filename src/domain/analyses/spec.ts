@@ -202,12 +202,15 @@ async function extraZoneSets(
   wanted: readonly ExtraZoneSetField[] | null,
   ctx: AnalysisRequestContext,
   issues: Issue[],
+  optional: readonly ExtraZoneSetField[] = [],
 ): Promise<Partial<Record<ExtraZoneSetField, StoredZoneSet[]>>> {
   const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
   for (const field of ALL_ZONE_SET_FIELDS) {
     const given = body[field];
     const empty = given === undefined || given === null || (Array.isArray(given) && given.length === 0);
-    const check = wanted === null ? field === "dz_sets" || !empty : wanted.includes(field);
+    if (optional.includes(field) && empty) continue;
+    const check =
+      wanted === null ? field === "dz_sets" || !empty : wanted.includes(field) || optional.includes(field);
     if (check) out[field] = await zoneSets(body, field, ctx, issues);
     else if (!empty)
       issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
@@ -384,7 +387,7 @@ export async function validateAnalysisRequest(
 
   const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
   const origins = await zoneSets(body, "oz_sets", ctx, issues);
-  const extra = await extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues);
+  const extra = await extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues, typeDef?.optionalZoneSets);
   const destinations = extra.dz_sets ?? [];
   const allSets = [...origins, ...Object.values(extra).flat()];
   const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;

@@ -17,7 +17,7 @@ export const SEGMENT_TYPES = [
 export const ZONE_INTERSECTION_TYPES = ["trips_by_pass_through_setting", "all_trips_for_zone"] as const;
 
 export interface VendorOptions {
-  /** Home and work locations: stored and echoed; no metric yet (the trip data has no home or work places). */
+  /** Home and work locations of a Zone_Activity_Analysis (home-work-metrics.ts) and the traveller kinds reported. */
   homeWorkLocations: { enabled: boolean; visitor: boolean; resident: boolean; worker: boolean };
   /** Year of the aadt output's data; null: the year of the first date range. */
   aadtCalibrationYear: number | null;

@@ -32,6 +32,8 @@ export interface OdTrip extends TripPath {
   /** Index into TRIP_PURPOSES, or NO_PURPOSE. */
   purpose?: number;
   incomeBand?: number;
+  /** The stored device id (home and work inference tells a device's trips apart by it). */
+  device?: string;
 }
 
 /** One analysed trip that meets a zone, as an observer of the aggregation sees it. */

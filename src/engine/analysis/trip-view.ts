@@ -55,6 +55,7 @@ export class TripView {
     t.lengthM = cols.lengthM[i];
     t.purpose = cols.purpose[i];
     t.incomeBand = cols.incomeBand[i];
+    t.device = cols.devices[cols.deviceIndex[i]];
     const from = cols.pathStart[i];
     const n = cols.pathStart[i + 1] - from;
     if (this.candidateBits && !this.mayMatter(cols.pathSegmentId, from, from + n)) {

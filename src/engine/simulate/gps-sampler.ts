@@ -8,6 +8,8 @@ import type { RouteStep } from "./routes.js";
 export interface Track {
   coords: LonLat[];
   times: number[];
+  /** Epoch ms at which each step is entered; the last step ends at the last time. */
+  stepStarts: number[];
 }
 
 /**
@@ -23,8 +25,10 @@ export function timedTrack(
   const { ruler } = land.network;
   const coords: LonLat[] = [];
   const times: number[] = [];
+  const stepStarts: number[] = [];
   let t = startT;
   for (const step of steps) {
+    stepStarts.push(Math.round(t));
     const piece = stepGeometry(land, step);
     const duration = secondsOf(step) * 1000;
     const total = ruler.lineDistance(piece) || 1;
@@ -36,7 +40,7 @@ export function timedTrack(
     });
     t += duration;
   }
-  return { coords, times };
+  return { coords, times, stepStarts };
 }
 
 /** The part of a segment's geometry a step covers, in travel order. */

@@ -1,5 +1,5 @@
 import type { Network } from "../network/network.js";
-import type { LonLat } from "../network/types.js";
+import type { LonLat, RoadClass } from "../network/types.js";
 import type { GpsPoint, TraceSource, TripPurpose, VehicleClass } from "../trips/types.js";
 import {
   dayFactor,
@@ -54,9 +54,20 @@ export interface GroundTruthTrip {
   destination: LonLat;
   startT: number;
   endT: number;
-  /** Segments in travel order; the first and last are travelled only from the origin / to the destination point. */
-  route: { segmentId: number; forward: boolean }[];
+  /**
+   * Segments in travel order; the first and last are travelled only from the origin / to the destination
+   * point. `enterT`/`exitT` (epoch ms) are when the trip really entered and left each, so the true speed
+   * on a step is the metres travelled on it over that time.
+   */
+  route: GroundTruthStep[];
   lengthM: number;
+}
+
+export interface GroundTruthStep {
+  segmentId: number;
+  forward: boolean;
+  enterT: number;
+  exitT: number;
 }
 
 export interface SimulatedTrip {
@@ -231,7 +242,12 @@ export class Simulation {
       destination: leg.place.anchor.point,
       startT,
       endT: track.times[track.times.length - 1],
-      route: leg.route.steps.map((s) => ({ segmentId: segments[s.segmentIndex].id, forward: s.forward })),
+      route: leg.route.steps.map((s, k) => ({
+        segmentId: segments[s.segmentIndex].id,
+        forward: s.forward,
+        enterT: track.stepStarts[k],
+        exitT: track.stepStarts[k + 1] ?? track.times[track.times.length - 1],
+      })),
       lengthM: Math.round(leg.route.lengthM * 10) / 10,
     };
     return { truth, points, deviceId: device.id, vehicleClass: device.vehicleClass, source: device.source };
@@ -255,9 +271,9 @@ function dwellMs(kind: Place["kind"], rng: Rng): number {
 }
 
 /**
- * Seconds each route step takes. Motor vehicles drive at the segment speed
- * slowed by time-of-day congestion, a per-trip factor and per-step jitter;
- * cyclists and walkers keep their own pace.
+ * Seconds each route step takes, called in travel order. Motor vehicles drive at the segment speed
+ * slowed by congestion at the moment they enter the step (by road class and time of day, see
+ * `congestion`), a per-trip factor and per-step jitter; cyclists and walkers keep their own pace.
  */
 function travelTimer(land: Landscape, device: Device, hour: number, day: DayType, rng: Rng) {
   const segments = land.network.segments;
@@ -272,16 +288,50 @@ function travelTimer(land: Landscape, device: Device, hour: number, day: DayType
     return (s: RouteStep) => portionM(s) / (Math.min(kph, speedOf(s)) / 3.6) / rng.range(0.92, 1.08);
   }
   const maxKph = device.vehicleClass === "heavy_commercial" ? 80 : Infinity;
-  const slowdown = congestion(hour, day) * (1 + 0.15 * Math.abs(rng.normal()));
-  return (s: RouteStep) =>
-    (portionM(s) / (Math.min(maxKph, speedOf(s)) / 3.6)) * slowdown * rng.range(1, 1.2);
+  const driver = 1 + 0.15 * Math.abs(rng.normal());
+  let elapsedS = 0;
+  return (s: RouteStep) => {
+    const slowdown = congestion(segments[s.segmentIndex].roadClass, hour + elapsedS / 3600, day);
+    const seconds =
+      (portionM(s) / (Math.min(maxKph, speedOf(s)) / 3.6)) * slowdown * driver * rng.range(1, 1.2);
+    elapsedS += seconds;
+    return seconds;
+  };
 }
 
-/** Peak-hour slowdown of motor traffic (up to +40 % on weekdays, +20 % at weekends), shaped like personal demand. */
-function congestion(hour: number, day: DayType): number {
+/**
+ * Extra travel time at the worst weekday peak, by road class: the main roads that carry the commuters
+ * queue, local streets hardly. Weekends get half of it.
+ */
+export const PEAK_DELAY: Readonly<Record<RoadClass, number>> = {
+  motorway: 0.6,
+  trunk: 0.6,
+  primary: 0.7,
+  secondary: 0.6,
+  tertiary: 0.4,
+  ramp: 0.5,
+  unclassified: 0.15,
+  residential: 0.1,
+  living_street: 0.05,
+  service: 0.05,
+  road: 0.1,
+  track: 0,
+  path: 0,
+  cycleway: 0,
+  footway: 0,
+  pedestrian: 0,
+  steps: 0,
+};
+
+/**
+ * Travel-time factor of motor traffic on a road class at an hour (UTC, fractional) of the day:
+ * 1 + PEAK_DELAY × (personal demand of the hour / its peak)², so the rush hours slow the busy
+ * roads most, midday about a quarter as much and the night runs at free flow (factor < 1.04).
+ */
+export function congestion(roadClass: RoadClass, hour: number, day: DayType): number {
   const load = diurnalProfile("personal", day);
-  const peak = Math.max(...load);
-  return 1 + ((day === "weekday" ? 0.4 : 0.2) * load[Math.floor(hour) % 24]) / peak;
+  const share = load[Math.floor(hour) % 24] / Math.max(...load);
+  return 1 + (day === "weekday" ? 1 : 0.5) * PEAK_DELAY[roadClass] * share * share;
 }
 
 function clamp(x: number, lo: number, hi: number): number {

@@ -46,8 +46,8 @@ function pad(n: number, width: number): string {
 }
 
 /**
- * One ground-truth JSONL line. The route is written as two parallel arrays,
- * `route.segmentIds` and `route.forward`, to keep lines short.
+ * One ground-truth JSONL line. The route is written as parallel arrays, `route.segmentIds`,
+ * `route.forward` and `route.enterT` (each step left when the next is entered), to keep lines short.
  */
 export function groundTruthLine(t: GroundTruthTrip): string {
   return JSON.stringify({
@@ -62,17 +62,27 @@ export function groundTruthLine(t: GroundTruthTrip): string {
     startT: t.startT,
     endT: t.endT,
     lengthM: t.lengthM,
-    route: { segmentIds: t.route.map((s) => s.segmentId), forward: t.route.map((s) => s.forward) },
+    route: {
+      segmentIds: t.route.map((s) => s.segmentId),
+      forward: t.route.map((s) => s.forward),
+      enterT: t.route.map((s) => s.enterT),
+    },
   });
 }
 
 export function parseGroundTruthLine(line: string): GroundTruthTrip {
   const o = JSON.parse(line) as Omit<GroundTruthTrip, "route"> & {
-    route: { segmentIds: number[]; forward: boolean[] };
+    route: { segmentIds: number[]; forward: boolean[]; enterT: number[] };
   };
+  const { enterT } = o.route;
   return {
     ...o,
-    route: o.route.segmentIds.map((segmentId, k) => ({ segmentId, forward: o.route.forward[k] })),
+    route: o.route.segmentIds.map((segmentId, k) => ({
+      segmentId,
+      forward: o.route.forward[k],
+      enterT: enterT[k],
+      exitT: enterT[k + 1] ?? o.endT,
+    })),
   };
 }
 

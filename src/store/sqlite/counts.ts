@@ -20,6 +20,8 @@ import {
   type RollupEntry,
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
+import { decodeResultPage, encodeResultPage } from "./result-pages.js";
+import { RollupCache } from "./rollup-cache.js";
 import type { Sync } from "./async-port.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
 
@@ -51,9 +53,11 @@ type PackedRow = [segmentId: number, month: string, cells: Buffer];
 /** Segment counts in the packed layout of segment-month-pack.ts: one row per segment × month. */
 export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
+  private readonly rollups: RollupCache;
 
   constructor(private readonly db: Database.Database) {
     this.sql = statementCache(db);
+    this.rollups = new RollupCache(db);
   }
 
   /** Each segment-month the cells touch is read, added to and written back once. */
@@ -81,6 +85,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         rollups.set(group[0].segmentId, group[0].month, packed.totals);
       }
       rollups.write(this.sql);
+      this.rollups.clear();
     })();
   }
 
@@ -106,9 +111,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         .all(...params) as PackedRow[];
     // Whole days of the whole week: the precomputed rollups, else the months' cells.
     const rollup = useRollups ? rollupKey(q) : null;
-    const found: SegmentMonthStats[] = [];
-    if (rollup !== null) found.push(...this.fromRollups(q, rollup, months));
-    else
+    // Not push(...rows): a year is 12,000 arguments.
+    const found: SegmentMonthStats[] = rollup !== null ? this.fromRollups(q, rollup, months) : [];
+    if (rollup === null)
       for (const [segmentId, month, cells] of read(TOTALS)) {
         if (!wanted.has(month)) continue;
         const stats = emptySegmentMonth(segmentId, month);
@@ -122,43 +127,52 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         if (stats) addDetails(cells, mask, stats);
       }
     }
-    return found.sort(
-      (a, b) => a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0),
-    );
+    // SQLite reads the ids in key order, so the rows usually come sorted already.
+    return inOrder(found) ? found : found.sort(bySegmentAndMonth);
   }
 
   /** The asked months (sorted YYYY-MM) with trips, from the segment-years' rollups. */
   private fromRollups(q: SegmentStatsQuery, key: number, months: string[]): SegmentMonthStats[] {
-    const wanted = new Map<string, Uint8Array>();
+    // Per year asked: its months' keys (YYYY-MM) by month number, undefined where not asked.
+    const wanted = new Map<string, (string | undefined)[]>();
     for (const m of months) {
-      const [year, month] = [m.slice(0, 4), Number(m.slice(5, 7))];
-      if (!wanted.has(year)) wanted.set(year, new Uint8Array(13));
-      wanted.get(year)![month] = 1;
+      const year = m.slice(0, 4);
+      if (!wanted.has(year)) wanted.set(year, new Array<string | undefined>(13));
+      wanted.get(year)![Number(m.slice(5, 7))] = m;
     }
     const years = [...wanted.keys()];
-    const rows = this.sql(ROLLUPS.read)
-      .raw()
-      .all(q.country, JSON.stringify(q.segmentIds), years[0], years[years.length - 1]) as [
-      number,
-      string,
-      Buffer,
-    ][];
+    const read = (segmentIds: number[], asked: readonly string[]) =>
+      this.sql(ROLLUPS.read)
+        .raw()
+        .all(q.country, JSON.stringify(segmentIds), asked[0], asked[asked.length - 1]) as [
+        number,
+        string,
+        Buffer,
+      ][];
     const found: SegmentMonthStats[] = [];
-    for (const [segmentId, year, cells] of rows) {
-      const ofYear = wanted.get(year);
-      if (ofYear)
-        eachRollupMonth(cells, key, ofYear, (month, trips, speedCount, speedSumKph) =>
-          found.push({
-            ...emptySegmentMonth(segmentId, `${year}-${String(month).padStart(2, "0")}`),
-            trips,
-            speedCount,
-            speedSumKph,
-          }),
-        );
-    }
+    this.rollups.each(q.country, q.segmentIds, years, read, (segmentId, year, cells) =>
+      eachRollupMonth(cells, key, wanted.get(year)!, (month, trips, speedCount, speedSumKph) =>
+        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these.
+        found.push({
+          segmentId,
+          month,
+          trips,
+          speedSumKph,
+          speedCount,
+          speedHistogram: [],
+          purposes: {},
+          incomes: {},
+        }),
+      ),
+    );
     return found;
   }
 }
+
+const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
+  a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0);
+const inOrder = (stats: SegmentMonthStats[]) =>
+  stats.every((s, i) => i === 0 || bySegmentAndMonth(stats[i - 1], s) < 0);
 
 /** The rollups of the segment-years a batch touched: new months gathered, each year written once. */
 export class YearRollups {
@@ -215,7 +229,7 @@ export class SqliteCountsResults implements Sync<CountsResultRepo> {
         r.createdAt,
         r.expiresAt,
       );
-      pages.forEach((rows, i) => putPage.run(r.requestId, i + 1, JSON.stringify(rows)));
+      pages.forEach((rows, i) => putPage.run(r.requestId, i + 1, encodeResultPage(rows)));
     })();
   }
 
@@ -236,8 +250,10 @@ export class SqliteCountsResults implements Sync<CountsResultRepo> {
     const row = this.sql("SELECT rows FROM counts_result_pages WHERE request_id = ? AND page = ?").get(
       requestId,
       page,
-    ) as { rows: string } | undefined;
-    return row ? JSON.parse(row.rows) : null;
+    ) as { rows: string | Buffer } | undefined;
+    if (!row) return null;
+    // Pages stored before the column BLOBs are JSON text.
+    return typeof row.rows === "string" ? (JSON.parse(row.rows) as unknown[][]) : decodeResultPage(row.rows);
   }
 }
 

@@ -128,19 +128,21 @@ function readEntries(blob: Uint8Array): RollupEntry[] {
 }
 
 /**
- * Calls `found` for each month of a segment-year's rollup that `wanted` flags (index = month 1–12)
- * and has trips for `key`, with what addTotals would have added up for it.
+ * Calls `found` for each month of a segment-year's rollup that `wanted` names (index = month 1–12, value
+ * its YYYY-MM key) and has trips for `key`, with what addTotals would have added up for it.
  */
 export function eachRollupMonth(
   blob: Uint8Array,
   key: number,
-  wanted: Uint8Array,
-  found: (month: number, trips: number, speedCount: number, speedSumKph: number) => void,
+  wanted: readonly (string | undefined)[],
+  found: (month: string, trips: number, speedCount: number, speedSumKph: number) => void,
 ): void {
   const r = view(blob);
-  for (let i = 0; i < r.key.length; i++)
-    if (r.key[i] === key && wanted[r.month[i]] === 1)
-      found(r.month[i], r.trips[i], r.speedCount[i], r.speedSum[i]);
+  for (let i = 0; i < r.key.length; i++) {
+    if (r.key[i] !== key) continue;
+    const month = wanted[r.month[i]];
+    if (month !== undefined) found(month, r.trips[i], r.speedCount[i], r.speedSum[i]);
+  }
 }
 
 function view(raw: Uint8Array) {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { openServerRuntime, type Runtime } from "../runtime.js";
+import type { AppContext } from "../app/context.js";
+import { openServerContext } from "../runtime.js";
 
 export function dataDirOf(program: Command): string {
   return program.opts<{ dataDir: string }>().dataDir;
@@ -10,11 +11,11 @@ export function dataDirOf(program: Command): string {
  * set, as for `serve`, else the SQLite file of the data directory. No command queues jobs, so none
  * connects to Redis.
  */
-export async function withRuntime<T>(program: Command, fn: (rt: Runtime) => T | Promise<T>): Promise<T> {
-  const rt = await openServerRuntime(dataDirOf(program), { jobQueue: false });
+export async function withContext<T>(program: Command, fn: (ctx: AppContext) => T | Promise<T>): Promise<T> {
+  const ctx = await openServerContext(dataDirOf(program), { jobQueue: false });
   try {
-    return await fn(rt);
+    return await fn(ctx);
   } finally {
-    await rt.store.close();
+    await ctx.store.close();
   }
 }

@@ -1,0 +1,332 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import pg from "pg";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/api/app.js";
+import { issueApiKey } from "../../src/app/accounts.js";
+import type { Store, StoreDescription } from "../../src/app/ports/store.js";
+import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import type { LonLat } from "../../src/engine/network/types.js";
+import { MAX_GEOMETRY_POSITIONS } from "../../src/domain/geometry-limits.js";
+import { HeavyPool, type HeavyPoolLimits } from "../../src/main/heavy-pool.js";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { UNLIMITED_RATES } from "../helpers/app.js";
+import { colSeg, gridNetwork, rowSeg } from "../helpers/counts.js";
+import { at } from "../helpers/network.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+/**
+ * Heavy requests on the worker-thread pool (src/main/heavy-pool.ts), over real HTTP and real stores: the
+ * pool answers exactly what the inline runner answers, and its admission control sheds at once. To hold a
+ * request in flight without timing anything, a PostgreSQL transaction locks `network_imports`, which every
+ * OSM-way search reads first in its thread: the search waits until the lock is released.
+ */
+
+const LIMITS: HeavyPoolLimits = { threads: 1, maxDepth: 8, perKey: 4, maxWaitMs: 2_000, timeLimitMs: 60_000 };
+
+interface Server {
+  app: FastifyInstance;
+  base: string;
+  pool?: HeavyPool;
+}
+
+async function serve(store: Store, pool?: HeavyPool): Promise<Server> {
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const app = await buildApp({ store, networks, heavy: pool, security: UNLIMITED_RATES });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { app, base: `http://127.0.0.1:${port}`, pool };
+}
+
+async function stop(server: Server): Promise<void> {
+  await server.app.close();
+  await server.pool?.close();
+}
+
+async function keyOf(store: Store, name: string): Promise<string> {
+  const org = await store.accounts.createOrganization(name);
+  return (await issueApiKey(store, org.id)).key;
+}
+
+async function importGrid(store: Store): Promise<void> {
+  const info = { country: "mc", source: "test", segmentCount: 0, importedAt: new Date().toISOString() };
+  await store.network.replaceCountry(info, gridNetwork());
+}
+
+/** A closed ring of `positions` positions on a circle around (x, y) in metres. */
+function circle(x: number, y: number, radiusM: number, positions: number): LonLat[] {
+  const ring = Array.from({ length: positions - 1 }, (_, i) => {
+    const a = (2 * Math.PI * i) / (positions - 1);
+    return at(x + radiusM * Math.cos(a), y + radiusM * Math.sin(a));
+  });
+  return [...ring, ring[0]];
+}
+
+/** The parts of an answer the tests read: a success's rows, or the error body. */
+interface Answer extends Record<string, unknown> {
+  status: string;
+  data: unknown[];
+  error: { code: string; message: string; field?: string };
+}
+
+const post = async (base: string, path: string, key: string, body: object) => {
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-key": key, "x-stl-key": key },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    json: (await res.json()) as Answer,
+  };
+};
+
+const osmSearch = (base: string, key: string) =>
+  post(base, "/api/v2/osm_ids/search", key, {
+    geometry: { polygon: { type: "Polygon", coordinates: [circle(150, 150, 400, 1_000)] } },
+    country: "mc",
+  });
+
+/** Everything but the per-answer request id. */
+const withoutRequestId = ({ request_id: _, ...rest }: Record<string, unknown>) => rest;
+
+describe("heavy requests on the worker-thread pool: the same answers as inline (SQLite file)", () => {
+  let store: SqliteStore;
+  let pooled: Server;
+  let inline: Server;
+  let key: string;
+
+  before(async () => {
+    const file = join(tempDir("sf-heavy-"), "streetflow.db");
+    store = new SqliteStore(file);
+    await importGrid(store);
+    const cell = (segmentId: number, month: string, trips: number): SegmentStatCell => ({
+      segmentId,
+      month,
+      dayOfWeek: 2,
+      hour: 8,
+      direction: "with",
+      vehicleClass: "personal",
+      source: "lbs",
+      trips,
+      speedSumKph: trips * 40,
+      speedCount: trips,
+      speedHistogram: [0, 0, 0, 0, 0, 0, 0, 0, trips, 0, 0, 0],
+      purposes: { hbw: trips },
+      incomes: { "2": trips },
+    });
+    await store.segmentStats.add("mc", [
+      cell(rowSeg(100, 0), "2025-01", 12),
+      cell(rowSeg(100, 1), "2025-02", 7),
+      cell(colSeg(100, 0), "2025-03", 30),
+      cell(colSeg(200, 1), "2025-01", 5),
+    ]);
+    key = await keyOf(store, "Pool org");
+    const description: StoreDescription = { kind: "sqlite", file };
+    pooled = await serve(store, await HeavyPool.start(description, LIMITS));
+    inline = await serve(store);
+  });
+  after(async () => {
+    await stop(pooled);
+    await stop(inline);
+    await store.close();
+  });
+
+  const selection = { geometry: { polygon: { type: "polygon", coordinates: [circle(150, 150, 400, 64)] } } };
+  const both = async (path: string, body: object) => {
+    const [a, b] = [await post(pooled.base, path, key, body), await post(inline.base, path, key, body)];
+    assert.equal(a.status, 200, JSON.stringify(a.json));
+    assert.equal(b.status, 200, JSON.stringify(b.json));
+    return [a.json, b.json];
+  };
+
+  it("answers /counts/v1/metrics, /geometry and /segmentcount with the same JSON", async () => {
+    const metrics = {
+      ...selection,
+      country: "mc",
+      mode: "vehicle",
+      fields: ["segment_id", "year_month", "trips_volume", "avg_speed", "trip_purpose"],
+      day_part: "all",
+      day_type: "all",
+      direction: "bidirectional",
+      date: { year: 2025 },
+      data_version: 1,
+    };
+    const [pooledMetrics, inlineMetrics] = await both("/counts/v1/metrics", metrics);
+    assert.ok(pooledMetrics.data.length >= 3, JSON.stringify(pooledMetrics));
+    assert.deepEqual(withoutRequestId(pooledMetrics), withoutRequestId(inlineMetrics));
+    const body = { ...selection, country: "mc", mode: "vehicle" };
+    const [pooledGeometry, inlineGeometry] = await both("/counts/v1/geometry", body);
+    assert.ok(pooledGeometry.data.length > 10);
+    assert.deepEqual(withoutRequestId(pooledGeometry), withoutRequestId(inlineGeometry));
+    const [pooledCount, inlineCount] = await both("/counts/v1/segmentcount", body);
+    assert.deepEqual(withoutRequestId(pooledCount), withoutRequestId(inlineCount));
+  });
+
+  it("answers the OSM-way polygon search with the same JSON", async () => {
+    const [a, b] = [await osmSearch(pooled.base, key), await osmSearch(inline.base, key)];
+    assert.equal(a.status, 200);
+    assert.ok(a.json.data.length > 2);
+    assert.deepEqual(a.json, b.json);
+  });
+
+  it("brings a refusal raised in a thread back as the same catalogue error (vertex cap: 400 with field)", async () => {
+    const body = {
+      geometry: {
+        polygon: { type: "polygon", coordinates: [circle(150, 150, 400, MAX_GEOMETRY_POSITIONS + 1)] },
+      },
+      country: "mc",
+      mode: "vehicle",
+    };
+    const a = await post(pooled.base, "/counts/v1/segmentcount", key, body);
+    const b = await post(inline.base, "/counts/v1/segmentcount", key, body);
+    assert.equal(a.status, 400);
+    assert.equal(a.json.error.code, "geometry_too_large");
+    assert.equal(a.json.error.field, "geometry.polygon.coordinates");
+    assert.deepEqual(a.json, b.json);
+    const unknown = await post(pooled.base, "/counts/v1/segmentcount", key, { ...body, country: "zz" });
+    assert.equal(unknown.status, 400);
+  });
+});
+
+const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+describe("admission control of the pool (PostgreSQL; a table lock holds searches in flight)", async () => {
+  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+  const reachable = await admin.connect().then(
+    () => true,
+    () => false,
+  );
+  const skip = reachable ? false : `PostgreSQL not reachable at ${ADMIN_URL}`;
+  const database = `streetflow_heavy_${process.pid}_${Date.now().toString(36)}`;
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  const description: StoreDescription = { kind: "postgres", url: url.toString() };
+  let store: PostgresStore;
+  let keyA: string;
+  let keyB: string;
+  let locker: pg.Client;
+
+  before(async () => {
+    if (skip) return;
+    await admin.query(`CREATE DATABASE ${database}`);
+    store = await PostgresStore.open(description.url);
+    await importGrid(store);
+    keyA = await keyOf(store, "Org A");
+    keyB = await keyOf(store, "Org B");
+    locker = new pg.Client({ connectionString: description.url });
+    await locker.connect();
+  });
+  after(async () => {
+    if (skip) return admin.end().catch(() => {});
+    await locker.end();
+    await store.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  /** Holds every OSM-way search at its first read until `release`. */
+  const lock = () => locker.query("BEGIN; LOCK TABLE network_imports IN ACCESS EXCLUSIVE MODE");
+  const release = () => locker.query("COMMIT");
+  /** Resolves once the pool holds `depth` requests (queued or running). */
+  const untilDepth = async (pool: HeavyPool, depth: number) => {
+    while (pool.depth < depth) await new Promise((r) => setTimeout(r, 5));
+  };
+  const untilRunning = async (pool: HeavyPool, running: number) => {
+    while (pool.running < running) await new Promise((r) => setTimeout(r, 5));
+  };
+  const withPool = async (limits: Partial<HeavyPoolLimits>, body: (s: Server) => Promise<void>) => {
+    const server = await serve(store, await HeavyPool.start(description, { ...LIMITS, ...limits }));
+    try {
+      await body(server);
+    } finally {
+      await stop(server);
+    }
+  };
+  const assertShed = (res: Awaited<ReturnType<typeof post>>, status: number, code: string) => {
+    assert.equal(res.status, status, JSON.stringify(res.json));
+    assert.equal(res.json.status, "error");
+    assert.equal(res.json.error.code, code);
+    assert.match(res.json.error.message, /retry|narrow/);
+    assert.ok(Number(res.retryAfter) >= 1, `Retry-After: ${res.retryAfter}`);
+  };
+
+  it("answers /healthz while a heavy polygon search is in flight, before that search", { skip }, async () => {
+    await withPool({}, async (server) => {
+      const expected = await osmSearch(server.base, keyA);
+      await lock();
+      const order: string[] = [];
+      const heavy = osmSearch(server.base, keyA).then((res) => (order.push("search"), res));
+      await untilDepth(server.pool!, 1);
+      const health = await fetch(`${server.base}/healthz`);
+      order.push("healthz");
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: "ok" });
+      assert.deepEqual(order, ["healthz"]);
+      await release();
+      const res = await heavy;
+      assert.deepEqual(order, ["healthz", "search"]);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.json, expected.json);
+    });
+  });
+
+  it("answers 503 overloaded with Retry-After at once above the queue depth", { skip }, async () => {
+    await withPool({ maxDepth: 2 }, async (server) => {
+      await lock();
+      const held = [osmSearch(server.base, keyA), osmSearch(server.base, keyB)];
+      await untilDepth(server.pool!, 2);
+      assertShed(await osmSearch(server.base, keyB), 503, "overloaded");
+      const counts = await post(server.base, "/counts/v1/segmentcount", keyB, { segment_ids: [1] });
+      assertShed(counts, 503, "overloaded");
+      await release();
+      for (const res of await Promise.all(held)) assert.equal(res.status, 200);
+    });
+  });
+
+  it("answers 429 key_busy to one key over its share while another key is admitted", { skip }, async () => {
+    await withPool({ maxDepth: 4, perKey: 1 }, async (server) => {
+      await lock();
+      const first = osmSearch(server.base, keyA);
+      await untilDepth(server.pool!, 1);
+      assertShed(await osmSearch(server.base, keyA), 429, "key_busy");
+      const other = osmSearch(server.base, keyB);
+      await untilDepth(server.pool!, 2);
+      await release();
+      assert.equal((await first).status, 200);
+      assert.equal((await other).status, 200);
+    });
+  });
+
+  it("sheds a request no thread takes within the wait limit (503 overloaded)", { skip }, async () => {
+    await withPool({ threads: 1, maxWaitMs: 200 }, async (server) => {
+      await lock();
+      const running = osmSearch(server.base, keyA);
+      await untilRunning(server.pool!, 1);
+      const queued = await osmSearch(server.base, keyB);
+      assertShed(queued, 503, "overloaded");
+      assert.match(queued.json.error.message, /no worker thread free within 200 ms/);
+      await release();
+      assert.equal((await running).status, 200);
+    });
+  });
+
+  it(
+    "stops a request past its time limit (503 time_limit_exceeded), then serves with a fresh thread",
+    { skip },
+    async () => {
+      await withPool({ timeLimitMs: 300, maxWaitMs: 60_000 }, async (server) => {
+        await lock();
+        const res = await osmSearch(server.base, keyA);
+        assertShed(res, 503, "time_limit_exceeded");
+        await release();
+        assert.equal((await osmSearch(server.base, keyA)).status, 200);
+      });
+    },
+  );
+});
