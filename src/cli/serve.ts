@@ -5,6 +5,7 @@ import { ensureDemoData } from "../bootstrap.js";
 import { basemapOf, configFromEnv, jobLeaseOf, poolSettingsOf, rateLimitOf } from "../config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
+import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
@@ -86,9 +87,11 @@ export function serveCommand(program: Command): void {
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
       const runners =
-        role === "all" ? await startRunners(ctx, opts.jobWorkers, leaseMs, (line) => app.log.info(line)) : [];
+        role === "all"
+          ? await startRunners(ctx, opts.jobWorkers, leaseMs, (line) => app.log.info(line))
+          : null;
       const close = async () => {
-        await Promise.all(runners.map((r) => r.stop()));
+        await runners?.stop();
         await app.close();
         await heavy?.close();
         await ctx.store.close();
@@ -106,8 +109,37 @@ export function serveCommand(program: Command): void {
     });
 }
 
-/** The analysis job runners of this process, each claiming one job at a time under its own lease. */
-function startRunners(
+/** How often a process with runners looks for analyses whose job is missing from the queue. */
+const REQUEUE_INTERVAL_MS = 60_000;
+
+/**
+ * The analysis job runners of this process, each claiming one job at a time under its own lease, after
+ * (and then every minute) giving a job to every analysis that lacks one (`requeueOrphans`).
+ */
+async function startRunners(
+  ctx: AppContext,
+  count: number,
+  leaseMs: number,
+  log: (line: string) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const requeue = () =>
+    requeueOrphans(ctx.store).then(
+      (found) =>
+        found.forEach((a) => log(`analysis ${a.name} (${a.uuid}) had no job in the queue: queued again`)),
+      (e: unknown) => log(`requeueing analyses failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  await requeue();
+  const timer = setInterval(() => void requeue(), REQUEUE_INTERVAL_MS).unref();
+  const runners = await startJobRunners(ctx, count, leaseMs, log);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(runners.map((r) => r.stop()));
+    },
+  };
+}
+
+function startJobRunners(
   ctx: AppContext,
   count: number,
   leaseMs: number,
@@ -143,7 +175,7 @@ async function runWorkers(dataDir: string, count: number, leaseMs: number): Prom
   const log = (line: string) => console.log(line);
   const runners = await startRunners(ctx, count, leaseMs, log);
   const stop = async () => {
-    await Promise.all(runners.map((r) => r.stop()));
+    await runners.stop();
     await ctx.store.close();
     process.exit(0);
   };
