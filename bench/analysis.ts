@@ -1,7 +1,9 @@
 /**
  * An analysis type at scale: `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis]`.
  * Besides OD_Analysis (grid to grid): OD_MF_Analysis (grid → the pass-through cells → grid),
- * Segment_Analysis (every road segment of the pass-through cells) and AADT (the pass-through cells).
+ * Segment_Analysis (every road segment of the pass-through cells), AADT (the pass-through cells),
+ * Top_Routes_OD (grid to grid), Top_Routes_ZA (the grid), Network_Performance and Network_OD (up to
+ * `zones` main-road OSM ways as line zones, both sides for OD).
  * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
  * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
  * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
@@ -21,11 +23,12 @@ import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
 import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../src/app/ports/store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, type Random } from "./lib/synthetic.js";
 
-const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
-const COUNTRY = "li";
+export const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
+export const COUNTRY = "li";
 const MONTH_START = Date.parse("2025-03-01T00:00:00+01:00");
 const MONTH_MS = 31 * 86_400_000;
 /** Routes drawn from one shortest-path tree before the next source is picked. */
@@ -61,10 +64,10 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       seconds: Number(seconds.toFixed(2)),
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       tripsPerSecond: Math.round(tripCount / seconds),
-      // The type's main metric: od_all, od_mf_all, sa_all or aadt_all.
+      // The type's main metric: od_all, od_mf_all, sa_all, aadt_all, tr_od_all, tr_za_all or np_all.
       rows: Object.fromEntries(
         Object.entries(metrics)
-          .filter(([name]) => /^(od|od_mf|sa|aadt)_all$/.test(name))
+          .filter(([name]) => /^(od|od_mf|sa|aadt|tr_od|tr_za|np)_all$/.test(name))
           .map(([name, csv]) => [name, csv.split("\n").length - 2]),
       ),
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
@@ -87,7 +90,7 @@ function digestOf(metrics: Record<string, string>): string {
 }
 
 /** The cached store of `tripCount` trips, built when absent (or incomplete). */
-async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
+export async function openTripStore(file: string, network: Network, tripCount: number): Promise<SqliteStore> {
   if (existsSync(file)) {
     const store = new SqliteStore(file);
     if ((await store.trips.countTrips(COUNTRY)) === tripCount) return store;
@@ -169,11 +172,22 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
   OD_MF_Analysis: { oz_sets: [{ name: "Grid" }], mf_sets: [{ name: "Passes" }], dz_sets: [{ name: "Grid" }] },
   Segment_Analysis: { oz_sets: [{ name: "Passes" }] },
   AADT: { oz_sets: [{ name: "Passes" }], az_sets: [{ name: "Passes" }], aadt_year: 2025 },
+  Top_Routes_OD: { oz_sets: [{ name: "Grid" }], dz_sets: [{ name: "Grid" }] },
+  Top_Routes_ZA: { oz_sets: [{ name: "Grid" }] },
+  Network_Performance: { oz_sets: [{ name: "Roads" }] },
+  Network_OD: { oz_sets: [{ name: "Roads" }], dz_sets: [{ name: "Roads" }] },
 };
 
+/** Up to `count` OSM ways of the main road classes, lowest way ids first: the network types' line zones. */
+function mainRoadWays(network: Network, count: number): number[] {
+  const main = new Set(["motorway", "trunk", "primary", "secondary", "tertiary"]);
+  const ways = new Set(network.segments.filter((s) => main.has(s.roadClass)).map((s) => s.wayId));
+  return [...ways].sort((a, b) => a - b).slice(0, count);
+}
+
 /** An organization, its grid zone set (and the grid's pass-through cells) and a vendor-style all-vehicles analysis of March 2025. */
-async function defineAnalysis(
-  store: SqliteStore,
+export async function defineAnalysis(
+  store: Store,
   networks: NetworkRegistry,
   network: Network,
   zoneCount: number,
@@ -204,6 +218,11 @@ async function defineAnalysis(
     },
     ctx,
   );
+  if (analysisType.startsWith("Network_"))
+    await createZoneSet(
+      { insight_login_email: email, zone_set_name: "Roads", osm_ids: mainRoadWays(network, zoneCount) },
+      ctx,
+    );
   const spec = await validateAnalysisRequest(
     {
       insight_login_email: email,

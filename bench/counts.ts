@@ -77,13 +77,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const segments = await source.segments();
   if (!segments) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, segments);
-  // One cache per schema version and source: opening another version's cache would migrate it under that
-  // branch's feet.
-  const cache = join(
-    tmpdir(),
-    `streetflow-bench-counts-${COUNTRY}-${MONTHS.length}m-schema${MIGRATIONS.length}.sqlite`,
-  );
-  const store = await openStatsStore(cache, network, source.name);
+  const store = await openStatsStore(cacheFileOf(COUNTRY), network, source.name);
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   // With the trip tallies the route reads too, so the figures are the served request's.
   // Each shape is served both ways in the same run: from the whole-month rollups where they apply
@@ -144,6 +138,25 @@ export default async function countsBench(args: string[]): Promise<Record<string
     await app.close();
     await store.close();
   }
+}
+
+/** One cache per schema version and source: opening another version's cache would migrate it under that branch's feet. */
+const cacheFileOf = (country: string) =>
+  join(tmpdir(), `streetflow-bench-counts-${country}-${MONTHS.length}m-schema${MIGRATIONS.length}.sqlite`);
+
+/**
+ * The Liechtenstein store of this bench (every segment × 12 months of 2025 × day of week × hour), built on
+ * first use and cached in the OS temp dir; bench/scale serves it from real server processes. Null without
+ * the shared data.
+ */
+export async function extractStatsStore(): Promise<{ file: string; network: Network } | null> {
+  const segments = await EXTRACT_SOURCE.segments();
+  if (!segments) return null;
+  COUNTRY = EXTRACT_SOURCE.country;
+  const network = new Network(COUNTRY, segments);
+  const file = cacheFileOf(COUNTRY);
+  await (await openStatsStore(file, network, EXTRACT_SOURCE.name)).close();
+  return { file, network };
 }
 
 type Post = (path: string, body: object) => Promise<{ statusCode: number; body: string; json(): unknown }>;

@@ -3,6 +3,8 @@
  * - `counts`: POST /counts/v1/metrics (1,000 segments × 12 months) offered open-loop at fixed rates to
  *   1 and 2 API processes, with throughput, p99 and shed counts; and /healthz p99 during a heavy
  *   polygon query (bench/scale/counts.ts).
+ * - `analysis`: one OD_Analysis (1,000,000 trips × 1,000 zones) on PostgreSQL + Redis, split into shard
+ *   jobs, with 1, 2 and 4 worker processes; wall and CPU time (bench/scale/analysis.ts).
  * Each mode lives in its own module, so modes are added without touching the others.
  */
 const MODES: Record<
@@ -10,6 +12,7 @@ const MODES: Record<
   () => Promise<{ default: (args: string[]) => Promise<Record<string, unknown>> }>
 > = {
   counts: () => import("./scale/counts.js"),
+  analysis: () => import("./scale/analysis.js"),
 };
 
 export default async function scaleBench(args: string[]): Promise<Record<string, unknown>> {

@@ -22,6 +22,11 @@ export interface Config {
   trustProxy: boolean | string[];
   /** STREETFLOW_RATE_LIMIT as given; checked by `rateLimitOf` when the server starts. */
   rateLimit?: string;
+  /**
+   * STREETFLOW_SHARD_TRIPS: with the Redis queue, trips per analysis shard (child job); 0 computes every
+   * analysis whole. See docs/analyses.md (shards).
+   */
+  shardTrips: number;
 }
 
 /**
@@ -51,7 +56,19 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     basemapAttribution: env.STREETFLOW_BASEMAP_ATTRIBUTION?.trim() || undefined,
     trustProxy: trustProxyOf(env.STREETFLOW_TRUST_PROXY),
     rateLimit: env.STREETFLOW_RATE_LIMIT?.trim() || undefined,
+    shardTrips: shardTripsOf(env.STREETFLOW_SHARD_TRIPS),
   };
+}
+
+/** Trips per analysis shard when STREETFLOW_SHARD_TRIPS is not set (app/analyses/shards.ts says the same). */
+const DEFAULT_SHARD_TRIPS = 100_000;
+
+/** Trips per analysis shard: STREETFLOW_SHARD_TRIPS, default 100,000. */
+function shardTripsOf(value: string | undefined): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_SHARD_TRIPS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw fail("invalid_shard_trips", undefined, "STREETFLOW_SHARD_TRIPS");
+  return n;
 }
 
 /**

@@ -1,4 +1,332 @@
-/** `npm run bench -- scale counts`: counts throughput and shedding at fixed offered rates (being written). */
-export default async function scaleCounts(): Promise<Record<string, unknown>> {
-  return { skipped: "not yet measured" };
+/**
+ * `npm run bench -- scale counts [seconds=10] [rates=50,200,1000] [processes=1,2]`: POST /counts/v1/metrics
+ * for ~1,000 segments × the 12 months of 2025 (the Liechtenstein store of bench/counts.ts) offered open-loop
+ * at fixed rates to 1 and 2 real `streetflow serve --role api` processes on the same SQLite file (requests
+ * alternate between them, as a load balancer would) from 32 clients (keys) in turn. Per run: answered 200 per second, latency p50/p99/max
+ * measured from each request's scheduled send time (so a slow server cannot hide queueing), the requests
+ * shed (503 `overloaded`, 429 `key_busy`), and the server processes' CPU seconds.
+ * Then `/healthz` probed every 10 ms while heavy polygon queries run (a 10,000-position polygon over the
+ * whole network, every car segment × 12 months), on one process with the worker-thread pool and, side by
+ * side, one with heavy requests inline (STREETFLOW_POOL_THREADS=0).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { issueApiKey } from "../../src/app/accounts.js";
+import { ACCESS_CAR, type LonLat } from "../../src/engine/network/types.js";
+import type { Network } from "../../src/engine/network/network.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { extractStatsStore } from "../counts.js";
+
+const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
+const TARGET_SEGMENTS = 1_000;
+const CLIENT_TIMEOUT_MS = 60_000;
+/** Clients (API keys of their own organizations) the offered requests rotate over. */
+const CLIENTS = 32;
+
+export default async function scaleCounts(args: string[]): Promise<Record<string, unknown>> {
+  const arg = (name: string, fallback: string) =>
+    args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback;
+  const seconds = Number(arg("seconds", "10"));
+  const rates = arg("rates", "50,200,1000").split(",").map(Number);
+  const processCounts = arg("processes", "1,2").split(",").map(Number);
+  const source = await extractStatsStore();
+  if (!source) return { skipped: "shared data absent (the Liechtenstein extract)" };
+  const dataDir = mkdtempSync(join(tmpdir(), "streetflow-bench-scale-"));
+  try {
+    copyFileSync(source.file, join(dataDir, "streetflow.db"));
+    const keys = await newKeys(join(dataDir, "streetflow.db"), CLIENTS);
+    const key = keys[0];
+    const load = loadavg();
+    const runs = [];
+    let selection: { segments: number; radiusM: number } | null = null;
+    for (const processes of processCounts) {
+      const servers = await Promise.all(Array.from({ length: processes }, () => startApi(dataDir, {})));
+      try {
+        const bases = servers.map((s) => s.base);
+        selection ??= await radiusFor(bases[0], key, centreOf(source.network));
+        const body = metricsBody(radiusSelector(centreOf(source.network), selection.radiusM));
+        for (const base of bases) for (let i = 0; i < 5; i++) await send(base, key, body); // warm-up
+        for (const rate of rates) {
+          const cpu = servers.map((s) => cpuSeconds(s.pid));
+          const stats = await offer(bases, keys, body, rate, seconds);
+          const used = servers.reduce((sum, s, i) => sum + cpuSeconds(s.pid) - cpu[i], 0);
+          runs.push({ processes, offeredPerS: rate, ...stats, serverCpuS: round(used, 1) });
+        }
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()));
+      }
+    }
+    const healthz = [];
+    for (const [label, env] of [
+      ["pool", {}],
+      ["inline", { STREETFLOW_POOL_THREADS: "0" }],
+    ] as const) {
+      const server = await startApi(dataDir, env);
+      try {
+        healthz.push({ heavy: label, ...(await healthzDuringHeavy(server.base, key, source.network)) });
+      } finally {
+        await server.stop();
+      }
+    }
+    return {
+      network: `${source.network.size} segments`,
+      selection,
+      secondsPerRun: seconds,
+      runs,
+      healthz,
+      loadAvg1m: round(load[0], 2),
+      loadAvgAfter1m: round(loadavg()[0], 2),
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
+
+/** Keys of as many organizations: the offered load comes from many clients, not one flooding key. */
+async function newKeys(file: string, count: number): Promise<string[]> {
+  const store = new SqliteStore(file);
+  try {
+    const keys = [];
+    for (let i = 0; i < count; i++) {
+      const org = await store.accounts.createOrganization(`bench-scale-${crypto.randomUUID()}`);
+      keys.push((await issueApiKey(store, org.id)).key);
+    }
+    return keys;
+  } finally {
+    await store.close();
+  }
+}
+
+interface Api {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** `streetflow serve --role api` on a free port over the data directory's store; resolves once it listens. */
+async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "serve", "--role", "api", "--no-demo", "--port", "0"],
+    {
+      env: {
+        ...process.env,
+        STREETFLOW_DATA_DIR: dataDir,
+        HOST: "127.0.0.1",
+        // A load test: the per-key rate limit would refuse the bench's own requests.
+        STREETFLOW_RATE_LIMIT: "1000000000",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  const base = await new Promise<string>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/localhost:\d+)/.exec(out);
+      if (!m) return;
+      resolve(m[1].replace("localhost", "127.0.0.1"));
+      // Keep draining the request log without keeping it.
+      child.stdout!.off("data", onData);
+      child.stdout!.resume();
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+  return {
+    base,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+interface Outcome {
+  status: number;
+  ms: number;
+}
+
+/** POSTs the body; resolves with the status (0: no answer within the client timeout) and the milliseconds from `since`. */
+function send(
+  base: string,
+  key: string,
+  body: object,
+  path = "/counts/v1/metrics",
+  since?: number,
+): Promise<Outcome> {
+  const start = since ?? performance.now();
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve) => {
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: "POST",
+        agent,
+        timeout: CLIENT_TIMEOUT_MS,
+        headers: {
+          "content-type": "application/json",
+          "content-length": payload.length,
+          "x-service-key": key,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.once("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start }));
+      },
+    );
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve({ status: 0, ms: performance.now() - start }));
+    req.end(payload);
+  });
+}
+
+/** Open loop: request i is due at i / rate seconds, whatever the answers so far; latency counts from then. */
+async function offer(bases: string[], keys: string[], body: object, rate: number, seconds: number) {
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  const pending: Promise<Outcome>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    pending.push(send(bases[i % bases.length], keys[i % keys.length], body, "/counts/v1/metrics", due));
+  }
+  const outcomes = await Promise.all(pending);
+  const elapsedS = (performance.now() - start) / 1000;
+  const ok = outcomes.filter((o) => o.status === 200).map((o) => o.ms);
+  const all = outcomes.map((o) => o.ms);
+  return {
+    sent: total,
+    ok: ok.length,
+    okPerS: round(ok.length / elapsedS, 1),
+    shed503: outcomes.filter((o) => o.status === 503).length,
+    shed429: outcomes.filter((o) => o.status === 429).length,
+    other: outcomes.filter((o) => ![200, 503, 429].includes(o.status)).length,
+    okP50Ms: round(quantile(ok, 0.5)),
+    okP99Ms: round(quantile(ok, 0.99)),
+    allP99Ms: round(quantile(all, 0.99)),
+    maxMs: round(Math.max(...all)),
+  };
+}
+
+/** /healthz every 10 ms while three heavy polygon queries run one after the other. */
+async function healthzDuringHeavy(base: string, key: string, network: Network) {
+  const body = metricsBody({ polygon: { type: "polygon", coordinates: [networkCircle(network, 10_000)] } });
+  const probes: number[] = [];
+  let done = false;
+  const probing = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await new Promise<void>((resolve) =>
+        http.get(`${base}/healthz`, { agent }, (res) => res.resume().once("end", resolve)),
+      );
+      probes.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  const heavy: Outcome[] = [];
+  for (let i = 0; i < 3; i++) heavy.push(await send(base, key, body));
+  done = true;
+  await probing;
+  return {
+    heavyStatus: [...new Set(heavy.map((h) => h.status))],
+    heavyMs: heavy.map((h) => round(h.ms)),
+    probes: probes.length,
+    healthzP50Ms: round(quantile(probes, 0.5)),
+    healthzP99Ms: round(quantile(probes, 0.99)),
+    healthzMaxMs: round(Math.max(...probes)),
+  };
+}
+
+const metricsBody = (geometry: object) => ({
+  geometry,
+  country: "li",
+  mode: "vehicle",
+  fields: ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"],
+  day_part: "all",
+  day_type: "all",
+  direction: "bidirectional",
+  date: { year: 2025 },
+  data_version: 1,
+});
+
+const radiusSelector = (centre: LonLat, radiusM: number) => ({
+  radius: { point: { type: "point", coordinates: centre }, buffer: radiusM, unit: "m" },
+});
+
+/** Bisects the radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
+async function radiusFor(base: string, key: string, centre: LonLat) {
+  let [lo, hi] = [10, 50_000];
+  let segments = 0;
+  for (let i = 0; i < 30; i++) {
+    const mid = (lo + hi) / 2;
+    segments = await segmentCount(base, key, radiusSelector(centre, mid));
+    if (segments === TARGET_SEGMENTS) return { segments, radiusM: round(mid) };
+    if (segments < TARGET_SEGMENTS) lo = mid;
+    else hi = mid;
+  }
+  return { segments: await segmentCount(base, key, radiusSelector(centre, hi)), radiusM: round(hi) };
+}
+
+async function segmentCount(base: string, key: string, geometry: object): Promise<number> {
+  const res = await fetch(`${base}/counts/v1/segmentcount`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-key": key },
+    body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
+  });
+  return ((await res.json()) as { segment_count: number }).segment_count;
+}
+
+/** The car network's mean position. */
+function centreOf(network: Network): LonLat {
+  let [lon, lat, n] = [0, 0, 0];
+  for (const s of network.segments) {
+    if ((s.access & ACCESS_CAR) === 0) continue;
+    lon += s.coords[0][0];
+    lat += s.coords[0][1];
+    n++;
+  }
+  return [lon / n, lat / n];
+}
+
+/** A closed ring of `positions` positions around the network's bounding box (every segment inside). */
+function networkCircle(network: Network, positions: number): LonLat[] {
+  const [west, south, east, north] = network.bbox;
+  const [cx, cy] = [(west + east) / 2, (south + north) / 2];
+  const [rx, ry] = [((east - west) / 2) * 1.5, ((north - south) / 2) * 1.5];
+  const ring: LonLat[] = Array.from({ length: positions - 1 }, (_, i) => {
+    const a = (2 * Math.PI * i) / (positions - 1);
+    return [cx + rx * Math.cos(a), cy + ry * Math.sin(a)];
+  });
+  return [...ring, ring[0]];
+}
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+const round = (x: number, digits = 1) => Number(x.toFixed(digits));

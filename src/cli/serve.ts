@@ -153,6 +153,7 @@ function startJobRunners(
         queue: ctx.store.jobs,
         leaseMs,
         workerStore,
+        shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
       }).start(),

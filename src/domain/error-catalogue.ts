@@ -22,6 +22,10 @@ export const ERROR_CATALOGUE = {
     status: 400,
     message: "STREETFLOW_RATE_LIMIT must be a whole number of at least 1",
   },
+  invalid_shard_trips: {
+    status: 400,
+    message: "STREETFLOW_SHARD_TRIPS must be a whole number (0: analyses are not split into shards)",
+  },
   invalid_option: { status: 400, message: "<reason>" },
   invalid_batch_size: { status: 400, message: "--batch-size must be a positive whole number" },
   invalid_threads: { status: 400, message: "--threads must be a positive whole number" },

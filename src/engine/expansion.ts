@@ -21,3 +21,15 @@ export function expansionFactor(devices: number | undefined): number {
 export function monthlyExpansion(devicesByMonth: Map<string, number>): (month: string) => number {
   return (month) => expansionFactor(devicesByMonth.get(month));
 }
+
+/** The grid expansion weights are put on: 2^-20 (below a millionth of a trip). */
+const WEIGHT_GRID = 2 ** 20;
+
+/**
+ * A weight rounded to a multiple of 2^-20. Sums of such weights are exact in float64 while below 2^33
+ * (8.6 billion expanded trips per cell), so they do not depend on the order trips are added in: an
+ * analysis split into shards sums, merged, to the very bits of one pass over all its trips.
+ */
+export function onWeightGrid(weight: number): number {
+  return Math.round(weight * WEIGHT_GRID) / WEIGHT_GRID;
+}

@@ -4,7 +4,8 @@ import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
 import type { Job, JobQueue } from "../app/ports/job-queue.js";
-import type { WorkerInput, WorkerMessage } from "./worker.js";
+import type { WorkerInput, WorkerMessage, WorkerTask } from "./worker.js";
+import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
 
 export interface RunnerOptions {
@@ -21,13 +22,18 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** Module exporting `computeAnalysis`; defaults to ./compute. Tests inject their own. */
   computeModule?: string;
+  /**
+   * With a queue that has flows (Redis): trips per analysis shard, each shard a child job any runner
+   * takes (see app/analyses/shards.ts); 0 runs every analysis whole.
+   */
+  shardTrips?: number;
   log?: (line: string) => void;
   /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
-type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "error" }> | { type: "lost" };
+type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "partial" | "error" }> | { type: "lost" };
 
 // Under tsx (tests, `npm run streetflow`) modules are .ts files and workers need tsx registered too.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
@@ -71,6 +77,7 @@ export class JobRunner {
       pollMs: 1000,
       maxAttempts: 3,
       computeModule: moduleUrl("../app/analyses/compute").href,
+      shardTrips: DEFAULT_SHARD_TRIPS,
       log: () => {},
       onFinished: () => {},
       ...options,
@@ -129,6 +136,7 @@ export class JobRunner {
   }
 
   private async runJob(job: Job): Promise<void> {
+    if (job.kind === SHARD_JOB) return await this.runShard(job);
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
@@ -146,11 +154,21 @@ export class JobRunner {
       return;
     }
     await store.analyses.markRunning(uuid);
-    this.o.log(`analysis ${analysis.name} (${uuid}) started, attempt ${job.attempts}`);
+    const task = await this.shardedTask(job, analysis);
+    if (task === "split") {
+      this.o.log(
+        `analysis ${analysis.name} (${uuid}) split into ${await queue.flows!.childCount(job.id)} shards`,
+      );
+      return;
+    }
+    this.o.log(
+      `analysis ${analysis.name} (${uuid}) ${task.type === "merge" ? "merging its shards" : "started"}, attempt ${job.attempts}`,
+    );
     const outcome = await this.runWorker(job, {
       store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
+      task,
     });
     if (this.stopping && outcome.type !== "result") {
       // Shutting down mid-run: the job goes back to the queue for the next runner, without waiting for
@@ -159,7 +177,9 @@ export class JobRunner {
       this.o.log(`analysis ${analysis.name} (${uuid}) handed back to the queue (shutting down)`);
       return;
     }
-    if (outcome.type === "result") {
+    if (outcome.type === "partial") {
+      await this.finishFailed(job, uuid, "the computation returned partial sums for a whole analysis");
+    } else if (outcome.type === "result") {
       await store.transaction(async () => {
         if (await store.analyses.complete(uuid, outcome.results)) await queue.complete(job.id, workerId);
       });
@@ -169,13 +189,105 @@ export class JobRunner {
         await queue.fail(job.id, workerId, outcome.message);
       });
     }
-    const ending = { result: "finished", error: "failed", lost: "stopped: cancelled" }[outcome.type];
+    const ending = { result: "finished", partial: "failed", error: "failed", lost: "stopped: cancelled" }[
+      outcome.type
+    ];
     this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
-    const finished = await store.analyses.getByUuid(uuid);
+    await this.reportFinished(uuid);
+  }
+
+  private async reportFinished(uuid: string): Promise<void> {
+    const finished = await this.o.store.analyses.getByUuid(uuid);
     if (finished && (finished.state === "done" || finished.state === "failed"))
       await Promise.resolve(this.o.onFinished(finished)).catch((e: unknown) =>
-        this.o.log(`analysis ${analysis.name} (${uuid}): completion hook failed: ${(e as Error).message}`),
+        this.o.log(`analysis ${finished.name} (${uuid}): completion hook failed: ${(e as Error).message}`),
       );
+  }
+
+  private async finishFailed(job: Job, uuid: string, reason: string): Promise<void> {
+    await this.o.store.transaction(async () => {
+      await this.o.store.analyses.fail(uuid, reason);
+      await this.o.queue.fail(job.id, this.o.workerId, reason);
+    });
+  }
+
+  /**
+   * What the claimed analysis job computes. With flows and a shardable analysis: on its first run the
+   * job is split into one child per shard ("split": the job waits for them); once they are all done it
+   * merges their partial sums. Otherwise, and when the compute module has no shard functions, whole.
+   */
+  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | "split"> {
+    const { flows } = this.o.queue;
+    if (!flows || this.o.shardTrips <= 0) return { type: "whole" };
+    let children: { kind: string; payload: ShardJobPayload }[] = [];
+    if ((await flows.childCount(job.id)) === 0) {
+      const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
+      if (typeof compute.computeShard !== "function" || typeof compute.mergeShards !== "function")
+        return { type: "whole" };
+      const shards = await planShards(analysis.spec, this.o.store, this.o.shardTrips);
+      if (!shards) return { type: "whole" };
+      children = shards.map((shard, index) => ({
+        kind: SHARD_JOB,
+        payload: { analysisUuid: analysis.uuid, parentJobId: job.id, index, total: shards.length, shard },
+      }));
+    }
+    if (await flows.split(job.id, this.o.workerId, children)) return "split";
+    const partials = await flows.childResults(job.id);
+    // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
+    if (partials.length === 0) return { type: "whole" };
+    const missing = partials.findIndex((p) => p === null);
+    if (missing >= 0) throw new Error(`job ${job.id}: the result of shard ${missing} is missing`);
+    return { type: "merge", partials: partials as Uint8Array[] };
+  }
+
+  /**
+   * One shard of an analysis: its partial sums, kept by the queue for the merge. A failed attempt is
+   * retried (up to maxAttempts); the last failure fails the analysis (and, through the queue, its job).
+   */
+  private async runShard(job: Job): Promise<void> {
+    const { store, queue, workerId } = this.o;
+    const flows = queue.flows!;
+    const { analysisUuid: uuid, parentJobId, index, total, shard } = job.payload as ShardJobPayload;
+    const analysis = await store.analyses.getByUuid(uuid);
+    const name = `analysis ${analysis?.name ?? "?"} (${uuid}) shard ${index + 1}/${total}`;
+    if (!analysis || !["queued", "running"].includes(analysis.state)) {
+      await queue.fail(job.id, workerId, "the analysis is no longer running");
+      return;
+    }
+    if (job.attempts > this.o.maxAttempts) {
+      const reason = `${name.slice(name.indexOf("shard"))} was interrupted ${job.attempts - 1} times while running; create the analysis again`;
+      await this.finishFailed(job, uuid, reason);
+      await this.reportFinished(uuid);
+      return;
+    }
+    const outcome = await this.runWorker(job, {
+      store: this.o.workerStore,
+      spec: analysis.spec,
+      computeModule: this.o.computeModule,
+      task: { type: "shard", shard },
+    });
+    if (this.stopping && outcome.type !== "partial") {
+      await queue.release(job.id, workerId);
+      this.o.log(`${name} handed back to the queue (shutting down)`);
+      return;
+    }
+    if (outcome.type === "partial") {
+      if (await flows.completeWithResult(job.id, workerId, outcome.partial)) {
+        const { done } = await flows.childProgress(parentJobId);
+        // The merge is the last step: shards bring the progress to 99 % at most.
+        await store.analyses.setProgress(uuid, Math.min(0.99, done / total));
+        this.o.log(`${name} done`);
+      }
+    } else if (outcome.type === "error" && job.attempts < this.o.maxAttempts) {
+      await flows.retry(job.id, workerId);
+      this.o.log(`${name} failed (${outcome.message}); retrying`);
+    } else if (outcome.type !== "lost") {
+      const message =
+        outcome.type === "error" ? outcome.message : "a shard returned CSVs instead of partial sums";
+      await this.finishFailed(job, uuid, message);
+      this.o.log(`${name} failed: ${message}`);
+      await this.reportFinished(uuid);
+    }
   }
 
   /** Runs the worker to its exit and reports how it ended. */

@@ -2,21 +2,28 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import { NetworkRegistry } from "../engine/network/registry.js";
 import { openStore, type StoreDescription } from "../store/open.js";
-import type { ComputeAnalysis } from "../app/analyses/compute.js";
+import type { ComputeAnalysis, ComputeShard, MergeShards } from "../app/analyses/compute.js";
+import type { AnalysisShard } from "../app/analyses/shards.js";
+
+/** What a worker computes: the whole analysis, one shard's partial sums, or the merge of every shard's. */
+export type WorkerTask =
+  { type: "whole" } | { type: "shard"; shard: AnalysisShard } | { type: "merge"; partials: Uint8Array[] };
 
 /** What the runner hands a worker thread. */
 export interface WorkerInput {
   /** The store to read, opened in the thread (SQLite read-only, or PostgreSQL). */
   store: StoreDescription;
   spec: AnalysisSpec;
-  /** URL of a module exporting `computeAnalysis: ComputeAnalysis`. */
+  /** URL of a module exporting `computeAnalysis: ComputeAnalysis` (and computeShard, mergeShards to shard). */
   computeModule: string;
+  task?: WorkerTask;
 }
 
 /** Messages a worker posts to the runner. */
 export type WorkerMessage =
   | { type: "progress"; progress: number }
   | { type: "result"; results: Record<string, string> }
+  | { type: "partial"; partial: Uint8Array }
   | { type: "error"; message: string };
 
 /** Runs one analysis over its own read-only connection; results go back by message, never to the store. */
@@ -24,9 +31,24 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promis
   const store = await openStore(input.store, { readonly: true });
   try {
     const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-    const { computeAnalysis } = (await import(input.computeModule)) as { computeAnalysis: ComputeAnalysis };
+    const compute = (await import(input.computeModule)) as {
+      computeAnalysis: ComputeAnalysis;
+      computeShard: ComputeShard;
+      mergeShards: MergeShards;
+    };
     const onProgress = (progress: number) => post({ type: "progress", progress });
-    const results = await computeAnalysis(input.spec, { store, networks, onProgress });
+    const ctx = { store, networks, onProgress };
+    const task = input.task ?? { type: "whole" };
+    if (task.type === "shard") {
+      // Progress of a shard is its parent's business (shards done of all).
+      const partial = await compute.computeShard(input.spec, task.shard, { ...ctx, onProgress: () => {} });
+      post({ type: "partial", partial });
+      return;
+    }
+    const results =
+      task.type === "merge"
+        ? await compute.mergeShards(input.spec, task.partials, ctx)
+        : await compute.computeAnalysis(input.spec, ctx);
     const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
     if (!results || notCsv)
       throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);

@@ -16,10 +16,11 @@ export interface HeavyTaskMessage {
 export type HeavyReply = { ok: true; value: unknown } | { ok: false; error: WireError };
 
 /**
- * A thread of the heavy-request pool (src/main/heavy-pool.ts): its own read-only store connection and
+ * A thread of the heavy-request pool (src/main/heavy-pool.ts): its own store connection and
  * its own networks, built on first use, so threads share nothing and the event loop never waits for them.
  */
-const store = await openStore((workerData as { store: StoreDescription }).store, { readonly: true });
+// Writable only for the later pages of long counts answers (the store's countsResults); everything else is read.
+const store = await openStore((workerData as { store: StoreDescription }).store);
 const ctx: HeavyContext = {
   store,
   networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),

@@ -52,6 +52,9 @@ export function scanFilter(options: TripScanOptions = {}) {
   return {
     from: options.fromMonth ? monthKey(options.fromMonth) : "0000-00",
     to: options.toMonth ? monthKey(options.toMonth) : "9999-99",
+    /** Inclusive chunk id range (analysis shards); all ids when absent. */
+    fromId: options.chunkIds?.from ?? 0,
+    toId: options.chunkIds?.to ?? Number.MAX_SAFE_INTEGER,
     /** The chunk's wanted trips, or null when it has none. */
     pick(row: ChunkRow): TripColumns | null {
       if ((row.class_mask & wanted) === 0) return null;

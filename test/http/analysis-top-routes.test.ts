@@ -190,13 +190,14 @@ describe("Top_Routes_OD and Top_Routes_ZA over HTTP: the most used routes, overl
     const layer = (await shp(res.rawPayload)) as FeatureCollection<LineString>;
     const props = layer.features.map((f) => {
       const p = f.properties!;
-      return [p.route_id, p.origin_id, p.dest_id, p.rank, p.share, p.length, p.time_min, p.trips];
+      return [p.route_id, p.origin_nm, p.dest_id, p.day_part, p.rank, p.share, p.length, p.time_min, p.trips];
     });
+    const allDay = "0: All Day (12am-12am)";
     assert.deepEqual(props, [
-      [1, 1, 2, 1, 60, 0.3, 10.7, 6],
-      [2, 1, 2, 2, 30, 0.4, 8, 3],
-      [3, 1, 2, 3, 10, 0.4, 15, 1],
-      [4, 2, 1, 1, 100, 0.3, 6, 2],
+      [1, "West", 2, allDay, 1, 60, 0.3, 10.7, 6],
+      [2, "West", 2, allDay, 2, 30, 0.4, 8, 3],
+      [3, "West", 2, allDay, 3, 10, 0.4, 15, 1],
+      [4, "East", 1, allDay, 1, 100, 0.3, 6, 2],
     ]);
     const xy = (c: number[]) => c.map((v) => Math.round(v * 1e5));
     // Route 2 runs M0, the loop N (4 points) and M2: 6 points, west to east; route 4 runs east to west.

@@ -9,7 +9,7 @@ import {
   usageReport,
 } from "../../app/counts/metering.js";
 import { parseMetricsFilters } from "../../domain/counts/metrics-request.js";
-import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
+import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import { inlineRunner } from "../../app/heavy/tasks.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
@@ -53,22 +53,20 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
       // selection and the rows are heavy work: src/app/heavy/tasks.ts, on the pool when the server has one).
       const unitsLeft = await quotaLeft(store, key, config.now());
       if (unitsLeft !== null && unitsLeft <= 0) await assertWithinQuota(store, key, 0, config.now());
-      const result = await heavy.run("countsMetrics", { ...request.body, unitsLeft }, key.id);
-      const segments = result.segments;
-      await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
-      const rows = result.rows ?? [];
-      const now = config.now();
-      await chargeMetricsCall(store, key, segments, filters.fields.length, now);
-      const page = await firstPage(store, {
+      const paging = {
         orgId: key.orgId,
-        kind: "metrics",
-        columns: filters.fields,
-        extra: { data_version: filters.dataVersion },
-        rows,
         pageSize: config.metricsPageSize,
         ttlMs: config.resultTtlMs,
-        now,
-      });
+        now: config.now().toISOString(),
+      };
+      let result = await heavy.run("countsMetrics", { ...request.body, unitsLeft, paging }, key.id);
+      const segments = result.segments;
+      await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
+      // Not computed for want of units, yet the quota now allows it (raised meanwhile): compute it.
+      if (!result.page)
+        result = await heavy.run("countsMetrics", { ...request.body, unitsLeft: null, paging }, key.id);
+      const page = result.page!;
+      await chargeMetricsCall(store, key, segments, filters.fields.length, new Date(paging.now));
       return metricsBody(page);
     },
   );

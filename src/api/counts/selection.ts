@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { firstPage, laterPage, type ResultPage } from "../../app/counts/results.js";
+import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import { shedWhenSaturated } from "../heavy.js";
-
-const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
 /** Geometry lookup, its later pages, and the segment count. */
 export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (
@@ -39,17 +37,14 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const segments = await app.heavy.run("countsGeometry", request.body, request.apiKey.id);
-      const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
-      const page = await firstPage(store, {
+      const paging = {
         orgId: request.apiKey.orgId,
-        kind: "geometry",
-        columns: GEOMETRY_COLUMNS,
-        rows,
         pageSize: config.geometryPageSize,
         ttlMs: config.resultTtlMs,
-        now: config.now(),
-      });
+        now: config.now().toISOString(),
+      };
+      const selection = request.body;
+      const page = await app.heavy.run("countsGeometry", { selection, paging }, request.apiKey.id);
       return geometryBody(page);
     },
   );

@@ -11,6 +11,7 @@ import { computeAadtMetrics } from "./aadt-metrics.js";
 import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
 import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
+import { computeShardPartial, mergeShardPartials, type AnalysisShard } from "./shards.js";
 
 /** What a compute function may use: the context of a worker thread over a read-only store, and its progress. */
 export interface ComputeContext extends AppContext {
@@ -79,6 +80,31 @@ export const computeAnalysis: ComputeAnalysis = async (spec, ctx) => {
   const metricsOf = METRICS_OF_TYPE[spec.analysisType];
   if (!metricsOf) throw new Error(`analysis type "${spec.analysisType}" cannot be computed by this version`);
   const metrics = await metricsOf(spec, ctx);
+  metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
+  ctx.onProgress(1);
+  return metrics;
+};
+
+/**
+ * The shard contract (issue 15, see shards.ts): a compute module that exports these two lets the runner
+ * split the analyses planShards splits; a module without them runs every analysis whole.
+ */
+export type ComputeShard = (
+  spec: AnalysisSpec,
+  shard: AnalysisShard,
+  ctx: ComputeContext,
+) => Promise<Uint8Array>;
+export type MergeShards = (
+  spec: AnalysisSpec,
+  partials: readonly Uint8Array[],
+  ctx: ComputeContext,
+) => Promise<MetricCsvs>;
+
+export const computeShard: ComputeShard = computeShardPartial;
+
+/** The merged shards' metrics plus the sample behind them: what computeAnalysis answers for the whole. */
+export const mergeShards: MergeShards = async (spec, partials, ctx) => {
+  const metrics = await mergeShardPartials(spec, partials, ctx);
   metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;

@@ -1,9 +1,10 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { monthlyExpansion } from "../../engine/expansion.js";
+import { monthlyExpansion, onWeightGrid } from "../../engine/expansion.js";
 import { networkTimeZone } from "../networks.js";
 import {
   OdAggregator,
   type ObservedTrip,
+  type OdAggregatorState,
   type OdRow,
   type OdTrip,
 } from "../../engine/analysis/od-aggregate.js";
@@ -23,7 +24,7 @@ import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../../engine
 import { VEHICLE_CLASS_OF_CODE } from "../../engine/trips/codes.js";
 import { TRACE_SOURCES, type VehicleClass } from "../../engine/trips/types.js";
 import { findTravelMode, type TravelMode } from "../../domain/travel-modes.js";
-import type { Store } from "../ports/store.js";
+import type { Store, TripScanOptions } from "../ports/store.js";
 import type { ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { ZoneTally } from "../../engine/analysis/zone-tally.js";
@@ -167,6 +168,24 @@ export interface OdAggregation {
   quarterHours: OdAggregator | null;
 }
 
+/** An OD_Analysis' aggregators, set up and not yet fed (see prepareOd). */
+interface OdScan {
+  network: Network;
+  origins: ZoneSide;
+  destinations: ZoneSide;
+  same: boolean;
+  aggregator: OdAggregator;
+  quarterHours: OdAggregator | null;
+  distributions: OdDistributions;
+  options: DistributionOptions;
+  calibration: CalibrationCounter | null;
+  zones: ZoneTally;
+  /** What scanTrips feeds: the aggregator, and the 15-minute one beside it. */
+  sink: { add(trip: OdTrip): void };
+  /** Only steps on segments of pass-through zones matter to zone assignment. */
+  passSegments: Set<number>;
+}
+
 /**
  * Scans the stored trips of an OD_Analysis into its cells. computeOdMetrics
  * formats the result; ground-truth tests and diagnostics read the raw sample
@@ -182,6 +201,18 @@ export async function aggregateOd(
   /** Hand `watch` every trip's whole matched path (top routes), not only the steps zone assignment needs. */
   wholePaths = false,
 ): Promise<OdAggregation> {
+  const scan = await prepareOd(spec, ctx, watch, everyTrip);
+  await scanTrips(spec, ctx, scan.network, wholePaths ? undefined : scan.passSegments, scan.sink);
+  return finishOd(spec, scan);
+}
+
+/** Loads the network and zones of an OD_Analysis and sets up its aggregators, empty. */
+async function prepareOd(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  watch?: (seen: ObservedTrip) => void,
+  everyTrip?: (trip: OdTrip) => void,
+): Promise<OdScan> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
   const origins = await loadSide(ctx.store, spec, spec.originSets, network);
@@ -257,23 +288,89 @@ export async function aggregateOd(
     ...origins.compiled.passBySegment.keys(),
     ...destinations.compiled.passBySegment.keys(),
   ]);
-  await scanTrips(spec, ctx, network, wholePaths ? undefined : passSegments, sink);
+  return {
+    network,
+    origins,
+    destinations,
+    same,
+    aggregator,
+    quarterHours,
+    distributions,
+    options,
+    calibration,
+    zones,
+    sink,
+    passSegments,
+  };
+}
+
+/** The aggregation of fed aggregators: the volume scale is known only once every trip is in. */
+function finishOd(spec: AnalysisSpec, scan: OdScan): OdAggregation {
+  const { aggregator, calibration } = scan;
   const scale = calibration ? volumeFactors(spec, calibration) : undefined;
   let rows: OdRow[] | undefined;
   return {
     aggregator,
-    origins,
-    destinations,
-    same,
+    origins: scan.origins,
+    destinations: scan.destinations,
+    same: scan.same,
     get rows() {
       return (rows ??= aggregator.rows(GROUPS.length, scale));
     },
     scale,
-    distributions,
-    options,
-    zones,
-    quarterHours,
+    distributions: scan.distributions,
+    options: scan.options,
+    zones: scan.zones,
+    quarterHours: scan.quarterHours,
   };
+}
+
+/**
+ * Whether an OD spec can be split into shards: its sums merge exactly. The trip- and traveler-attribute
+ * distributions and the aadt output (a second, whole-year scan) are not split yet: they run whole.
+ */
+export function odShardable(spec: AnalysisSpec): boolean {
+  return !spec.tripAttributes && !spec.travelerAttributes && spec.outputType !== "aadt";
+}
+
+/** What one shard of an OD_Analysis hands the merge: the sums of its trips. */
+export interface OdPartial {
+  aggregator: OdAggregatorState;
+  quarterHours: OdAggregatorState | null;
+  zones: ReturnType<ZoneTally["exportState"]>;
+  calibration: Float64Array[] | null;
+}
+
+/** Sums the trips of one shard (a month's chunk id range) of an OD_Analysis. */
+export async function odShardPartial(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  scope: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
+): Promise<OdPartial> {
+  const scan = await prepareOd(spec, ctx);
+  await scanTrips(spec, ctx, scan.network, scan.passSegments, scan.sink, scope);
+  return {
+    aggregator: scan.aggregator.exportState(),
+    quarterHours: scan.quarterHours?.exportState() ?? null,
+    zones: scan.zones.exportState(),
+    calibration: scan.calibration?.exportState() ?? null,
+  };
+}
+
+/** The OD metrics of the merged shard partials: the same CSVs as computeOdMetrics over all trips. */
+export async function mergeOdPartials(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  partials: readonly OdPartial[],
+): Promise<MetricCsvs> {
+  const scan = await prepareOd(spec, ctx);
+  for (const p of partials) {
+    scan.aggregator.absorb(p.aggregator);
+    if (p.quarterHours) scan.quarterHours?.absorb(p.quarterHours);
+    scan.zones.absorb(p.zones);
+    if (p.calibration) scan.calibration?.absorb(p.calibration);
+  }
+  return await odMetricsOf(spec, ctx, finishOd(spec, scan));
 }
 
 /**
@@ -283,7 +380,11 @@ export async function aggregateOd(
  * and the trip- and traveler-attribute distributions when asked for.
  */
 export async function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
-  const od = await aggregateOd(spec, ctx);
+  return await odMetricsOf(spec, ctx, await aggregateOd(spec, ctx));
+}
+
+/** The OD metric CSVs of an aggregation. */
+async function odMetricsOf(spec: AnalysisSpec, ctx: ComputeContext, od: OdAggregation): Promise<MetricCsvs> {
   const { aggregator, origins, destinations, same, scale, distributions, options, zones } = od;
   const labels: OdLabels = {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
@@ -518,6 +619,8 @@ async function scanTrips(
   network: Network,
   passSegments: Iterable<number> | undefined,
   aggregator: { add(trip: OdTrip): void },
+  /** A shard's months and chunks; the whole scan when absent. */
+  scope?: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
 ): Promise<void> {
   const view = new TripView(network, passSegments);
   const total = Math.max(1, await ctx.store.trips.countTrips(spec.country));
@@ -531,11 +634,11 @@ async function scanTrips(
   };
   // Trips are filed by UTC month, like the device tallies behind the expansion factor.
   const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
-  const weightOf = weightByUtcMonth(
-    monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months)),
-  );
+  const factorOf = monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months));
+  // On a fixed grid, weights sum exactly: shards merge to the same bits as one pass.
+  const weightOf = weightByUtcMonth((month) => onWeightGrid(factorOf(month)));
   // `for await`: the store ports become asynchronous (issue 12); a plain iterable works as well.
-  for await (const cols of ctx.store.trips.scan(spec.country, options)) {
+  for await (const cols of ctx.store.trips.scan(spec.country, { ...options, ...scope })) {
     for (let i = 0; i < cols.count; i++) {
       aggregator.add(view.load(cols, i, GROUPS_OF_CLASS[cols.vehicleClass[i]], weightOf(cols.startT[i])));
     }

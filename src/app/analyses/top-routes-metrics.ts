@@ -154,14 +154,14 @@ function storedRoutes(
     const values = line(r);
     const id = identity(r.subject);
     const [dayType, dayPart, rank, , traffic, share, , length, minutes, trips] = values.slice(1 + id.length);
-    const zones = byZone ? [id[0]] : [id[0], id[2]];
+    const zones = byZone ? [id[0], id[1]] : id;
     return [r.route, ...zones, dayType, dayPart, rank, traffic, share, length, minutes, trips] as (
       string | number
     )[];
   });
   return {
     columns: [
-      ...(byZone ? ["zone_id"] : ["origin_id", "dest_id"]),
+      ...(byZone ? ["zone_id", "zone_name"] : ["origin_id", "origin_nm", "dest_id", "dest_nm"]),
       "day_type",
       "day_part",
       "rank",

@@ -50,7 +50,7 @@ const nextOf = (r: Pick<StoredCountsResult, "requestId" | "pageSize" | "totalRow
  * First page of a fresh result. A result longer than one page is stored,
  * split into pages, so later pages are served from the same rows.
  */
-export async function firstPage(store: Store, o: ResultOptions): Promise<ResultPage> {
+export async function firstPage(store: Pick<Store, "countsResults">, o: ResultOptions): Promise<ResultPage> {
   const requestId = crypto.randomUUID();
   const extra = o.extra ?? {};
   const meta = { requestId, pageSize: o.pageSize, totalRows: o.rows.length };

@@ -11,10 +11,10 @@ import {
   type SelectionRequest,
 } from "../../domain/counts/resolve.js";
 import type { OsmIdRow, OsmIdSearch } from "../../domain/osm-id-search.js";
-import type { LonLat } from "../../engine/network/types.js";
 import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
 import { unitsOf } from "../counts/metering.js";
 import { searchOsmIds } from "../networks.js";
+import { firstPage, type ResultPage } from "../counts/results.js";
 import type { Store } from "../ports/store.js";
 
 /**
@@ -23,22 +23,55 @@ import type { Store } from "../ports/store.js";
  * so a worker thread (src/main/heavy-worker.ts) runs exactly what the inline runner runs.
  */
 export interface HeavyContext {
-  store: Pick<Store, "network" | "segmentStats" | "tripStats">;
+  /** Reads, and writes the later pages of long answers (countsResults), so no big result crosses threads. */
+  store: Pick<Store, "network" | "segmentStats" | "tripStats" | "countsResults">;
   networks: NetworkRegistry;
   /** Replaces the store's metrics (tests and benchmarks); such a provider only runs inline. */
   metricsProvider?: MetricsProvider;
+}
+
+/** How a long answer is paged: its first page is answered, the others stored for the organization. */
+export interface PagingSpec {
+  orgId: string;
+  pageSize: number;
+  ttlMs: number;
+  /** ISO time of the request (the result expires ttlMs after it). */
+  now: string;
 }
 
 export type CountsMetricsInput = SelectionRequest &
   MetricsRequestInput & {
     /** Units the key may still spend (null: no quota): over it, the rows are not computed. */
     unitsLeft: number | null;
+    paging: PagingSpec;
   };
 
 export interface CountsMetricsOutput {
   segments: number;
   /** Null when the call would cost more than `unitsLeft` (the caller answers quota_exceeded). */
-  rows: MetricsRow[] | null;
+  page: ResultPage | null;
+}
+
+/** The first page of `rows`; the rest stored for later pages. */
+async function pageOf(
+  ctx: HeavyContext,
+  kind: "metrics" | "geometry",
+  columns: string[],
+  rows: unknown[][],
+  paging: PagingSpec,
+  extra?: Record<string, unknown>,
+): Promise<ResultPage> {
+  const { orgId, pageSize, ttlMs, now } = paging;
+  return await firstPage(ctx.store, {
+    orgId,
+    kind,
+    columns,
+    extra,
+    rows,
+    pageSize,
+    ttlMs,
+    now: new Date(now),
+  });
 }
 
 /** What the metrics engine is asked for a selection and the metrics-only filters. */
@@ -57,6 +90,8 @@ export function metricsQuery(selection: ResolvedSelection, filters: MetricsFilte
   };
 }
 
+const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
+
 export const HEAVY_TASKS = {
   /** Selection, then the metric rows of `POST /counts/v1/metrics` (charging stays with the caller). */
   async countsMetrics(ctx: HeavyContext, input: CountsMetricsInput): Promise<CountsMetricsOutput> {
@@ -64,20 +99,23 @@ export const HEAVY_TASKS = {
     const selection = await resolveSelection(ctx.networks, input);
     const segments = selection.segments.length;
     if (input.unitsLeft !== null && unitsOf(segments, filters.fields.length) > input.unitsLeft)
-      return { segments, rows: null };
+      return { segments, page: null };
     const provider =
       ctx.metricsProvider ??
       metricsFromAggregates(ctx.store.segmentStats, tripTalliesOf(ctx.store.tripStats));
-    return { segments, rows: [...(await provider(metricsQuery(selection, filters)))] };
+    const rows: MetricsRow[] = [...(await provider(metricsQuery(selection, filters)))];
+    const extra = { data_version: filters.dataVersion };
+    return { segments, page: await pageOf(ctx, "metrics", filters.fields, rows, input.paging, extra) };
   },
 
-  /** The selected segments' ids and lines (`POST /counts/v1/geometry`). */
+  /** The first page of the selected segments' ids and lines (`POST /counts/v1/geometry`). */
   async countsGeometry(
     ctx: HeavyContext,
-    input: SelectionRequest,
-  ): Promise<{ id: number; coords: LonLat[] }[]> {
-    const { segments } = await resolveSelection(ctx.networks, input);
-    return segments.map((s) => ({ id: s.id, coords: s.coords }));
+    input: { selection: SelectionRequest; paging: PagingSpec },
+  ): Promise<ResultPage> {
+    const { segments } = await resolveSelection(ctx.networks, input.selection);
+    const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
+    return await pageOf(ctx, "geometry", GEOMETRY_COLUMNS, rows, input.paging);
   },
 
   /** How many segments the selection holds (`POST /counts/v1/segmentcount`). */

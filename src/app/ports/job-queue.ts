@@ -22,7 +22,40 @@ export interface Job {
   priority: number;
 }
 
+/** A job to add as a child of another (JobFlows.split). */
+export interface ChildJob {
+  kind: string;
+  payload: unknown;
+}
+
+/**
+ * Parent and child jobs (BullMQ flows), for queues shared by many worker processes: a running job is
+ * split into children that any runner claims like other jobs; the parent waits, and is claimed again
+ * once every child is done, to merge the children's results. A child that fails for good fails its
+ * parent; cancelling the parent cancels its unfinished children.
+ */
+export interface JobFlows {
+  /**
+   * Adds `children` under the running job (unless it has children already: a runner died after
+   * splitting it, and the children added then stand) and parks it until they are all done; that
+   * split does not count as an attempt. False when every child is done already: merge at once.
+   */
+  split(jobId: string, workerId: string, children: readonly ChildJob[]): Promise<boolean>;
+  /** How many children the job was split into (0: not split). */
+  childCount(jobId: string): Promise<number>;
+  /** Completes a running child with its result; a result of an earlier attempt is replaced. */
+  completeWithResult(jobId: string, workerId: string, result: Uint8Array): Promise<boolean>;
+  /** The children's results in child order; null for a child without one (yet). */
+  childResults(jobId: string): Promise<(Uint8Array | null)[]>;
+  /** Children done, of how many. */
+  childProgress(jobId: string): Promise<{ done: number; total: number }>;
+  /** Hands a running job back to the queue after a failed attempt (the attempt counts). */
+  retry(jobId: string, workerId: string): Promise<boolean>;
+}
+
 export interface JobQueue {
+  /** Parent and child jobs, where the queue supports them (BullMQ); absent: every job runs whole. */
+  readonly flows?: JobFlows;
   /** `priority` (default 0): higher runs first; equal priorities run oldest first. */
   enqueue(kind: string, payload: unknown, options?: { priority?: number }): Promise<Job>;
   /**

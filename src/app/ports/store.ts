@@ -289,6 +289,16 @@ export interface TripScanOptions {
   vehicleClasses?: readonly VehicleClass[];
   /** Only trips of these trace sources; all when absent. */
   sources?: readonly TraceSource[];
+  /** Only the chunks whose ids lie in this inclusive range (an analysis shard, see chunkIndex). */
+  chunkIds?: { from: number; to: number };
+}
+
+/** One stored chunk of trips, as analysis shards are planned from. */
+export interface TripChunkEntry {
+  /** YYYY-MM of the chunk's trips' start (UTC). */
+  month: string;
+  id: number;
+  tripCount: number;
 }
 
 export interface AppendResult {
@@ -309,6 +319,11 @@ export interface TripRepo {
   /** Column chunks in month order; a chunk is never empty. */
   scan(country: string, options?: TripScanOptions): AsyncIterable<TripColumns>;
   countTrips(country: string): Promise<number>;
+  /** The chunks a scan with these months would read, in the scan's order (month, then id). */
+  chunkIndex(
+    country: string,
+    options?: Pick<TripScanOptions, "fromMonth" | "toMonth">,
+  ): Promise<TripChunkEntry[]>;
   /** Merges small chunks of each month into fewer, larger ones (scans read fewer rows); answers chunk counts. */
   compact(country: string): Promise<{ chunksBefore: number; chunksAfter: number }>;
   recordIngestRun(run: IngestRunRecord): Promise<void>;

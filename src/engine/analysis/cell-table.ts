@@ -66,6 +66,37 @@ export class CellTable {
     return r < 0 ? 0 : this.records[r + 1];
   }
 
+  /** Every record's fields, each a flat array: what a partial aggregate carries to be merged. */
+  exportRecords(): CellRecords {
+    const out: CellRecords = {
+      keys: new Float64Array(this.size),
+      weights: new Float64Array(this.size),
+      durations: new Float64Array(this.size),
+      samples: new Float64Array(this.size),
+    };
+    let n = 0;
+    for (let r = 0; r < this.records.length; r += RECORD) {
+      if (this.records[r] === EMPTY) continue;
+      out.keys[n] = this.records[r];
+      out.weights[n] = this.records[r + 1];
+      out.durations[n] = this.records[r + 2];
+      out.samples[n++] = this.records[r + 3];
+    }
+    return out;
+  }
+
+  /** Adds exported records (of a table with the same stride) to this table's cells. */
+  absorbRecords(from: CellRecords): void {
+    for (let i = 0; i < from.keys.length; i++) {
+      const key = from.keys[i];
+      const group = this.groupOf(key);
+      const r = this.recordOf(group, key - group * this.stride);
+      this.records[r + 1] += from.weights[i];
+      this.records[r + 2] += from.durations[i];
+      this.records[r + 3] += from.samples[i];
+    }
+  }
+
   /** The keys present, in no particular order. */
   keys(): Float64Array {
     const keys = new Float64Array(this.size);
@@ -117,6 +148,14 @@ export class CellTable {
   }
 }
 
+/** A CellTable's records as flat arrays (exportRecords / absorbRecords). */
+export interface CellRecords {
+  keys: Float64Array;
+  weights: Float64Array;
+  durations: Float64Array;
+  samples: Float64Array;
+}
+
 const RECORD = 4;
 const EMPTY = -1;
 /** Largest share of slots in use before the table doubles (linear probing stays short below it). */
@@ -156,5 +195,30 @@ export class KeyedSums {
 
   get(key: number): number {
     return this.dense ? this.dense[key] : this.sparse!.weightOf(key);
+  }
+
+  /** The non-zero sums as key and value arrays (a partial aggregate's totals). */
+  exportSums(): { keys: Float64Array; values: Float64Array } {
+    if (this.sparse) {
+      const { keys, weights } = this.sparse.exportRecords();
+      return { keys, values: weights };
+    }
+    const dense = this.dense!;
+    let n = 0;
+    for (let k = 0; k < dense.length; k++) if (dense[k] !== 0) n++;
+    const keys = new Float64Array(n);
+    const values = new Float64Array(n);
+    n = 0;
+    for (let k = 0; k < dense.length; k++)
+      if (dense[k] !== 0) {
+        keys[n] = k;
+        values[n++] = dense[k];
+      }
+    return { keys, values };
+  }
+
+  /** Adds exported sums to these. */
+  absorbSums(from: { keys: Float64Array; values: Float64Array }): void {
+    for (let i = 0; i < from.keys.length; i++) this.add(from.keys[i], from.values[i]);
   }
 }

@@ -2,7 +2,7 @@ import type { CompiledZoneSet } from "../zones/compile.js";
 import type { TripPath, ZoneVisit } from "../zones/assign.js";
 import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
-import { CellTable, KeyedSums } from "./cell-table.js";
+import { CellTable, KeyedSums, type CellRecords } from "./cell-table.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -76,6 +76,15 @@ export interface TripVisits {
 /** Sees every analysed trip that meets a zone without an object per trip (zone tallies). */
 export interface VisitSink {
   addVisits(visits: TripVisits): void;
+}
+
+/** An OdAggregator's sums as plain data (structured-clone and v8-serialisable). */
+export interface OdAggregatorState {
+  tripsSeen: number;
+  tripsInZones: number;
+  cells: CellRecords;
+  originTotals: { keys: Float64Array; values: Float64Array };
+  destinationTotals: { keys: Float64Array; values: Float64Array };
 }
 
 /** localHour of a start outside the analysed days. */
@@ -202,7 +211,8 @@ export class OdAggregator {
     if (origins.count === 0 && destinations.count === 0) return;
     this.tripsInZones++;
     const pairCount = this.findPairs();
-    const durationS = (trip.endT - trip.startT) / 1000;
+    // Whole milliseconds: their sums are exact, so any split of the trips sums to the same cells.
+    const durationMs = trip.endT - trip.startT;
     const slot =
       this.slotsPerHour === 1
         ? hour
@@ -228,7 +238,7 @@ export class OdAggregator {
           if (g >= GROUP_SLOTS) throw new Error(`device-type group ${g} is out of range`);
           const slice = (dt * GROUP_SLOTS + g) * P + dp;
           for (let p = 0; p < pairCount; p++)
-            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationS);
+            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationMs);
           const totals = slice;
           for (let i = 0; i < origins.count; i++)
             this.originTotals.add(totals * O + origins.zones[i], weight);
@@ -327,6 +337,30 @@ export class OdAggregator {
     };
   }
 
+  /**
+   * The sums so far, to be added to another aggregator of the same zones and slicing (analysis
+   * shards). Sums of whole milliseconds, counts and weights on a fixed binary grid are exact, so the
+   * merged sums equal those of one pass over all the trips, bit for bit.
+   */
+  exportState(): OdAggregatorState {
+    return {
+      tripsSeen: this.tripsSeen,
+      tripsInZones: this.tripsInZones,
+      cells: this.cells.exportRecords(),
+      originTotals: this.originTotals.exportSums(),
+      destinationTotals: this.destinationTotals.exportSums(),
+    };
+  }
+
+  /** Adds another aggregator's exported sums to these. */
+  absorb(state: OdAggregatorState): void {
+    this.tripsSeen += state.tripsSeen;
+    this.tripsInZones += state.tripsInZones;
+    this.cells.absorbRecords(state.cells);
+    this.originTotals.absorbSums(state.originTotals);
+    this.destinationTotals.absorbSums(state.destinationTotals);
+  }
+
   /** A summed value as written: the rounded daily average of the day type, or the rounded total. */
   perDay(sum: number, dayType: number): number {
     if (!this.averagePerDay) return Math.round(sum);
@@ -376,7 +410,7 @@ export class OdAggregator {
         this.destinationTotals.get(totals * D + destination) * scale,
         dayType,
       );
-      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60);
+      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60_000);
       row.sample = this.cells.sampleAt(cell);
       visit(row);
     }

@@ -43,6 +43,15 @@ export class CalibrationCounter {
     });
   }
 
+  /** The counts as plain data, to be added to another counter of the same zones (analysis shards). */
+  exportState(): Float64Array[] {
+    return this.counts.map((c) => c.slice());
+  }
+
+  absorb(state: readonly Float64Array[]): void {
+    state.forEach((counts, k) => counts.forEach((v, g) => (this.counts[k][g] += v)));
+  }
+
   /**
    * Scale factor of each group. `dayCount` gives the analysed days of each kind
    * (the divisor of the daily index traffic). A group no calibration zone saw

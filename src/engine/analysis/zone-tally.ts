@@ -68,6 +68,19 @@ export class ZoneTally implements VisitSink {
     this.weights = weights;
   }
 
+  /** The tallies as plain data, to be added to another tally of the same zones (analysis shards). */
+  exportState(): { sample: Float64Array; weights: Float64Array } {
+    return { sample: this.sample.slice(), weights: this.weights.slice() };
+  }
+
+  /** Adds another tally's exported state to this one. */
+  absorb(state: { sample: Float64Array; weights: Float64Array }): void {
+    for (let z = 0; z < this.sample.length; z++) this.sample[z] += state.sample[z];
+    if (state.weights.length > this.weights.length)
+      this.grow(state.weights.length / (this.dayParts * this.sample.length));
+    for (let i = 0; i < state.weights.length; i++) this.weights[i] += state.weights[i];
+  }
+
   /** Sampled trips of the zone over every analysed day. */
   sampleOf(zone: number): number {
     return this.sample[zone];

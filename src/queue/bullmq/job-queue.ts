@@ -1,6 +1,6 @@
-import { Job as BullJob, Queue, Worker } from "bullmq";
+import { Job as BullJob, FlowProducer, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { Job, JobQueue, JobState } from "../../app/ports/job-queue.js";
+import type { ChildJob, Job, JobFlows, JobQueue, JobState } from "../../app/ports/job-queue.js";
 
 export interface BullJobQueueOptions {
   /** redis://host:port (STREETFLOW_REDIS_URL). */
@@ -21,6 +21,9 @@ const KEEP_SECONDS = 7 * 24 * 3600;
 const PRIORITY_BASE = 1000;
 const MAX_BULL_PRIORITY = 2_097_152;
 
+/** The id of a split job's child: fixed, so a second split of the same job adds nothing. */
+const childId = (parentId: string, index: number) => `${parentId}-child-${index}`;
+
 /** What BullMQ throws when a job is no longer under the given lock (finished, cancelled, taken over). */
 const isLostJob = (e: unknown) =>
   e instanceof Error && /missing (lock|key)|lock mismatch|not in the active state/i.test(e.message);
@@ -34,9 +37,11 @@ const isLostJob = (e: unknown) =>
  * for, is a mark beside the job: a queued job so marked is skipped (and failed) by `claim`, a running
  * one is failed under its lock at once, and its worker learns it from its next heartbeat.
  */
-export class BullJobQueue implements JobQueue {
+export class BullJobQueue implements JobQueue, JobFlows {
   readonly queue: Queue;
+  readonly flows: JobFlows = this;
   private readonly worker: Worker;
+  private readonly flowProducer: FlowProducer;
   private readonly redis: Redis;
   private stalledCheckStarted = false;
 
@@ -52,6 +57,7 @@ export class BullJobQueue implements JobQueue {
         removeOnFail: { age: KEEP_SECONDS },
       },
     });
+    this.flowProducer = new FlowProducer(common);
     this.worker = new Worker(name, null, {
       ...common,
       autorun: false,
@@ -77,7 +83,7 @@ export class BullJobQueue implements JobQueue {
     for (;;) {
       const job = (await this.worker.getNextJob(workerId, { block: false })) as BullJob | undefined;
       if (!job?.id) return null;
-      if (await this.isCancelled(job.id)) {
+      if ((await this.isCancelled(job.id)) || (job.parent?.id && (await this.isCancelled(job.parent.id)))) {
         await this.failQuietly(job, workerId, "cancelled");
         continue;
       }
@@ -93,11 +99,105 @@ export class BullJobQueue implements JobQueue {
   }
 
   async complete(jobId: string, workerId: string): Promise<boolean> {
-    return this.whileOwned(jobId, (job) => job.moveToCompleted(null, workerId, false));
+    const done = await this.whileOwned(jobId, (job) => job.moveToCompleted(null, workerId, false));
+    if (done) await this.dropChildResults(jobId);
+    return done;
   }
 
   async fail(jobId: string, workerId: string, reason: string): Promise<boolean> {
-    return this.whileOwned(jobId, (job) => job.moveToFailed(new Error(reason), workerId, false));
+    const failed = await this.whileOwned(jobId, (job) =>
+      job.moveToFailed(new Error(reason), workerId, false),
+    );
+    if (failed) await this.dropChildResults(jobId);
+    return failed;
+  }
+
+  /**
+   * The children are added with BullMQ's FlowProducer in one transaction, each with the parent as its
+   * parent, ids `<parent>-child-<index>` (never added twice), and failParentOnFailure: a child failed
+   * for good (or cancelled) fails the parent. moveToWaitingChildren then parks the parent.
+   */
+  async split(jobId: string, workerId: string, children: readonly ChildJob[]): Promise<boolean> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job || (await this.isCancelled(jobId))) return false;
+    if ((await this.childCount(jobId)) === 0) {
+      await this.flowProducer.addBulk(
+        children.map((child, i) => ({
+          name: child.kind,
+          queueName: this.queue.name,
+          prefix: this.queue.opts.prefix,
+          data: child.payload ?? null,
+          opts: {
+            jobId: childId(jobId, i),
+            priority: job.opts.priority,
+            parent: { id: jobId, queue: this.queue.qualifiedName },
+            failParentOnFailure: true,
+            removeOnComplete: { age: KEEP_SECONDS },
+            removeOnFail: { age: KEEP_SECONDS },
+          },
+        })),
+      );
+      await this.redis.set(this.mark("children", jobId), String(children.length), "EX", KEEP_SECONDS);
+    }
+    let waiting: boolean;
+    try {
+      waiting = await job.moveToWaitingChildren(workerId);
+    } catch (e) {
+      if (isLostJob(e)) return false;
+      throw e;
+    }
+    // The split pass is not an attempt of the job: its merge pass should not look interrupted.
+    if (waiting)
+      await this.redis
+        .multi()
+        .incr(this.mark("released", jobId))
+        .expire(this.mark("released", jobId), KEEP_SECONDS)
+        .exec();
+    return waiting;
+  }
+
+  async childCount(jobId: string): Promise<number> {
+    return Number((await this.redis.get(this.mark("children", jobId))) ?? 0);
+  }
+
+  /** The result is a key beside the child (kept like finished jobs, dropped with the parent's end). */
+  async completeWithResult(jobId: string, workerId: string, result: Uint8Array): Promise<boolean> {
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job || (await this.isCancelled(jobId))) return false;
+    await this.redis.set(
+      this.mark("result", jobId),
+      Buffer.from(result.buffer, result.byteOffset, result.byteLength),
+      "EX",
+      KEEP_SECONDS,
+    );
+    return this.whileOwned(jobId, (j) => j.moveToCompleted(null, workerId, false));
+  }
+
+  async childResults(jobId: string): Promise<(Uint8Array | null)[]> {
+    const count = await this.childCount(jobId);
+    if (count === 0) return [];
+    const keys = Array.from({ length: count }, (_, i) => this.mark("result", childId(jobId, i)));
+    return await this.redis.mgetBuffer(...keys);
+  }
+
+  async childProgress(jobId: string): Promise<{ done: number; total: number }> {
+    const total = await this.childCount(jobId);
+    const job = await BullJob.fromId(this.queue, jobId);
+    if (!job || total === 0) return { done: 0, total };
+    const { processed = 0 } = await job.getDependenciesCount({ processed: true });
+    return { done: processed, total };
+  }
+
+  async retry(jobId: string, workerId: string): Promise<boolean> {
+    return this.whileOwned(jobId, (job) => job.moveToWait(workerId));
+  }
+
+  private async dropChildResults(jobId: string): Promise<void> {
+    const count = await this.childCount(jobId);
+    if (count > 0)
+      await this.redis.del(
+        ...Array.from({ length: count }, (_, i) => this.mark("result", childId(jobId, i))),
+      );
   }
 
   async release(jobId: string, workerId: string): Promise<boolean> {
@@ -136,6 +236,8 @@ export class BullJobQueue implements JobQueue {
     if (state === "completed" || state === "failed" || state === "unknown") return false;
     const marked = await this.redis.set(this.mark("cancelled", jobId), "1", "EX", KEEP_SECONDS, "NX");
     if (marked === null) return false; // cancelled before
+    // A split job's unfinished children go with it (the first to fail fails the parent for BullMQ too).
+    for (let i = 0, n = await this.childCount(jobId); i < n; i++) await this.cancel(childId(jobId, i));
     if (state !== "active") return true; // claim skips it
     const owner = await this.lockOwner(jobId);
     if (owner === null) return true; // lease ran out: back in the queue soon, where claim skips it
@@ -168,6 +270,7 @@ export class BullJobQueue implements JobQueue {
   /** Stops taking jobs and closes the connections (jobs under way keep their leases until they end). */
   async close(): Promise<void> {
     await this.worker.close();
+    await this.flowProducer.close();
     await this.queue.close();
     this.redis.disconnect();
   }
@@ -176,6 +279,7 @@ export class BullJobQueue implements JobQueue {
   async destroy(): Promise<void> {
     await this.queue.obliterate({ force: true });
     await this.worker.close();
+    await this.flowProducer.close();
     await this.queue.close();
     // Closing writes the queue's meta key again: delete what is left only now.
     const pattern = `${this.queue.toKey("")}*`;
@@ -248,7 +352,7 @@ export class BullJobQueue implements JobQueue {
     return this.redis.get(this.lockKey(jobId));
   }
 
-  private mark(kind: "cancelled" | "released", jobId: string): string {
+  private mark(kind: "cancelled" | "released" | "children" | "result", jobId: string): string {
     return `${this.queue.toKey(jobId)}:sf-${kind}`;
   }
 

@@ -12,7 +12,13 @@ import {
   scanFilter,
   type ChunkRow,
 } from "../trip-chunks.js";
-import type { AppendResult, TripRepo, TripScanOptions, TripStatsRepo } from "../../app/ports/store.js";
+import type {
+  AppendResult,
+  TripChunkEntry,
+  TripRepo,
+  TripScanOptions,
+  TripStatsRepo,
+} from "../../app/ports/store.js";
 import type { DayCount, DayTotal, IngestRunRecord, YearMonth } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
 
@@ -69,8 +75,9 @@ export class PostgresTrips implements TripRepo {
       const rows = await this.db.rows<ChunkRow & { month: string; id: number }>(
         `SELECT month, id, ${CHUNK_COLUMNS} FROM trip_chunks
          WHERE country = $1 AND month BETWEEN $2 AND $3 AND (month, id) > ($4::ctext, $5::bigint)
+           AND id BETWEEN $6 AND $7
          ORDER BY month, id LIMIT ${SCAN_BATCH}`,
-        [country, filter.from, filter.to, after.month, after.id],
+        [country, filter.from, filter.to, after.month, after.id, filter.fromId, filter.toId],
       );
       for (const row of rows) {
         const picked = filter.pick(row);
@@ -79,6 +86,16 @@ export class PostgresTrips implements TripRepo {
       if (rows.length < SCAN_BATCH) return;
       after = rows[rows.length - 1];
     }
+  }
+
+  async chunkIndex(country: string, options: TripScanOptions = {}): Promise<TripChunkEntry[]> {
+    const filter = scanFilter(options);
+    const rows = await this.db.rows<{ month: string; id: number; trip_count: number }>(
+      `SELECT month, id, trip_count FROM trip_chunks
+       WHERE country = $1 AND month BETWEEN $2 AND $3 ORDER BY month, id`,
+      [country, filter.from, filter.to],
+    );
+    return rows.map((r) => ({ month: r.month, id: Number(r.id), tripCount: Number(r.trip_count) }));
   }
 
   async countTrips(country: string): Promise<number> {

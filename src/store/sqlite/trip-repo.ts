@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
-import type { AppendResult, TripRepo, TripScanOptions } from "../../app/ports/store.js";
+import type { AppendResult, TripChunkEntry, TripRepo, TripScanOptions } from "../../app/ports/store.js";
 import type { IngestRunRecord } from "../../domain/records.js";
 import {
   chunkRowOf,
@@ -40,9 +40,11 @@ export class SqliteTrips implements Sync<TripRepo> {
     // Chunk ids first, then one chunk per step: the async port yields between steps, and an open
     // better-sqlite3 iterator would keep the connection busy for every other caller meanwhile.
     const ids = this.db
-      .prepare("SELECT id FROM trip_chunks WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id")
+      .prepare(
+        "SELECT id FROM trip_chunks WHERE country = ? AND month BETWEEN ? AND ? AND id BETWEEN ? AND ? ORDER BY month, id",
+      )
       .pluck()
-      .all(country, filter.from, filter.to) as number[];
+      .all(country, filter.from, filter.to, filter.fromId, filter.toId) as number[];
     const chunk = this.db.prepare(
       "SELECT format, trip_count, step_count, class_mask, devices, columns FROM trip_chunks WHERE id = ?",
     );
@@ -53,6 +55,16 @@ export class SqliteTrips implements Sync<TripRepo> {
       const picked = filter.pick(row);
       if (picked) yield picked;
     }
+  }
+
+  chunkIndex(country: string, options: TripScanOptions = {}): TripChunkEntry[] {
+    const filter = scanFilter(options);
+    return this.db
+      .prepare(
+        `SELECT month, id, trip_count AS tripCount FROM trip_chunks
+         WHERE country = ? AND month BETWEEN ? AND ? ORDER BY month, id`,
+      )
+      .all(country, filter.from, filter.to) as TripChunkEntry[];
   }
 
   countTrips(country: string): number {

@@ -10,11 +10,14 @@ import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 const SUFFIXES = ["all", "pers", "comm", "bike", "ped", "bus", "rail"];
 /** Per-zone or per-segment metrics, drawn as circles sized by their value (origin = destination = the item). */
 export const VALUE_METRICS = ["za", "sa", "aadt"].flatMap((p) => SUFFIXES.map((s) => `${p}_${s}`));
+/** Network_Performance's per-segment speeds, drawn as the segments coloured by speed. */
+export const SPEED_METRICS = SUFFIXES.map((s) => `np_${s}`);
 /** The metrics the results map can show, in the order offered: flows (OD, OD with middle filters), then values. */
 export const OD_METRICS: readonly string[] = [
   ...SHARED_OD_METRICS,
   ...SUFFIXES.map((s) => `od_mf_${s}`),
   ...VALUE_METRICS,
+  ...SPEED_METRICS,
 ];
 
 export interface OdFlow {
@@ -81,6 +84,70 @@ export function parseValueCsv(text: string): OdFlow[] {
       avgTripDuration: numberOrNull(r.avg_trip_duration),
     };
   });
+}
+
+/**
+ * np_* rows as flows within one segment, the period in the day part's place (so the day-part filter picks
+ * the hour or quarter hour): `odTraffic` is the average speed, `originTraffic` the free-flow speed,
+ * `destinationTraffic` the travel time index (NaN where N/A), `avgTripDuration` the mean seconds on it.
+ */
+export function parseNpCsv(text: string): OdFlow[] {
+  const { columns, records } = csvRecords(text);
+  const speed = columns.find((c) => /^avg_speed_(kph|mph)$/.test(c));
+  if (!speed) throw new Error("not a network performance metric: no avg_speed column");
+  const unit = speed.slice("avg_speed_".length);
+  const orNaN = (text: string | undefined) => numberOrNull(text) ?? NaN;
+  return records.map((r) => {
+    const name = segmentRowName(r);
+    return {
+      deviceType: r.device_type,
+      originId: r.segment_id,
+      originName: name,
+      destinationId: r.segment_id,
+      destinationName: name,
+      dayType: r.day_type,
+      dayPart: r.period,
+      odTraffic: numberOrNull(r[speed]) ?? 0,
+      originTraffic: orNaN(r[`free_flow_speed_${unit}`]),
+      destinationTraffic: orNaN(r.travel_time_index),
+      avgTripDuration: numberOrNull(r.avg_travel_time_sec),
+    };
+  });
+}
+
+/**
+ * The segments of speed rows drawn as their zones' lines, coloured by speed: `share` is 0 for the fastest
+ * row of the slice and 1 for a standstill, so slow (congested) segments stand out dark red.
+ */
+export function speedFeatures(
+  flows: OdFlow[],
+  zones: Feature[],
+): { collection: FeatureCollection; unplaced: number } {
+  const byName = new Map<string, Feature>();
+  for (const z of zones) {
+    const name = String(z.properties?.name ?? "").toLowerCase();
+    if (z.geometry && /LineString/.test(z.geometry.type) && !byName.has(name)) byName.set(name, z);
+  }
+  const fastest = Math.max(1e-9, ...flows.map((f) => f.odTraffic));
+  const features: Feature[] = [];
+  let unplaced = 0;
+  for (const f of [...flows].sort((a, b) => b.odTraffic - a.odTraffic)) {
+    const zone = byName.get(f.originName.toLowerCase());
+    if (!zone) {
+      unplaced++;
+      continue;
+    }
+    const properties = {
+      kind: "segment",
+      key: pairKey(f),
+      origin: f.originName,
+      destination: f.destinationName,
+      traffic: f.odTraffic,
+      share: 1 - f.odTraffic / fastest,
+    };
+    features.push({ type: "Feature", properties, geometry: zone.geometry });
+  }
+  return { collection: { type: "FeatureCollection", features }, unplaced };
 }
 
 /**
@@ -238,7 +305,7 @@ export function zoneAnchors(zones: Feature[]): Map<string, LngLat> {
 }
 
 export interface FlowProperties {
-  kind: "flow" | "arrow" | "intra";
+  kind: "flow" | "arrow" | "intra" | "segment";
   key: string;
   origin: string;
   destination: string;

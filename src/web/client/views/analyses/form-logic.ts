@@ -196,6 +196,30 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     geography: false,
     aadt: true,
   },
+  {
+    value: "Network_OD",
+    label: "Road segment to road segment (Network_OD, line zones)",
+    destinations: true,
+    geography: false,
+  },
+  {
+    value: "Network_Performance",
+    label: "Road speeds and delay per hour (Network_Performance, line zones)",
+    destinations: false,
+    geography: false,
+  },
+  {
+    value: "Top_Routes_OD",
+    label: "Most used routes between zones (Top_Routes_OD)",
+    destinations: true,
+    geography: false,
+  },
+  {
+    value: "Top_Routes_ZA",
+    label: "Most used routes through zones (Top_Routes_ZA)",
+    destinations: false,
+    geography: false,
+  },
 ];
 
 export const analysisTypeChoice = (value: string): AnalysisTypeChoice =>

@@ -10,14 +10,18 @@ import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { DayPartChart } from "./chart.js";
 import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
 import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
+import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-map.js";
 import {
   OD_METRICS,
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
   pairKey,
+  parseNpCsv,
   parseOdCsv,
   parseValueCsv,
+  SPEED_METRICS,
+  speedFeatures,
   VALUE_METRICS,
   sliceOptions,
   sortFlows,
@@ -53,9 +57,20 @@ const columnsFor = (units: FlowUnits): Column[] => [
   { key: "destinationTraffic", label: "Dest. total", numeric: true },
   { key: "avgTripDuration", label: "Avg min", numeric: true },
 ];
+/** Network_Performance's columns: the flow fields hold speed, free flow, index and seconds (parseNpCsv). */
+const SPEED_COLUMNS: Column[] = [
+  { key: "originName", label: "Segment", numeric: false },
+  { key: "odTraffic", label: "Avg speed", numeric: true },
+  { key: "originTraffic", label: "Free flow", numeric: true },
+  { key: "destinationTraffic", label: "Travel time index", numeric: true },
+  { key: "avgTripDuration", label: "Avg sec", numeric: true },
+];
 const MIN_DRAWER_PX = 140;
 
-const fmt = (n: number | null) => (n === null ? "–" : n.toLocaleString());
+const fmt = (n: number | null) => (n === null || Number.isNaN(n) ? "–" : n.toLocaleString());
+/** Top-routes analyses draw their routes (the top_routes shapefile) instead of flows. */
+const isRoutes = (d: AnalysisDetail) => d.analysis_type.startsWith("Top_Routes_");
+const NO_FLOWS: FeatureCollection = { type: "FeatureCollection", features: [] };
 const arrow = (f: Pick<OdFlow, "originName" | "destinationName">) => `${f.originName} → ${f.destinationName}`;
 
 function select(label: string, onChange: () => void): { field: HTMLElement; input: HTMLSelectElement } {
@@ -85,6 +100,11 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly legendText = el(
+    "span",
+    {},
+    "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+  );
   private readonly chartTitle = el("span", { id: "flows-chart-title" });
   private readonly wholeAnalysis = el(
     "button",
@@ -100,6 +120,10 @@ export class AnalysisResults {
     top: select("Flows on the map", () => this.render()),
   };
   private readonly flowMap: FlowMap;
+  private readonly routeMap: RouteMap;
+  /** The open top-routes analysis' routes; null for flow analyses. */
+  private routes: RouteRecord[] | null = null;
+  private readonly chartFigure = el("figure", { className: "flow-chart" });
   private chart: DayPartChart | null = null;
   private detail: AnalysisDetail | null = null;
   private flows: OdFlow[] = [];
@@ -118,6 +142,7 @@ export class AnalysisResults {
     private readonly api: AnalysesApi,
   ) {
     this.flowMap = new FlowMap(ctx.map.map, (key) => this.select(key));
+    this.routeMap = new RouteMap(ctx.map.map);
     setOptions(
       this.filters.top.input,
       TOP_CHOICES.map(([label, n]) => [label, String(n ?? "all")]),
@@ -135,7 +160,7 @@ export class AnalysisResults {
       el(
         "span",
         {},
-        "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+        this.legendText,
         this.unitNote,
         " ",
         el("a", { href: METHOD_PAGE, target: "_blank" }, "How the figures are made"),
@@ -175,13 +200,12 @@ export class AnalysisResults {
           ),
           this.tableNote,
         ),
-        el(
-          "figure",
-          { className: "flow-chart" },
-          el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
-          el("div", { className: "chart-box" }, this.canvas),
-        ),
+        this.chartFigure,
       ),
+    );
+    this.chartFigure.append(
+      el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
+      el("div", { className: "chart-box" }, this.canvas),
     );
     const area = document.getElementById("map-area")!;
     area.append(this.drawer);
@@ -209,7 +233,11 @@ export class AnalysisResults {
     this.detail = detail;
     this.selected = null;
     this.flows = [];
-    this.heading.textContent = `Flows: ${detail.name}`;
+    this.routes = null;
+    const routes = isRoutes(detail);
+    this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
+    for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
+    this.chartFigure.hidden = routes;
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
@@ -248,7 +276,8 @@ export class AnalysisResults {
           ? presets.features
           : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
       };
-      await this.loadMetric(true);
+      if (routes) await this.loadRoutes(detail);
+      else await this.loadMetric(true);
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
     }
@@ -280,6 +309,7 @@ export class AnalysisResults {
     this.drawer.hidden = true;
     this.detail = null;
     this.flowMap.setVisible(false);
+    this.routeMap.setVisible(false);
   }
 
   /** The Analyses tab came to the front (true) or left (false): the drawer and the flows go with it. */
@@ -288,6 +318,7 @@ export class AnalysisResults {
     const open = this.detail !== null;
     this.drawer.hidden = !(active && open);
     this.flowMap.setVisible(active && open);
+    this.routeMap.setVisible(active && open && this.routes !== null);
   }
 
   private async loadMetric(fit = false): Promise<void> {
@@ -302,7 +333,12 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
+      this.flows = this.isSpeed
+        ? parseNpCsv(text)
+        : VALUE_METRICS.includes(metric)
+          ? parseValueCsv(text)
+          : parseOdCsv(text);
+      this.showSpeedLabels();
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
@@ -328,6 +364,28 @@ export class AnalysisResults {
     }
   }
 
+  /** The open metric is Network_Performance's speeds (np_*), not traffic. */
+  private get isSpeed(): boolean {
+    return SPEED_METRICS.includes(this.filters.metric.input.value);
+  }
+
+  /** Speeds read per period, not per day part, and have no top-N of flows. */
+  private showSpeedLabels(): void {
+    const speed = this.isSpeed;
+    this.filters.dayPart.field.firstChild!.textContent = speed ? "Period" : "Day part";
+    this.filters.top.field.hidden = speed;
+    this.legendText.textContent = speed
+      ? "Colour: the segment's average speed in the period, dark red the slowest, light the fastest. "
+      : "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ";
+    this.unitNote.textContent = speed
+      ? "Speeds in the analysis' unit; travel time index: time over free-flow time."
+      : this.units.explanation;
+  }
+
+  private get columns(): Column[] {
+    return this.isSpeed ? SPEED_COLUMNS : columnsFor(this.units);
+  }
+
   /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
   private sliceOptions() {
     const fromRows = sliceOptions(this.flows);
@@ -351,7 +409,89 @@ export class AnalysisResults {
     };
   }
 
+  /** A top-routes analysis: its routes from the top_routes shapefile, sliced by day type and part. */
+  private async loadRoutes(detail: AnalysisDetail): Promise<void> {
+    const load = this.loadId;
+    setStatus(this.status, "Loading the routes…", "loading");
+    const { blob } = await this.api.shapefile(detail.uuid, "top_routes");
+    const routes = await readRoutes(await blob.arrayBuffer());
+    if (load !== this.loadId) return;
+    this.routes = routes;
+    const labels = (list: { label: string }[] | undefined, seen: string[]) =>
+      list?.length ? list.map((d) => d.label) : [...new Set(seen)];
+    setOptions(
+      this.filters.dayType.input,
+      labels(
+        detail.day_types,
+        routes.map((r) => r.dayType),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setOptions(
+      this.filters.dayPart.input,
+      labels(
+        detail.day_parts,
+        routes.map((r) => r.dayPart),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setStatus(this.status, routes.length ? "" : "No route: no trip met these zones in the chosen periods.");
+    this.render();
+    this.fitMap();
+  }
+
+  /** The routes of the chosen day type and part: lines by share on the map, and a table. */
+  private renderRoutes(routes: RouteRecord[]): void {
+    const { dayType, dayPart } = this.currentSlice();
+    const shown = routes
+      .filter((r) => r.dayType === dayType && r.dayPart === dayPart)
+      .sort((a, b) => a.subject.localeCompare(b.subject) || a.rank - b.rank);
+    const zones: FeatureCollection = {
+      type: "FeatureCollection",
+      features: [...this.zones.origins, ...this.zones.destinations],
+    };
+    void this.flowMap
+      .show(NO_FLOWS, zones, () => "")
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+      });
+    void this.routeMap.show(routeFeatures(shown)).then(() => {
+      this.routeMap.setVisible(this.active && this.detail !== null && this.routes !== null);
+    });
+    this.mapNote.textContent =
+      `${shown.length.toLocaleString()} routes on the map: line width and colour by the route's share of ` +
+      "its zone pair's (zone's) trips.";
+    this.drawer.dataset.flowsDrawn = String(shown.length);
+    const units = this.units;
+    const head = ["Zones", "Rank", "Route", units.column, "Share %", "Length", "Avg min"];
+    this.tableHead.replaceChildren(
+      ...head.map((h, i) => el("th", { scope: "col", className: i > 0 ? "num" : "" }, h)),
+    );
+    this.tableRows.replaceChildren(
+      ...shown
+        .slice(0, MAX_TABLE_ROWS)
+        .map((r) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, r.subject),
+            ...[r.rank, r.routeId, r.traffic, r.share, r.length, r.minutes].map((v) =>
+              el("td", { className: "num" }, fmt(v)),
+            ),
+          ),
+        ),
+    );
+    this.tableNote.textContent =
+      shown.length > MAX_TABLE_ROWS
+        ? `The first ${MAX_TABLE_ROWS} of ${shown.length.toLocaleString()} routes; download the CSV for all.`
+        : shown.length === 0 && routes.length > 0
+          ? "No routes in this day type and day part."
+          : "";
+  }
+
   private render(): void {
+    if (this.routes) {
+      this.renderRoutes(this.routes);
+      return;
+    }
     this.slice = flowsInSlice(this.flows, this.currentSlice());
     if (this.selected && !this.slice.some((f) => pairKey(f) === this.selected)) this.selected = null;
     this.renderMap();
@@ -360,6 +500,10 @@ export class AnalysisResults {
   }
 
   private renderMap(): void {
+    if (this.isSpeed) {
+      this.renderSpeedMap();
+      return;
+    }
     const topValue = this.filters.top.input.value;
     const shown = topFlows(this.slice, topValue === "all" ? null : Number(topValue));
     const origins = zoneAnchors(this.zones.origins);
@@ -389,6 +533,33 @@ export class AnalysisResults {
     this.drawer.dataset.flowsDrawn = String(drawn);
   }
 
+  /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
+  private renderSpeedMap(): void {
+    const { collection, unplaced } = speedFeatures(this.slice, this.zones.origins);
+    const zones: FeatureCollection = { type: "FeatureCollection", features: this.zones.origins };
+    const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
+    void this.flowMap
+      .show(collection, zones, (key) => this.describeSpeed(byKey.get(key)))
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+        this.flowMap.highlight(this.selected);
+      });
+    const drawn = collection.features.length;
+    this.mapNote.textContent =
+      `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} segments on the map` +
+      (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
+      ".";
+    this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  private describeSpeed(f: OdFlow | undefined): string {
+    if (!f) return "";
+    return (
+      `${f.originName}, ${f.dayPart}: average ${fmt(f.odTraffic)}, free flow ${fmt(f.originTraffic)}, ` +
+      `travel time index ${fmt(f.destinationTraffic)}, ${fmt(f.avgTripDuration)} s on the segment.`
+    );
+  }
+
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
     const unit = this.units.inline;
@@ -399,7 +570,7 @@ export class AnalysisResults {
   private renderTable(): void {
     this.tableHead.replaceChildren(
       el("th", { scope: "col" }, el("span", { className: "visually-hidden" }, "Chart")),
-      ...columnsFor(this.units).map((c) => this.headerCell(c)),
+      ...this.columns.map((c) => this.headerCell(c)),
     );
     const rows = sortFlows(this.slice, this.sort.column, this.sort.direction);
     this.tableRows.replaceChildren(...rows.slice(0, MAX_TABLE_ROWS).map((f) => this.tableRow(f)));
@@ -462,7 +633,7 @@ export class AnalysisResults {
       "tr",
       { className: pressed ? "selected" : "", dataset: { key } },
       el("td", {}, choose),
-      ...columnsFor(this.units).map((c) =>
+      ...this.columns.map((c) =>
         el(
           "td",
           { className: c.numeric ? "num" : "" },
@@ -495,14 +666,33 @@ export class AnalysisResults {
     if (!this.chart) this.chart = new DayPartChart(this.canvas);
     const slice = this.currentSlice();
     const pair = this.slice.find((f) => pairKey(f) === this.selected);
-    const bars = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts).map((b) => ({
+    const profile = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts);
+    // Speeds do not add up: the chart shows their mean over the segments of each period.
+    const rowsPer = (part: string) =>
+      this.flows.filter(
+        (f) =>
+          f.dayPart === part &&
+          f.deviceType === slice.deviceType &&
+          f.dayType === slice.dayType &&
+          (!pair || pairKey(f) === pairKey(pair)),
+      ).length;
+    const bars = profile.map((b) => ({
       label: b.dayPart.replace(/^\d+: /, ""),
-      value: b.traffic,
+      value: this.isSpeed ? Math.round((10 * b.traffic) / Math.max(1, rowsPer(b.dayPart))) / 10 : b.traffic,
     }));
     const dayType = slice.dayType.replace(/^\d+: /, "");
-    this.chartTitle.textContent = `Trips per day by day part, ${dayType}: ${pair ? arrow(pair) : "all flows"}`;
+    const what = pair
+      ? this.isSpeed
+        ? pair.originName
+        : arrow(pair)
+      : this.isSpeed
+        ? "all segments"
+        : "all flows";
+    this.chartTitle.textContent = this.isSpeed
+      ? `Average speed by period, ${dayType}: ${what}`
+      : `Trips per day by day part, ${dayType}: ${what}`;
     this.wholeAnalysis.hidden = !pair;
-    this.chart.update(bars, this.units.axis);
+    this.chart.update(bars, this.isSpeed ? "Average speed" : this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
   }
 

@@ -1,0 +1,222 @@
+/**
+ * `npm run bench -- scale analysis [trips=1000000] [zones=1000] [workers=1,2,4] [shardTrips=100000]`:
+ * one OD_Analysis (the bench/analysis.ts grid and request) on PostgreSQL + Redis, computed by 1, 2 and 4
+ * worker processes (`streetflow serve --role worker --job-workers 1`), split into shard jobs (BullMQ
+ * flows); first computed whole by one worker (STREETFLOW_SHARD_TRIPS=0) as the baseline.
+ *
+ * Per run: wall time from creating the analysis to Data Available, each worker's CPU time over that span
+ * (/proc utime + stime, worker threads included), and the CPU-time critical path: the busiest worker's
+ * CPU seconds. On a loaded machine wall times say little; `cpuSpeedUp` (1 worker's CPU over the N-worker
+ * critical path) is what N idle cores would give at most. The CSV digest must be the same for every run.
+ *
+ * The trips come from the bench/analysis SQLite cache (built on first use) and are copied once into the
+ * database `streetflow_bench_scale_<trips>` (kept between runs).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { Network } from "../../src/engine/network/network.js";
+import { readOsmSegments } from "../../src/engine/network/osm-import.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { columnsToTrips } from "../../src/engine/trips/columns.js";
+import type { MatchedTrip } from "../../src/engine/trips/types.js";
+import type { Store } from "../../src/app/ports/store.js";
+import { createAnalysis } from "../../src/app/analyses/lifecycle.js";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
+import { sharedDataFile } from "../../test/helpers/shared-data.js";
+import { COUNTRY, defineAnalysis, EXTRACT, openTripStore } from "../analysis.js";
+
+const PG_URL = process.env.STREETFLOW_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.STREETFLOW_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const CLI = new URL("../../src/cli/index.ts", import.meta.url).pathname;
+const CLOCK_TICKS = 100;
+
+export default async function scaleAnalysis(args: string[]): Promise<Record<string, unknown>> {
+  const trips = Number(args[0] ?? 1_000_000);
+  const zones = Number(args[1] ?? 1000);
+  const workerCounts = (args[2] ?? "1,2,4").split(",").map(Number);
+  const shardTrips = Number(args[3] ?? 100_000);
+  const file = sharedDataFile(EXTRACT);
+  if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
+  const network = new Network(COUNTRY, await readOsmSegments(file));
+  const setupStarted = performance.now();
+  const url = await databaseWithTrips(network, trips);
+  const store = await PostgresStore.open(url);
+  const setupS = (performance.now() - setupStarted) / 1000;
+  const prefix = `sf-bench-scale-${process.pid}`;
+  const queue = new BullJobQueue({ url: REDIS_URL, prefix });
+  const api: Store = new Proxy(store, {
+    get: (target, key) => (key === "jobs" ? queue : Reflect.get(target, key, target)),
+  });
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const env = { url, prefix };
+  try {
+    const runs = [];
+    const baseline = await measure(api, networks, network, zones, 1, 0, env);
+    runs.push(baseline);
+    for (const workers of workerCounts)
+      runs.push(await measure(api, networks, network, zones, workers, shardTrips, env));
+    const oneWorker = runs.find((r) => r.workers === 1 && r.shards > 0);
+    return {
+      network: `${EXTRACT}, ${network.size} segments`,
+      trips: await store.trips.countTrips(COUNTRY),
+      zones,
+      shardTrips,
+      setupS: Number(setupS.toFixed(1)),
+      runs: runs.map((r) => ({
+        ...r,
+        wallSpeedUp: oneWorker ? Number((oneWorker.wallS / r.wallS).toFixed(2)) : null,
+        cpuSpeedUp: oneWorker ? Number((oneWorker.criticalCpuS / r.criticalCpuS).toFixed(2)) : null,
+      })),
+      sameCsvs: new Set(runs.map((r) => r.metricsSha1)).size === 1,
+    };
+  } finally {
+    await queue.destroy();
+    await store.close();
+  }
+}
+
+/** One analysis computed by `workers` worker processes; shardTrips 0: whole. */
+async function measure(
+  api: Store,
+  networks: NetworkRegistry,
+  network: Network,
+  zones: number,
+  workers: number,
+  shardTrips: number,
+  env: { url: string; prefix: string },
+) {
+  const processes = await Promise.all(
+    Array.from({ length: workers }, () => startWorker({ ...env, shardTrips })),
+  );
+  try {
+    const { spec } = await defineAnalysis(api, networks, network, zones, "OD_Analysis");
+    const load = loadavg()[0];
+    const cpuBefore = processes.map((p) => cpuSecondsOf(p.pid!));
+    const started = performance.now();
+    await createAnalysis(api, spec);
+    const done = await settled(api, spec.uuid);
+    const wallS = (performance.now() - started) / 1000;
+    if (done.state !== "done") throw new Error(`the analysis ended ${done.state}: ${done.failureReason}`);
+    const cpu = processes.map((p, i) => cpuSecondsOf(p.pid!) - cpuBefore[i]);
+    const hash = createHash("sha1");
+    for (const metric of [...done.metrics].sort())
+      hash.update(metric).update((await api.analyses.result(spec.uuid, metric)) ?? "");
+    const shards = Number(/split into (\d+) shards/.exec(processes.map((p) => p.out).join("\n"))?.[1] ?? 0);
+    return {
+      workers,
+      shards,
+      wallS: round(wallS),
+      cpuS: cpu.map(round),
+      totalCpuS: round(cpu.reduce((a, b) => a + b, 0)),
+      criticalCpuS: round(Math.max(...cpu)),
+      loadAvg1m: round(load),
+      metricsSha1: hash.digest("hex").slice(0, 12),
+    };
+  } finally {
+    await Promise.all(processes.map(stopWorker));
+  }
+}
+
+const round = (x: number) => Number(x.toFixed(2));
+
+/** A worker process, resolved once its runner is started. */
+function startWorker(env: {
+  url: string;
+  prefix: string;
+  shardTrips: number;
+}): Promise<ChildProcess & { out: string }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "serve", "--role", "worker", "--job-workers", "1"],
+    {
+      env: {
+        ...process.env,
+        STREETFLOW_DATA_DIR: join(tmpdir(), `sf-bench-scale-${process.pid}`),
+        STREETFLOW_DATABASE_URL: env.url,
+        STREETFLOW_REDIS_URL: REDIS_URL,
+        STREETFLOW_REDIS_PREFIX: env.prefix,
+        STREETFLOW_SHARD_TRIPS: String(env.shardTrips),
+      },
+    },
+  ) as ChildProcess & { out: string };
+  child.out = "";
+  return new Promise((resolve, reject) => {
+    const read = (d: Buffer) => {
+      child.out += d.toString();
+      if (child.out.includes("Streetflow worker:")) resolve(child);
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
+    child.once("exit", (code) => reject(new Error(`worker exited (${code}): ${child.out}`)));
+  });
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** User + system CPU seconds of a process and all its threads. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function settled(store: Store, uuid: string) {
+  for (;;) {
+    const a = (await store.analyses.getByUuid(uuid))!;
+    if (a.state !== "queued" && a.state !== "running") return a;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The bench database with `trips` trips (copied from the bench/analysis SQLite cache when missing). */
+async function databaseWithTrips(network: Network, trips: number): Promise<string> {
+  const database = `streetflow_bench_scale_${trips}`;
+  const url = Object.assign(new URL(PG_URL), { pathname: `/${database}` }).toString();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (exists.rowCount === 1) {
+      const store = await PostgresStore.open(url);
+      const complete = (await store.trips.countTrips(COUNTRY)) === trips;
+      await store.close();
+      if (complete) return url;
+      await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    }
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const source = await openTripStore(
+    join(tmpdir(), `streetflow-bench-analysis-${trips}.sqlite`),
+    network,
+    trips,
+  );
+  const store = await PostgresStore.open(url);
+  try {
+    const info = { country: COUNTRY, source: EXTRACT, segmentCount: network.size, importedAt: "" };
+    await store.network.replaceCountry(info, network.segments);
+    let batch: MatchedTrip[] = [];
+    for await (const cols of source.trips.scan(COUNTRY)) {
+      batch.push(...columnsToTrips(cols));
+      if (batch.length >= 20_000) {
+        await store.trips.appendTrips(COUNTRY, batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await store.trips.appendTrips(COUNTRY, batch);
+  } finally {
+    await source.close();
+    await store.close();
+  }
+  return url;
+}

@@ -1,0 +1,200 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
+import { JobRunner } from "../../src/jobs/runner.js";
+import { cancelAnalysis, createAnalysis } from "../../src/app/analyses/lifecycle.js";
+import { computeAnalysis } from "../../src/app/analyses/compute.js";
+import type { Store } from "../../src/app/ports/store.js";
+import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
+import { shardScenario } from "../helpers/shard-scenario.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+const PG_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.STREETFLOW_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const SHARD_COMPUTE = new URL("../helpers/shard-compute.ts", import.meta.url).href;
+
+/** Why this suite cannot run here (PostgreSQL or Redis unreachable), or null; under CI=true that throws. */
+async function unreachable(): Promise<string | null> {
+  const why = async (): Promise<string | null> => {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+    } catch (e) {
+      return `PostgreSQL not reachable at ${PG_URL} (${(e as Error).message})`;
+    } finally {
+      await client.end().catch(() => {});
+    }
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
+    try {
+      await redis.connect();
+      await redis.ping();
+      return null;
+    } catch (e) {
+      return `Redis not reachable at ${REDIS_URL} (${(e as Error).message})`;
+    } finally {
+      redis.disconnect();
+    }
+  };
+  const reason = await why();
+  if (reason && process.env.CI === "true") throw new Error(`${reason}: CI runs the shard tests against it`);
+  return reason;
+}
+
+const skip = await unreachable();
+
+/**
+ * Analyses split into shard jobs (BullMQ flows) on PostgreSQL and Redis, taken by two runners as two
+ * worker processes would: the merged CSVs equal, byte for byte, those of the single-process run (the
+ * same data on SQLite, computed whole); a shard failing once is retried; cancelling mid-flight leaves a
+ * Cancelled analysis without results.
+ */
+describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () => {
+  const database = `streetflow_shards_${process.pid}_${Date.now().toString(36)}`;
+  const url = Object.assign(new URL(PG_URL), { pathname: `/${database}` }).toString();
+  const prefix = `sf-shards-${process.pid}-${Date.now().toString(36)}`;
+  const dir = tempDir("streetflow-shards-");
+  const log: string[] = [];
+  let admin: pg.Client;
+  let store: PostgresStore;
+  let single: SqliteStore;
+  const queues: BullJobQueue[] = [];
+  const runners: JobRunner[] = [];
+  let scenario: Awaited<ReturnType<typeof shardScenario>>;
+  let singleScenario: Awaited<ReturnType<typeof shardScenario>>;
+  /** The store as the API sees it: PostgreSQL with its jobs on Redis. */
+  let api: Store;
+
+  before(async () => {
+    admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    store = await PostgresStore.open(url, { pool: { max: 4 } });
+    single = new SqliteStore(join(dir, "single.db"));
+    scenario = await shardScenario(store);
+    singleScenario = await shardScenario(single);
+    const queue = () => {
+      const q = new BullJobQueue({ url: REDIS_URL, prefix, stalledCheckMs: 200 });
+      queues.push(q);
+      return q;
+    };
+    const apiQueue = queue();
+    api = new Proxy(store, {
+      get: (target, key) => (key === "jobs" ? apiQueue : Reflect.get(target, key, target)),
+    });
+    process.env.STREETFLOW_TEST_FLAKY_MARKER = join(dir, "flaky");
+    // Two runners, each with its own Redis connections: two worker processes.
+    const made = [queue(), queue()].map(
+      (q) =>
+        new JobRunner({
+          store: new Proxy(store, {
+            get: (target, key) => (key === "jobs" ? q : Reflect.get(target, key, target)),
+          }),
+          queue: q,
+          workerStore: { kind: "postgres", url },
+          computeModule: SHARD_COMPUTE,
+          shardTrips: 400,
+          pollMs: 50,
+          leaseMs: 5000,
+          log: (line) => log.push(line),
+        }),
+    );
+    runners.push(...made);
+    for (const r of runners) await r.start();
+  });
+
+  after(async () => {
+    for (const r of runners) await r.stop();
+    await queues[0]?.destroy();
+    for (const q of queues.slice(1)) await q.close();
+    await store?.close();
+    await single?.close();
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
+  });
+
+  /** The analysis once it leaves Processing. */
+  const settled = async (uuid: string) => {
+    for (;;) {
+      const a = (await store.analyses.getByUuid(uuid))!;
+      if (a.state !== "queued" && a.state !== "running") return a;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  /** The single-process run: the same data and request on SQLite, computed whole. */
+  const wholeOnSqlite = async (spec: AnalysisSpec) => {
+    const same = await singleScenario.spec(spec.name, {});
+    return await computeAnalysis(same, {
+      store: single,
+      networks: singleScenario.networks,
+      onProgress: () => {},
+    });
+  };
+
+  const assertSameCsvs = async (uuid: string, whole: Record<string, string>) => {
+    const done = await settled(uuid);
+    assert.equal(done.state, "done", done.failureReason ?? "");
+    // Names starting with "_" are stored beside the metrics (the coverage review), not listed.
+    const listed = Object.keys(whole).filter((m) => !m.startsWith("_"));
+    assert.deepEqual([...done.metrics].sort(), listed.sort());
+    for (const metric of Object.keys(whole))
+      assert.equal(await store.analyses.result(uuid, metric), whole[metric], `${metric} differs`);
+  };
+
+  it("splits an analysis into shards that both runners take, and merges them to the single-process CSVs", async () => {
+    const spec = await scenario.spec("Sharded");
+    await createAnalysis(api, spec);
+    // 5 chunks of 200 trips a month, shards of at least 400 trips: 3 a month, 9 in all.
+    await assertSameCsvs(spec.uuid, await wholeOnSqlite(spec));
+    assert.ok(
+      log.some((l) => l.includes(`(${spec.uuid}) split into 9 shards`)),
+      log.join("\n"),
+    );
+    const owners = new Set(log.filter((l) => l.includes(spec.uuid) && / shard \d+\/9 done/.test(l)));
+    assert.equal(owners.size, 9);
+  });
+
+  it("retries a shard that failed once; the result is still the single-process one", async () => {
+    const spec = await scenario.spec("flaky shards");
+    await createAnalysis(api, spec);
+    await assertSameCsvs(spec.uuid, await wholeOnSqlite(spec));
+    const marker = `${process.env.STREETFLOW_TEST_FLAKY_MARKER}-${spec.uuid}`;
+    assert.ok(existsSync(marker), "a shard failed once");
+    assert.ok(
+      log.some(
+        (l) => l.includes(spec.uuid) && l.includes("failed (the database went away (injected)); retrying"),
+      ),
+      readFileSync(marker, "utf8"),
+    );
+  });
+
+  it("cancels mid-flight: Cancelled, no results, and no shard left running", async () => {
+    const spec = await scenario.spec("hang shards");
+    const created = await createAnalysis(api, spec);
+    for (;;) {
+      const a = (await store.analyses.getByUuid(spec.uuid))!;
+      if (a.state === "running" && log.some((l) => l.includes(`(${spec.uuid}) split into`))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 300)); // both runners are in a hanging shard now
+    await cancelAnalysis(api, spec.orgId, spec.uuid);
+    const ended = await settled(spec.uuid);
+    assert.equal(ended.state, "cancelled");
+    assert.deepEqual(ended.metrics, []);
+    assert.equal((await queues[0].get(created.jobId!))?.state, "cancelled");
+    // The runners stop their shards at the next heartbeat and take the next job: one that finishes.
+    const next = await scenario.spec("After the cancel");
+    await createAnalysis(api, next);
+    assert.equal((await settled(next.uuid)).state, "done");
+    assert.ok(
+      !log.some((l) => l.includes(spec.uuid) && l.includes("merging")),
+      "the cancelled analysis never merged",
+    );
+  });
+});
