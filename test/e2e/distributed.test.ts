@@ -147,10 +147,14 @@ async function createAnalysis(server: RunningServer, key: string, name: string):
 /** Resolves with the worker whose runner logs that it started the analysis `uuid` (attempt `attempt`). */
 function holderOf(workers: WorkerProcess[], uuid: string, attempt: number): Promise<WorkerProcess> {
   const line = `(${uuid}) started, attempt ${attempt}`;
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const look = () => {
       const holder = workers.find((w) => w.output().includes(line));
       if (holder) return resolve(holder);
+      if (workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null))
+        return reject(
+          new Error(`no worker left to start ${uuid}:\n${workers.map((w) => w.output()).join("\n")}`),
+        );
       setTimeout(look, 10);
     };
     look();
