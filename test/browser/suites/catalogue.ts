@@ -25,7 +25,7 @@ export function catalogueSuite(env: BrowserEnv): void {
         await drawer.locator(".flow-legend").waitFor();
         if (c.type === "Network_Performance") {
           // Speeds per hour of entering: the period filter offers the hours the rows hold.
-          const periods = await drawer.getByLabel("Period").locator("option").allTextContents();
+          const periods = await drawer.locator("#flows-day-part option").allTextContents();
           assert.ok(
             periods.length > 0 && periods.every((p) => /^\d\d:\d\d-\d\d:\d\d$/.test(p)),
             periods.join(),
