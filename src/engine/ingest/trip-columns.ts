@@ -71,12 +71,14 @@ export interface PackedOutcomes {
   exitT: Float64Array;
 }
 
+const matchedOf = (o: MatchOutcome): MatchedTrip[] => ("matched" in o ? o.matched : []);
+
 export function packOutcomes(outcomes: MatchOutcome[]): PackedOutcomes {
-  const trips = outcomes.flatMap((o) => o.matched ?? []);
+  const trips = outcomes.flatMap(matchedOf);
   const n = trips.reduce((sum, trip) => sum + trip.path.length, 0);
   const packed: PackedOutcomes = {
     outcomes: outcomes.map((o) =>
-      o.matched
+      "matched" in o
         ? { matched: o.matched.map((trip) => ({ ...trip, path: null as unknown as PathStep[] })) }
         : o,
     ),
@@ -103,7 +105,7 @@ export function packOutcomes(outcomes: MatchOutcome[]): PackedOutcomes {
 export function unpackOutcomes(packed: PackedOutcomes): MatchOutcome[] {
   let k = 0;
   for (const outcome of packed.outcomes)
-    for (const trip of outcome.matched ?? []) {
+    for (const trip of matchedOf(outcome)) {
       const path: PathStep[] = [];
       for (let j = packed.offsets[k]; j < packed.offsets[k + 1]; j++)
         path.push({
@@ -112,7 +114,7 @@ export function unpackOutcomes(packed: PackedOutcomes): MatchOutcome[] {
           enterT: packed.enterT[j],
           exitT: packed.exitT[j],
         });
-      (trip as MatchedTrip).path = path;
+      trip.path = path;
       k++;
     }
   return packed.outcomes;
