@@ -59,6 +59,8 @@ export interface CatalogueCase {
   screenshot: string;
   /** Fills the type's own fields (the name and type are already set). */
   fill: (form: Locator) => Promise<void>;
+  /** The metric the map shows, when not the first one offered. */
+  metric?: string;
   /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
   routes?: boolean;
 }
@@ -73,6 +75,19 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     name: "Catalogue zone activity",
     screenshot: "result-zone-activity.png",
     fill: (form) => origins(form),
+  },
+  {
+    type: "Zone_Activity_Analysis",
+    name: "Catalogue home and work",
+    screenshot: "result-home-work.png",
+    metric: "home_grid_all",
+    fill: async (form) => {
+      await origins(form);
+      const kinds = form.getByRole("group", { name: /^Home and work locations/ });
+      await kinds.getByLabel(/^Visitors/).check();
+      await kinds.getByLabel(/^Residents/).check();
+      await kinds.getByLabel(/^Workers/).check();
+    },
   },
   {
     type: "OD_Preset_Geography",
@@ -183,6 +198,11 @@ export async function createAndMap(
         },
       );
     });
+  if (c.metric) {
+    await drawer.getByLabel("Metric").selectOption(c.metric);
+    await drawer.getByText(/^Home and work locations: the share/).waitFor();
+    await drawer.getByText(/ flows on the map\b/).waitFor();
+  }
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
   return { drawer, drawn };

@@ -11,7 +11,7 @@ export function catalogueSuite(env: BrowserEnv): void {
     });
 
     for (const c of CATALOGUE_CASES)
-      it(`creates a ${c.type} through the form and draws its results on the map`, async () => {
+      it(`creates a ${c.type} (${c.name}) through the form and draws its results on the map`, async () => {
         const page = await signedInPage(env.browser, env.server);
         const { drawer, drawn } = await createAndMap(page, c);
         assert.ok(drawn > 0, `${c.type}: results drawn on the map (${drawn})`);
