@@ -59,6 +59,10 @@ export interface CatalogueCase {
   screenshot: string;
   /** Fills the type's own fields (the name and type are already set). */
   fill: (form: Locator) => Promise<void>;
+  /** The metric the map shows, when not the first one offered. */
+  metric?: string;
+  /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
+  routes?: boolean;
 }
 
 const check = (form: Locator, group: string, set: string) =>
@@ -71,6 +75,23 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     name: "Catalogue zone activity",
     screenshot: "result-zone-activity.png",
     fill: (form) => origins(form),
+  },
+  {
+    type: "Zone_Activity_Analysis",
+    name: "Catalogue home and work",
+    screenshot: "result-home-work.png",
+    metric: "home_admin_8_all",
+    fill: async (form) => {
+      await origins(form);
+      const kinds = form.getByRole("group", { name: /^Home and work locations/ });
+      await kinds.getByLabel(/^Visitors/).check();
+      await kinds.getByLabel(/^Residents/).check();
+      await kinds.getByLabel(/^Workers/).check();
+      // The demo's dozen people are too few for 500 m cells of 5 devices each: its communes instead.
+      const places = form.getByLabel("Home and work places over");
+      await places.locator('option[value="admin_8"]').waitFor({ state: "attached" });
+      await places.selectOption("admin_8");
+    },
   },
   {
     type: "OD_Preset_Geography",
@@ -128,6 +149,23 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     screenshot: "result-network-performance.png",
     fill: (form) => origins(form, CATALOGUE_ZONE_SETS.roads),
   },
+  {
+    type: "Top_Routes_OD",
+    name: "Catalogue top routes",
+    screenshot: "result-top-routes-od.png",
+    routes: true,
+    fill: async (form) => {
+      await origins(form);
+      await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.districts);
+    },
+  },
+  {
+    type: "Top_Routes_ZA",
+    name: "Catalogue zone routes",
+    screenshot: "result-top-routes-za.png",
+    routes: true,
+    fill: (form) => origins(form),
+  },
 ];
 
 /**
@@ -150,10 +188,10 @@ export async function createAndMap(
   const detail = page.getByRole("region", { name: c.name, exact: true });
   // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
-  await detail.getByRole("button", { name: "Show flow map" }).click();
-  const drawer = page.getByRole("region", { name: `Flows: ${c.name}` });
+  await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
+  const drawer = page.getByRole("region", { name: `${c.routes ? "Routes" : "Flows"}: ${c.name}` });
   await drawer
-    .getByText(/ (flows|segments) on the map\b/)
+    .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })
     .catch(async (err: Error) => {
       // Say what the drawer shows instead (an error or "no rows" status), not only that the wait ran out.
@@ -164,6 +202,11 @@ export async function createAndMap(
         },
       );
     });
+  if (c.metric) {
+    await drawer.getByLabel("Metric").selectOption(c.metric);
+    await drawer.getByText(/^Home and work locations: the share/).waitFor();
+    await drawer.getByText(/ flows on the map\b/).waitFor();
+  }
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
   return { drawer, drawn };

@@ -10,12 +10,15 @@ import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { DayPartChart } from "./chart.js";
 import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
 import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
+import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-map.js";
 import {
   OD_METRICS,
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
+  isHomeWorkMetric,
   pairKey,
+  parseHomeWorkCsv,
   parseNpCsv,
   parseOdCsv,
   parseValueCsv,
@@ -67,6 +70,9 @@ const SPEED_COLUMNS: Column[] = [
 const MIN_DRAWER_PX = 140;
 
 const fmt = (n: number | null) => (n === null || Number.isNaN(n) ? "–" : n.toLocaleString());
+/** Top-routes analyses draw their routes (the top_routes shapefile) instead of flows. */
+const isRoutes = (d: AnalysisDetail) => d.analysis_type.startsWith("Top_Routes_");
+const NO_FLOWS: FeatureCollection = { type: "FeatureCollection", features: [] };
 const arrow = (f: Pick<OdFlow, "originName" | "destinationName">) => `${f.originName} → ${f.destinationName}`;
 
 function select(label: string, onChange: () => void): { field: HTMLElement; input: HTMLSelectElement } {
@@ -96,6 +102,7 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly tableCaption = el("caption", { id: "flows-table-caption" }, "Origin-destination flows");
   private readonly legendText = el(
     "span",
     {},
@@ -116,11 +123,19 @@ export class AnalysisResults {
     top: select("Flows on the map", () => this.render()),
   };
   private readonly flowMap: FlowMap;
+  private readonly routeMap: RouteMap;
+  /** The open top-routes analysis' routes; null for flow analyses. */
+  private routes: RouteRecord[] | null = null;
+  private readonly chartFigure = el("figure", { className: "flow-chart" });
   private chart: DayPartChart | null = null;
   private detail: AnalysisDetail | null = null;
   private flows: OdFlow[] = [];
   private slice: OdFlow[] = [];
   private zones: { origins: Feature[]; destinations: Feature[] } = { origins: [], destinations: [] };
+  /** The analysis' own destinations (zone sets or OD preset areas), while a home/work metric draws places. */
+  private analysisDestinations: Feature[] = [];
+  /** A zone activity's preset areas of its home and work places (geography_type), else none. */
+  private homeWorkAreas: Feature[] = [];
   private selected: string | null = null;
   private sort: { column: SortColumn; direction: SortDirection } = {
     column: "odTraffic",
@@ -134,6 +149,7 @@ export class AnalysisResults {
     private readonly api: AnalysesApi,
   ) {
     this.flowMap = new FlowMap(ctx.map.map, (key) => this.select(key));
+    this.routeMap = new RouteMap(ctx.map.map);
     setOptions(
       this.filters.top.input,
       TOP_CHOICES.map(([label, n]) => [label, String(n ?? "all")]),
@@ -185,19 +201,18 @@ export class AnalysisResults {
           el(
             "table",
             { className: "flow-table", attrs: { "aria-labelledby": "flows-table-caption" } },
-            el("caption", { id: "flows-table-caption" }, "Origin-destination flows"),
+            this.tableCaption,
             el("thead", {}, this.tableHead),
             this.tableRows,
           ),
           this.tableNote,
         ),
-        el(
-          "figure",
-          { className: "flow-chart" },
-          el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
-          el("div", { className: "chart-box" }, this.canvas),
-        ),
+        this.chartFigure,
       ),
+    );
+    this.chartFigure.append(
+      el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
+      el("div", { className: "chart-box" }, this.canvas),
     );
     const area = document.getElementById("map-area")!;
     area.append(this.drawer);
@@ -212,7 +227,20 @@ export class AnalysisResults {
 
   /** What the open analysis' numbers measure (index until one is open). */
   private get units(): FlowUnits {
+    if (this.homeWork)
+      return {
+        column: "Share of trips (%)",
+        inline: "% of the travellers' trips",
+        axis: "Share of the travellers' trips (%)",
+        explanation:
+          "Home and work locations: the share of each kind of traveller's trips in the zone whose device lives (works) in the place.",
+      };
     return flowUnits(this.detail?.output_type);
+  }
+
+  /** Whether the metric shown is a home or work location metric (places instead of destinations). */
+  private get homeWork(): boolean {
+    return isHomeWorkMetric(this.filters.metric.input.value);
   }
 
   get openUuid(): string | null {
@@ -225,11 +253,22 @@ export class AnalysisResults {
     this.detail = detail;
     this.selected = null;
     this.flows = [];
-    this.heading.textContent = `Flows: ${detail.name}`;
+    this.routes = null;
+    const routes = isRoutes(detail);
+    this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
+    for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
+    this.chartFigure.hidden = routes;
+    this.tableCaption.textContent = routes ? "Top routes" : "Origin-destination flows";
+    if (routes)
+      this.legendText.textContent =
+        "Width and colour: the route's share of its zone pair's (zone's) trips, the most used on top. ";
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
-    const metrics = OD_METRICS.filter((m) => detail.metrics.includes(m));
+    const metrics = [
+      ...OD_METRICS.filter((m) => detail.metrics.includes(m)),
+      ...detail.metrics.filter(isHomeWorkMetric),
+    ];
     setOptions(
       this.filters.metric.input,
       metrics.map((m) => [m, m]),
@@ -258,13 +297,15 @@ export class AnalysisResults {
           ? await this.segmentFeatures(detail.country, origins)
           : [];
       if (load !== this.loadId) return;
-      this.zones = {
-        origins: [...origins, ...segments],
-        destinations: presets
-          ? presets.features
-          : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
-      };
-      await this.loadMetric(true);
+      // A zone activity's geography_type is where its home and work places are reported.
+      const odPresets = detail.analysis_type === "Zone_Activity_Analysis" ? null : presets;
+      this.homeWorkAreas = odPresets ? [] : (presets?.features ?? []);
+      this.analysisDestinations = odPresets
+        ? odPresets.features
+        : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []);
+      this.zones = { origins: [...origins, ...segments], destinations: this.analysisDestinations };
+      if (routes) await this.loadRoutes(detail);
+      else await this.loadMetric(true);
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
     }
@@ -296,6 +337,7 @@ export class AnalysisResults {
     this.drawer.hidden = true;
     this.detail = null;
     this.flowMap.setVisible(false);
+    this.routeMap.setVisible(false);
   }
 
   /** The Analyses tab came to the front (true) or left (false): the drawer and the flows go with it. */
@@ -304,6 +346,7 @@ export class AnalysisResults {
     const open = this.detail !== null;
     this.drawer.hidden = !(active && open);
     this.flowMap.setVisible(active && open);
+    this.routeMap.setVisible(active && open && this.routes !== null);
   }
 
   private async loadMetric(fit = false): Promise<void> {
@@ -318,12 +361,20 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = this.isSpeed
-        ? parseNpCsv(text)
-        : VALUE_METRICS.includes(metric)
-          ? parseValueCsv(text)
-          : parseOdCsv(text);
+      this.zones.destinations = this.analysisDestinations;
+      if (isHomeWorkMetric(metric)) {
+        const { flows, cells } = parseHomeWorkCsv(text);
+        this.flows = flows;
+        this.zones.destinations = cells.length ? cells : this.homeWorkAreas;
+      } else
+        this.flows = this.isSpeed
+          ? parseNpCsv(text)
+          : VALUE_METRICS.includes(metric)
+            ? parseValueCsv(text)
+            : parseOdCsv(text);
       this.showSpeedLabels();
+      this.unitNote.textContent = this.units.explanation;
+      this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
@@ -337,7 +388,7 @@ export class AnalysisResults {
         this.filters.dayPart.input,
         options.dayParts.map((d) => [d.replace(/^\d+: /, ""), d]),
       );
-      this.filters.device.field.hidden = options.deviceTypes.length < 2;
+      this.filters.device.field.hidden = options.deviceTypes.length < 2 && !this.homeWork;
       setStatus(
         this.status,
         this.flows.length ? "" : `${metric} has no rows: no trip joined these zones in the chosen periods.`,
@@ -394,7 +445,89 @@ export class AnalysisResults {
     };
   }
 
+  /** A top-routes analysis: its routes from the top_routes shapefile, sliced by day type and part. */
+  private async loadRoutes(detail: AnalysisDetail): Promise<void> {
+    const load = this.loadId;
+    setStatus(this.status, "Loading the routes…", "loading");
+    const { blob } = await this.api.shapefile(detail.uuid, "top_routes");
+    const routes = await readRoutes(await blob.arrayBuffer());
+    if (load !== this.loadId) return;
+    this.routes = routes;
+    const labels = (list: { label: string }[] | undefined, seen: string[]) =>
+      list?.length ? list.map((d) => d.label) : [...new Set(seen)];
+    setOptions(
+      this.filters.dayType.input,
+      labels(
+        detail.day_types,
+        routes.map((r) => r.dayType),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setOptions(
+      this.filters.dayPart.input,
+      labels(
+        detail.day_parts,
+        routes.map((r) => r.dayPart),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setStatus(this.status, routes.length ? "" : "No route: no trip met these zones in the chosen periods.");
+    this.render();
+    this.fitMap();
+  }
+
+  /** The routes of the chosen day type and part: lines by share on the map, and a table. */
+  private renderRoutes(routes: RouteRecord[]): void {
+    const { dayType, dayPart } = this.currentSlice();
+    const shown = routes
+      .filter((r) => r.dayType === dayType && r.dayPart === dayPart)
+      .sort((a, b) => a.subject.localeCompare(b.subject) || a.rank - b.rank);
+    const zones: FeatureCollection = {
+      type: "FeatureCollection",
+      features: [...this.zones.origins, ...this.zones.destinations],
+    };
+    void this.flowMap
+      .show(NO_FLOWS, zones, () => "")
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+      });
+    void this.routeMap.show(routeFeatures(shown)).then(() => {
+      this.routeMap.setVisible(this.active && this.detail !== null && this.routes !== null);
+    });
+    this.mapNote.textContent =
+      `${shown.length.toLocaleString()} routes on the map: line width and colour by the route's share of ` +
+      "its zone pair's (zone's) trips.";
+    this.drawer.dataset.flowsDrawn = String(shown.length);
+    const units = this.units;
+    const head = ["Zones", "Rank", "Route", units.column, "Share %", "Length", "Avg min"];
+    this.tableHead.replaceChildren(
+      ...head.map((h, i) => el("th", { scope: "col", className: i > 0 ? "num" : "" }, h)),
+    );
+    this.tableRows.replaceChildren(
+      ...shown
+        .slice(0, MAX_TABLE_ROWS)
+        .map((r) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, r.subject),
+            ...[r.rank, r.routeId, r.traffic, r.share, r.length, r.minutes].map((v) =>
+              el("td", { className: "num" }, fmt(v)),
+            ),
+          ),
+        ),
+    );
+    this.tableNote.textContent =
+      shown.length > MAX_TABLE_ROWS
+        ? `The first ${MAX_TABLE_ROWS} of ${shown.length.toLocaleString()} routes; download the CSV for all.`
+        : shown.length === 0 && routes.length > 0
+          ? "No routes in this day type and day part."
+          : "";
+  }
+
   private render(): void {
+    if (this.routes) {
+      this.renderRoutes(this.routes);
+      return;
+    }
     this.slice = flowsInSlice(this.flows, this.currentSlice());
     if (this.selected && !this.slice.some((f) => pairKey(f) === this.selected)) this.selected = null;
     this.renderMap();
@@ -418,7 +551,7 @@ export class AnalysisResults {
     const { collection, unplaced } = flowFeatures(shown, anchors.origins, anchors.destinations);
     const zones: FeatureCollection = {
       type: "FeatureCollection",
-      features: [...this.zones.origins, ...this.zones.destinations],
+      features: [...this.zones.origins, ...this.shadedPlaces(shown)],
     };
     const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
     void this.flowMap
@@ -431,9 +564,33 @@ export class AnalysisResults {
     const drawn = shown.length - unplaced;
     this.mapNote.textContent =
       `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} flows on the map` +
-      (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
+      (unplaced === 0
+        ? ""
+        : this.homeWork
+          ? " (places with fewer than 5 devices have no shape: see the table)"
+          : ` (${unplaced} with a zone no longer in its zone set are left out)`) +
       ".";
     this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  /**
+   * Home/work places shaded by their share (the largest of the zones shown, relative to the largest
+   * place); other metrics' destinations as they are.
+   */
+  private shadedPlaces(shown: OdFlow[]): Feature[] {
+    if (!this.homeWork) return this.zones.destinations;
+    const shareOf = new Map<string, number>();
+    for (const f of shown) {
+      const key = f.destinationName.toLowerCase();
+      shareOf.set(key, Math.max(shareOf.get(key) ?? 0, f.odTraffic));
+    }
+    const max = Math.max(1, ...shareOf.values());
+    return this.zones.destinations.flatMap((place) => {
+      const share = shareOf.get(String(place.properties?.name ?? "").toLowerCase());
+      return share === undefined
+        ? []
+        : [{ ...place, properties: { ...place.properties, share: share / max } }];
+    });
   }
 
   /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
@@ -466,6 +623,10 @@ export class AnalysisResults {
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
     const unit = this.units.inline;
+    if (this.homeWork) {
+      const living = this.filters.metric.input.value.startsWith("home_") ? "living" : "working";
+      return `${f.deviceType} of ${f.originName}: ${f.odTraffic} % of their trips are by devices ${living} in ${f.destinationName}.`;
+    }
     const duration = f.avgTripDuration === null ? "" : ` · average ${f.avgTripDuration} min`;
     return `${arrow(f)}: ${fmt(f.odTraffic)} ${unit}${duration}. Origin total ${fmt(f.originTraffic)}, destination total ${fmt(f.destinationTraffic)}.`;
   }
