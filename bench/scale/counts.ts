@@ -209,10 +209,13 @@ async function offer(bases: string[], keys: string[], body: object, rate: number
   const total = Math.round(rate * seconds);
   const start = performance.now();
   const pending: Promise<Outcome>[] = [];
+  // How late the generator itself sent each request: when it is late, the latencies include its lag.
+  const lag: number[] = [];
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    lag.push(Math.max(0, performance.now() - due));
     pending.push(send(bases[i % bases.length], keys[i % keys.length], body, "/counts/v1/metrics", due));
   }
   const outcomes = await Promise.all(pending);
@@ -231,6 +234,7 @@ async function offer(bases: string[], keys: string[], body: object, rate: number
     okP99Ms: round(quantile(ok, 0.99)),
     allP99Ms: round(quantile(all, 0.99)),
     maxMs: round(Math.max(...all)),
+    sendLagP99Ms: round(quantile(lag, 0.99)),
   };
 }
 
