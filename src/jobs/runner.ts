@@ -230,6 +230,8 @@ export class JobRunner {
     }
     if (await flows.split(job.id, this.o.workerId, children)) return "split";
     const partials = await flows.childResults(job.id);
+    // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
+    if (partials.length === 0) return { type: "whole" };
     const missing = partials.findIndex((p) => p === null);
     if (missing >= 0) throw new Error(`job ${job.id}: the result of shard ${missing} is missing`);
     return { type: "merge", partials: partials as Uint8Array[] };

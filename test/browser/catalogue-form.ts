@@ -10,7 +10,24 @@ import { monacoDistricts } from "../helpers/zones.js";
  */
 
 /** The zone sets the cases choose: the three districts, and the same boxes as pass-through zones. */
-export const CATALOGUE_ZONE_SETS = { districts: "Catalogue districts", gates: "Catalogue gates" };
+export const CATALOGUE_ZONE_SETS = {
+  districts: "Catalogue districts",
+  gates: "Catalogue gates",
+  roads: "Catalogue roads",
+};
+
+/** Up to twelve main-road OSM ways of central Monaco (the segments answer lists main roads first). */
+async function mainRoadWays(server: WebServer): Promise<number[]> {
+  const res = await callApi(server, "GET", "/api/v2/networks/mc/segments?bbox=7.415,43.728,7.435,43.745");
+  const { features } = (await res.json()) as {
+    features: { properties: { segment_id: number; road_class: string } }[];
+  };
+  const main = ["trunk", "primary", "secondary"];
+  const ways = features
+    .filter((f) => main.includes(f.properties.road_class))
+    .map((f) => Math.floor(f.properties.segment_id / 10_000));
+  return [...new Set(ways)].slice(0, 12);
+}
 
 export async function createCatalogueZoneSets(server: WebServer): Promise<void> {
   const post = (name: string, passThrough: boolean) =>
@@ -27,6 +44,12 @@ export async function createCatalogueZoneSets(server: WebServer): Promise<void> 
     });
   await post(CATALOGUE_ZONE_SETS.districts, false);
   await post(CATALOGUE_ZONE_SETS.gates, true);
+  // Line zones for the network types: the main roads' OSM ways.
+  await callApi(server, "POST", "/api/v2/zone_sets", {
+    insight_login_email: DEMO_EMAIL,
+    zone_set_name: CATALOGUE_ZONE_SETS.roads,
+    osm_ids: await mainRoadWays(server),
+  });
 }
 
 export interface CatalogueCase {
@@ -36,6 +59,10 @@ export interface CatalogueCase {
   screenshot: string;
   /** Fills the type's own fields (the name and type are already set). */
   fill: (form: Locator) => Promise<void>;
+  /** The metric the map shows, when not the first one offered. */
+  metric?: string;
+  /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
+  routes?: boolean;
 }
 
 const check = (form: Locator, group: string, set: string) =>
@@ -48,6 +75,19 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     name: "Catalogue zone activity",
     screenshot: "result-zone-activity.png",
     fill: (form) => origins(form),
+  },
+  {
+    type: "Zone_Activity_Analysis",
+    name: "Catalogue home and work",
+    screenshot: "result-home-work.png",
+    metric: "home_grid_all",
+    fill: async (form) => {
+      await origins(form);
+      const kinds = form.getByRole("group", { name: /^Home and work locations/ });
+      await kinds.getByLabel(/^Visitors/).check();
+      await kinds.getByLabel(/^Residents/).check();
+      await kinds.getByLabel(/^Workers/).check();
+    },
   },
   {
     type: "OD_Preset_Geography",
@@ -90,6 +130,38 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
       await form.getByLabel("AADT year").fill(start.slice(0, 4));
     },
   },
+  {
+    type: "Network_OD",
+    name: "Catalogue road to road",
+    screenshot: "result-network-od.png",
+    fill: async (form) => {
+      await origins(form, CATALOGUE_ZONE_SETS.roads);
+      await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.roads);
+    },
+  },
+  {
+    type: "Network_Performance",
+    name: "Catalogue road speeds",
+    screenshot: "result-network-performance.png",
+    fill: (form) => origins(form, CATALOGUE_ZONE_SETS.roads),
+  },
+  {
+    type: "Top_Routes_OD",
+    name: "Catalogue top routes",
+    screenshot: "result-top-routes-od.png",
+    routes: true,
+    fill: async (form) => {
+      await origins(form);
+      await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.districts);
+    },
+  },
+  {
+    type: "Top_Routes_ZA",
+    name: "Catalogue zone routes",
+    screenshot: "result-top-routes-za.png",
+    routes: true,
+    fill: (form) => origins(form),
+  },
 ];
 
 /**
@@ -112,10 +184,10 @@ export async function createAndMap(
   const detail = page.getByRole("region", { name: c.name, exact: true });
   // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
-  await detail.getByRole("button", { name: "Show flow map" }).click();
-  const drawer = page.getByRole("region", { name: `Flows: ${c.name}` });
+  await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
+  const drawer = page.getByRole("region", { name: `${c.routes ? "Routes" : "Flows"}: ${c.name}` });
   await drawer
-    .getByText(/ flows on the map\b/)
+    .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })
     .catch(async (err: Error) => {
       // Say what the drawer shows instead (an error or "no rows" status), not only that the wait ran out.
@@ -126,6 +198,11 @@ export async function createAndMap(
         },
       );
     });
+  if (c.metric) {
+    await drawer.getByLabel("Metric").selectOption(c.metric);
+    await drawer.getByText(/^Home and work locations: the share/).waitFor();
+    await drawer.getByText(/ flows on the map\b/).waitFor();
+  }
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
   return { drawer, drawn };

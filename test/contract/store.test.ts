@@ -134,6 +134,30 @@ for (const backend of all) {
       assert.equal(await store.trips.countTrips("fr"), 0);
     });
 
+    it("trips: lists chunks by month and id, and scans a chunk id range (analysis shards)", async () => {
+      const store = await backend.open();
+      const jan = [trip("a", "2026-01-05T08:00:00Z"), trip("b", "2026-01-06T08:00:00Z")];
+      await store.trips.appendTrips("de", [jan[0], trip("c", "2026-02-01T08:00:00Z")]);
+      await store.trips.appendTrips("de", [jan[1]]);
+      await store.trips.appendTrips("at", [trip("z", "2026-01-05T08:00:00Z")]);
+      const index = await store.trips.chunkIndex("de");
+      assert.deepEqual(
+        index.map((c) => [c.month, c.tripCount]),
+        [
+          ["2026-01", 1],
+          ["2026-01", 1],
+          ["2026-02", 1],
+        ],
+      );
+      assert.ok(index[0].id < index[1].id);
+      const january = { fromMonth: { year: 2026, month: 1 }, toMonth: { year: 2026, month: 1 } };
+      assert.deepEqual(await store.trips.chunkIndex("de", january), index.slice(0, 2));
+      const second = { ...january, chunkIds: { from: index[1].id, to: index[1].id } };
+      assert.deepEqual(await tripsOf(store, "de", second), [jan[1]]);
+      const both = { ...january, chunkIds: { from: index[0].id, to: index[1].id } };
+      assert.deepEqual(await tripsOf(store, "de", both), jan);
+    });
+
     it("trips: skips trips already stored, also within one batch", async () => {
       const store = await backend.open();
       const a = trip("a", "2026-01-05T08:00:00Z");

@@ -6,7 +6,12 @@ import {
   issueSlot,
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
-import { parseOdCsv, parseValueCsv } from "../../src/web/client/views/analyses/flows.js";
+import {
+  parseNpCsv,
+  parseOdCsv,
+  parseValueCsv,
+  speedFeatures,
+} from "../../src/web/client/views/analyses/flows.js";
 
 const form = (extra: Partial<AnalysisForm> = {}): AnalysisForm => ({
   name: "",
@@ -97,6 +102,54 @@ describe("the results map: od_mf flows and per-item values", () => {
     assert.deepEqual(
       [aadt[0].originName, aadt[0].odTraffic, aadt[0].dayType, aadt[0].originTraffic],
       ["Gate", 3704, "Year 2025", 2963],
+    );
+  });
+});
+
+describe("Network_Performance results: speeds per segment and period", () => {
+  const csv = [
+    "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,period," +
+      "avg_speed_kph,speed_kph_p50,free_flow_speed_kph,avg_travel_time_sec,travel_time_index," +
+      "vehicle_hours_of_delay,average_daily_segment_traffic,sample_size",
+    "All Vehicles,1,Quai,1,11,Quai,primary,N/A,0: Average Day (M-Su),08:00-09:00,20,20,40,36,2,0.5,120,6",
+    "All Vehicles,2,Rue,2,12,Rue,secondary,N/A,0: Average Day (M-Su),08:00-09:00,40,40,N/A,18,N/A,N/A,80,4",
+  ].join("\n");
+
+  it("reads the speed, free flow, index and seconds, the period in the day part's place", () => {
+    const rows = parseNpCsv(csv);
+    assert.deepEqual(
+      rows.map((r) => [
+        r.originName,
+        r.dayPart,
+        r.odTraffic,
+        r.originTraffic,
+        r.destinationTraffic,
+        r.avgTripDuration,
+      ]),
+      [
+        ["Quai", "08:00-09:00", 20, 40, 2, 36],
+        ["Rue", "08:00-09:00", 40, NaN, NaN, 18],
+      ],
+    );
+  });
+
+  it("draws each segment's line zone, the slowest darkest, and counts rows without a zone", () => {
+    const line = (name: string) => ({
+      type: "Feature" as const,
+      properties: { name },
+      geometry: {
+        type: "LineString" as const,
+        coordinates: [
+          [7.42, 43.73],
+          [7.43, 43.74],
+        ],
+      },
+    });
+    const { collection, unplaced } = speedFeatures(parseNpCsv(csv), [line("quai")]);
+    assert.equal(unplaced, 1);
+    assert.deepEqual(
+      collection.features.map((f) => [f.properties?.kind, f.properties?.origin, f.properties?.share]),
+      [["segment", "Quai", 0.5]],
     );
   });
 });

@@ -41,6 +41,7 @@ export function npColumns(spec: AnalysisSpec): string[] {
     "avg_travel_time_sec",
     "travel_time_index",
     "vehicle_hours_of_delay",
+    "average_daily_segment_traffic",
     "sample_size",
   ];
 }
@@ -48,7 +49,8 @@ export function npColumns(spec: AnalysisSpec): string[] {
 /**
  * Network_Performance: `np_<suffix>` (and `_pers` / `_comm`), per line-zone segment, day type and hour
  * (quarter hour with enable_15min) of entering it: speeds from the matched step times, free-flow speed
- * (85th percentile of its night-time speeds), travel time, travel time index and vehicle hours of delay.
+ * (85th percentile of its night-time speeds), travel time, travel time index, vehicle hours of delay and the
+ * expanded traffic of the period.
  */
 export async function computeNetworkPerformanceMetrics(
   spec: AnalysisSpec,
@@ -117,6 +119,7 @@ export async function computeNetworkPerformanceMetrics(
             round(r.avgTravelTimeS, 1),
             round(r.travelTimeIndex, 2),
             round(r.delayHours === null ? null : perDay(r.delayHours, r.dayType), 2),
+            Math.round(perDay(r.weight, r.dayType)),
             r.sample,
           ];
         }),

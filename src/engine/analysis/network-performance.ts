@@ -6,15 +6,52 @@ export const NIGHT_HOURS: readonly number[] = [22, 23, 0, 1, 2, 3, 4, 5];
 /** The percentile of night-time speeds taken as free-flow speed. */
 export const FREE_FLOW_PERCENTILE = 85;
 
-interface Cell {
-  weight: number;
-  speeds: number[];
-  /** Expansion-weighted sums: speed (m/s), seconds on the segment, metres travelled. */
-  speedSum: number;
-  secondsSum: number;
-  metresSum: number;
-  /** Kept to compute delay once free-flow speed is known: per passage [weight, seconds, metres]. */
-  passages: number[];
+/**
+ * The passages of one (segment, period), once each whatever the trip's groups and day types (bit masks):
+ * growable typed columns, so a million trips over a thousand roads stay within memory — per passage 8 bytes
+ * each of weight, seconds and metres, 4 each of the masks.
+ */
+class Passages {
+  length = 0;
+  weight = new Float64Array(16);
+  seconds = new Float64Array(16);
+  metres = new Float64Array(16);
+  groups = new Uint32Array(16);
+  dayTypes = new Uint32Array(16);
+
+  push(weight: number, seconds: number, metres: number, groups: number, dayTypes: number): void {
+    if (this.length === this.weight.length) this.grow();
+    const i = this.length++;
+    this.weight[i] = weight;
+    this.seconds[i] = seconds;
+    this.metres[i] = metres;
+    this.groups[i] = groups;
+    this.dayTypes[i] = dayTypes;
+  }
+
+  private grow(): void {
+    const wider = <T extends Float64Array | Uint32Array>(a: T): T => {
+      const next = new (a.constructor as new (n: number) => T)(a.length * 2);
+      next.set(a);
+      return next;
+    };
+    this.weight = wider(this.weight);
+    this.seconds = wider(this.seconds);
+    this.metres = wider(this.metres);
+    this.groups = wider(this.groups);
+    this.dayTypes = wider(this.dayTypes);
+  }
+}
+
+/** Bit mask of small indexes (groups, day types: at most 32 of each). */
+function maskOf(indexes: readonly number[]): number {
+  let mask = 0;
+  for (const i of indexes) {
+    if (i >= 32)
+      throw new Error(`network performance supports at most 32 groups and day types, got index ${i}`);
+    mask |= 1 << i;
+  }
+  return mask >>> 0;
 }
 
 export interface PerformanceRow {
@@ -45,7 +82,8 @@ export interface PerformanceRow {
  * entering), the speeds of the trips over it; free-flow speed from its night-time speeds.
  */
 export class NetworkPerformanceTally {
-  private readonly cells = new Map<string, Cell>();
+  /** "segment|period" → its passages. */
+  private readonly cells = new Map<string, Passages>();
   private readonly night = new Map<number, number[]>();
 
   add(
@@ -54,28 +92,20 @@ export class NetworkPerformanceTally {
     slice: { dayTypes: readonly number[]; period: number; hour: number },
   ): void {
     if (passage.ms <= 0 || passage.lengthM <= 0) return; // no measurable speed
+    if (trip.groups.length === 0 || slice.dayTypes.length === 0) return;
     const seconds = passage.ms / 1000;
-    const speed = passage.lengthM / seconds;
     if (NIGHT_HOURS.includes(slice.hour)) {
       const speeds = this.night.get(passage.segment) ?? [];
-      speeds.push(speed);
+      speeds.push(passage.lengthM / seconds);
       this.night.set(passage.segment, speeds);
     }
-    for (const group of trip.groups)
-      for (const dayType of slice.dayTypes) {
-        const key = `${group}|${passage.segment}|${dayType}|${slice.period}`;
-        let cell = this.cells.get(key);
-        if (!cell) {
-          cell = { weight: 0, speeds: [], speedSum: 0, secondsSum: 0, metresSum: 0, passages: [] };
-          this.cells.set(key, cell);
-        }
-        cell.weight += trip.weight;
-        cell.speeds.push(speed);
-        cell.speedSum += speed * trip.weight;
-        cell.secondsSum += seconds * trip.weight;
-        cell.metresSum += passage.lengthM * trip.weight;
-        cell.passages.push(trip.weight, seconds, passage.lengthM);
-      }
+    const key = `${passage.segment}|${slice.period}`;
+    let cell = this.cells.get(key);
+    if (!cell) {
+      cell = new Passages();
+      this.cells.set(key, cell);
+    }
+    cell.push(trip.weight, seconds, passage.lengthM, maskOf(trip.groups), maskOf(slice.dayTypes));
   }
 
   /** The segment's free-flow speed, m/s; null when no trip travelled it at night. */
@@ -93,36 +123,61 @@ export class NetworkPerformanceTally {
   rows(percentiles: readonly number[]): PerformanceRow[] {
     const rows: PerformanceRow[] = [];
     for (const [key, cell] of this.cells) {
-      const [group, segment, dayType, period] = key.split("|").map(Number);
+      const [segment, period] = key.split("|").map(Number);
       const freeFlowMs = this.freeFlow(segment);
-      const sorted = [...cell.speeds].sort((a, b) => a - b);
-      const avgTravelTimeS = cell.secondsSum / cell.weight;
-      let delayHours: number | null = null;
-      if (freeFlowMs !== null) {
-        delayHours = 0;
-        for (let i = 0; i < cell.passages.length; i += 3) {
-          const [weight, seconds, metres] = cell.passages.slice(i, i + 3);
-          delayHours += (weight * Math.max(0, seconds - metres / freeFlowMs)) / 3600;
-        }
+      let groups = 0;
+      let dayTypes = 0;
+      for (let i = 0; i < cell.length; i++) {
+        groups |= cell.groups[i];
+        dayTypes |= cell.dayTypes[i];
       }
-      rows.push({
-        group,
-        segment,
-        dayType,
-        period,
-        sample: cell.speeds.length,
-        avgSpeedMs: cell.speedSum / cell.weight,
-        percentilesMs: percentiles.map((p) => nearestRank(sorted, p)),
-        freeFlowMs,
-        avgTravelTimeS,
-        travelTimeIndex:
-          freeFlowMs === null ? null : avgTravelTimeS / (cell.metresSum / cell.weight / freeFlowMs),
-        delayHours,
-        weight: cell.weight,
-      });
+      for (let group = 0; group < 32; group++) {
+        if (!(groups & (1 << group))) continue;
+        for (let dayType = 0; dayType < 32; dayType++)
+          if (dayTypes & (1 << dayType)) {
+            const row = rowOf(cell, 1 << group, 1 << dayType, freeFlowMs, percentiles);
+            if (row) rows.push({ ...row, group, segment, dayType, period });
+          }
+      }
     }
     return rows.sort(
       (a, b) => a.dayType - b.dayType || a.group - b.group || a.segment - b.segment || a.period - b.period,
     );
   }
+}
+
+/** The figures of one cell's passages in a group and day type (null when it has none). */
+function rowOf(
+  cell: Passages,
+  group: number,
+  dayType: number,
+  freeFlowMs: number | null,
+  percentiles: readonly number[],
+): Omit<PerformanceRow, "group" | "segment" | "dayType" | "period"> | null {
+  const speeds: number[] = [];
+  let [weight, speedSum, secondsSum, metresSum, delayS] = [0, 0, 0, 0, 0];
+  for (let i = 0; i < cell.length; i++) {
+    if (!(cell.groups[i] & group) || !(cell.dayTypes[i] & dayType)) continue;
+    const [w, seconds, metres] = [cell.weight[i], cell.seconds[i], cell.metres[i]];
+    const speed = metres / seconds;
+    speeds.push(speed);
+    weight += w;
+    speedSum += speed * w;
+    secondsSum += seconds * w;
+    metresSum += metres * w;
+    if (freeFlowMs !== null) delayS += w * Math.max(0, seconds - metres / freeFlowMs);
+  }
+  if (speeds.length === 0) return null;
+  speeds.sort((a, b) => a - b);
+  const avgTravelTimeS = secondsSum / weight;
+  return {
+    sample: speeds.length,
+    avgSpeedMs: speedSum / weight,
+    percentilesMs: percentiles.map((p) => nearestRank(speeds, p)),
+    freeFlowMs,
+    avgTravelTimeS,
+    travelTimeIndex: freeFlowMs === null ? null : avgTravelTimeS / (metresSum / weight / freeFlowMs),
+    delayHours: freeFlowMs === null ? null : delayS / 3600,
+    weight,
+  };
 }

@@ -110,12 +110,19 @@ export function metricsOverAggregates(
     const daysOf = new Map(
       query.months.map((m) => [monthKey(m), daysOfTypeInMonth(m, query.daysOfWeek, withTrips)]),
     );
+    // One `YYYY-MM-01` string per month, not one per row (a year over 1,000 segments is 12,000 rows).
+    const firstDays = new Map(months.map((m) => [m, `${m}-01`]));
+    const { fields } = query;
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
       for (const stat of bySegment.get(segment.id) ?? []) {
         const days = daysOf.get(stat.month) ?? 0;
         const volume = days > 0 ? (stat.trips * factorOf(stat.month)) / days : 0;
-        rows.push(query.fields.map((f) => metricValue(f, segment, stat, volume)));
+        const firstDay = firstDays.get(stat.month) ?? `${stat.month}-01`;
+        const row = new Array<MetricValue>(fields.length);
+        for (let i = 0; i < fields.length; i++)
+          row[i] = metricValue(fields[i], segment, stat, volume, firstDay);
+        rows.push(row);
       }
     return rows;
   };
@@ -127,12 +134,13 @@ function metricValue(
   segment: Segment,
   stat: SegmentMonthStats,
   dailyVolume: number,
+  firstDay: string,
 ): MetricValue {
   switch (field) {
     case "segment_id":
       return segment.id;
     case "year_month":
-      return `${stat.month}-01`;
+      return firstDay;
     case "road_class":
       return segment.roadClass;
     case "segment_length":

@@ -62,16 +62,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
-    const byMonth = new Map<string, SegmentStatCell[]>();
-    for (const c of cells) {
-      const key = `${c.segmentId}|${c.month}`;
-      const group = byMonth.get(key);
-      if (group) group.push(c);
-      else byMonth.set(key, [c]);
-    }
     this.db.transaction(() => {
       const rollups = new YearRollups(country);
-      for (const group of byMonth.values()) {
+      for (const group of segmentMonthsOf(cells)) {
         const key = [country, group[0].segmentId, group[0].month];
         const stored = (table: PackedSql) =>
           this.sql(table.get)
@@ -152,22 +145,48 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     const found: SegmentMonthStats[] = [];
     this.rollups.each(q.country, q.segmentIds, years, read, (segmentId, year, cells) =>
       eachRollupMonth(cells, key, wanted.get(year)!, (month, trips, speedCount, speedSumKph) =>
-        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these.
+        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these. Without
+        // details nothing adds to the histogram and shares: they can be one frozen empty value.
         found.push({
           segmentId,
           month,
           trips,
           speedSumKph,
           speedCount,
-          speedHistogram: [],
-          purposes: {},
-          incomes: {},
+          speedHistogram: q.details === false ? NO_HISTOGRAM : [],
+          purposes: q.details === false ? NO_SHARES : {},
+          incomes: q.details === false ? NO_SHARES : {},
         }),
       ),
     );
     return found;
   }
 }
+
+/**
+ * The cells grouped per segment-month, each group in the cells' order (the speed sums add up in it),
+ * groups in order of first appearance. Keyed by number, then month: a key string per cell cost more
+ * than adding the cell.
+ */
+function segmentMonthsOf(cells: SegmentStatCell[]): SegmentStatCell[][] {
+  const groups: SegmentStatCell[][] = [];
+  const bySegment = new Map<number, Map<string, SegmentStatCell[]>>();
+  for (const c of cells) {
+    let byMonth = bySegment.get(c.segmentId);
+    if (!byMonth) bySegment.set(c.segmentId, (byMonth = new Map()));
+    const group = byMonth.get(c.month);
+    if (group) group.push(c);
+    else {
+      const created = [c];
+      byMonth.set(c.month, created);
+      groups.push(created);
+    }
+  }
+  return groups;
+}
+
+const NO_HISTOGRAM = Object.freeze([]) as unknown as number[];
+const NO_SHARES = Object.freeze({}) as Record<string, number>;
 
 const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
   a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0);

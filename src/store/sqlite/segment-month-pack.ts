@@ -55,7 +55,8 @@ const SOURCE_SLOTS: Readonly<Record<TraceSource, number>> = { lbs: 0, telematics
 const [DIRECTIONS, CLASSES, SOURCES] = [DIRECTION_SLOTS, CLASS_SLOTS, SOURCE_SLOTS].map(
   (slots) => Object.keys(slots).length,
 );
-const SLOTS = DIRECTIONS * CLASSES * SOURCES;
+/** Direction × class × source slots: a cell's index modulo SLOTS (its day and hour are the quotient). */
+export const SLOTS = DIRECTIONS * CLASSES * SOURCES;
 /** Cells of one segment-month. */
 export const CELLS = 7 * 24 * SLOTS;
 
@@ -138,9 +139,13 @@ export class SegmentMonthCounters {
     } else {
       this.totals.set(cell, { trips: c.trips, speedCount: c.speedCount, speedSumKph: c.speedSumKph });
     }
-    c.speedHistogram.slice(0, SPEED_BINS).forEach((n, bin) => this.addDetail(cell, bin, n ?? 0));
-    for (const [purpose, n] of Object.entries(c.purposes)) this.addDetail(cell, purposeCounter(purpose), n);
-    for (const [band, n] of Object.entries(c.incomes)) this.addDetail(cell, incomeCounter(band), n);
+    // Loops without copies or entry arrays: ingest adds ~30 cells per trip. Counts are integers, so the
+    // order they are added in does not matter.
+    const histogram = c.speedHistogram;
+    const bins = Math.min(histogram.length, SPEED_BINS);
+    for (let bin = 0; bin < bins; bin++) this.addDetail(cell, bin, histogram[bin] ?? 0);
+    for (const purpose in c.purposes) this.addDetail(cell, purposeCounter(purpose), c.purposes[purpose]);
+    for (const band in c.incomes) this.addDetail(cell, incomeCounter(band), c.incomes[band]);
   }
 
   private addDetail(cell: number, counter: number, n: number): void {
@@ -151,24 +156,25 @@ export class SegmentMonthCounters {
   }
 
   encode(): { totals: Buffer; details: Buffer } {
-    const cells = [...this.totals.keys()].sort((a, b) => a - b);
+    // Typed arrays sort numerically in native code (cells < 3,360, detail keys < 2^20).
+    const cells = Uint16Array.from(this.totals.keys()).sort();
     const n = cells.length;
     const totals = new ArrayBuffer(HEADER_BYTES + 18 * n);
     const t = totalsView(new Uint8Array(header(totals, n)));
-    cells.forEach((cell, i) => {
-      const v = this.totals.get(cell)!;
-      t.cell[i] = cell;
+    for (let i = 0; i < n; i++) {
+      const v = this.totals.get(cells[i])!;
+      t.cell[i] = cells[i];
       t.trips[i] = checkedCount(v.trips);
       t.speedCount[i] = checkedCount(v.speedCount);
       t.speedSum[i] = v.speedSumKph;
-    });
-    const keys = [...this.details.keys()].sort((a, b) => a - b);
+    }
+    const keys = Uint32Array.from(this.details.keys()).sort();
     const details = new ArrayBuffer(HEADER_BYTES + 8 * keys.length);
     const d = detailsView(new Uint8Array(header(details, keys.length)));
-    keys.forEach((key, i) => {
-      d.key[i] = key;
-      d.count[i] = checkedCount(this.details.get(key)!);
-    });
+    for (let i = 0; i < keys.length; i++) {
+      d.key[i] = keys[i];
+      d.count[i] = checkedCount(this.details.get(keys[i])!);
+    }
     return { totals: Buffer.from(totals), details: Buffer.from(details) };
   }
 }
@@ -200,6 +206,38 @@ export function addTotals(blob: Uint8Array, mask: Uint8Array, into: SegmentMonth
   into.speedSumKph += sum + error;
 }
 
+/**
+ * addTotals for many masks in one pass over the BLOB, for masks that treat every day and hour alike, so
+ * that whether a cell counts depends on its slot only: `sumsOfSlot[cell % SLOTS]` lists the indexes
+ * into `into` of the sums the cell belongs to. Each sum sees its cells in cell order through the same
+ * compensated addition, so every result is bit for bit what addTotals gives with that sum's mask.
+ */
+export function addTotalsBySlot(
+  blob: Uint8Array,
+  sumsOfSlot: readonly (readonly number[])[],
+  into: readonly SegmentMonthStats[],
+): void {
+  const { cell, trips, speedCount, speedSum } = totalsView(blob);
+  const n = into.length;
+  const [tripSum, countSum, sum, error] = [0, 0, 0, 0].map(() => new Float64Array(n));
+  for (let i = 0; i < cell.length; i++) {
+    const r = speedSum[i];
+    for (const k of sumsOfSlot[cell[i] % SLOTS]) {
+      tripSum[k] += trips[i];
+      countSum[k] += speedCount[i];
+      const t = sum[k] + r;
+      if (Math.abs(sum[k]) > Math.abs(r)) error[k] += sum[k] - t + r;
+      else error[k] += r - t + sum[k];
+      sum[k] = t;
+    }
+  }
+  for (let k = 0; k < n; k++) {
+    into[k].trips += tripSum[k];
+    into[k].speedCount += countSum[k];
+    into[k].speedSumKph += sum[k] + error[k];
+  }
+}
+
 /** Per-counter sums of one details BLOB, reused across calls (and whether a counter was present at all). */
 const counterSums = new Float64Array(256);
 const counterSeen = new Uint8Array(256);
@@ -228,17 +266,29 @@ function addCounter(into: Record<string, number>, name: string, counter: number)
   if (counterSeen[counter] === 1) into[name] = (into[name] ?? 0) + counterSums[counter];
 }
 
+/** Counters of the names seen so far, checked once each (a pattern test per cell cost more than the add). */
+const purposeCounters = new Map<string, number>();
+const incomeCounters = new Map<string, number>();
+
 function purposeCounter(purpose: string): number {
-  const code = slotOf(TRIP_PURPOSE_CODES, purpose);
-  if (code < 0) throw new RangeError(`unknown trip purpose "${purpose}"`);
-  return PURPOSE_COUNTER + code;
+  let counter = purposeCounters.get(purpose);
+  if (counter === undefined) {
+    const code = slotOf(TRIP_PURPOSE_CODES, purpose);
+    if (code < 0) throw new RangeError(`unknown trip purpose "${purpose}"`);
+    purposeCounters.set(purpose, (counter = PURPOSE_COUNTER + code));
+  }
+  return counter;
 }
 
 function incomeCounter(band: string): number {
-  const n = Number(band);
-  if (!/^(0|[1-9]\d*)$/.test(band) || n > 255 - INCOME_COUNTER)
-    throw new RangeError(`income band "${band}" out of range`);
-  return INCOME_COUNTER + n;
+  let counter = incomeCounters.get(band);
+  if (counter === undefined) {
+    const n = Number(band);
+    if (!/^(0|[1-9]\d*)$/.test(band) || n > 255 - INCOME_COUNTER)
+      throw new RangeError(`income band "${band}" out of range`);
+    incomeCounters.set(band, (counter = INCOME_COUNTER + n));
+  }
+  return counter;
 }
 
 function checkedCount(n: number): number {

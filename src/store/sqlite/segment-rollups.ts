@@ -2,7 +2,7 @@ import { StoredFormatError } from "../../engine/trips/codes.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../app/ports/store.js";
 import type { SegmentMonthStats } from "../../engine/counts/segment-stats.js";
-import { addTotals, aligned, cellMask, comboKey } from "./segment-month-pack.js";
+import { addTotalsBySlot, aligned, cellMask, comboKey, SLOTS } from "./segment-month-pack.js";
 
 /**
  * Whole-month rollups: what the commonest metrics call asks (day type "all", day part "all") is
@@ -11,7 +11,7 @@ import { addTotals, aligned, cellMask, comboKey } from "./segment-month-pack.js"
  *
  * An entry is one month × one combination of direction set × class group × source set, holding
  * exactly what addTotals gives for that combination over every day and hour of the month —
- * computed by addTotals itself through the same mask, so a rollup answer is bit for bit the full
+ * computed by addTotalsBySlot through the same masks, so a rollup answer is bit for bit the full
  * path's, compensated speed sum included. Class groups are each counted class alone and the counts
  * modes' groups (vehicle, truck); other class sets take the full path.
  *
@@ -80,18 +80,34 @@ export function rollupKey(
   return keys.has(key) ? key : null;
 }
 
-/** The entries of one month (1–12) from its totals BLOB. */
-export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
-  const entries: RollupEntry[] = [];
-  for (const { key, mask } of allCombos()) {
-    const sums = { trips: 0, speedCount: 0, speedSumKph: 0 } as SegmentMonthStats;
-    addTotals(totals, mask, sums);
-    if (sums.trips > 0) entries.push({ month, key, ...pick(sums) });
-  }
-  return entries;
+let combosOfSlot: number[][] | undefined;
+
+/**
+ * For each direction × class × source slot, the combinations (indexes into allCombos) counting it:
+ * every combination covers the whole week and day, so that is all its mask says about a cell.
+ */
+function combosBySlot(): number[][] {
+  combosOfSlot ??= Array.from({ length: SLOTS }, (_, slot) =>
+    allCombos().flatMap((combo, k) => (combo.mask[slot] === 1 ? [k] : [])),
+  );
+  return combosOfSlot;
 }
 
-const pick = ({ trips, speedCount, speedSumKph }: SegmentMonthStats) => ({ trips, speedCount, speedSumKph });
+/**
+ * The entries of one month (1–12) from its totals BLOB: every combination summed in one pass
+ * (addTotalsBySlot), bit for bit what addTotals gives through each combination's mask.
+ */
+export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
+  const combos = allCombos();
+  const sums = combos.map(() => ({ trips: 0, speedCount: 0, speedSumKph: 0 }) as SegmentMonthStats);
+  addTotalsBySlot(totals, combosBySlot(), sums);
+  const entries: RollupEntry[] = [];
+  combos.forEach(({ key }, k) => {
+    const { trips, speedCount, speedSumKph } = sums[k];
+    if (trips > 0) entries.push({ month, key, trips, speedCount, speedSumKph });
+  });
+  return entries;
+}
 
 /** A segment-year's rollup, with some months replaced (ingest, migration). */
 export function replaceMonths(stored: Uint8Array | undefined, months: Map<number, RollupEntry[]>): Buffer {

@@ -11,12 +11,24 @@ export function catalogueSuite(env: BrowserEnv): void {
     });
 
     for (const c of CATALOGUE_CASES)
-      it(`creates a ${c.type} through the form and draws its results on the map`, async () => {
+      it(`creates a ${c.type} (${c.name}) through the form and draws its results on the map`, async () => {
         const page = await signedInPage(env.browser, env.server);
         const { drawer, drawn } = await createAndMap(page, c);
         assert.ok(drawn > 0, `${c.type}: results drawn on the map (${drawn})`);
         // The map's layers hold what the note counts: the legend is shown with them.
         await drawer.locator(".flow-legend").waitFor();
+        if (c.type === "Network_Performance") {
+          // Speeds per hour of entering: the period filter offers the hours the rows hold.
+          const periods = await drawer.getByLabel("Period").locator("option").allTextContents();
+          assert.ok(
+            periods.length > 0 && periods.every((p) => /^\d\d:\d\d-\d\d:\d\d$/.test(p)),
+            periods.join(),
+          );
+          assert.ok(
+            (await page.locator(".flow-table th", { hasText: "Travel time index" }).count()) === 1,
+            "the table shows the travel time index",
+          );
+        }
         await page.close();
       });
   });

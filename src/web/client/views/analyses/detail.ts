@@ -242,9 +242,14 @@ export class AnalysisDetailPanel {
       button.addEventListener("click", () => void this.downloadShapefile(d, shapefile, button));
       shapefiles.append(el("li", {}, el("code", {}, shapefile), button));
     }
-    const mapButton = el("button", { type: "button", className: "primary" }, "Show flow map");
+    const routes = d.shapefiles?.includes("top_routes") ?? false;
+    const mapButton = el(
+      "button",
+      { type: "button", className: "primary" },
+      routes ? "Show routes map" : "Show flow map",
+    );
     mapButton.addEventListener("click", () => this.on.showFlows(d));
-    const mappable = d.metrics.some((m) => OD_METRICS.includes(m));
+    const mappable = routes || d.metrics.some((m) => OD_METRICS.includes(m));
     this.metrics.replaceChildren(
       el("h4", {}, "Results"),
       mappable ? mapButton : "",

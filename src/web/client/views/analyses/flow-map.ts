@@ -1,6 +1,7 @@
 /**
  * The flow layers on the shared map: curved lines between zone centroids (width and colour by traffic),
- * direction arrows, circles for trips within a zone, and the analysis' zone outlines beneath. Own sources
+ * direction arrows, circles for trips within a zone, road segments coloured by speed, and the analysis'
+ * zone outlines beneath. Own sources
  * and layers, shown only while the results are open and the Analyses tab is in front.
  */
 import * as maplibregl from "maplibre-gl";
@@ -10,13 +11,15 @@ const FLOWS = "analysis-flows";
 const ZONES = "analysis-zones";
 const ARROW_IMAGE = "analysis-flow-arrow";
 export const FLOW_LAYERS = {
+  places: `${ZONES}-share`,
   zones: `${ZONES}-outline`,
+  segments: `${FLOWS}-segment`,
   lines: `${FLOWS}-line`,
   highlight: `${FLOWS}-highlight`,
   arrows: `${FLOWS}-arrow`,
   intra: `${FLOWS}-intra`,
 } as const;
-const INTERACTIVE = [FLOW_LAYERS.lines, FLOW_LAYERS.arrows, FLOW_LAYERS.intra];
+const INTERACTIVE = [FLOW_LAYERS.segments, FLOW_LAYERS.lines, FLOW_LAYERS.arrows, FLOW_LAYERS.intra];
 
 /** Colour ramp by share of the largest flow (light = small, dark red = large); the legend uses it too. */
 export const FLOW_COLOURS: [share: number, colour: string][] = [
@@ -107,11 +110,28 @@ export class FlowMap {
     this.map.addSource(ZONES, { type: "geojson", data: empty });
     if (!this.map.hasImage(ARROW_IMAGE)) this.map.addImage(ARROW_IMAGE, arrowImage(), { sdf: true });
     const colour = byShare(FLOW_COLOURS);
+    // Home/work places (grid cells, preset areas) shaded by their share; other zones carry no share.
+    this.map.addLayer({
+      id: FLOW_LAYERS.places,
+      type: "fill",
+      source: ZONES,
+      filter: ["has", "share"],
+      paint: { "fill-color": colour, "fill-opacity": 0.45 },
+    });
     this.map.addLayer({
       id: FLOW_LAYERS.zones,
       type: "line",
       source: ZONES,
       paint: { "line-color": "#495057", "line-width": 1.2, "line-dasharray": [2, 2] },
+    });
+    // Network_Performance: the segments themselves, coloured by speed (share 1 = slowest).
+    this.map.addLayer({
+      id: FLOW_LAYERS.segments,
+      type: "line",
+      source: FLOWS,
+      filter: kind("segment"),
+      layout: { "line-cap": "round", "line-join": "round" },
+      paint: { "line-color": colour, "line-width": 7, "line-opacity": 0.9 },
     });
     this.map.addLayer({
       id: FLOW_LAYERS.highlight,

@@ -10,11 +10,14 @@ import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
 const SUFFIXES = ["all", "pers", "comm", "bike", "ped", "bus", "rail"];
 /** Per-zone or per-segment metrics, drawn as circles sized by their value (origin = destination = the item). */
 export const VALUE_METRICS = ["za", "sa", "aadt"].flatMap((p) => SUFFIXES.map((s) => `${p}_${s}`));
+/** Network_Performance's per-segment speeds, drawn as the segments coloured by speed. */
+export const SPEED_METRICS = SUFFIXES.map((s) => `np_${s}`);
 /** The metrics the results map can show, in the order offered: flows (OD, OD with middle filters), then values. */
 export const OD_METRICS: readonly string[] = [
   ...SHARED_OD_METRICS,
   ...SUFFIXES.map((s) => `od_mf_${s}`),
   ...VALUE_METRICS,
+  ...SPEED_METRICS,
 ];
 
 export interface OdFlow {
@@ -81,6 +84,70 @@ export function parseValueCsv(text: string): OdFlow[] {
       avgTripDuration: numberOrNull(r.avg_trip_duration),
     };
   });
+}
+
+/**
+ * np_* rows as flows within one segment, the period in the day part's place (so the day-part filter picks
+ * the hour or quarter hour): `odTraffic` is the average speed, `originTraffic` the free-flow speed,
+ * `destinationTraffic` the travel time index (NaN where N/A), `avgTripDuration` the mean seconds on it.
+ */
+export function parseNpCsv(text: string): OdFlow[] {
+  const { columns, records } = csvRecords(text);
+  const speed = columns.find((c) => /^avg_speed_(kph|mph)$/.test(c));
+  if (!speed) throw new Error("not a network performance metric: no avg_speed column");
+  const unit = speed.slice("avg_speed_".length);
+  const orNaN = (text: string | undefined) => numberOrNull(text) ?? NaN;
+  return records.map((r) => {
+    const name = segmentRowName(r);
+    return {
+      deviceType: r.device_type,
+      originId: r.segment_id,
+      originName: name,
+      destinationId: r.segment_id,
+      destinationName: name,
+      dayType: r.day_type,
+      dayPart: r.period,
+      odTraffic: numberOrNull(r[speed]) ?? 0,
+      originTraffic: orNaN(r[`free_flow_speed_${unit}`]),
+      destinationTraffic: orNaN(r.travel_time_index),
+      avgTripDuration: numberOrNull(r.avg_travel_time_sec),
+    };
+  });
+}
+
+/**
+ * The segments of speed rows drawn as their zones' lines, coloured by speed: `share` is 0 for the fastest
+ * row of the slice and 1 for a standstill, so slow (congested) segments stand out dark red.
+ */
+export function speedFeatures(
+  flows: OdFlow[],
+  zones: Feature[],
+): { collection: FeatureCollection; unplaced: number } {
+  const byName = new Map<string, Feature>();
+  for (const z of zones) {
+    const name = String(z.properties?.name ?? "").toLowerCase();
+    if (z.geometry && /LineString/.test(z.geometry.type) && !byName.has(name)) byName.set(name, z);
+  }
+  const fastest = Math.max(1e-9, ...flows.map((f) => f.odTraffic));
+  const features: Feature[] = [];
+  let unplaced = 0;
+  for (const f of [...flows].sort((a, b) => b.odTraffic - a.odTraffic)) {
+    const zone = byName.get(f.originName.toLowerCase());
+    if (!zone) {
+      unplaced++;
+      continue;
+    }
+    const properties = {
+      kind: "segment",
+      key: pairKey(f),
+      origin: f.originName,
+      destination: f.destinationName,
+      traffic: f.odTraffic,
+      share: 1 - f.odTraffic / fastest,
+    };
+    features.push({ type: "Feature", properties, geometry: zone.geometry });
+  }
+  return { collection: { type: "FeatureCollection", features }, unplaced };
 }
 
 /**
@@ -238,7 +305,7 @@ export function zoneAnchors(zones: Feature[]): Map<string, LngLat> {
 }
 
 export interface FlowProperties {
-  kind: "flow" | "arrow" | "intra";
+  kind: "flow" | "arrow" | "intra" | "segment";
   key: string;
   origin: string;
   destination: string;
@@ -297,3 +364,67 @@ export function flowFeatures(
 }
 
 const samePoint = (a: LngLat, b: LngLat) => a[0] === b[0] && a[1] === b[1];
+
+/** Zone activity's home and work locations: home_grid_all, work_admin_8_bike, … (docs/analyses.md). */
+export const isHomeWorkMetric = (metric: string) =>
+  new RegExp(`^(home|work)_[a-z0-9_]+_(${SUFFIXES.join("|")})$`).test(metric);
+
+/** The name a home/work place is drawn and listed under. */
+export const SUPPRESSED_PLACES = "Places with fewer than 5 devices";
+const placeName = (r: Record<string, string>) =>
+  r.grid_id === "suppressed" || r.area_id === "suppressed"
+    ? SUPPRESSED_PLACES
+    : r.grid_id !== undefined
+      ? `Cell ${r.grid_id}`
+      : (r.area_name ?? r.area_id);
+
+/**
+ * A home/work metric as flows from each zone to the places its travellers live (work) in: the traveller
+ * kind stands where the device type does, the value is the place's share of the kind's trips in percent.
+ * Grid rows carry their cell's bounds, which become the places' polygons (preset areas come from the
+ * server's preset geography instead).
+ */
+export function parseHomeWorkCsv(text: string): { flows: OdFlow[]; cells: Feature[] } {
+  const { columns, records } = csvRecords(text);
+  if (!columns.includes("trip_share") || !columns.includes("traveler_type"))
+    throw new Error("not a home or work location metric: no trip_share or traveler_type column");
+  const cells = new Map<string, Feature>();
+  const flows = records.map((r): OdFlow => {
+    const name = placeName(r);
+    const share = Math.round((numberOrNull(r.trip_share) ?? 0) * 1000) / 10;
+    const bounds = ["grid_west", "grid_south", "grid_east", "grid_north"].map((c) => numberOrNull(r[c]));
+    if (bounds.every((b) => b !== null) && !cells.has(name)) {
+      const [w, s, e, n] = bounds as number[];
+      cells.set(name, {
+        type: "Feature",
+        properties: { name },
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [w, s],
+              [e, s],
+              [e, n],
+              [w, n],
+              [w, s],
+            ],
+          ],
+        },
+      });
+    }
+    return {
+      deviceType: r.traveler_type,
+      originId: r.zone_id,
+      originName: r.zone_name,
+      destinationId: r.grid_id ?? r.area_id,
+      destinationName: name,
+      dayType: r.day_type,
+      dayPart: r.day_part,
+      odTraffic: share,
+      originTraffic: share,
+      destinationTraffic: share,
+      avgTripDuration: null,
+    };
+  });
+  return { flows, cells: [...cells.values()] };
+}

@@ -10,14 +10,20 @@ import type { AnalysesApi, AnalysisDetail } from "./api.js";
 import { DayPartChart } from "./chart.js";
 import { FLOW_COLOURS, FlowMap } from "./flow-map.js";
 import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
+import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-map.js";
 import {
   OD_METRICS,
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
+  isHomeWorkMetric,
   pairKey,
+  parseHomeWorkCsv,
+  parseNpCsv,
   parseOdCsv,
   parseValueCsv,
+  SPEED_METRICS,
+  speedFeatures,
   VALUE_METRICS,
   sliceOptions,
   sortFlows,
@@ -53,9 +59,20 @@ const columnsFor = (units: FlowUnits): Column[] => [
   { key: "destinationTraffic", label: "Dest. total", numeric: true },
   { key: "avgTripDuration", label: "Avg min", numeric: true },
 ];
+/** Network_Performance's columns: the flow fields hold speed, free flow, index and seconds (parseNpCsv). */
+const SPEED_COLUMNS: Column[] = [
+  { key: "originName", label: "Segment", numeric: false },
+  { key: "odTraffic", label: "Avg speed", numeric: true },
+  { key: "originTraffic", label: "Free flow", numeric: true },
+  { key: "destinationTraffic", label: "Travel time index", numeric: true },
+  { key: "avgTripDuration", label: "Avg sec", numeric: true },
+];
 const MIN_DRAWER_PX = 140;
 
-const fmt = (n: number | null) => (n === null ? "–" : n.toLocaleString());
+const fmt = (n: number | null) => (n === null || Number.isNaN(n) ? "–" : n.toLocaleString());
+/** Top-routes analyses draw their routes (the top_routes shapefile) instead of flows. */
+const isRoutes = (d: AnalysisDetail) => d.analysis_type.startsWith("Top_Routes_");
+const NO_FLOWS: FeatureCollection = { type: "FeatureCollection", features: [] };
 const arrow = (f: Pick<OdFlow, "originName" | "destinationName">) => `${f.originName} → ${f.destinationName}`;
 
 function select(label: string, onChange: () => void): { field: HTMLElement; input: HTMLSelectElement } {
@@ -85,6 +102,11 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly legendText = el(
+    "span",
+    {},
+    "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+  );
   private readonly chartTitle = el("span", { id: "flows-chart-title" });
   private readonly wholeAnalysis = el(
     "button",
@@ -100,11 +122,19 @@ export class AnalysisResults {
     top: select("Flows on the map", () => this.render()),
   };
   private readonly flowMap: FlowMap;
+  private readonly routeMap: RouteMap;
+  /** The open top-routes analysis' routes; null for flow analyses. */
+  private routes: RouteRecord[] | null = null;
+  private readonly chartFigure = el("figure", { className: "flow-chart" });
   private chart: DayPartChart | null = null;
   private detail: AnalysisDetail | null = null;
   private flows: OdFlow[] = [];
   private slice: OdFlow[] = [];
   private zones: { origins: Feature[]; destinations: Feature[] } = { origins: [], destinations: [] };
+  /** The analysis' own destinations (zone sets or OD preset areas), while a home/work metric draws places. */
+  private analysisDestinations: Feature[] = [];
+  /** A zone activity's preset areas of its home and work places (geography_type), else none. */
+  private homeWorkAreas: Feature[] = [];
   private selected: string | null = null;
   private sort: { column: SortColumn; direction: SortDirection } = {
     column: "odTraffic",
@@ -118,6 +148,7 @@ export class AnalysisResults {
     private readonly api: AnalysesApi,
   ) {
     this.flowMap = new FlowMap(ctx.map.map, (key) => this.select(key));
+    this.routeMap = new RouteMap(ctx.map.map);
     setOptions(
       this.filters.top.input,
       TOP_CHOICES.map(([label, n]) => [label, String(n ?? "all")]),
@@ -135,7 +166,7 @@ export class AnalysisResults {
       el(
         "span",
         {},
-        "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ",
+        this.legendText,
         this.unitNote,
         " ",
         el("a", { href: METHOD_PAGE, target: "_blank" }, "How the figures are made"),
@@ -175,13 +206,12 @@ export class AnalysisResults {
           ),
           this.tableNote,
         ),
-        el(
-          "figure",
-          { className: "flow-chart" },
-          el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
-          el("div", { className: "chart-box" }, this.canvas),
-        ),
+        this.chartFigure,
       ),
+    );
+    this.chartFigure.append(
+      el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
+      el("div", { className: "chart-box" }, this.canvas),
     );
     const area = document.getElementById("map-area")!;
     area.append(this.drawer);
@@ -196,7 +226,20 @@ export class AnalysisResults {
 
   /** What the open analysis' numbers measure (index until one is open). */
   private get units(): FlowUnits {
+    if (this.homeWork)
+      return {
+        column: "Share of trips (%)",
+        inline: "% of the travellers' trips",
+        axis: "Share of the travellers' trips (%)",
+        explanation:
+          "Home and work locations: the share of each kind of traveller's trips in the zone whose device lives (works) in the place.",
+      };
     return flowUnits(this.detail?.output_type);
+  }
+
+  /** Whether the metric shown is a home or work location metric (places instead of destinations). */
+  private get homeWork(): boolean {
+    return isHomeWorkMetric(this.filters.metric.input.value);
   }
 
   get openUuid(): string | null {
@@ -209,11 +252,18 @@ export class AnalysisResults {
     this.detail = detail;
     this.selected = null;
     this.flows = [];
-    this.heading.textContent = `Flows: ${detail.name}`;
+    this.routes = null;
+    const routes = isRoutes(detail);
+    this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
+    for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
+    this.chartFigure.hidden = routes;
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
-    const metrics = OD_METRICS.filter((m) => detail.metrics.includes(m));
+    const metrics = [
+      ...OD_METRICS.filter((m) => detail.metrics.includes(m)),
+      ...detail.metrics.filter(isHomeWorkMetric),
+    ];
     setOptions(
       this.filters.metric.input,
       metrics.map((m) => [m, m]),
@@ -242,13 +292,15 @@ export class AnalysisResults {
           ? await this.segmentFeatures(detail.country, origins)
           : [];
       if (load !== this.loadId) return;
-      this.zones = {
-        origins: [...origins, ...segments],
-        destinations: presets
-          ? presets.features
-          : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
-      };
-      await this.loadMetric(true);
+      // A zone activity's geography_type is where its home and work places are reported.
+      const odPresets = detail.analysis_type === "Zone_Activity_Analysis" ? null : presets;
+      this.homeWorkAreas = odPresets ? [] : (presets?.features ?? []);
+      this.analysisDestinations = odPresets
+        ? odPresets.features
+        : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []);
+      this.zones = { origins: [...origins, ...segments], destinations: this.analysisDestinations };
+      if (routes) await this.loadRoutes(detail);
+      else await this.loadMetric(true);
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, "The results failed to load", err);
     }
@@ -280,6 +332,7 @@ export class AnalysisResults {
     this.drawer.hidden = true;
     this.detail = null;
     this.flowMap.setVisible(false);
+    this.routeMap.setVisible(false);
   }
 
   /** The Analyses tab came to the front (true) or left (false): the drawer and the flows go with it. */
@@ -288,6 +341,7 @@ export class AnalysisResults {
     const open = this.detail !== null;
     this.drawer.hidden = !(active && open);
     this.flowMap.setVisible(active && open);
+    this.routeMap.setVisible(active && open && this.routes !== null);
   }
 
   private async loadMetric(fit = false): Promise<void> {
@@ -302,7 +356,20 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
+      this.zones.destinations = this.analysisDestinations;
+      if (isHomeWorkMetric(metric)) {
+        const { flows, cells } = parseHomeWorkCsv(text);
+        this.flows = flows;
+        this.zones.destinations = cells.length ? cells : this.homeWorkAreas;
+      } else
+        this.flows = this.isSpeed
+          ? parseNpCsv(text)
+          : VALUE_METRICS.includes(metric)
+            ? parseValueCsv(text)
+            : parseOdCsv(text);
+      this.showSpeedLabels();
+      this.unitNote.textContent = this.units.explanation;
+      this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
@@ -316,7 +383,7 @@ export class AnalysisResults {
         this.filters.dayPart.input,
         options.dayParts.map((d) => [d.replace(/^\d+: /, ""), d]),
       );
-      this.filters.device.field.hidden = options.deviceTypes.length < 2;
+      this.filters.device.field.hidden = options.deviceTypes.length < 2 && !this.homeWork;
       setStatus(
         this.status,
         this.flows.length ? "" : `${metric} has no rows: no trip joined these zones in the chosen periods.`,
@@ -326,6 +393,28 @@ export class AnalysisResults {
     } catch (err) {
       if (load === this.loadId) this.ctx.showError(this.status, `${metric} failed to load`, err);
     }
+  }
+
+  /** The open metric is Network_Performance's speeds (np_*), not traffic. */
+  private get isSpeed(): boolean {
+    return SPEED_METRICS.includes(this.filters.metric.input.value);
+  }
+
+  /** Speeds read per period, not per day part, and have no top-N of flows. */
+  private showSpeedLabels(): void {
+    const speed = this.isSpeed;
+    this.filters.dayPart.field.firstChild!.textContent = speed ? "Period" : "Day part";
+    this.filters.top.field.hidden = speed;
+    this.legendText.textContent = speed
+      ? "Colour: the segment's average speed in the period, dark red the slowest, light the fastest. "
+      : "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ";
+    this.unitNote.textContent = speed
+      ? "Speeds in the analysis' unit; travel time index: time over free-flow time."
+      : this.units.explanation;
+  }
+
+  private get columns(): Column[] {
+    return this.isSpeed ? SPEED_COLUMNS : columnsFor(this.units);
   }
 
   /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
@@ -351,7 +440,89 @@ export class AnalysisResults {
     };
   }
 
+  /** A top-routes analysis: its routes from the top_routes shapefile, sliced by day type and part. */
+  private async loadRoutes(detail: AnalysisDetail): Promise<void> {
+    const load = this.loadId;
+    setStatus(this.status, "Loading the routes…", "loading");
+    const { blob } = await this.api.shapefile(detail.uuid, "top_routes");
+    const routes = await readRoutes(await blob.arrayBuffer());
+    if (load !== this.loadId) return;
+    this.routes = routes;
+    const labels = (list: { label: string }[] | undefined, seen: string[]) =>
+      list?.length ? list.map((d) => d.label) : [...new Set(seen)];
+    setOptions(
+      this.filters.dayType.input,
+      labels(
+        detail.day_types,
+        routes.map((r) => r.dayType),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setOptions(
+      this.filters.dayPart.input,
+      labels(
+        detail.day_parts,
+        routes.map((r) => r.dayPart),
+      ).map((d) => [d.replace(/^\d+: /, ""), d]),
+    );
+    setStatus(this.status, routes.length ? "" : "No route: no trip met these zones in the chosen periods.");
+    this.render();
+    this.fitMap();
+  }
+
+  /** The routes of the chosen day type and part: lines by share on the map, and a table. */
+  private renderRoutes(routes: RouteRecord[]): void {
+    const { dayType, dayPart } = this.currentSlice();
+    const shown = routes
+      .filter((r) => r.dayType === dayType && r.dayPart === dayPart)
+      .sort((a, b) => a.subject.localeCompare(b.subject) || a.rank - b.rank);
+    const zones: FeatureCollection = {
+      type: "FeatureCollection",
+      features: [...this.zones.origins, ...this.zones.destinations],
+    };
+    void this.flowMap
+      .show(NO_FLOWS, zones, () => "")
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+      });
+    void this.routeMap.show(routeFeatures(shown)).then(() => {
+      this.routeMap.setVisible(this.active && this.detail !== null && this.routes !== null);
+    });
+    this.mapNote.textContent =
+      `${shown.length.toLocaleString()} routes on the map: line width and colour by the route's share of ` +
+      "its zone pair's (zone's) trips.";
+    this.drawer.dataset.flowsDrawn = String(shown.length);
+    const units = this.units;
+    const head = ["Zones", "Rank", "Route", units.column, "Share %", "Length", "Avg min"];
+    this.tableHead.replaceChildren(
+      ...head.map((h, i) => el("th", { scope: "col", className: i > 0 ? "num" : "" }, h)),
+    );
+    this.tableRows.replaceChildren(
+      ...shown
+        .slice(0, MAX_TABLE_ROWS)
+        .map((r) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, r.subject),
+            ...[r.rank, r.routeId, r.traffic, r.share, r.length, r.minutes].map((v) =>
+              el("td", { className: "num" }, fmt(v)),
+            ),
+          ),
+        ),
+    );
+    this.tableNote.textContent =
+      shown.length > MAX_TABLE_ROWS
+        ? `The first ${MAX_TABLE_ROWS} of ${shown.length.toLocaleString()} routes; download the CSV for all.`
+        : shown.length === 0 && routes.length > 0
+          ? "No routes in this day type and day part."
+          : "";
+  }
+
   private render(): void {
+    if (this.routes) {
+      this.renderRoutes(this.routes);
+      return;
+    }
     this.slice = flowsInSlice(this.flows, this.currentSlice());
     if (this.selected && !this.slice.some((f) => pairKey(f) === this.selected)) this.selected = null;
     this.renderMap();
@@ -360,6 +531,10 @@ export class AnalysisResults {
   }
 
   private renderMap(): void {
+    if (this.isSpeed) {
+      this.renderSpeedMap();
+      return;
+    }
     const topValue = this.filters.top.input.value;
     const shown = topFlows(this.slice, topValue === "all" ? null : Number(topValue));
     const origins = zoneAnchors(this.zones.origins);
@@ -371,7 +546,7 @@ export class AnalysisResults {
     const { collection, unplaced } = flowFeatures(shown, anchors.origins, anchors.destinations);
     const zones: FeatureCollection = {
       type: "FeatureCollection",
-      features: [...this.zones.origins, ...this.zones.destinations],
+      features: [...this.zones.origins, ...this.shadedPlaces(shown)],
     };
     const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
     void this.flowMap
@@ -384,14 +559,69 @@ export class AnalysisResults {
     const drawn = shown.length - unplaced;
     this.mapNote.textContent =
       `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} flows on the map` +
+      (unplaced === 0
+        ? ""
+        : this.homeWork
+          ? " (places with fewer than 5 devices have no shape: see the table)"
+          : ` (${unplaced} with a zone no longer in its zone set are left out)`) +
+      ".";
+    this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  /**
+   * Home/work places shaded by their share (the largest of the zones shown, relative to the largest
+   * place); other metrics' destinations as they are.
+   */
+  private shadedPlaces(shown: OdFlow[]): Feature[] {
+    if (!this.homeWork) return this.zones.destinations;
+    const shareOf = new Map<string, number>();
+    for (const f of shown) {
+      const key = f.destinationName.toLowerCase();
+      shareOf.set(key, Math.max(shareOf.get(key) ?? 0, f.odTraffic));
+    }
+    const max = Math.max(1, ...shareOf.values());
+    return this.zones.destinations.flatMap((place) => {
+      const share = shareOf.get(String(place.properties?.name ?? "").toLowerCase());
+      return share === undefined
+        ? []
+        : [{ ...place, properties: { ...place.properties, share: share / max } }];
+    });
+  }
+
+  /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
+  private renderSpeedMap(): void {
+    const { collection, unplaced } = speedFeatures(this.slice, this.zones.origins);
+    const zones: FeatureCollection = { type: "FeatureCollection", features: this.zones.origins };
+    const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
+    void this.flowMap
+      .show(collection, zones, (key) => this.describeSpeed(byKey.get(key)))
+      .then(() => {
+        this.flowMap.setVisible(this.active && this.detail !== null);
+        this.flowMap.highlight(this.selected);
+      });
+    const drawn = collection.features.length;
+    this.mapNote.textContent =
+      `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} segments on the map` +
       (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
       ".";
     this.drawer.dataset.flowsDrawn = String(drawn);
   }
 
+  private describeSpeed(f: OdFlow | undefined): string {
+    if (!f) return "";
+    return (
+      `${f.originName}, ${f.dayPart}: average ${fmt(f.odTraffic)}, free flow ${fmt(f.originTraffic)}, ` +
+      `travel time index ${fmt(f.destinationTraffic)}, ${fmt(f.avgTripDuration)} s on the segment.`
+    );
+  }
+
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
     const unit = this.units.inline;
+    if (this.homeWork) {
+      const living = this.filters.metric.input.value.startsWith("home_") ? "living" : "working";
+      return `${f.deviceType} of ${f.originName}: ${f.odTraffic} % of their trips are by devices ${living} in ${f.destinationName}.`;
+    }
     const duration = f.avgTripDuration === null ? "" : ` · average ${f.avgTripDuration} min`;
     return `${arrow(f)}: ${fmt(f.odTraffic)} ${unit}${duration}. Origin total ${fmt(f.originTraffic)}, destination total ${fmt(f.destinationTraffic)}.`;
   }
@@ -399,7 +629,7 @@ export class AnalysisResults {
   private renderTable(): void {
     this.tableHead.replaceChildren(
       el("th", { scope: "col" }, el("span", { className: "visually-hidden" }, "Chart")),
-      ...columnsFor(this.units).map((c) => this.headerCell(c)),
+      ...this.columns.map((c) => this.headerCell(c)),
     );
     const rows = sortFlows(this.slice, this.sort.column, this.sort.direction);
     this.tableRows.replaceChildren(...rows.slice(0, MAX_TABLE_ROWS).map((f) => this.tableRow(f)));
@@ -462,7 +692,7 @@ export class AnalysisResults {
       "tr",
       { className: pressed ? "selected" : "", dataset: { key } },
       el("td", {}, choose),
-      ...columnsFor(this.units).map((c) =>
+      ...this.columns.map((c) =>
         el(
           "td",
           { className: c.numeric ? "num" : "" },
@@ -495,14 +725,33 @@ export class AnalysisResults {
     if (!this.chart) this.chart = new DayPartChart(this.canvas);
     const slice = this.currentSlice();
     const pair = this.slice.find((f) => pairKey(f) === this.selected);
-    const bars = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts).map((b) => ({
+    const profile = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts);
+    // Speeds do not add up: the chart shows their mean over the segments of each period.
+    const rowsPer = (part: string) =>
+      this.flows.filter(
+        (f) =>
+          f.dayPart === part &&
+          f.deviceType === slice.deviceType &&
+          f.dayType === slice.dayType &&
+          (!pair || pairKey(f) === pairKey(pair)),
+      ).length;
+    const bars = profile.map((b) => ({
       label: b.dayPart.replace(/^\d+: /, ""),
-      value: b.traffic,
+      value: this.isSpeed ? Math.round((10 * b.traffic) / Math.max(1, rowsPer(b.dayPart))) / 10 : b.traffic,
     }));
     const dayType = slice.dayType.replace(/^\d+: /, "");
-    this.chartTitle.textContent = `Trips per day by day part, ${dayType}: ${pair ? arrow(pair) : "all flows"}`;
+    const what = pair
+      ? this.isSpeed
+        ? pair.originName
+        : arrow(pair)
+      : this.isSpeed
+        ? "all segments"
+        : "all flows";
+    this.chartTitle.textContent = this.isSpeed
+      ? `Average speed by period, ${dayType}: ${what}`
+      : `Trips per day by day part, ${dayType}: ${what}`;
     this.wholeAnalysis.hidden = !pair;
-    this.chart.update(bars, this.units.axis);
+    this.chart.update(bars, this.isSpeed ? "Average speed" : this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
   }
 
