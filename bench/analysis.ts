@@ -1,9 +1,12 @@
 /**
- * An analysis type at scale: `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis]`.
+ * An analysis type at scale:
+ * `npm run bench -- analysis [trips=1000000] [zones=1000] [type=OD_Analysis] [extra request fields as JSON]`.
  * Besides OD_Analysis (grid to grid): OD_MF_Analysis (grid → the pass-through cells → grid),
  * Segment_Analysis (every road segment of the pass-through cells), AADT (the pass-through cells),
- * Top_Routes_OD (grid to grid), Top_Routes_ZA (the grid), Network_Performance and Network_OD (up to
- * `zones` main-road OSM ways as line zones, both sides for OD).
+ * Top_Routes_OD (grid to grid), Top_Routes_ZA and Zone_Activity_Analysis (the grid), Network_Performance
+ * and Network_OD (up to `zones` main-road OSM ways as line zones, both sides for OD). The JSON adds
+ * request fields, e.g. home and work locations:
+ * `'{"enable_home_work_locations":true,"hwl_enable_visitor":true,"hwl_enable_resident":true,"hwl_enable_worker":true}'`.
  * Synthetic matched trips (random fastest car paths on the Liechtenstein extract, the largest
  * in the shared data) are stored once in a temp SQLite store, cached under the OS temp dir by
  * size; 1,000 polygon zones in a grid over the network (every 100th a pass-through zone) are
@@ -38,6 +41,7 @@ const APPEND_BATCH = 20_000;
 export default async function analysisBench(args: string[]): Promise<Record<string, unknown>> {
   const [tripCount = 1_000_000, zoneCount = 1000] = args.slice(0, 2).map(Number);
   const analysisType = args[2] ?? "OD_Analysis";
+  const extraFields = args[3] ? (JSON.parse(args[3]) as Record<string, unknown>) : {};
   const file = sharedDataFile(EXTRACT);
   if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, await readOsmSegments(file));
@@ -47,7 +51,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
   const setupS = (performance.now() - setupStarted) / 1000;
   try {
     const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-    const { spec } = await defineAnalysis(store, networks, network, zoneCount, analysisType);
+    const { spec } = await defineAnalysis(store, networks, network, zoneCount, analysisType, extraFields);
     const load = loadavg();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -60,14 +64,16 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
       trips: await store.trips.countTrips(COUNTRY),
       zones: zoneCount,
       analysisType,
+      ...(args[3] && { extraFields }),
       setupS: Number(setupS.toFixed(1)),
       seconds: Number(seconds.toFixed(2)),
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       tripsPerSecond: Math.round(tripCount / seconds),
-      // The type's main metric: od_all, od_mf_all, sa_all, aadt_all, tr_od_all, tr_za_all or np_all.
+      // The type's main metrics: od_all, od_mf_all, sa_all, aadt_all, tr_od_all, tr_za_all, np_all,
+      // za_all, home_grid_all, work_grid_all.
       rows: Object.fromEntries(
         Object.entries(metrics)
-          .filter(([name]) => /^(od|od_mf|sa|aadt|tr_od|tr_za|np)_all$/.test(name))
+          .filter(([name]) => /^(od|od_mf|sa|aadt|tr_od|tr_za|np|za|home_grid|work_grid)_all$/.test(name))
           .map(([name, csv]) => [name, csv.split("\n").length - 2]),
       ),
       csvMB: Number((Object.values(metrics).reduce((n, csv) => n + csv.length, 0) / 1e6).toFixed(1)),
@@ -174,6 +180,7 @@ const TYPE_FIELDS: Record<string, Record<string, unknown>> = {
   AADT: { oz_sets: [{ name: "Passes" }], az_sets: [{ name: "Passes" }], aadt_year: 2025 },
   Top_Routes_OD: { oz_sets: [{ name: "Grid" }], dz_sets: [{ name: "Grid" }] },
   Top_Routes_ZA: { oz_sets: [{ name: "Grid" }] },
+  Zone_Activity_Analysis: { oz_sets: [{ name: "Grid" }] },
   Network_Performance: { oz_sets: [{ name: "Roads" }] },
   Network_OD: { oz_sets: [{ name: "Roads" }], dz_sets: [{ name: "Roads" }] },
 };
@@ -192,6 +199,7 @@ export async function defineAnalysis(
   network: Network,
   zoneCount: number,
   analysisType: string,
+  extraFields: Record<string, unknown> = {},
 ) {
   const fields = TYPE_FIELDS[analysisType];
   if (!fields) throw new Error(`no bench for ${analysisType}; one of ${Object.keys(TYPE_FIELDS).join(", ")}`);
@@ -235,6 +243,7 @@ export async function defineAnalysis(
       day_types: "Average Day|17,Average Weekday|15,Average Weekend|67",
       day_parts: "All Day|0023,Early AM|0005,Peak AM|0609,Mid-Day|1014,Peak PM|1518,Late PM|1923",
       country: COUNTRY,
+      ...extraFields,
     },
     ctx,
   );

@@ -144,8 +144,11 @@ export class JobRunner {
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
-    if (!analysis || !["queued", "running"].includes(analysis.state)) {
-      await queue.complete(job.id, workerId); // nothing (left) to do: unknown kind, or cancelled meanwhile
+    // Nothing (left) to do: unknown kind, cancelled meanwhile, or a job the analysis no longer counts on
+    // (requeueOrphans gave it another).
+    const superseded = analysis?.jobId != null && analysis.jobId !== job.id;
+    if (!analysis || !["queued", "running"].includes(analysis.state) || superseded) {
+      await queue.complete(job.id, workerId);
       return;
     }
     if (job.attempts > this.o.maxAttempts) {

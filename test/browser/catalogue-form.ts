@@ -59,6 +59,8 @@ export interface CatalogueCase {
   screenshot: string;
   /** Fills the type's own fields (the name and type are already set). */
   fill: (form: Locator) => Promise<void>;
+  /** The metric the map shows, when not the first one offered. */
+  metric?: string;
   /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
   routes?: boolean;
 }
@@ -73,6 +75,23 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     name: "Catalogue zone activity",
     screenshot: "result-zone-activity.png",
     fill: (form) => origins(form),
+  },
+  {
+    type: "Zone_Activity_Analysis",
+    name: "Catalogue home and work",
+    screenshot: "result-home-work.png",
+    metric: "home_admin_8_all",
+    fill: async (form) => {
+      await origins(form);
+      const kinds = form.getByRole("group", { name: /^Home and work locations/ });
+      await kinds.getByLabel(/^Visitors/).check();
+      await kinds.getByLabel(/^Residents/).check();
+      await kinds.getByLabel(/^Workers/).check();
+      // The demo's dozen people are too few for 500 m cells of 5 devices each: its communes instead.
+      const places = form.getByLabel("Home and work places over");
+      await places.locator('option[value="admin_8"]').waitFor({ state: "attached" });
+      await places.selectOption("admin_8");
+    },
   },
   {
     type: "OD_Preset_Geography",
@@ -183,6 +202,11 @@ export async function createAndMap(
         },
       );
     });
+  if (c.metric) {
+    await drawer.getByLabel("Metric").selectOption(c.metric);
+    await drawer.getByText(/^Home and work locations: the share/).waitFor();
+    await drawer.getByText(/ flows on the map\b/).waitFor();
+  }
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
   return { drawer, drawn };

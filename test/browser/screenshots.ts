@@ -4,7 +4,8 @@
  * Starts the demo server with a fresh bundle and Chromium, then walks the screens as a planner would:
  * sign-in, the map with a zone set, the zone-set editor, the analysis form and flow map, the counts explorer,
  * and one results map per catalogue type. `--catalogue` takes only the catalogue types' maps
- * (`--catalogue --only=Network_OD,Network_Performance`: only those types').
+ * (`--catalogue --only=Network_OD,Network_Performance`: only those types'; a screenshot file name such as
+ * `--only=result-home-work.png` takes that map alone).
  */
 import type { Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
@@ -72,7 +73,7 @@ async function countsExplorer(page: Page, street: string) {
 
 /** Network_Performance's speeds in the evening rush hour (local 17-18 h), when the main roads slow down. */
 async function eveningPeak(page: Page) {
-  const period = page.getByLabel("Period");
+  const period = page.locator("#flows-day-part");
   const hours = await period.locator("option").allTextContents();
   if (hours.includes("17:00-18:00")) await period.selectOption("17:00-18:00");
 }
@@ -80,12 +81,14 @@ async function eveningPeak(page: Page) {
 /** One results map per catalogue type; a type whose map draws nothing is reported, not captured. */
 async function catalogueMaps(server: WebServer) {
   await createCatalogueZoneSets(server);
-  // `--only=TYPE,TYPE` takes those types' maps alone.
+  // `--only=TYPE,TYPE` takes those types' maps alone (or a map by its file name).
   const only = process.argv
     .find((a) => a.startsWith("--only="))
     ?.slice("--only=".length)
     .split(",");
-  for (const c of CATALOGUE_CASES.filter((k) => !only || only.includes(k.type))) {
+  for (const c of CATALOGUE_CASES.filter(
+    (k) => !only || only.includes(k.type) || only.includes(k.screenshot),
+  )) {
     const page = await signedInPage(browser, server, VIEWPORT);
     const { drawn } = await createAndMap(page, c).catch((err: Error) => {
       console.log(`${c.type}: ${err.message}`);

@@ -6,7 +6,10 @@ import {
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
+  isHomeWorkMetric,
+  parseHomeWorkCsv,
   parseOdCsv,
+  SUPPRESSED_PLACES,
   sliceOptions,
   sortFlows,
   topFlows,
@@ -209,5 +212,41 @@ describe("web analyses: flow geometry", () => {
       ["flow", "A", 1],
       ["arrow", "A", 1],
     ]);
+  });
+});
+
+describe("home and work location metrics as flows from zones to places", () => {
+  const head =
+    "device_type,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part,traveler_type," +
+    "grid_id,grid_west,grid_south,grid_east,grid_north,trip_share";
+  const slice = "All Vehicles,1,West,no,N/A,0: Average Day (M-Su),0: All Day (12am-12am)";
+
+  it("reads shares in percent per traveller kind and the grid cells as polygons", () => {
+    assert.ok(isHomeWorkMetric("home_grid_all") && isHomeWorkMetric("work_admin_8_bike"));
+    assert.ok(!isHomeWorkMetric("za_all") && !isHomeWorkMetric("home_grid"));
+    const { flows, cells } = parseHomeWorkCsv(
+      [
+        head,
+        `${slice},Visitor,9835_15040,7.42,43.72,7.43,43.73,0.667`,
+        `${slice},Visitor,suppressed,,,,,0.333`,
+        `${slice},Resident,9835_15041,7.43,43.72,7.44,43.73,1`,
+        "",
+      ].join("\n"),
+    );
+    assert.deepEqual(
+      flows.map((f) => [f.deviceType, f.originName, f.destinationName, f.odTraffic]),
+      [
+        ["Visitor", "West", "Cell 9835_15040", 66.7],
+        ["Visitor", "West", SUPPRESSED_PLACES, 33.3],
+        ["Resident", "West", "Cell 9835_15041", 100],
+      ],
+    );
+    assert.deepEqual(
+      cells.map((c) => [c.properties?.name, c.geometry.type === "Polygon" && c.geometry.coordinates[0][2]]),
+      [
+        ["Cell 9835_15040", [7.43, 43.73]],
+        ["Cell 9835_15041", [7.44, 43.73]],
+      ],
+    );
   });
 });

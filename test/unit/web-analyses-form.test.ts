@@ -163,3 +163,33 @@ describe("analysis form output types", () => {
     assert.equal(analysisRequest(form({ outputType: "trip_counts" })).output_type, "trip_counts");
   });
 });
+
+describe("analysis form: zone activity's home and work locations", () => {
+  it("asks for the traveller kinds chosen, over the grid or a preset geography", () => {
+    const activity = form({ analysisType: "Zone_Activity_Analysis", destinationSets: [] });
+    assert.equal("enable_home_work_locations" in analysisRequest(activity), false);
+    const body = analysisRequest({
+      ...activity,
+      homeWorkKinds: ["resident", "worker"],
+      homeWorkGeography: "",
+    });
+    assert.equal(body.enable_home_work_locations, true);
+    assert.deepEqual(
+      [body.hwl_enable_visitor, body.hwl_enable_resident, body.hwl_enable_worker],
+      [false, true, true],
+    );
+    assert.equal("geography_type" in body, false);
+    const preset = analysisRequest({
+      ...activity,
+      homeWorkKinds: ["visitor"],
+      homeWorkGeography: "admin_10",
+    });
+    assert.equal(preset.geography_type, "admin_10");
+    // Other types never send them.
+    assert.equal(
+      "enable_home_work_locations" in analysisRequest(form({ homeWorkKinds: ["visitor"] })),
+      false,
+    );
+    assert.equal(issueSlot("enable_home_work_locations"), "enable_home_work_locations");
+  });
+});

@@ -37,11 +37,15 @@ export interface HomeWorkQuery {
 /**
  * The devices behind each zone's trips, per day type and day part, with their trips' weight: what the
  * home and work metrics split by where the devices live and work. Fed with the zone activity's
- * observed trips (personal travellers only; the caller leaves fleet vehicles out).
+ * observed trips (personal travellers only; the caller leaves fleet vehicles out). Entries are kept
+ * as flat columns (16 bytes each, one per trip, zone and slice) and summed per device only when the
+ * rows are made: a million trips over a thousand zones stay in a few hundred MB.
  */
 export class HomeWorkTally {
-  /** (zone, day type, day part) → device number → summed trip weight. */
-  private readonly cells = new Map<number, Map<number, number>>();
+  private keys = new Int32Array(4096);
+  private devices = new Int32Array(4096);
+  private weights = new Float64Array(4096);
+  private count = 0;
 
   constructor(
     private readonly dayTypes: number,
@@ -58,10 +62,11 @@ export class HomeWorkTally {
     for (const zone of zones)
       for (const dt of dayTypes)
         for (const dp of dayParts) {
-          const key = (zone * this.dayTypes + dt) * this.dayParts + dp;
-          let devices = this.cells.get(key);
-          if (!devices) this.cells.set(key, (devices = new Map()));
-          devices.set(device, (devices.get(device) ?? 0) + weight);
+          if (this.count === this.keys.length) this.grow();
+          const i = this.count++;
+          this.keys[i] = (zone * this.dayTypes + dt) * this.dayParts + dp;
+          this.devices[i] = device;
+          this.weights[i] = weight;
         }
   }
 
@@ -74,13 +79,16 @@ export class HomeWorkTally {
   rows(q: HomeWorkQuery): HomeWorkRow[] {
     const rows: HomeWorkRow[] = [];
     const placeOf = new Map<number, string | null>();
-    const keys = [...this.cells.keys()].sort((a, b) => this.order(a) - this.order(b));
-    for (const key of keys) {
-      const dp = key % this.dayParts;
-      const dt = Math.floor(key / this.dayParts) % this.dayTypes;
-      const zone = Math.floor(key / this.dayParts / this.dayTypes);
+    const slices = this.dayTypes * this.dayParts;
+    let kindsOfDevice = new Map<number, TravelerType[]>();
+    let kindsZone = -1;
+    const sum = new Float64Array(q.places.length);
+    for (const { key, devices } of this.byKey(sum)) {
+      const zone = Math.floor(key / slices);
+      if (zone !== kindsZone) [kindsOfDevice, kindsZone] = [new Map(), zone];
       const byKind = new Map<TravelerType, Map<string | null, { weight: number; devices: number }>>();
-      for (const [device, weight] of this.cells.get(key)!) {
+      for (const device of devices) {
+        const weight = sum[device];
         const { home, work } = q.places[device];
         if (!home) continue;
         const at = q.side === "home" ? home : work;
@@ -88,7 +96,9 @@ export class HomeWorkTally {
         if (!placeOf.has(device)) placeOf.set(device, q.locate(at));
         const place = placeOf.get(device)!;
         if (place === null) continue;
-        for (const kind of kindsOf(zone, home, work, q)) {
+        let kinds = kindsOfDevice.get(device);
+        if (!kinds) kindsOfDevice.set(device, (kinds = kindsOf(zone, home, work, q)));
+        for (const kind of kinds) {
           let places = byKind.get(kind);
           if (!places) byKind.set(kind, (places = new Map()));
           const cell = places.get(place) ?? { weight: 0, devices: 0 };
@@ -97,20 +107,61 @@ export class HomeWorkTally {
           places.set(place, cell);
         }
       }
+      const slice = {
+        zone,
+        dayType: Math.floor(key / this.dayParts) % this.dayTypes,
+        dayPart: key % this.dayParts,
+      };
       for (const kind of q.kinds) {
         const places = byKind.get(kind);
-        if (places) rows.push(...kindRows(places, { zone, dayType: dt, dayPart: dp, travelerType: kind }));
+        if (places) rows.push(...kindRows(places, { ...slice, travelerType: kind }));
       }
     }
-    return rows;
+    // Stable: kinds and shares keep their order within a slice.
+    return rows.sort((a, b) => a.dayType - b.dayType || a.zone - b.zone || a.dayPart - b.dayPart);
   }
 
-  /** Sort key day type → zone → day part of a cell key. */
-  private order(key: number): number {
-    const dp = key % this.dayParts;
-    const dt = Math.floor(key / this.dayParts) % this.dayTypes;
-    const zone = Math.floor(key / this.dayParts / this.dayTypes);
-    return (dt * 1e6 + zone) * this.dayParts + dp;
+  /**
+   * The entries grouped by key in key order (a counting sort), each key's devices summed into `sum`
+   * (indexed by device, reset per key) and listed once.
+   */
+  private *byKey(sum: Float64Array): Generator<{ key: number; devices: number[] }> {
+    const { keys, devices, weights, count } = this;
+    let maxKey = -1;
+    for (let i = 0; i < count; i++) if (keys[i] > maxKey) maxKey = keys[i];
+    const start = new Int32Array(maxKey + 2);
+    for (let i = 0; i < count; i++) start[keys[i] + 1]++;
+    for (let k = 0; k <= maxKey; k++) start[k + 1] += start[k];
+    const order = new Int32Array(count);
+    const next = start.slice(0, maxKey + 1);
+    for (let i = 0; i < count; i++) order[next[keys[i]]++] = i;
+    // The last key (+ 1) each device was listed under.
+    const listedAt = new Int32Array(sum.length);
+    for (let key = 0; key <= maxKey; key++) {
+      if (start[key] === start[key + 1]) continue;
+      const listed: number[] = [];
+      for (let j = start[key]; j < start[key + 1]; j++) {
+        const d = devices[order[j]];
+        if (listedAt[d] !== key + 1) {
+          listedAt[d] = key + 1;
+          listed.push(d);
+        }
+        sum[d] += weights[order[j]];
+      }
+      yield { key, devices: listed };
+      for (const d of listed) sum[d] = 0;
+    }
+  }
+
+  private grow(): void {
+    const grow = <T extends Int32Array | Float64Array>(a: T, make: (n: number) => T) => {
+      const b = make(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.keys = grow(this.keys, (n) => new Int32Array(n));
+    this.devices = grow(this.devices, (n) => new Int32Array(n));
+    this.weights = grow(this.weights, (n) => new Float64Array(n));
   }
 }
 

@@ -66,8 +66,13 @@ export class DeviceTripLog {
     if (this.count === this.device.length) this.grow();
     const i = this.count++;
     this.device[i] = device;
-    this.times.set([this.localMs(startT), this.localMs(endT)], 2 * i);
-    this.points.set([origin[0], origin[1], destination[0], destination[1]], 4 * i);
+    this.times[2 * i] = this.localMs(startT);
+    this.times[2 * i + 1] = this.localMs(endT);
+    const p = this.points;
+    p[4 * i] = origin[0];
+    p[4 * i + 1] = origin[1];
+    p[4 * i + 2] = destination[0];
+    p[4 * i + 3] = destination[1];
   }
 
   get size(): number {

@@ -11,6 +11,7 @@ const FLOWS = "analysis-flows";
 const ZONES = "analysis-zones";
 const ARROW_IMAGE = "analysis-flow-arrow";
 export const FLOW_LAYERS = {
+  places: `${ZONES}-share`,
   zones: `${ZONES}-outline`,
   segments: `${FLOWS}-segment`,
   lines: `${FLOWS}-line`,
@@ -109,6 +110,14 @@ export class FlowMap {
     this.map.addSource(ZONES, { type: "geojson", data: empty });
     if (!this.map.hasImage(ARROW_IMAGE)) this.map.addImage(ARROW_IMAGE, arrowImage(), { sdf: true });
     const colour = byShare(FLOW_COLOURS);
+    // Home/work places (grid cells, preset areas) shaded by their share; other zones carry no share.
+    this.map.addLayer({
+      id: FLOW_LAYERS.places,
+      type: "fill",
+      source: ZONES,
+      filter: ["has", "share"],
+      paint: { "fill-color": colour, "fill-opacity": 0.45 },
+    });
     this.map.addLayer({
       id: FLOW_LAYERS.zones,
       type: "line",

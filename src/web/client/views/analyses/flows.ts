@@ -364,3 +364,67 @@ export function flowFeatures(
 }
 
 const samePoint = (a: LngLat, b: LngLat) => a[0] === b[0] && a[1] === b[1];
+
+/** Zone activity's home and work locations: home_grid_all, work_admin_8_bike, … (docs/analyses.md). */
+export const isHomeWorkMetric = (metric: string) =>
+  new RegExp(`^(home|work)_[a-z0-9_]+_(${SUFFIXES.join("|")})$`).test(metric);
+
+/** The name a home/work place is drawn and listed under. */
+export const SUPPRESSED_PLACES = "Places with fewer than 5 devices";
+const placeName = (r: Record<string, string>) =>
+  r.grid_id === "suppressed" || r.area_id === "suppressed"
+    ? SUPPRESSED_PLACES
+    : r.grid_id !== undefined
+      ? `Cell ${r.grid_id}`
+      : (r.area_name ?? r.area_id);
+
+/**
+ * A home/work metric as flows from each zone to the places its travellers live (work) in: the traveller
+ * kind stands where the device type does, the value is the place's share of the kind's trips in percent.
+ * Grid rows carry their cell's bounds, which become the places' polygons (preset areas come from the
+ * server's preset geography instead).
+ */
+export function parseHomeWorkCsv(text: string): { flows: OdFlow[]; cells: Feature[] } {
+  const { columns, records } = csvRecords(text);
+  if (!columns.includes("trip_share") || !columns.includes("traveler_type"))
+    throw new Error("not a home or work location metric: no trip_share or traveler_type column");
+  const cells = new Map<string, Feature>();
+  const flows = records.map((r): OdFlow => {
+    const name = placeName(r);
+    const share = Math.round((numberOrNull(r.trip_share) ?? 0) * 1000) / 10;
+    const bounds = ["grid_west", "grid_south", "grid_east", "grid_north"].map((c) => numberOrNull(r[c]));
+    if (bounds.every((b) => b !== null) && !cells.has(name)) {
+      const [w, s, e, n] = bounds as number[];
+      cells.set(name, {
+        type: "Feature",
+        properties: { name },
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [w, s],
+              [e, s],
+              [e, n],
+              [w, n],
+              [w, s],
+            ],
+          ],
+        },
+      });
+    }
+    return {
+      deviceType: r.traveler_type,
+      originId: r.zone_id,
+      originName: r.zone_name,
+      destinationId: r.grid_id ?? r.area_id,
+      destinationName: name,
+      dayType: r.day_type,
+      dayPart: r.day_part,
+      odTraffic: share,
+      originTraffic: share,
+      destinationTraffic: share,
+      avgTripDuration: null,
+    };
+  });
+  return { flows, cells: [...cells.values()] };
+}

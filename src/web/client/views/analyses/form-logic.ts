@@ -155,7 +155,17 @@ export interface AnalysisTypeChoice {
   aadt?: boolean;
   /** Road classes of polygon zones (segment_types). */
   segments?: boolean;
+  /** Where the zones' travellers live and work (enable_home_work_locations). */
+  homeWork?: boolean;
 }
+
+/** The traveller kinds of home and work locations, as the request's hwl_enable_<kind> flags name them. */
+export const HOME_WORK_KINDS = [
+  { value: "visitor", label: "Visitors (neither live nor work in the zone)" },
+  { value: "resident", label: "Residents (live in the zone)" },
+  { value: "worker", label: "Workers (work in the zone)" },
+] as const;
+export type HomeWorkKind = (typeof HOME_WORK_KINDS)[number]["value"];
 
 /** The vendor's road classes of a segment analysis. */
 export const SEGMENT_TYPES = ["Motorway", "Trunk", "Primary", "Secondary", "Tertiary", "Residential"];
@@ -174,6 +184,7 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     label: "Zone activity (Zone_Activity_Analysis)",
     destinations: false,
     geography: false,
+    homeWork: true,
   },
   {
     value: "OD_MF_Analysis",
@@ -242,6 +253,10 @@ export interface AnalysisForm {
   aadtYear?: string;
   /** Segment_Analysis' road classes (none: all). */
   segmentTypes?: string[];
+  /** Zone_Activity_Analysis' home and work locations: the traveller kinds asked for (none: off). */
+  homeWorkKinds?: HomeWorkKind[];
+  /** ...over a preset geography ("" = the 500 m grid). */
+  homeWorkGeography?: string;
   dateRanges: IsoRange[];
   dayTypes: string[];
   dayParts: string[];
@@ -314,6 +329,11 @@ export function analysisRequest(form: AnalysisForm): Record<string, unknown> {
     body.aadt_year = Number(form.aadtYear);
   }
   if (type.segments && form.segmentTypes?.length) body.segment_types = form.segmentTypes;
+  if (type.homeWork && form.homeWorkKinds?.length) {
+    body.enable_home_work_locations = true;
+    for (const { value } of HOME_WORK_KINDS) body[`hwl_enable_${value}`] = form.homeWorkKinds.includes(value);
+    if (form.homeWorkGeography) body.geography_type = form.homeWorkGeography;
+  }
   if (form.name.trim() !== "") body.analysis_name = form.name.trim();
   return body;
 }
@@ -331,6 +351,8 @@ const SLOTS = [
   "az_sets",
   "aadt_year",
   "segment_types",
+  "enable_home_work_locations",
+  "homework_geography",
   "date_ranges",
   "day_types",
   "day_parts",

@@ -6,6 +6,7 @@ import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi } from "./api.js";
 import {
   ANALYSIS_TYPE_CHOICES,
+  HOME_WORK_KINDS,
   SEGMENT_TYPES,
   analysisRequest,
   analysisTypeChoice,
@@ -22,6 +23,7 @@ import {
   suggestedRange,
   TRAVEL_MODES,
   type AnalysisForm,
+  type HomeWorkKind,
   type Issue,
   type UsRange,
 } from "./form-logic.js";
@@ -194,6 +196,26 @@ export function analysisForm(
     ...segmentTypes,
   );
 
+  const homeWorkKinds = HOME_WORK_KINDS.map((k) => checkbox("hwl_kinds", k.value, k.label));
+  const homeWorkPlaces = el("select", {}, el("option", { value: "" }, "500 m grid cells"));
+  const homeWorkGroup = el(
+    "div",
+    {},
+    choiceGroup(
+      "Home and work locations: where the zones' travellers live and work (none: off)",
+      slots,
+      "enable_home_work_locations",
+      ...homeWorkKinds,
+    ),
+    labelled(
+      "Home and work places over",
+      homeWorkPlaces,
+      slots,
+      "homework_geography",
+      "Shares of the travellers' trips by the grid cell or preset area of their home and work place.",
+    ),
+  );
+
   const periodsHint = el("p", { className: "status", id: nextId("af-periods"), attrs: { role: "status" } });
   const rangeRows = el("div", { className: "range-rows" });
   const addRange = el("button", { type: "button" }, "Add date range");
@@ -260,6 +282,7 @@ export function analysisForm(
     geographyGroup,
     aadtGroup,
     segmentGroup,
+    homeWorkGroup,
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
     dayTypes.group,
     dayParts.group,
@@ -383,20 +406,25 @@ export function analysisForm(
     middleGroup.hidden = !type.middleFilters;
     aadtGroup.hidden = !type.aadt;
     segmentGroup.hidden = !type.segments;
+    homeWorkGroup.hidden = !type.homeWork;
   };
   analysisType.addEventListener("change", updateType);
 
   const loadGeographies = async () => {
     const network = ctx.currentNetwork();
-    const kept = geographyType.value;
+    const kept = [geographyType.value, homeWorkPlaces.value];
     geographyType.replaceChildren(el("option", { value: "" }, "Choose preset areas…"));
+    homeWorkPlaces.replaceChildren(el("option", { value: "" }, "500 m grid cells"));
     if (!network) return;
     try {
       for (const g of await api.presetGeographies(network.country))
-        geographyType.append(
-          el("option", { value: g.geography_type }, `${g.geography_type}: ${g.areas} ${g.description}`),
-        );
-      geographyType.value = [...geographyType.options].some((o) => o.value === kept) ? kept : "";
+        for (const select of [geographyType, homeWorkPlaces])
+          select.append(
+            el("option", { value: g.geography_type }, `${g.geography_type}: ${g.areas} ${g.description}`),
+          );
+      [geographyType, homeWorkPlaces].forEach((select, i) => {
+        select.value = [...select.options].some((o) => o.value === kept[i]) ? kept[i] : "";
+      });
     } catch (err) {
       ctx.showError(status, "Preset geographies failed to load", err);
     }
@@ -477,7 +505,11 @@ export function analysisForm(
     clearIssues();
     const formSlot = slots.get("form")!;
     let first: HTMLElement | null = null;
-    for (const issue of issues) {
+    // A zone activity's geography_type is its home and work places' (the OD preset field is hidden).
+    const homeWork = analysisTypeChoice(analysisType.value).homeWork;
+    for (const raw of issues) {
+      const issue =
+        homeWork && raw.field === "geography_type" ? { ...raw, field: "homework_geography" } : raw;
       // A date range the form has no row for (it was removed meanwhile) falls back to the group.
       const target =
         slots.get(issueSlot(issue.field)) ??
@@ -511,6 +543,11 @@ export function analysisForm(
       .map((c) => c.querySelector("input")!)
       .filter((i) => i.checked)
       .map((i) => i.value),
+    homeWorkKinds: homeWorkKinds
+      .map((c) => c.querySelector("input")!)
+      .filter((i) => i.checked)
+      .map((i) => i.value as HomeWorkKind),
+    homeWorkGeography: homeWorkPlaces.value,
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
     dayTypes: dayTypes.items(),
     dayParts: dayParts.items(),

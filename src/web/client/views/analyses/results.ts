@@ -16,7 +16,9 @@ import {
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
+  isHomeWorkMetric,
   pairKey,
+  parseHomeWorkCsv,
   parseNpCsv,
   parseOdCsv,
   parseValueCsv,
@@ -100,6 +102,7 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly tableCaption = el("caption", { id: "flows-table-caption" }, "Origin-destination flows");
   private readonly legendText = el(
     "span",
     {},
@@ -129,6 +132,10 @@ export class AnalysisResults {
   private flows: OdFlow[] = [];
   private slice: OdFlow[] = [];
   private zones: { origins: Feature[]; destinations: Feature[] } = { origins: [], destinations: [] };
+  /** The analysis' own destinations (zone sets or OD preset areas), while a home/work metric draws places. */
+  private analysisDestinations: Feature[] = [];
+  /** A zone activity's preset areas of its home and work places (geography_type), else none. */
+  private homeWorkAreas: Feature[] = [];
   private selected: string | null = null;
   private sort: { column: SortColumn; direction: SortDirection } = {
     column: "odTraffic",
@@ -194,7 +201,7 @@ export class AnalysisResults {
           el(
             "table",
             { className: "flow-table", attrs: { "aria-labelledby": "flows-table-caption" } },
-            el("caption", { id: "flows-table-caption" }, "Origin-destination flows"),
+            this.tableCaption,
             el("thead", {}, this.tableHead),
             this.tableRows,
           ),
@@ -220,7 +227,20 @@ export class AnalysisResults {
 
   /** What the open analysis' numbers measure (index until one is open). */
   private get units(): FlowUnits {
+    if (this.homeWork)
+      return {
+        column: "Share of trips (%)",
+        inline: "% of the travellers' trips",
+        axis: "Share of the travellers' trips (%)",
+        explanation:
+          "Home and work locations: the share of each kind of traveller's trips in the zone whose device lives (works) in the place.",
+      };
     return flowUnits(this.detail?.output_type);
+  }
+
+  /** Whether the metric shown is a home or work location metric (places instead of destinations). */
+  private get homeWork(): boolean {
+    return isHomeWorkMetric(this.filters.metric.input.value);
   }
 
   get openUuid(): string | null {
@@ -238,10 +258,17 @@ export class AnalysisResults {
     this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
     for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
     this.chartFigure.hidden = routes;
+    this.tableCaption.textContent = routes ? "Top routes" : "Origin-destination flows";
+    if (routes)
+      this.legendText.textContent =
+        "Width and colour: the route's share of its zone pair's (zone's) trips, the most used on top. ";
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
-    const metrics = OD_METRICS.filter((m) => detail.metrics.includes(m));
+    const metrics = [
+      ...OD_METRICS.filter((m) => detail.metrics.includes(m)),
+      ...detail.metrics.filter(isHomeWorkMetric),
+    ];
     setOptions(
       this.filters.metric.input,
       metrics.map((m) => [m, m]),
@@ -270,12 +297,13 @@ export class AnalysisResults {
           ? await this.segmentFeatures(detail.country, origins)
           : [];
       if (load !== this.loadId) return;
-      this.zones = {
-        origins: [...origins, ...segments],
-        destinations: presets
-          ? presets.features
-          : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []),
-      };
+      // A zone activity's geography_type is where its home and work places are reported.
+      const odPresets = detail.analysis_type === "Zone_Activity_Analysis" ? null : presets;
+      this.homeWorkAreas = odPresets ? [] : (presets?.features ?? []);
+      this.analysisDestinations = odPresets
+        ? odPresets.features
+        : detail.dz_sets.flatMap((s) => sets.get(s.uuid)?.features ?? []);
+      this.zones = { origins: [...origins, ...segments], destinations: this.analysisDestinations };
       if (routes) await this.loadRoutes(detail);
       else await this.loadMetric(true);
     } catch (err) {
@@ -333,12 +361,20 @@ export class AnalysisResults {
     try {
       const { text } = await this.api.metric(detail.uuid, metric);
       if (load !== this.loadId) return;
-      this.flows = this.isSpeed
-        ? parseNpCsv(text)
-        : VALUE_METRICS.includes(metric)
-          ? parseValueCsv(text)
-          : parseOdCsv(text);
+      this.zones.destinations = this.analysisDestinations;
+      if (isHomeWorkMetric(metric)) {
+        const { flows, cells } = parseHomeWorkCsv(text);
+        this.flows = flows;
+        this.zones.destinations = cells.length ? cells : this.homeWorkAreas;
+      } else
+        this.flows = this.isSpeed
+          ? parseNpCsv(text)
+          : VALUE_METRICS.includes(metric)
+            ? parseValueCsv(text)
+            : parseOdCsv(text);
       this.showSpeedLabels();
+      this.unitNote.textContent = this.units.explanation;
+      this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
       setOptions(
         this.filters.device.input,
@@ -352,7 +388,7 @@ export class AnalysisResults {
         this.filters.dayPart.input,
         options.dayParts.map((d) => [d.replace(/^\d+: /, ""), d]),
       );
-      this.filters.device.field.hidden = options.deviceTypes.length < 2;
+      this.filters.device.field.hidden = options.deviceTypes.length < 2 && !this.homeWork;
       setStatus(
         this.status,
         this.flows.length ? "" : `${metric} has no rows: no trip joined these zones in the chosen periods.`,
@@ -515,7 +551,7 @@ export class AnalysisResults {
     const { collection, unplaced } = flowFeatures(shown, anchors.origins, anchors.destinations);
     const zones: FeatureCollection = {
       type: "FeatureCollection",
-      features: [...this.zones.origins, ...this.zones.destinations],
+      features: [...this.zones.origins, ...this.shadedPlaces(shown)],
     };
     const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
     void this.flowMap
@@ -528,9 +564,33 @@ export class AnalysisResults {
     const drawn = shown.length - unplaced;
     this.mapNote.textContent =
       `${drawn.toLocaleString()} of ${this.slice.length.toLocaleString()} flows on the map` +
-      (unplaced ? ` (${unplaced} with a zone no longer in its zone set are left out)` : "") +
+      (unplaced === 0
+        ? ""
+        : this.homeWork
+          ? " (places with fewer than 5 devices have no shape: see the table)"
+          : ` (${unplaced} with a zone no longer in its zone set are left out)`) +
       ".";
     this.drawer.dataset.flowsDrawn = String(drawn);
+  }
+
+  /**
+   * Home/work places shaded by their share (the largest of the zones shown, relative to the largest
+   * place); other metrics' destinations as they are.
+   */
+  private shadedPlaces(shown: OdFlow[]): Feature[] {
+    if (!this.homeWork) return this.zones.destinations;
+    const shareOf = new Map<string, number>();
+    for (const f of shown) {
+      const key = f.destinationName.toLowerCase();
+      shareOf.set(key, Math.max(shareOf.get(key) ?? 0, f.odTraffic));
+    }
+    const max = Math.max(1, ...shareOf.values());
+    return this.zones.destinations.flatMap((place) => {
+      const share = shareOf.get(String(place.properties?.name ?? "").toLowerCase());
+      return share === undefined
+        ? []
+        : [{ ...place, properties: { ...place.properties, share: share / max } }];
+    });
   }
 
   /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
@@ -563,6 +623,10 @@ export class AnalysisResults {
   private describe(f: OdFlow | undefined): string {
     if (!f) return "";
     const unit = this.units.inline;
+    if (this.homeWork) {
+      const living = this.filters.metric.input.value.startsWith("home_") ? "living" : "working";
+      return `${f.deviceType} of ${f.originName}: ${f.odTraffic} % of their trips are by devices ${living} in ${f.destinationName}.`;
+    }
     const duration = f.avgTripDuration === null ? "" : ` · average ${f.avgTripDuration} min`;
     return `${arrow(f)}: ${fmt(f.odTraffic)} ${unit}${duration}. Origin total ${fmt(f.originTraffic)}, destination total ${fmt(f.destinationTraffic)}.`;
   }
