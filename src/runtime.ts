@@ -5,6 +5,12 @@ import { describeStore, openStore, withQueueFromEnv } from "./store/open.js";
 import type { Store } from "./app/ports/store.js";
 import type { AppContext } from "./app/context.js";
 
+/** The job runner's worker thread entry (src/main/analysis-worker.ts; .js when built). */
+export const ANALYSIS_WORKER = new URL(
+  import.meta.url.endsWith(".ts") ? "./main/analysis-worker.ts" : "./main/analysis-worker.js",
+  import.meta.url,
+).href;
+
 /** The networks of a store, each loaded on first use. */
 export const networksOf = (store: Store) =>
   new NetworkRegistry(async (c) => await store.network.loadSegments(c));

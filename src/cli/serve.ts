@@ -9,7 +9,7 @@ import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
-import { openServerContext } from "../runtime.js";
+import { ANALYSIS_WORKER, openServerContext } from "../runtime.js";
 import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
@@ -153,6 +153,7 @@ function startJobRunners(
         queue: ctx.store.jobs,
         leaseMs,
         workerStore,
+        workerModule: ANALYSIS_WORKER,
         shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),

@@ -12,6 +12,9 @@
 /** Shared length, as a share of the longer path, from which two paths are the same route. */
 export const ROUTE_OVERLAP_SHARE = 0.8;
 
+/** Room for this many day types (day parts) in a slice cell's number. */
+const SLOTS = 1024;
+
 /** A directed step: network segment index × 2 + 1 when travelled along its geometry. */
 const codeOf = (segment: number, forward: number) => segment * 2 + (forward ? 1 : 0);
 
@@ -225,16 +228,16 @@ export class TopRoutesTally {
    */
   rows(): TopRouteRow[] {
     const m = this.memberships;
-    const order = Array.from({ length: m.count }, (_, i) => i).sort(
-      (a, b) => m.subject[a] - m.subject[b] || a - b,
-    );
-    const out: TopRouteRow[] = [];
-    for (let from = 0; from < order.length;) {
-      let to = from;
-      while (to < order.length && m.subject[order[to]] === m.subject[order[from]]) to++;
-      this.subjectRows(order.slice(from, to), out);
-      from = to;
+    // Memberships by subject, in the order they came (one pass; only the subjects are sorted).
+    const bySubject = new Map<number, number[]>();
+    for (let i = 0; i < m.count; i++) {
+      const list = bySubject.get(m.subject[i]);
+      if (list) list.push(i);
+      else bySubject.set(m.subject[i], [i]);
     }
+    const out: TopRouteRow[] = [];
+    for (const subject of [...bySubject.keys()].sort((a, b) => a - b))
+      this.subjectRows(bySubject.get(subject)!, out);
     return out;
   }
 
@@ -242,15 +245,15 @@ export class TopRoutesTally {
     const m = this.memberships;
     const subject = m.subject[members[0]];
     const routeOfPath = this.groupRoutes(members);
-    // Per slice cell "group|dayType|dayPart": route → sums, and the subject's total.
-    const cells = new Map<string, { total: number; routes: Map<number, [number, number, number]> }>();
+    // Per slice cell (group, day type, day part as one number): route → sums, and the subject's total.
+    const cells = new Map<number, { total: number; routes: Map<number, [number, number, number]> }>();
     for (const i of members) {
       const route = routeOfPath.get(m.path[i])!;
       const s = this.slices[m.slice[i]];
       for (const g of s.groups)
         for (const dt of s.dayTypes)
           for (const dp of s.dayParts) {
-            const key = `${g}|${dt}|${dp}`;
+            const key = (g * SLOTS + dt) * SLOTS + dp;
             let cell = cells.get(key);
             if (!cell) cells.set(key, (cell = { total: 0, routes: new Map() }));
             cell.total += m.weight[i];
@@ -261,12 +264,14 @@ export class TopRoutesTally {
             cell.routes.set(route.index, sums);
           }
     }
-    const keys = [...cells.keys()]
-      .map((k) => k.split("|").map(Number))
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
     const routes = [...new Set(routeOfPath.values())].sort((a, b) => a.index - b.index);
-    for (const [group, dayType, dayPart] of keys) {
-      const cell = cells.get(`${group}|${dayType}|${dayPart}`)!;
+    for (const key of [...cells.keys()].sort((a, b) => a - b)) {
+      const cell = cells.get(key)!;
+      const [group, dayType, dayPart] = [
+        Math.floor(key / SLOTS / SLOTS),
+        Math.floor(key / SLOTS) % SLOTS,
+        key % SLOTS,
+      ];
       const ranked = [...cell.routes].sort((a, b) => b[1][0] - a[1][0] || a[0] - b[0]).slice(0, this.top);
       ranked.forEach(([index, [weight, sample, durationS]], k) => {
         const path = routes[index].route.path;
@@ -311,9 +316,16 @@ export class TopRoutesTally {
     const paths = [...use.keys()].sort(
       (a, b) => use.get(b)![0] - use.get(a)![0] || use.get(b)![1] - use.get(a)![1] || this.compareSteps(a, b),
     );
+    const routeOfPath = new Map<number, { index: number; route: Route }>();
+    // One path (most pairs of a fine grid): its own route, no index needed.
+    if (paths.length === 1) {
+      const steps = this.pool.steps(paths[0]);
+      const lengthM = this.distinctLength(steps);
+      routeOfPath.set(paths[0], { index: 0, route: { path: paths[0], lengthM, codes: new Set() } });
+      return routeOfPath;
+    }
     const routes: Route[] = [];
     const routesWithStep = new Map<number, number[]>();
-    const routeOfPath = new Map<number, { index: number; route: Route }>();
     const entries: { index: number; route: Route }[] = [];
     for (const path of paths) {
       const steps = this.pool.steps(path);
@@ -337,6 +349,18 @@ export class TopRoutesTally {
       routeOfPath.set(path, entries[index]);
     }
     return routeOfPath;
+  }
+
+  /** Length of the distinct directed steps (a step met twice counts once, as in the overlap test). */
+  private distinctLength(steps: Int32Array): number {
+    const seen = new Set<number>();
+    let length = 0;
+    for (const c of steps)
+      if (!seen.has(c)) {
+        seen.add(c);
+        length += this.lengthOf(c >> 1);
+      }
+    return length;
   }
 
   /** The most used route (lowest index) the path overlaps by the share; −1 when none. */

@@ -102,6 +102,7 @@ export class AnalysisResults {
   private readonly tableRows = el("tbody");
   private readonly tableNote = el("p", { className: "hint" });
   private readonly unitNote = el("span", { className: "unit-note" });
+  private readonly tableCaption = el("caption", { id: "flows-table-caption" }, "Origin-destination flows");
   private readonly legendText = el(
     "span",
     {},
@@ -200,7 +201,7 @@ export class AnalysisResults {
           el(
             "table",
             { className: "flow-table", attrs: { "aria-labelledby": "flows-table-caption" } },
-            el("caption", { id: "flows-table-caption" }, "Origin-destination flows"),
+            this.tableCaption,
             el("thead", {}, this.tableHead),
             this.tableRows,
           ),
@@ -257,6 +258,10 @@ export class AnalysisResults {
     this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
     for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
     this.chartFigure.hidden = routes;
+    this.tableCaption.textContent = routes ? "Top routes" : "Origin-destination flows";
+    if (routes)
+      this.legendText.textContent =
+        "Width and colour: the route's share of its zone pair's (zone's) trips, the most used on top. ";
     this.unitNote.textContent = this.units.explanation;
     this.drawer.hidden = false;
     this.setCollapsed(false);
