@@ -8,6 +8,11 @@ export interface Config {
   host: string;
   /** Analyses computed at the same time (one worker thread each). */
   jobWorkers: number;
+  /**
+   * STREETFLOW_JOB_LEASE_MS as given: how long a job runner's lease lasts without a heartbeat, i.e. how
+   * soon a job whose process died (kill -9, lost host) is run again elsewhere; checked by `jobLeaseOf`.
+   */
+  jobLease?: string;
   /** The built web application to serve at `/` (default dist/web of the installation). */
   webRoot?: string;
   /** STREETFLOW_BASEMAP_URL / _ATTRIBUTION as given; checked by `basemapOf` when the server starts. */
@@ -45,6 +50,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST?.trim() || "127.0.0.1",
     // Two by default: a long analysis does not hold up a short one; more only if the machine has cores.
     jobWorkers: Number(env.STREETFLOW_JOB_WORKERS ?? Math.min(2, availableParallelism())),
+    jobLease: env.STREETFLOW_JOB_LEASE_MS?.trim() || undefined,
     webRoot: env.STREETFLOW_WEB_ROOT ? resolve(env.STREETFLOW_WEB_ROOT) : undefined,
     basemapUrl: env.STREETFLOW_BASEMAP_URL?.trim() || undefined,
     basemapAttribution: env.STREETFLOW_BASEMAP_ATTRIBUTION?.trim() || undefined,
@@ -134,5 +140,21 @@ export function rateLimitOf(config: Pick<Config, "rateLimit">): number | undefin
   if (config.rateLimit === undefined) return undefined;
   const n = Number(config.rateLimit);
   if (!Number.isInteger(n) || n < 1) throw fail("invalid_rate_limit", undefined, "STREETFLOW_RATE_LIMIT");
+  return n;
+}
+
+/** The default job lease: long enough that a loaded machine's heartbeats (every third of it) arrive. */
+export const DEFAULT_JOB_LEASE_MS = 60_000;
+
+/** The job runners' lease in ms (STREETFLOW_JOB_LEASE_MS, at least 300), default 60 s. */
+export function jobLeaseOf(config: Pick<Config, "jobLease">): number {
+  if (config.jobLease === undefined) return DEFAULT_JOB_LEASE_MS;
+  const n = Number(config.jobLease);
+  if (!Number.isInteger(n) || n < 300)
+    throw fail(
+      "invalid_option",
+      { reason: "STREETFLOW_JOB_LEASE_MS must be a whole number of milliseconds, at least 300" },
+      "STREETFLOW_JOB_LEASE_MS",
+    );
   return n;
 }

@@ -5,6 +5,12 @@ import { describeStore, openStore, withQueueFromEnv } from "./store/open.js";
 import type { Store } from "./app/ports/store.js";
 import type { AppContext } from "./app/context.js";
 
+/** The job runner's worker thread entry (src/main/analysis-worker.ts; .js when built). */
+export const ANALYSIS_WORKER = new URL(
+  import.meta.url.endsWith(".ts") ? "./main/analysis-worker.ts" : "./main/analysis-worker.js",
+  import.meta.url,
+).href;
+
 /** The networks of a store, each loaded on first use. */
 export const networksOf = (store: Store) =>
   new NetworkRegistry(async (c) => await store.network.loadSegments(c));
@@ -15,9 +21,17 @@ export function openContext(dataDir: string): AppContext {
   return { store, storeDescription: { kind: "sqlite", file: store.file }, networks: networksOf(store) };
 }
 
-/** The server's context: PostgreSQL and Redis when their URLs are set (docs/deployment.md), else SQLite. */
-export async function openServerContext(dataDir: string): Promise<AppContext> {
+/**
+ * The context of `serve` and of every CLI command: PostgreSQL and Redis when their URLs are set
+ * (docs/deployment.md), else SQLite. Commands that queue no job pass `jobQueue: false` and so open no
+ * Redis connection.
+ */
+export async function openServerContext(
+  dataDir: string,
+  options: { jobQueue?: boolean } = {},
+): Promise<AppContext> {
   const storeDescription = describeStore(databaseFile(dataDir));
-  const store = withQueueFromEnv(await openStore(storeDescription));
+  const opened = await openStore(storeDescription);
+  const store = options.jobQueue === false ? opened : withQueueFromEnv(opened);
   return { store, storeDescription, networks: networksOf(store) };
 }

@@ -2,13 +2,14 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../bootstrap.js";
-import { basemapOf, configFromEnv, poolSettingsOf, rateLimitOf } from "../config.js";
+import { basemapOf, configFromEnv, jobLeaseOf, poolSettingsOf, rateLimitOf } from "../config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
+import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
-import { openServerContext } from "../runtime.js";
+import { ANALYSIS_WORKER, openServerContext } from "../runtime.js";
 import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
@@ -54,8 +55,9 @@ export function serveCommand(program: Command): void {
         program.error("error: STREETFLOW_JOB_WORKERS must be a whole number of at least 1");
       if (!isRole(opts.role)) program.error(`error: STREETFLOW_ROLE must be one of ${ROLES.join(", ")}`);
       const role: Role = opts.jobs ? opts.role : "api";
-      if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers);
       const config = configFromEnv();
+      const leaseMs = jobLeaseOf(config);
+      if (role === "worker") return runWorkers(dataDirOf(program), opts.jobWorkers, leaseMs);
       // A wrong basemap setting stops the start with its reason rather than leaving the map blank.
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
@@ -85,9 +87,11 @@ export function serveCommand(program: Command): void {
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
       // Each runner claims one job at a time under its own lease; several run analyses side by side.
       const runners =
-        role === "all" ? await startRunners(ctx, opts.jobWorkers, (line) => app.log.info(line)) : [];
+        role === "all"
+          ? await startRunners(ctx, opts.jobWorkers, leaseMs, (line) => app.log.info(line))
+          : null;
       const close = async () => {
-        await Promise.all(runners.map((r) => r.stop()));
+        await runners?.stop();
         await app.close();
         await heavy?.close();
         await ctx.store.close();
@@ -105,15 +109,51 @@ export function serveCommand(program: Command): void {
     });
 }
 
-/** The analysis job runners of this process, each claiming one job at a time under its own lease. */
-function startRunners(ctx: AppContext, count: number, log: (line: string) => void): Promise<JobRunner[]> {
+/** How often a process with runners looks for analyses whose job is missing from the queue. */
+const REQUEUE_INTERVAL_MS = 60_000;
+
+/**
+ * The analysis job runners of this process, each claiming one job at a time under its own lease, after
+ * (and then every minute) giving a job to every analysis that lacks one (`requeueOrphans`).
+ */
+async function startRunners(
+  ctx: AppContext,
+  count: number,
+  leaseMs: number,
+  log: (line: string) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const requeue = () =>
+    requeueOrphans(ctx.store).then(
+      (found) =>
+        found.forEach((a) => log(`analysis ${a.name} (${a.uuid}) had no job in the queue: queued again`)),
+      (e: unknown) => log(`requeueing analyses failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  await requeue();
+  const timer = setInterval(() => void requeue(), REQUEUE_INTERVAL_MS).unref();
+  const runners = await startJobRunners(ctx, count, leaseMs, log);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(runners.map((r) => r.stop()));
+    },
+  };
+}
+
+function startJobRunners(
+  ctx: AppContext,
+  count: number,
+  leaseMs: number,
+  log: (line: string) => void,
+): Promise<JobRunner[]> {
   const workerStore = threadStoreOf(ctx);
   return Promise.all(
     Array.from({ length: count }, () =>
       new JobRunner({
         store: ctx.store,
         queue: ctx.store.jobs,
+        leaseMs,
         workerStore,
+        workerModule: ANALYSIS_WORKER,
         shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
@@ -132,12 +172,12 @@ function threadStoreOf(ctx: AppContext): StoreDescription {
  * A worker process: job runners and no HTTP server. On SIGTERM or SIGINT each runner hands its job
  * back to the queue (release) before the process exits, so no lease is left to run out.
  */
-async function runWorkers(dataDir: string, count: number): Promise<void> {
+async function runWorkers(dataDir: string, count: number, leaseMs: number): Promise<void> {
   const ctx = await openServerContext(dataDir);
   const log = (line: string) => console.log(line);
-  const runners = await startRunners(ctx, count, log);
+  const runners = await startRunners(ctx, count, leaseMs, log);
   const stop = async () => {
-    await Promise.all(runners.map((r) => r.stop()));
+    await runners.stop();
     await ctx.store.close();
     process.exit(0);
   };

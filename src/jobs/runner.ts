@@ -4,7 +4,7 @@ import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
 import type { Job, JobQueue } from "../app/ports/job-queue.js";
-import type { WorkerInput, WorkerMessage, WorkerTask } from "./worker.js";
+import type { WorkerInput, WorkerMessage, WorkerTask } from "./analysis-thread.js";
 import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
 
@@ -14,6 +14,11 @@ export interface RunnerOptions {
   queue: JobQueue;
   /** The store worker threads open (read-only for SQLite). */
   workerStore: StoreDescription;
+  /**
+   * URL of the worker thread's entry, which opens `workerStore` and calls runAnalysisInThread: the
+   * composition root's ANALYSIS_WORKER (src/runtime.ts).
+   */
+  workerModule: string;
   workerId?: string;
   leaseMs?: number;
   heartbeatMs?: number;
@@ -35,20 +40,19 @@ export interface RunnerOptions {
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
 type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "partial" | "error" }> | { type: "lost" };
 
-// Under tsx (tests, `npm run streetflow`) modules are .ts files and workers need tsx registered too.
+// The default compute module, beside this file: .ts under tsx (tests, `npm run streetflow`), else .js.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
-const moduleUrl = (path: string) => new URL(`${path}${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url);
-const sibling = (name: string) => moduleUrl(`./${name}`);
+const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url).href;
 
 /**
- * Starts the worker thread. From dist it is plain worker.js; under tsx the
- * `--import tsx` flag does not reach worker threads on Node 20, so a small
- * script registers tsx's loader in the thread before importing worker.ts.
+ * Starts the worker thread. A built .js entry starts as it is; under tsx the `--import tsx` flag does not
+ * reach worker threads on Node 20, so a small script registers tsx's loader in the thread before
+ * importing a .ts entry.
  */
-function startWorker(input: WorkerInput): Worker {
-  if (!RUNNING_TS) return new Worker(sibling("worker"), { workerData: input });
+function startWorker(entry: string, input: WorkerInput): Worker {
+  if (!entry.endsWith(".ts")) return new Worker(new URL(entry), { workerData: input });
   const tsxApi = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(sibling("worker").href)}); });`;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: input });
 }
 
@@ -76,7 +80,7 @@ export class JobRunner {
       heartbeatMs: Math.max(10, Math.floor(leaseMs / 3)),
       pollMs: 1000,
       maxAttempts: 3,
-      computeModule: moduleUrl("../app/analyses/compute").href,
+      computeModule: COMPUTE_MODULE,
       shardTrips: DEFAULT_SHARD_TRIPS,
       log: () => {},
       onFinished: () => {},
@@ -140,8 +144,11 @@ export class JobRunner {
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
-    if (!analysis || !["queued", "running"].includes(analysis.state)) {
-      await queue.complete(job.id, workerId); // nothing (left) to do: unknown kind, or cancelled meanwhile
+    // Nothing (left) to do: unknown kind, cancelled meanwhile, or a job the analysis no longer counts on
+    // (requeueOrphans gave it another).
+    const superseded = analysis?.jobId != null && analysis.jobId !== job.id;
+    if (!analysis || !["queued", "running"].includes(analysis.state) || superseded) {
+      await queue.complete(job.id, workerId);
       return;
     }
     if (job.attempts > this.o.maxAttempts) {
@@ -290,7 +297,7 @@ export class JobRunner {
   /** Runs the worker to its exit and reports how it ended. */
   private runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
     const { store, queue, workerId, leaseMs, heartbeatMs } = this.o;
-    const worker = startWorker(input);
+    const worker = startWorker(this.o.workerModule, input);
     let settle: (v: WorkerOutcome) => void = () => {};
     const outcome = new Promise<WorkerOutcome>((resolve) => (settle = resolve));
     // The first word wins: a result posted before a crash still counts, a cancel beats the exit it causes.

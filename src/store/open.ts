@@ -1,4 +1,5 @@
 import type { Store, StoreDescription } from "../app/ports/store.js";
+import { fail } from "../domain/errors.js";
 
 export type { StoreDescription };
 import type { JobQueue } from "../app/ports/job-queue.js";
@@ -24,7 +25,8 @@ export async function openStore(
 
 /**
  * The store with its job queue on Redis when STREETFLOW_REDIS_URL is set (key prefix
- * STREETFLOW_REDIS_PREFIX), else the store's own queue. With Redis, creating an analysis and
+ * STREETFLOW_REDIS_PREFIX; STREETFLOW_REDIS_STALLED_CHECK_MS: how often ended leases are looked for),
+ * else the store's own queue. With Redis, creating an analysis and
  * enqueueing its job are no longer one transaction: a job whose analysis is missing is skipped.
  */
 export function withQueueFromEnv(store: Store, env = process.env): Store {
@@ -33,6 +35,7 @@ export function withQueueFromEnv(store: Store, env = process.env): Store {
   const queue: JobQueue & { close(): Promise<void> } = new BullJobQueue({
     url,
     prefix: env.STREETFLOW_REDIS_PREFIX,
+    stalledCheckMs: stalledCheckOf(env.STREETFLOW_REDIS_STALLED_CHECK_MS),
   });
   return new Proxy(store, {
     get(target, key) {
@@ -46,4 +49,16 @@ export function withQueueFromEnv(store: Store, env = process.env): Store {
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+function stalledCheckOf(value: string | undefined): number | undefined {
+  if (!value?.trim()) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 100)
+    throw fail(
+      "invalid_option",
+      { reason: "STREETFLOW_REDIS_STALLED_CHECK_MS must be a whole number of milliseconds, at least 100" },
+      "STREETFLOW_REDIS_STALLED_CHECK_MS",
+    );
+  return n;
 }

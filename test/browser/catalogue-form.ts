@@ -80,13 +80,17 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     type: "Zone_Activity_Analysis",
     name: "Catalogue home and work",
     screenshot: "result-home-work.png",
-    metric: "home_grid_all",
+    metric: "home_admin_8_all",
     fill: async (form) => {
       await origins(form);
       const kinds = form.getByRole("group", { name: /^Home and work locations/ });
       await kinds.getByLabel(/^Visitors/).check();
       await kinds.getByLabel(/^Residents/).check();
       await kinds.getByLabel(/^Workers/).check();
+      // The demo's dozen people are too few for 500 m cells of 5 devices each: its communes instead.
+      const places = form.getByLabel("Home and work places over");
+      await places.locator('option[value="admin_8"]').waitFor({ state: "attached" });
+      await places.selectOption("admin_8");
     },
   },
   {

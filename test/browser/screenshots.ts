@@ -73,7 +73,7 @@ async function countsExplorer(page: Page, street: string) {
 
 /** Network_Performance's speeds in the evening rush hour (local 17-18 h), when the main roads slow down. */
 async function eveningPeak(page: Page) {
-  const period = page.getByLabel("Period");
+  const period = page.locator("#flows-day-part");
   const hours = await period.locator("option").allTextContents();
   if (hours.includes("17:00-18:00")) await period.selectOption("17:00-18:00");
 }

@@ -606,6 +606,26 @@ for (const backend of all) {
       );
     });
 
+    it("analyses: the unfinished ones of every organization, and their job recorded only over the expected one", async () => {
+      const store = await backend.open();
+      const acme = await store.accounts.createOrganization("Acme");
+      const other = await store.accounts.createOrganization("Other");
+      const [a, b, c] = [spec(acme.id, "A"), spec(other.id, "B"), spec(acme.id, "C")];
+      for (const s of [a, b, c]) await store.analyses.create({ spec: s, jobId: null });
+      await store.analyses.markRunning(b.uuid);
+      await store.analyses.cancel(c.uuid);
+      const unfinished = await store.analyses.unfinished();
+      assert.deepEqual(unfinished.map((x) => x.uuid).sort(), [a.uuid, b.uuid].sort());
+
+      assert.equal(await store.analyses.assignJob(a.uuid, "j1", "j0"), false, "not the expected job");
+      assert.equal(await store.analyses.assignJob(a.uuid, "j1", null), true);
+      assert.equal(await store.analyses.assignJob(a.uuid, "j2", null), false, "another one came first");
+      assert.equal(await store.analyses.assignJob(a.uuid, "j2", "j1"), true);
+      assert.equal((await store.analyses.getByUuid(a.uuid))!.jobId, "j2");
+      assert.equal(await store.analyses.assignJob(b.uuid, "j3", null), true, "running");
+      assert.equal(await store.analyses.assignJob(c.uuid, "j4", null), false, "cancelled");
+    });
+
     it("tags and the completion webhook", async () => {
       const store = await backend.open();
       const org = await store.accounts.createOrganization("Acme");

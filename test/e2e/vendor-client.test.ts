@@ -1,3 +1,4 @@
+import { ANALYSIS_WORKER } from "../../src/runtime.js";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -55,6 +56,7 @@ describe("a vendor client, unchanged (real HTTP)", () => {
       store,
       queue: store.jobs,
       workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
       pollMs: 20,
       heartbeatMs: 50,
     }).start();

@@ -1,3 +1,4 @@
+import { ANALYSIS_WORKER } from "../../src/runtime.js";
 import type { DayCount, StoredZoneSet, ZoneFeature } from "../../src/domain/records.js";
 import type { Store } from "../../src/app/ports/store.js";
 import { at, seg } from "./network.js";
@@ -17,6 +18,7 @@ export async function startQuickRunner(
     store,
     queue: store.jobs,
     workerStore: { kind: "sqlite", file: store.file },
+    workerModule: ANALYSIS_WORKER,
     pollMs: 20,
     leaseMs: 5000,
     heartbeatMs: 20,

@@ -5,7 +5,7 @@
  */
 import { databaseFile } from "../../src/config.js";
 import { JobRunner } from "../../src/jobs/runner.js";
-import { openContext } from "../../src/runtime.js";
+import { ANALYSIS_WORKER, openContext } from "../../src/runtime.js";
 
 const dataDir = process.argv[2];
 const rt = openContext(dataDir);
@@ -13,6 +13,7 @@ await new JobRunner({
   store: rt.store,
   queue: rt.store.jobs,
   workerStore: { kind: "sqlite", file: databaseFile(dataDir) },
+  workerModule: ANALYSIS_WORKER,
   leaseMs: 3_600_000,
   pollMs: 50,
   computeModule: new URL("./test-compute.ts", import.meta.url).href,

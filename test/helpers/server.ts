@@ -13,15 +13,16 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
-/** Runs `streetflow ARGS` to completion in a data directory; resolves with its output. */
+/** Runs `streetflow ARGS` to completion in a data directory (`env` added to this process's); resolves with its output. */
 export function runCli(
   dataDir: string,
   args: string[],
   input = "",
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
-      env: { ...process.env, STREETFLOW_DATA_DIR: dataDir },
+      env: { ...process.env, STREETFLOW_DATA_DIR: dataDir, ...env },
     });
     let stdout = "";
     let stderr = "";
@@ -39,7 +40,7 @@ export function runCli(
 export async function startServer(
   extraArgs: string[] = [],
   dataDir?: string,
-  env: Record<string, string> = {},
+  env: NodeJS.ProcessEnv = {},
 ): Promise<RunningServer> {
   const dir = dataDir ?? tempDir("streetflow-e2e-");
   const child: ChildProcess = spawn(

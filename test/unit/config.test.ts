@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { configFromEnv } from "../../src/config.js";
+import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf } from "../../src/config.js";
 
 describe("server address from the environment", () => {
   it("listens on loopback only unless HOST says otherwise", () => {
@@ -8,5 +8,17 @@ describe("server address from the environment", () => {
     assert.equal(configFromEnv({ HOST: "" }).host, "127.0.0.1");
     assert.equal(configFromEnv({ HOST: "0.0.0.0" }).host, "0.0.0.0");
     assert.equal(configFromEnv({ PORT: "9000" }).port, 9000);
+  });
+});
+
+describe("job lease from the environment", () => {
+  it("is 60 s unless STREETFLOW_JOB_LEASE_MS says otherwise, and refuses nonsense in one line", () => {
+    assert.equal(jobLeaseOf(configFromEnv({})), DEFAULT_JOB_LEASE_MS);
+    assert.equal(jobLeaseOf(configFromEnv({ STREETFLOW_JOB_LEASE_MS: "3000" })), 3000);
+    for (const bad of ["0", "12.5", "soon"])
+      assert.throws(
+        () => jobLeaseOf(configFromEnv({ STREETFLOW_JOB_LEASE_MS: bad })),
+        /STREETFLOW_JOB_LEASE_MS must be a whole number/,
+      );
   });
 });

@@ -14,6 +14,9 @@ import { metricsFromAggregates } from "../../src/app/counts/metrics.js";
 import { emptySegmentMonth } from "../../src/engine/counts/segment-stats.js";
 import { type SegmentStatsRepo } from "../../src/app/ports/store.js";
 import { gridNetwork } from "../helpers/grid-network.js";
+import { resolveSelection, type SelectionRequest } from "../../src/domain/counts/resolve.js";
+import { Network } from "../../src/engine/network/network.js";
+import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import {
   classifyInPolygon,
   lineIntersectsPolygon,
@@ -308,5 +311,47 @@ describe("indexed polygon predicates agree with robust-point-in-polygon", () => 
         assert.equal(classifyInPolygon(p, rings), expected, `shape ${shape} point ${p}`);
       }
     }
+  });
+});
+
+describe("recent selections", () => {
+  const network = gridNetwork();
+  const [lon, lat] = network.segments[Math.floor(network.size / 2)].coords[0];
+  const registryOf = (n: Network) => new NetworkRegistry(() => n.segments);
+  const request = (extra: Partial<SelectionRequest> = {}): SelectionRequest => ({
+    geometry: { radius: { point: { type: "point", coordinates: [lon, lat] }, buffer: 400, unit: "m" } },
+    country: "gg",
+    mode: "vehicle",
+    ...extra,
+  });
+  const ids = (s: { segments: { id: number }[] }) => s.segments.map((x) => x.id);
+
+  it("answer a repeated request with the same segments, and a different one afresh", async () => {
+    const networks = registryOf(network);
+    const first = await resolveSelection(networks, request());
+    assert.ok(first.segments.length > 0);
+    assert.deepEqual(ids(await resolveSelection(networks, request())), ids(first));
+    // The class filter is part of what is remembered (as a Set it would stringify to {}).
+    const classes = [...new Set(first.segments.map((s) => s.roadClass))];
+    const only = await resolveSelection(
+      networks,
+      request({ roadway_classification: { include: [classes[0]] } }),
+    );
+    assert.ok(only.segments.every((s) => s.roadClass === classes[0]));
+    const smaller = await resolveSelection(networks, {
+      ...request(),
+      geometry: { radius: { point: { type: "point", coordinates: [lon, lat] }, buffer: 200, unit: "m" } },
+    });
+    assert.ok(smaller.segments.length < first.segments.length);
+  });
+
+  it("start afresh for a network loaded anew (a re-import)", async () => {
+    const before = await resolveSelection(registryOf(network), request());
+    const fewer = new Network(
+      "gg",
+      network.segments.filter((s) => s.id !== before.segments[0].id),
+    );
+    const after = await resolveSelection(registryOf(fewer), request());
+    assert.deepEqual(ids(after), ids(before).slice(1));
   });
 });

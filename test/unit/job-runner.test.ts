@@ -1,3 +1,4 @@
+import { ANALYSIS_WORKER } from "../../src/runtime.js";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -42,6 +43,7 @@ describe("job runner", () => {
       store,
       queue: store.jobs,
       workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
       pollMs: 10,
       leaseMs: 1000,
       ...(computeModule ? { computeModule } : {}),
@@ -125,6 +127,7 @@ describe("job runner", () => {
       store,
       queue: store.jobs,
       workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
       pollMs: 10,
       computeModule: testCompute,
     });

@@ -48,18 +48,57 @@ export function statusEntry(a: StoredAnalysis): StatusEntry {
 }
 
 /**
- * Stores the analysis and enqueues its job in one transaction, so a name clash
- * (409) leaves no job behind and a stored analysis always has its job.
+ * Stores the analysis (a name clash is a 409 before anything is queued), then enqueues its job and
+ * records it. The job is enqueued only once the analysis is committed: a job queue outside the database
+ * (Redis) could otherwise hand the job to a worker that does not see the analysis yet. A process that
+ * dies in between leaves an analysis without a job, which `requeueOrphans` enqueues.
  */
 export async function createAnalysis(store: Store, spec: AnalysisSpec): Promise<StoredAnalysis> {
-  return await store.transaction(async () => {
-    const payload: AnalysisJobPayload = { analysisUuid: spec.uuid };
-    const priority = vendorOptionsOf(spec).massiveQueue ? MASSIVE_QUEUE_PRIORITY : 0;
-    const job = await store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
-    const created = await mapErrors(async () => await store.analyses.create({ spec, jobId: job.id }));
+  const created = await store.transaction(async () => {
+    const analysis = await mapErrors(async () => await store.analyses.create({ spec, jobId: null }));
     await store.tags.tag(spec.orgId, spec.tags, [spec.uuid], spec.loginEmail);
-    return created;
+    return analysis;
   });
+  return await enqueueAnalysis(store, created);
+}
+
+/**
+ * Enqueues a job for the analysis and records it in place of its current one. When another process
+ * recorded one first, this job is cancelled again (the runner also skips a job that is not its
+ * analysis's).
+ */
+async function enqueueAnalysis(store: Store, analysis: StoredAnalysis): Promise<StoredAnalysis> {
+  const payload: AnalysisJobPayload = { analysisUuid: analysis.uuid };
+  const priority = vendorOptionsOf(analysis.spec).massiveQueue ? MASSIVE_QUEUE_PRIORITY : 0;
+  const job = await store.jobs.enqueue(ANALYSIS_JOB, payload, { priority });
+  if (!(await store.analyses.assignJob(analysis.uuid, job.id, analysis.jobId)))
+    await store.jobs.cancel(job.id);
+  return (await store.analyses.getByUuid(analysis.uuid)) ?? analysis;
+}
+
+/** How long an analysis may be without a job before it counts as orphaned (its creator may be enqueueing it). */
+export const ORPHAN_GRACE_MS = 60_000;
+
+/**
+ * The outbox of a job queue outside the database: every queued or running analysis whose job is missing
+ * (its creator died before enqueueing it, Redis lost it) or ended (taken by a runner before the analysis
+ * was visible) gets a new job. Run by every worker process on start and then periodically.
+ */
+export async function requeueOrphans(store: Store, now = Date.now()): Promise<StoredAnalysis[]> {
+  const requeued: StoredAnalysis[] = [];
+  for (const analysis of await store.analyses.unfinished()) {
+    const orphaned =
+      analysis.jobId === null
+        ? now - Date.parse(analysis.createdAt) >= ORPHAN_GRACE_MS
+        : !(await isLiveJob(store, analysis.jobId));
+    if (orphaned) requeued.push(await enqueueAnalysis(store, analysis));
+  }
+  return requeued;
+}
+
+async function isLiveJob(store: Store, jobId: string): Promise<boolean> {
+  const job = await store.jobs.get(jobId);
+  return job !== null && (job.state === "queued" || job.state === "running");
 }
 
 export async function requireAnalysis(

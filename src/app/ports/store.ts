@@ -227,6 +227,13 @@ export interface AnalysisRepo {
   markDeleted(uuid: string): Promise<boolean>;
   /** A stored metric's CSV, or null. */
   result(uuid: string, metric: string): Promise<string | null>;
+  /** Queued and running analyses of every organization, oldest first: what the queue should hold. */
+  unfinished(): Promise<StoredAnalysis[]>;
+  /**
+   * Records `jobId` as the analysis's job if its job is still `expected` (null: none yet) and it is
+   * queued or running; false otherwise (another process gave it a job first, or it ended).
+   */
+  assignJob(uuid: string, jobId: string, expected: string | null): Promise<boolean>;
 }
 
 export interface SegmentStatsQuery {

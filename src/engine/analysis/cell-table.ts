@@ -85,8 +85,14 @@ export class CellTable {
     return out;
   }
 
+  /** Grows the table at once to hold `capacity` cells (a merge knows about how many are coming). */
+  reserve(capacity: number): void {
+    while (MAX_LOAD * (this.mask + 1) < capacity) this.grow();
+  }
+
   /** Adds exported records (of a table with the same stride) to this table's cells. */
   absorbRecords(from: CellRecords): void {
+    this.reserve(Math.max(this.size, from.keys.length) * 1.25);
     for (let i = 0; i < from.keys.length; i++) {
       const key = from.keys[i];
       const group = this.groupOf(key);

@@ -104,6 +104,22 @@ export class PostgresAnalyses implements AnalysisRepo {
     return row?.csv ?? null;
   }
 
+  async unfinished(): Promise<StoredAnalysis[]> {
+    const rows = await this.db.rows<AnalysisRow>(
+      "SELECT * FROM analyses WHERE state IN ('queued', 'running') ORDER BY created_at, uuid",
+    );
+    return rows.map(toAnalysis);
+  }
+
+  async assignJob(uuid: string, jobId: string, expected: string | null): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE analyses SET job_id = $1
+       WHERE uuid = $2 AND job_id IS NOT DISTINCT FROM $3::text AND state IN ('queued', 'running')`,
+      [jobId, uuid, expected],
+    );
+    return changed === 1;
+  }
+
   /** Updates the analysis only from one of the `from` states (`$` in `set` numbered in order); true when it did. */
   private async transition(uuid: string, from: AnalysisState[], set: string, ...values: unknown[]) {
     const { sql: assignments, next } = numbered(set);

@@ -116,6 +116,22 @@ export class SqliteAnalyses implements Sync<AnalysisRepo> {
     return row?.csv ?? null;
   }
 
+  unfinished(): StoredAnalysis[] {
+    const rows = this.db
+      .prepare("SELECT * FROM analyses WHERE state IN ('queued', 'running') ORDER BY created_at, uuid")
+      .all() as AnalysisRow[];
+    return rows.map(toAnalysis);
+  }
+
+  assignJob(uuid: string, jobId: string, expected: string | null): boolean {
+    const info = this.db
+      .prepare(
+        `UPDATE analyses SET job_id = ? WHERE uuid = ? AND job_id IS ? AND state IN ('queued', 'running')`,
+      )
+      .run(jobId, uuid, expected);
+    return info.changes === 1;
+  }
+
   /** Updates the analysis only from one of the `from` states; true when it did. */
   private transition(uuid: string, from: AnalysisState[], set: string, ...values: unknown[]): boolean {
     const marks = from.map(() => "?").join(", ");

@@ -1,9 +1,8 @@
-import { parentPort, workerData } from "node:worker_threads";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import { NetworkRegistry } from "../engine/network/registry.js";
-import { openStore, type StoreDescription } from "../store/open.js";
 import type { ComputeAnalysis, ComputeShard, MergeShards } from "../app/analyses/compute.js";
 import type { AnalysisShard } from "../app/analyses/shards.js";
+import type { AppContext } from "../app/context.js";
+import type { StoreDescription } from "../app/ports/store.js";
 
 /** What a worker computes: the whole analysis, one shard's partial sums, or the merge of every shard's. */
 export type WorkerTask =
@@ -26,18 +25,23 @@ export type WorkerMessage =
   | { type: "partial"; partial: Uint8Array }
   | { type: "error"; message: string };
 
-/** Runs one analysis over its own read-only connection; results go back by message, never to the store. */
-async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promise<void> {
-  const store = await openStore(input.store, { readonly: true });
+/**
+ * Runs one analysis task in a worker thread over the thread's own read-only context (opened by the
+ * composition root's thread entry, src/main/analysis-worker.ts); results go back by message, never to the
+ * store.
+ */
+export async function runAnalysisInThread(
+  ctx: AppContext,
+  input: WorkerInput,
+  post: (m: WorkerMessage) => void,
+): Promise<void> {
   try {
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
     const compute = (await import(input.computeModule)) as {
       computeAnalysis: ComputeAnalysis;
       computeShard: ComputeShard;
       mergeShards: MergeShards;
     };
-    const onProgress = (progress: number) => post({ type: "progress", progress });
-    const ctx = { store, networks, onProgress };
+    const computeCtx = { ...ctx, onProgress: (progress: number) => post({ type: "progress", progress }) };
     const task = input.task ?? { type: "whole" };
     if (task.type === "shard") {
       // Progress of a shard is its parent's business (shards done of all).
@@ -47,20 +51,13 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void): Promis
     }
     const results =
       task.type === "merge"
-        ? await compute.mergeShards(input.spec, task.partials, ctx)
-        : await compute.computeAnalysis(input.spec, ctx);
+        ? await compute.mergeShards(input.spec, task.partials, computeCtx)
+        : await compute.computeAnalysis(input.spec, computeCtx);
     const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
     if (!results || notCsv)
       throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);
     post({ type: "result", results });
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
-  } finally {
-    await store.close();
   }
-}
-
-if (parentPort) {
-  const port = parentPort;
-  await run(workerData as WorkerInput, (m) => port.postMessage(m));
 }
