@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { presetAreasOf } from "../../src/domain/preset-geographies.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { readAdminAreas } from "../../src/engine/network/admin-areas.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { Network } from "../../src/engine/network/network.js";
