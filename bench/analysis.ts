@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { validateAnalysisRequest } from "../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../src/app/analyses/validate.js";
 import { createZoneSet } from "../src/app/zone-sets.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
