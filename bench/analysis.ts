@@ -17,7 +17,7 @@ import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest } from "../src/domain/analyses/spec.js";
-import { createZoneSet } from "../src/domain/zone-sets.js";
+import { createZoneSet } from "../src/app/zone-sets.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";

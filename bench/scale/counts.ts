@@ -131,9 +131,11 @@ async function startApi(dataDir: string, env: Record<string, string>): Promise<A
       const m = /listening on (http:\/\/localhost:\d+)/.exec(out);
       if (!m) return;
       resolve(m[1].replace("localhost", "127.0.0.1"));
-      // Keep draining the request log without keeping it.
+      // Keep draining the request log; server errors go to the bench's stderr.
       child.stdout!.off("data", onData);
-      child.stdout!.resume();
+      child.stdout!.on("data", (line: Buffer) => {
+        if (line.includes('"level":50')) process.stderr.write(line.toString().slice(0, 2000));
+      });
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -207,10 +209,13 @@ async function offer(bases: string[], keys: string[], body: object, rate: number
   const total = Math.round(rate * seconds);
   const start = performance.now();
   const pending: Promise<Outcome>[] = [];
+  // How late the generator itself sent each request: when it is late, the latencies include its lag.
+  const lag: number[] = [];
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    lag.push(Math.max(0, performance.now() - due));
     pending.push(send(bases[i % bases.length], keys[i % keys.length], body, "/counts/v1/metrics", due));
   }
   const outcomes = await Promise.all(pending);
@@ -224,33 +229,43 @@ async function offer(bases: string[], keys: string[], body: object, rate: number
     shed503: outcomes.filter((o) => o.status === 503).length,
     shed429: outcomes.filter((o) => o.status === 429).length,
     other: outcomes.filter((o) => ![200, 503, 429].includes(o.status)).length,
+    statuses: countBy(outcomes.map((o) => o.status)),
     okP50Ms: round(quantile(ok, 0.5)),
     okP99Ms: round(quantile(ok, 0.99)),
     allP99Ms: round(quantile(all, 0.99)),
     maxMs: round(Math.max(...all)),
+    sendLagP99Ms: round(quantile(lag, 0.99)),
   };
 }
 
-/** /healthz every 10 ms while three heavy polygon queries run one after the other. */
-async function healthzDuringHeavy(base: string, key: string, network: Network) {
-  const body = metricsBody({ polygon: { type: "polygon", coordinates: [networkCircle(network, 10_000)] } });
+/** Milliseconds of each /healthz probe, one every 10 ms, until `until` settles. */
+async function probeHealthz(base: string, until: Promise<unknown>): Promise<number[]> {
   const probes: number[] = [];
   let done = false;
-  const probing = (async () => {
-    while (!done) {
-      const started = performance.now();
-      await new Promise<void>((resolve) =>
-        http.get(`${base}/healthz`, { agent }, (res) => res.resume().once("end", resolve)),
-      );
-      probes.push(performance.now() - started);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  void until.finally(() => (done = true));
+  while (!done) {
+    const started = performance.now();
+    await new Promise<void>((resolve) =>
+      http.get(`${base}/healthz`, { agent }, (res) => res.resume().once("end", resolve)),
+    );
+    probes.push(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return probes;
+}
+
+/** /healthz every 10 ms for 2 s with nothing else to do (the machine's own latency), then while three heavy polygon queries run one after the other. */
+async function healthzDuringHeavy(base: string, key: string, network: Network) {
+  const idle = await probeHealthz(base, new Promise((r) => setTimeout(r, 2_000)));
+  const body = metricsBody({ polygon: { type: "polygon", coordinates: [networkCircle(network, 10_000)] } });
   const heavy: Outcome[] = [];
-  for (let i = 0; i < 3; i++) heavy.push(await send(base, key, body));
-  done = true;
-  await probing;
+  const running = (async () => {
+    for (let i = 0; i < 3; i++) heavy.push(await send(base, key, body));
+  })();
+  const probes = await probeHealthz(base, running);
   return {
+    idleHealthzP50Ms: round(quantile(idle, 0.5)),
+    idleHealthzP99Ms: round(quantile(idle, 0.99)),
     heavyStatus: [...new Set(heavy.map((h) => h.status))],
     heavyMs: heavy.map((h) => round(h.ms)),
     probes: probes.length,
@@ -321,6 +336,12 @@ function networkCircle(network: Network, positions: number): LonLat[] {
     return [cx + rx * Math.cos(a), cy + ry * Math.sin(a)];
   });
   return [...ring, ring[0]];
+}
+
+function countBy(values: number[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
 }
 
 function quantile(values: number[], q: number): number {

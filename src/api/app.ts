@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Basemap } from "../config.js";
 import type { AppContext } from "../app/context.js";
 import { inlineRunner, type HeavyRunner } from "../app/heavy/tasks.js";
+import { shedWhenSaturated } from "./heavy.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest("principal", null as never);
   app.decorateRequest("session", null);
   installErrorHandling(app);
+  app.addHook("onRequest", shedWhenSaturated);
   app.addSchema(ErrorBody);
   await app.register(cookie);
   await registerSecurityHeaders(app, deps.basemap ?? null);
@@ -79,10 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRateLimits(app, deps.store, security.rateLimits);
 
   await registerApiDocs(app);
-  // Touches neither the store nor the pool, and is not rate limited: it answers while heavy work runs.
-  app.get("/healthz", { schema: { hide: true }, config: { rateLimit: false } }, async () => ({
-    status: "ok",
-  }));
+  // Touches neither the store nor the pool: it answers while heavy work runs.
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
 
   await app.register(
     async (v2) => {

@@ -1,9 +1,6 @@
-import { mapErrors } from "../app/error-mapping.js";
 import { randomUUID } from "node:crypto";
 import type { NetworkRegistry } from "../engine/network/registry.js";
-import type { Store } from "../app/ports/store.js";
 import type { StoredZoneSet, ZoneFeature, ZoneFeatureCollection } from "./records.js";
-import { assertMember } from "../app/accounts.js";
 import { fail, ValidationError, type Issue } from "./errors.js";
 import { checkGeometry, type ZoneKind } from "./zone-geometry.js";
 import { zonesFromOsmIds, type FieldReport } from "./zone-osm.js";
@@ -22,10 +19,11 @@ export const MAX_ZONE_SET_NAME_LENGTH = 50;
 /** A body with thousands of faulty zones gets the first problems, not a megabyte of them. */
 export const MAX_REPORTED_ISSUES = 100;
 
-export interface ZoneSetContext {
-  store: Store;
+/** What checking a zone-set body reads besides the body: the road networks OSM way ids resolve on. */
+export interface ZoneSetChecks {
   networks: NetworkRegistry;
-  orgId: string;
+  /** The imported countries (codes), searched for the ways of `osm_ids`. */
+  countries: string[];
   /** Overrides MAX_ZONES_PER_SET: the CLI validates a whole file before splitting it. */
   maxZones?: number;
 }
@@ -61,7 +59,9 @@ class Issues {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-async function checkLoginEmail(body: Record<string, unknown>, ctx: ZoneSetContext): Promise<void> {
+/** The caller's login e-mail of a zone-set body (whether it belongs to the organization is the app's check). */
+export function requireLoginEmail(body: unknown): string {
+  if (!isObject(body)) throw fail("invalid_request", { reason: "the body must be a JSON object" });
   const email = body.insight_login_email;
   if (typeof email !== "string" || email.trim() === "")
     throw new ValidationError([
@@ -70,8 +70,12 @@ async function checkLoginEmail(body: Record<string, unknown>, ctx: ZoneSetContex
         message: "insight_login_email is required (the caller's login e-mail)",
       },
     ]);
-  await assertMember(ctx.store, email.trim(), ctx.orgId);
+  return email.trim();
 }
+
+/** Whether the body makes its zones from OSM way ids (then the imported countries are needed). */
+export const namesOsmIds = (body: unknown): boolean =>
+  isObject(body) && body.osm_ids !== undefined && body.osm_ids !== null;
 
 function checkSetName(v: unknown, issues: Issues): string | null {
   if (v === undefined || v === null) return null;
@@ -199,7 +203,7 @@ function checkFeatures(
   return { kind, zones };
 }
 
-async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, issues: Issues) {
+async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetChecks, issues: Issues) {
   const hasZones = body.zones !== undefined && body.zones !== null;
   const hasOsmIds = body.osm_ids !== undefined && body.osm_ids !== null;
   const maxZones = ctx.maxZones ?? MAX_ZONES_PER_SET;
@@ -208,8 +212,7 @@ async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, is
     return null;
   }
   if (hasOsmIds) {
-    const countries = (await ctx.store.network.countries()).map((c) => c.country);
-    const features = await zonesFromOsmIds(body.osm_ids, ctx.networks, countries, maxZones, issues.add);
+    const features = await zonesFromOsmIds(body.osm_ids, ctx.networks, ctx.countries, maxZones, issues.add);
     return issues.list.length > 0 ? null : { features, prefix: "zones" };
   }
   if (!hasZones) {
@@ -220,13 +223,12 @@ async function zoneSource(body: Record<string, unknown>, ctx: ZoneSetContext, is
 }
 
 /**
- * Validates a POST /zone_sets body (or a file read by the CLI) against every
- * rule of the spec, collecting all problems into one ValidationError. The
- * login must belong to the organization (403 otherwise).
+ * Checks a POST /zone_sets body (or a file read by the CLI) against every rule of the spec, collecting all
+ * problems into one ValidationError. The caller has checked the login first (requireLoginEmail and its
+ * membership: app/zone-sets.ts).
  */
-export async function validateZoneSetRequest(body: unknown, ctx: ZoneSetContext): Promise<NormalisedZoneSet> {
+export async function checkZoneSetRequest(body: unknown, ctx: ZoneSetChecks): Promise<NormalisedZoneSet> {
   if (!isObject(body)) throw fail("invalid_request", { reason: "the body must be a JSON object" });
-  await checkLoginEmail(body, ctx);
   const issues = new Issues();
   const name = checkSetName(body.zone_set_name, issues);
   const withCalibration = checkWithCalibration(body.with_calibration, issues);
@@ -260,45 +262,7 @@ export function toStoredZoneSet(orgId: string, set: NormalisedZoneSet, now = new
   };
 }
 
-/** Validates and stores one zone set (409 when its name is taken in the organization). */
-export async function createZoneSet(body: unknown, ctx: ZoneSetContext): Promise<StoredZoneSet> {
-  const stored = toStoredZoneSet(ctx.orgId, await validateZoneSetRequest(body, ctx));
-  await mapErrors(async () => await ctx.store.zoneSets.create(stored));
-  return stored;
-}
-
 /** The zones of a stored set with their normalised properties: what analyses read. */
 export function zonesOf(set: StoredZoneSet): Zone[] {
   return set.featureCollection.features as Zone[];
-}
-
-/** The organization's zone set by name (case-insensitive) or uuid; 404 naming `field` otherwise. */
-export async function requireZoneSet(
-  store: Store,
-  orgId: string,
-  nameOrUuid: string,
-  field = "name_or_uuid",
-): Promise<StoredZoneSet> {
-  const set = await store.zoneSets.get(orgId, nameOrUuid);
-  if (!set) throw fail("zone_set_not_found", { zone_set: nameOrUuid }, field);
-  return set;
-}
-
-/**
- * Deletes a zone set unless an analysis that is not deleted references it
- * (409 naming them): its results, or its computation, read the set's zones.
- */
-export async function deleteZoneSet(store: Store, orgId: string, nameOrUuid: string): Promise<StoredZoneSet> {
-  const set = await requireZoneSet(store, orgId, nameOrUuid);
-  const users = (await store.analyses.list(orgId))
-    .filter(
-      (a) =>
-        a.state !== "deleted" &&
-        [...a.spec.originSets, ...a.spec.destinationSets].some((ref) => ref.uuid === set.uuid),
-    )
-    .map((a) => `"${a.name}"`);
-  if (users.length)
-    throw fail("zone_set_in_use", { zone_set: set.name, analyses: users.join(", ") }, "name_or_uuid");
-  await store.zoneSets.delete(orgId, set.uuid);
-  return set;
 }

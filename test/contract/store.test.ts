@@ -340,6 +340,35 @@ for (const backend of all) {
       await reference.close();
     });
 
+    it("segment counts: one add over thousands of segment-months (more than the server's lock table holds)", async () => {
+      const store = await backend.open();
+      const cell = randomCells(new Rng(11, "wide"), 1)[0];
+      // 40,000 segment-months: a year of demo transit riders touches as many in one batch.
+      const cells = Array.from({ length: 40_000 }, (_, i) => ({
+        ...cell,
+        segmentId: 1000 + (i % 10_000),
+        month: `2025-0${1 + Math.floor(i / 10_000)}`,
+      }));
+      await store.segmentStats.add("li", cells);
+      const stats = await store.segmentStats.query({
+        country: "li",
+        segmentIds: [1000, 10_999],
+        months: ["2025-01"],
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        hours: Array.from({ length: 24 }, (_, h) => h),
+        directions: ["with", "against"],
+        vehicleClasses: [...SEGMENT_COUNT_CLASSES],
+        sources: [...TRACE_SOURCES],
+      });
+      assert.deepEqual(
+        stats.map((s) => [s.segmentId, s.trips]),
+        [
+          [1000, cell.trips],
+          [10_999, cell.trips],
+        ],
+      );
+    });
+
     it("segment counts: concurrent adds to the same segment-month all count", async () => {
       const store = await backend.open();
       const cells = randomCells(new Rng(9, "concurrent"), 80).map((c) => ({

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { presetAreasOf } from "../../src/domain/preset-geographies.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { readAdminAreas } from "../../src/engine/network/admin-areas.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { Network } from "../../src/engine/network/network.js";
@@ -612,10 +612,10 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       );
       const metrics = await computeTopRoutesMetrics(spec, compute());
       const stored = JSON.parse(metrics[ROUTES_RESULT]) as StoredRoutes;
-      // Computed top route per subject ("origin id→destination id", or the zone id): its signed steps.
+      // Computed top route per subject (records hold origin id and name, destination id and name; or zone id and name): its signed steps.
       const computed = new Map<string, number[]>();
       for (const [route, ...ids] of stored.records)
-        computed.set(byZone ? String(ids[0]) : `${ids[0]}→${ids[1]}`, stored.routes[String(route)]);
+        computed.set(byZone ? String(ids[0]) : `${ids[0]}→${ids[2]}`, stored.routes[String(route)]);
       // The same grouping over the simulator's true paths, with the same zone assignment.
       const truth = new TopRoutesTally((i) => network.segments[i].lengthM, 2);
       const subjects: string[] = [];

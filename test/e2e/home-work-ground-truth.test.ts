@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";

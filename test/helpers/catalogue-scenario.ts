@@ -5,7 +5,7 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
 import { boxZone, square, STREET, streetWeekTrips } from "./street-scenario.js";
 import { at } from "./network.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tempDir } from "./temp-dir.js";
 import { startQuickRunner } from "./analyses.js";
 

@@ -1,5 +1,5 @@
 import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";

@@ -1,4 +1,4 @@
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip, TripPurpose, VehicleClass } from "../../src/engine/trips/types.js";

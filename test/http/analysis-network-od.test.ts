@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { JobRunner } from "../../src/jobs/runner.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import type { TestContext } from "../helpers/app.js";
 import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
 import { at } from "../helpers/network.js";

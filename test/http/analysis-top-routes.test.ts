@@ -4,7 +4,7 @@ import { join } from "node:path";
 import shp from "shpjs";
 import type { FeatureCollection, LineString } from "geojson";
 import type { JobRunner } from "../../src/jobs/runner.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { gridCellOf } from "../../src/engine/analysis/location-grid.js";

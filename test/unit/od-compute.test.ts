@@ -1,7 +1,7 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
-import { createZoneSet } from "../../src/domain/zone-sets.js";
+import { createZoneSet } from "../../src/app/zone-sets.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import { at } from "../helpers/network.js";

@@ -1,11 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DomainError, ValidationError } from "../../src/domain/errors.js";
-import {
-  validateZoneSetRequest,
-  type NormalisedZoneSet,
-  MAX_ZONES_PER_SET,
-} from "../../src/domain/zone-sets.js";
+import { type NormalisedZoneSet, MAX_ZONES_PER_SET } from "../../src/domain/zone-sets.js";
+import { validateZoneSetRequest } from "../../src/app/zone-sets.js";
 import { planZoneUpload, splitByGeohash } from "../../src/domain/zone-split.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import type { LonLat, Segment } from "../../src/engine/network/types.js";

@@ -15,7 +15,7 @@ import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { shedWhenSaturated } from "../heavy.js";
+import { HEAVY_ROUTE } from "../heavy.js";
 
 /** Metrics (the one charged call), its later pages, and the caller's usage. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
@@ -38,7 +38,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     "/metrics",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      onRequest: shedWhenSaturated,
+      config: HEAVY_ROUTE,
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],

@@ -5,7 +5,7 @@ import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { shedWhenSaturated } from "../heavy.js";
+import { HEAVY_ROUTE } from "../heavy.js";
 
 /** Geometry lookup, its later pages, and the segment count. */
 export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (
@@ -28,7 +28,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/geometry",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      onRequest: shedWhenSaturated,
+      config: HEAVY_ROUTE,
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
@@ -72,7 +72,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/segmentcount",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      onRequest: shedWhenSaturated,
+      config: HEAVY_ROUTE,
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],

@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { parseOsmIdSearch, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
 import { KeyQuery } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { shedWhenSaturated } from "../heavy.js";
+import { HEAVY_ROUTE } from "../heavy.js";
 
 /** [lon, lat] with an optional altitude; ranges are checked by the domain so the message names the position. */
 const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
@@ -64,7 +64,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/osm_ids/search",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      onRequest: shedWhenSaturated,
+      config: HEAVY_ROUTE,
       schema: {
         summary:
           "OSM ways whose road segments meet a polygon or lie within a radius (to build osm_ids zone sets)",

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { requireZoneSet } from "../../domain/zone-sets.js";
+import { requireZoneSet } from "../../app/zone-sets.js";
 import { guardedCreateZoneSet, guardedDeleteZoneSet } from "../../app/security/guarded.js";
 import type { StoredZoneSet } from "../../domain/records.js";
 import { KeyQuery, SuccessCreated } from "../schemas.js";

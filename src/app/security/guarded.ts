@@ -5,7 +5,7 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { cancelAnalysis, createAnalysis, deleteAnalysis } from "../analyses/lifecycle.js";
 import { createTag, tagAnalyses, untagAnalyses } from "../analyses/tags.js";
-import { createZoneSet, deleteZoneSet, type ZoneSetContext } from "../../domain/zone-sets.js";
+import { createZoneSet, deleteZoneSet, type ZoneSetContext } from "../zone-sets.js";
 import type { StoredAnalysis, StoredZoneSet } from "../../domain/records.js";
 import type { Store } from "../ports/store.js";
 import { requireRole, type Principal } from "../../domain/security/principal.js";

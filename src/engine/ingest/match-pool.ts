@@ -1,6 +1,7 @@
 import { Piscina } from "piscina";
 import type { Network } from "../network/network.js";
 import type { MatchedTrip, RawTrip } from "../trips/types.js";
+import { packRawTrips, unpackOutcomes, type PackedOutcomes } from "./trip-columns.js";
 
 /** What matching one raw trip gave: its matched trips, or the message of the error it threw. */
 export type MatchOutcome = { matched: MatchedTrip[]; error?: undefined } | { error: string };
@@ -33,7 +34,9 @@ export class MatchPool {
     });
   }
 
-  readonly match: BatchMatcher = (trips) => this.pool.run(trips) as Promise<MatchOutcome[]>;
+  /** Trips cross as typed-array columns (trip-columns.ts): cloning an object per point and step cost more. */
+  readonly match: BatchMatcher = async (trips) =>
+    unpackOutcomes((await this.pool.run(packRawTrips(trips))) as PackedOutcomes);
 
   close(): Promise<void> {
     return this.pool.destroy();

@@ -6,18 +6,19 @@ import { workerData } from "node:worker_threads";
 import { tripMatcher } from "../matching/index.js";
 import { Network } from "../network/network.js";
 import type { Segment } from "../network/types.js";
-import type { RawTrip } from "../trips/types.js";
 import type { MatchOutcome } from "./match-pool.js";
+import { packOutcomes, unpackRawTrips, type PackedOutcomes, type PackedRawTrips } from "./trip-columns.js";
 
 const { country, segments } = workerData as { country: string; segments: Segment[] };
 const match = tripMatcher(new Network(country, segments));
 
-export default function matchBatch(trips: RawTrip[]): MatchOutcome[] {
-  return trips.map((trip) => {
+export default function matchBatch(packed: PackedRawTrips): PackedOutcomes {
+  const outcomes = unpackRawTrips(packed).map((trip): MatchOutcome => {
     try {
       return { matched: match(trip) };
     } catch (e) {
       return { error: (e as Error).message };
     }
   });
+  return packOutcomes(outcomes);
 }

@@ -19,9 +19,16 @@ type PackedRow = { segment_id: number; month: string; cells: Buffer };
 /**
  * Segment counts in the packed layout of segment-month-pack.ts (one totals and one details row per
  * segment × month), as in SQLite. Adding is read-modify-write of those rows, so each segment-month is
- * locked (a transaction-scoped advisory lock, taken in key order) while it is updated: two ingest
- * workers adding to the same segment-month take turns instead of losing one's counts.
+ * locked while it is updated: two ingest workers adding to the same segment-month take turns instead
+ * of losing one's counts. The locks are transaction-scoped advisory locks on LOCK_BUCKETS buckets of
+ * segment-months, taken in bucket order (no deadlock): one lock per segment-month would overflow the
+ * server's lock table (max_locks_per_transaction) when one batch touches thousands of them.
  */
+/** Advisory lock buckets of segment-months: the most locks one add holds. */
+const LOCK_BUCKETS = 256;
+/** The first key of the two-key advisory locks of segment counts (any constant, the same everywhere). */
+const LOCK_SPACE = 0x53_46_43_54; // "SFCT"
+
 export class PostgresSegmentStats implements SegmentStatsRepo {
   constructor(private readonly db: PgDb) {}
 
@@ -41,9 +48,10 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     const months = keys.map((k) => k.month);
     await this.db.transaction(async () => {
       await this.db.run(
-        `SELECT pg_advisory_xact_lock(hashtextextended($1 || '|' || s || '|' || m, 0))
-         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS k(s, m, n) ORDER BY n`,
-        [country, ids, months],
+        `SELECT pg_advisory_xact_lock($4, b) FROM (
+           SELECT DISTINCT (hashtextextended($1 || '|' || s || '|' || m, 0) % $5)::int AS b
+           FROM unnest($2::bigint[], $3::text[]) AS k(s, m)) buckets ORDER BY b`,
+        [country, ids, months, LOCK_SPACE, LOCK_BUCKETS],
       );
       const stored = async (table: string) => {
         const rows = await this.db.rows<PackedRow>(
