@@ -601,7 +601,8 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
       );
       const metrics = await computeTopRoutesMetrics(spec, compute());
       const stored = JSON.parse(metrics[ROUTES_RESULT]) as StoredRoutes;
-      // Computed top route per subject (records hold origin id and name, destination id and name; or zone id and name): its signed steps.
+      // Computed top route per subject ("origin id→destination id", or the zone id): its signed steps
+      // (records: route, then origin id and name, destination id and name; or zone id and name).
       const computed = new Map<string, number[]>();
       for (const [route, ...ids] of stored.records)
         computed.set(byZone ? String(ids[0]) : `${ids[0]}→${ids[2]}`, stored.routes[String(route)]);
