@@ -3,7 +3,7 @@ import { after, before } from "node:test";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
-import { boxZone, square, STREET, streetWeekTrips } from "./street-scenario.js";
+import { boxZone, seedStreetQuarters, STREET, streetWeekTrips } from "./street-scenario.js";
 import { at } from "./network.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tempDir } from "./temp-dir.js";
@@ -26,18 +26,7 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     STREET,
   );
   const ctx = await makeTestApp(store);
-  const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
-    country: "mc",
-    geographyType: "admin_10",
-    areaId,
-    osmId: Number(areaId),
-    name,
-    geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
-  });
-  await store.presetAreas.replaceCountry("mc", [
-    quarter("501", "West Quarter", -50, 150),
-    quarter("502", "East Quarter", 150, 350),
-  ]);
+  await seedStreetQuarters(store);
   await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,

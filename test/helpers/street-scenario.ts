@@ -3,6 +3,7 @@ import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip, TripPurpose, VehicleClass } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../../src/app/ports/store.js";
 import { at, seg } from "./network.js";
 
 /**
@@ -123,4 +124,23 @@ export async function createStreetEnds(ctx: Awaited<ReturnType<typeof streetStor
     },
     ctx,
   );
+}
+
+/**
+ * Two admin_10 quarters of "mc" over the street, West (OSM id 501) from x -50 m to `splitM`, East (502) from
+ * there to `endM`: the preset geography of the hand-counted tests.
+ */
+export async function seedStreetQuarters(store: Store, splitM = 150, endM = 350): Promise<void> {
+  const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
+    country: "mc",
+    geographyType: "admin_10",
+    areaId,
+    osmId: Number(areaId),
+    name,
+    geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
+  });
+  await store.presetAreas.replaceCountry("mc", [
+    quarter("501", "West Quarter", -50, splitM),
+    quarter("502", "East Quarter", splitM, endM),
+  ]);
 }

@@ -111,9 +111,10 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
     const done = await finished(ctx, res.json().uuid);
     assert.equal(done.status, "Data Available");
     assert.deepEqual(done.metrics, ["np_all", "np_pers", "np_comm", "sample_size"]);
-    // The way's 300 m take the whole trip: cars east 600 s (1.8 km/h) entering at 07:00, the car west 360 s
-    // (3.0) at 08:30, the trucks 1,200 s (0.9) at noon. No trip runs at night: no free-flow speed, so no
-    // travel time index nor delay (see test/unit/network-performance.test.ts for those).
+    // The way takes the whole trip, which runs 280 m of its 300 (x 10 to 290: the first and last segments
+    // only from the origin and to the destination): cars east 600 s (0.467 m/s, 1.7 km/h) entering at
+    // 07:00, the car west 360 s (2.8) at 08:30, the trucks 1,200 s (0.8) at noon. No trip runs at night: no
+    // free-flow speed, so no travel time index nor delay (see test/unit/network-performance.test.ts).
     // Traffic per day: each trip of the street week weighs as in Network_OD (9 trips → 1,429 a day).
     const row = (period: string, kph: number, seconds: number, perDay: number, sample: number) =>
       `All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,0: Average Day (M-Su),${period},` +
@@ -122,9 +123,9 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
       "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,period," +
         "avg_speed_kph,speed_kph_p5,speed_kph_p15,speed_kph_p50,speed_kph_p85,speed_kph_p95,free_flow_speed_kph," +
         "avg_travel_time_sec,travel_time_index,vehicle_hours_of_delay,average_daily_segment_traffic,sample_size",
-      row("07:00-08:00", 1.8, 600, 1111, 7),
-      row("08:00-09:00", 3, 360, 159, 1),
-      row("12:00-13:00", 0.9, 1200, 317, 2),
+      row("07:00-08:00", 1.7, 600, 1111, 7),
+      row("08:00-09:00", 2.8, 360, 159, 1),
+      row("12:00-13:00", 0.8, 1200, 317, 2),
       "",
     ]);
     const quarters = await create(

@@ -9,7 +9,7 @@ import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { gridCellOf } from "../../src/engine/analysis/location-grid.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
 import { at, seg } from "../helpers/network.js";
-import { boxZone, square } from "../helpers/street-scenario.js";
+import { boxZone, seedStreetQuarters } from "../helpers/street-scenario.js";
 import { startQuickRunner } from "../helpers/analyses.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { finished } from "../helpers/catalogue-scenario.js";
@@ -103,18 +103,7 @@ describe("Zone_Activity_Analysis home and work locations over HTTP (hand-counted
       STREET,
     );
     ctx = await makeTestApp(store);
-    const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
-      country: "mc",
-      geographyType: "admin_10",
-      areaId,
-      osmId: Number(areaId),
-      name,
-      geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
-    });
-    await store.presetAreas.replaceCountry("mc", [
-      quarter("501", "West Quarter", -50, 700),
-      quarter("502", "East Quarter", 700, 1600),
-    ]);
+    await seedStreetQuarters(store, 700, 1600);
     await createZoneSet(
       {
         insight_login_email: ctx.orgA.email,

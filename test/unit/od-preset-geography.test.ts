@@ -6,27 +6,11 @@ import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import {
   createStreetEnds,
   EMAIL,
-  square,
+  seedStreetQuarters,
   streetStore,
   streetTrip,
   streetWeekTrips,
 } from "../helpers/street-scenario.js";
-
-/** Two quarters of "mc" splitting the street at x = 150 m; the west one is known by OSM id 501. */
-export async function seedQuarters(store: Awaited<ReturnType<typeof streetStore>>["store"]) {
-  const quarter = (areaId: string, name: string, x0: number, x1: number) => ({
-    country: "mc",
-    geographyType: "admin_10",
-    areaId,
-    osmId: Number(areaId),
-    name,
-    geometry: { type: "MultiPolygon" as const, coordinates: square(x0, x1) },
-  });
-  await store.presetAreas.replaceCountry("mc", [
-    quarter("501", "West Quarter", -50, 150),
-    quarter("502", "East Quarter", 150, 350),
-  ]);
-}
 
 const request = (extra: Record<string, unknown>) => ({
   insight_login_email: EMAIL,
@@ -48,7 +32,7 @@ describe("OD_Preset_Geography (hand-counted)", async () => {
 
   before(async () => {
     await createStreetEnds(ctx);
-    await seedQuarters(store);
+    await seedStreetQuarters(store);
     const trips = streetWeekTrips();
     trips.push(streetTrip({ device: "car9", localIso: "2025-01-20T07:00:00", minutes: 10 })); // after the range
     await store.trips.appendTrips("mc", trips);

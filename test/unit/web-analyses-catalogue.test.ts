@@ -7,6 +7,7 @@ import {
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
 import {
+  captionOf,
   parseNpCsv,
   parseOdCsv,
   parseValueCsv,
@@ -151,5 +152,17 @@ describe("Network_Performance results: speeds per segment and period", () => {
       collection.features.map((f) => [f.properties?.kind, f.properties?.origin, f.properties?.share]),
       [["segment", "Quai", 0.5]],
     );
+  });
+});
+
+describe("the results table's caption", () => {
+  it("says what a row of each type is, and home/work metrics list places", () => {
+    assert.equal(captionOf("OD_Analysis"), "Origin-destination flows");
+    assert.equal(captionOf("Network_Performance", "np_all"), "Speeds per road segment");
+    assert.equal(captionOf("Segment_Analysis", "sa_all"), "Trips per road segment");
+    assert.equal(captionOf("AADT", "aadt_all"), "Average daily traffic per zone");
+    assert.equal(captionOf("Zone_Activity_Analysis", "za_all"), "Trips per zone");
+    assert.equal(captionOf("Zone_Activity_Analysis", "home_grid_all"), "Home and work locations");
+    assert.equal(captionOf("Top_Routes_ZA"), "Top routes");
   });
 });

@@ -2,7 +2,7 @@ import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
 import type { ZoneFeature } from "../../domain/records.js";
 import { networkOdPair, NetworkOdTally } from "../../engine/analysis/network-od.js";
 import { odCsv } from "../../engine/analysis/od-csv.js";
-import { SegmentTally } from "../../engine/analysis/segment-analysis.js";
+import { SegmentTally, type StepLength, wholeSegments } from "../../engine/analysis/segment-analysis.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
 import { groupNames } from "./od-metrics.js";
@@ -31,9 +31,17 @@ export async function featuresOf(
   return features;
 }
 
-/** Finds a trip's passages over the analysed segments (its tally side is unused by network types). */
-export function passageFinder(spec: AnalysisSpec, network: Network, segments: AnalysedSegment[]) {
-  return new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
+/**
+ * Finds a trip's passages over the analysed segments (its tally side is unused by network types), each
+ * step counted by `stepLength` (whole segments unless told).
+ */
+export function passageFinder(
+  spec: AnalysisSpec,
+  network: Network,
+  segments: AnalysedSegment[],
+  stepLength: StepLength = wholeSegments(network),
+) {
+  return new SegmentTally(lookupOf(segments, network), stepLength, {
     segments: segments.length,
     dayTypes: spec.dayTypes.length,
     dayParts: spec.dayParts.length,

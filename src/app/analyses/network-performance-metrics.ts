@@ -4,6 +4,7 @@ import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import { NetworkPerformanceTally } from "../../engine/analysis/network-performance.js";
+import { travelledStretches } from "../../engine/analysis/segment-analysis.js";
 import { LocalClock } from "../../engine/time.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
@@ -74,7 +75,9 @@ export async function computeNetworkPerformanceMetrics(
     new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   const tally = new NetworkPerformanceTally();
-  await scanPassages(spec, ctx, network, passageFinder(spec, network, segments), (passages, trip) => {
+  // A trip's first and last steps count only the stretch it travelled (from its origin, to its destination).
+  const finder = passageFinder(spec, network, segments, travelledStretches(network));
+  await scanPassages(spec, ctx, network, finder, (passages, trip) => {
     for (const p of passages) {
       const slice = slicer.at(p.enterT);
       if (!slice) continue;

@@ -17,6 +17,7 @@ import {
   type SegmentLookup,
   type SegmentPassage,
   type SegmentRow,
+  wholeSegments,
 } from "../../engine/analysis/segment-analysis.js";
 import type { Network } from "../../engine/network/network.js";
 import type { Segment } from "../../engine/network/types.js";
@@ -240,7 +241,7 @@ export async function scanSegments(
   network: Network,
   segments: AnalysedSegment[],
 ) {
-  const tally = new SegmentTally(lookupOf(segments, network), (i) => network.segments[i].lengthM, {
+  const tally = new SegmentTally(lookupOf(segments, network), wholeSegments(network), {
     segments: segments.length,
     dayTypes: spec.dayTypes.length,
     dayParts: spec.dayParts.length,

@@ -1,3 +1,4 @@
+import type { Network } from "../network/network.js";
 import type { TripColumns } from "../trips/columns.js";
 import { nearestRank } from "./od-distributions.js";
 
@@ -6,6 +7,34 @@ import { nearestRank } from "./od-distributions.js";
  * geometry (a directional zone accepts only one of them).
  */
 export type SegmentLookup = Map<number, [number[], number[]]>;
+
+/** Metres trip i travelled on its path step k, whose network segment is `index`. */
+export type StepLength = (cols: TripColumns, i: number, k: number, index: number) => number;
+
+/** Every step counts its segment's whole length. */
+export const wholeSegments =
+  (network: Network): StepLength =>
+  (_cols, _i, _k, index) =>
+    network.segments[index].lengthM;
+
+/**
+ * Every step counts its segment's whole length but the trip's first, counted from the snapped origin, and
+ * its last, counted to the snapped destination (a one-step trip: origin to destination along it).
+ */
+export const travelledStretches =
+  (network: Network): StepLength =>
+  (cols, i, k, index) => {
+    const segment = network.segments[index];
+    const first = k === cols.pathStart[i];
+    const last = k === cols.pathStart[i + 1] - 1;
+    if (!first && !last) return segment.lengthM;
+    return network.travelledM(
+      segment,
+      cols.pathForward[k] === 1,
+      first ? [cols.originLon[i], cols.originLat[i]] : null,
+      last ? [cols.destLon[i], cols.destLat[i]] : null,
+    );
+  };
 
 /** Where a trip's passage over one analysed segment falls and what it was like. */
 export interface SegmentPassage {
@@ -55,7 +84,7 @@ export class SegmentTally {
 
   constructor(
     private readonly lookup: SegmentLookup,
-    private readonly lengthOf: (networkIndex: number) => number,
+    private readonly lengthOf: StepLength,
     private readonly sizes: { segments: number; dayTypes: number; dayParts: number },
   ) {}
 
@@ -76,18 +105,13 @@ export class SegmentTally {
       const entry = this.lookup.get(index);
       if (!entry) continue;
       const ms = cols.pathExitMs[k] - cols.pathEnterMs[k];
+      const lengthM = this.lengthOf(cols, i, k, index);
       for (const segment of entry[cols.pathForward[k]]) {
         const seen = this.met.get(segment);
         if (seen) {
-          seen.lengthM += this.lengthOf(index);
+          seen.lengthM += lengthM;
           seen.ms += ms;
-        } else
-          this.met.set(segment, {
-            segment,
-            enterT: start + cols.pathEnterMs[k],
-            lengthM: this.lengthOf(index),
-            ms,
-          });
+        } else this.met.set(segment, { segment, enterT: start + cols.pathEnterMs[k], lengthM, ms });
       }
     }
     return [...this.met.values()];

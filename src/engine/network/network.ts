@@ -132,6 +132,18 @@ export class Network {
     return { segment, distanceM: this.ruler.distance(p, on.point), point: on.point, alongM };
   }
 
+  /**
+   * Metres travelled on a segment in one direction, from `from` (else where the travel enters it) to `to`
+   * (else where it leaves it), both snapped onto it: a trip's first and last steps cover only part of theirs.
+   */
+  travelledM(segment: Segment, forward: boolean, from: LonLat | null, to: LonLat | null): number {
+    const entry = forward ? 0 : segment.lengthM;
+    const exit = forward ? segment.lengthM : 0;
+    const start = from ? this.hitOf(segment, from).alongM : entry;
+    const end = to ? this.hitOf(segment, to).alongM : exit;
+    return Math.min(segment.lengthM, Math.max(0, forward ? end - start : start - end));
+  }
+
   allows(segment: Segment, mode: AccessMode): boolean {
     return (segment.access & ACCESS_BITS[mode]) !== 0;
   }

@@ -2,7 +2,7 @@
  * Origin-destination flows from an OD metric CSV (od_all, od_pers, od_comm), DOM-free: reading, slicing by
  * device type / day type / day part, top-N, sorting, the day-part profile and the flow-map features.
  */
-import { OD_METRICS as SHARED_OD_METRICS } from "../../../../shared/vocabulary.js";
+import { OD_METRICS as SHARED_OD_METRICS, type AnalysisTypeName } from "../../../../shared/vocabulary.js";
 import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
@@ -427,4 +427,24 @@ export function parseHomeWorkCsv(text: string): { flows: OdFlow[]; cells: Featur
     };
   });
   return { flows, cells: [...cells.values()] };
+}
+
+/** What one row of the results table is, by analysis type. */
+const TABLE_CAPTIONS: Record<AnalysisTypeName, string> = {
+  OD_Analysis: "Origin-destination flows",
+  OD_Preset_Geography: "Flows from the zones to the preset areas",
+  Zone_Activity_Analysis: "Trips per zone",
+  OD_MF_Analysis: "Origin-destination flows through the middle filters",
+  Segment_Analysis: "Trips per road segment",
+  AADT: "Average daily traffic per zone",
+  Network_OD: "Flows between road segments",
+  Network_Performance: "Speeds per road segment",
+  Top_Routes_OD: "Top routes",
+  Top_Routes_ZA: "Top routes",
+};
+
+/** The results table's caption for an analysis type and the metric shown. */
+export function captionOf(analysisType: string, metric = ""): string {
+  if (isHomeWorkMetric(metric)) return "Home and work locations";
+  return TABLE_CAPTIONS[analysisType as AnalysisTypeName] ?? "Origin-destination flows";
 }

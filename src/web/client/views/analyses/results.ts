@@ -13,6 +13,7 @@ import { flowUnits, METHOD_PAGE, type FlowUnits } from "./units.js";
 import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-map.js";
 import {
   OD_METRICS,
+  captionOf,
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
@@ -258,7 +259,7 @@ export class AnalysisResults {
     this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
     for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
     this.chartFigure.hidden = routes;
-    this.tableCaption.textContent = routes ? "Top routes" : "Origin-destination flows";
+    this.tableCaption.textContent = captionOf(detail.analysis_type);
     if (routes)
       this.legendText.textContent =
         "Width and colour: the route's share of its zone pair's (zone's) trips, the most used on top. ";
@@ -373,6 +374,7 @@ export class AnalysisResults {
             ? parseValueCsv(text)
             : parseOdCsv(text);
       this.showSpeedLabels();
+      this.tableCaption.textContent = captionOf(detail.analysis_type, metric);
       this.unitNote.textContent = this.units.explanation;
       this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
