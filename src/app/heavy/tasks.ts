@@ -1,4 +1,3 @@
-import type { NetworkRegistry } from "../../engine/network/registry.js";
 import type { MetricsProvider, MetricsQuery, MetricsRow } from "../../engine/counts/metrics.js";
 import {
   parseMetricsFilters,
@@ -15,17 +14,15 @@ import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
 import { unitsOf } from "../counts/metering.js";
 import { searchOsmIds } from "../networks.js";
 import { firstPage, type ResultPage } from "../counts/results.js";
-import type { Store } from "../ports/store.js";
+import type { AppContext } from "../context.js";
 
 /**
  * The requests heavy enough to leave the event loop: counts metrics and selections, and OSM-way search.
  * Each is a plain function of serialisable input to serialisable output over a store and the networks,
- * so a worker thread (src/main/heavy-worker.ts) runs exactly what the inline runner runs.
+ * so a worker thread (src/main/heavy-worker.ts) runs exactly what the inline runner runs. They read the
+ * store, and write only the later pages of long answers (countsResults), so no big result crosses threads.
  */
-export interface HeavyContext {
-  /** Reads, and writes the later pages of long answers (countsResults), so no big result crosses threads. */
-  store: Pick<Store, "network" | "segmentStats" | "tripStats" | "countsResults">;
-  networks: NetworkRegistry;
+export interface HeavyContext extends AppContext {
   /** Replaces the store's metrics (tests and benchmarks); such a provider only runs inline. */
   metricsProvider?: MetricsProvider;
 }
