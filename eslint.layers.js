@@ -43,18 +43,9 @@ const element = ({ type, pattern, files }) => {
   return { type, pattern: patterns.map((p) => `${p}/**`), partialMatch: false };
 };
 
-/**
- * Files that still import against the direction, each with its reason; the rule only warns on them
- * until they are moved (see docs/architecture.md, "Known exceptions").
- */
-export const PENDING = [
-  // Analysis request validation and zone-set creation read the store: to become app use cases.
-  "src/domain/analyses/spec.ts",
-];
-
-const rule = (level) => ({
+const layerRule = {
   "boundaries/dependencies": [
-    level,
+    "error",
     {
       default: "disallow",
       message: "{{from.type}} must not import {{to.type}} (layers: docs/architecture.md)",
@@ -64,7 +55,7 @@ const rule = (level) => ({
       })),
     },
   ],
-});
+};
 
 export default [
   {
@@ -81,7 +72,7 @@ export default [
       },
     },
     rules: {
-      ...rule("error"),
+      ...layerRule,
       // The boundaries rule does not see `import("…").T` type expressions: forbid them, so every
       // dependency is an import statement the layer rule checks.
       "no-restricted-syntax": [
@@ -90,5 +81,4 @@ export default [
       ],
     },
   },
-  { files: PENDING, rules: rule("warn") },
 ];

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { validateAnalysisRequest } from "../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../src/app/analyses/validate.js";
 import { presetAreasOf } from "../src/domain/preset-geographies.js";
 import { readAdminAreas } from "../src/engine/network/admin-areas.js";
 import { createZoneSet } from "../src/app/zone-sets.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";

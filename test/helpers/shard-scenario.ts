@@ -1,4 +1,5 @@
-import { validateAnalysisRequest, type AnalysisSpec } from "../../src/domain/analyses/spec.js";
+import { type AnalysisSpec } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";

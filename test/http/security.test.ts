@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
-import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg, makeTestApp, type TestContext } from "../helpers/app.js";

@@ -9,7 +9,7 @@ import {
   parseDayTypes,
   parsePercentiles,
 } from "../../src/domain/analyses/grammar.js";
-import { validateAnalysisRequest, type AnalysisRequestContext } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest, type AnalysisRequestContext } from "../../src/app/analyses/validate.js";
 import { DEFAULT_VENDOR_OPTIONS } from "../../src/domain/analyses/vendor-options.js";
 import { DomainError, ValidationError, type Issue } from "../../src/domain/errors.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";

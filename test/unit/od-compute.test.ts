@@ -1,6 +1,6 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";

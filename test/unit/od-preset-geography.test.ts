@@ -1,6 +1,6 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { ValidationError } from "../../src/domain/errors.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import {

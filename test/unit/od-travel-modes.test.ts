@@ -1,6 +1,6 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { validateAnalysisRequest } from "../../src/domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../../src/engine/trips/types.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";

@@ -9,7 +9,8 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../app/analyses/lifecycle.js";
-import { ignoredRequestFields, validateAnalysisRequest } from "../../domain/analyses/spec.js";
+import { ignoredRequestFields } from "../../domain/analyses/spec.js";
+import { validateAnalysisRequest } from "../../app/analyses/validate.js";
 import { AnalysisRequestSchema } from "../../domain/analyses/request.js";
 import {
   ignoredFieldWarnings,

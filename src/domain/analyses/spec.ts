@@ -1,8 +1,7 @@
 import { ANALYSIS_REQUEST_FIELDS } from "./request.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
-import type { Store } from "../../app/ports/store.js";
-import type { StoredZoneSet } from "../records.js";
-import { assertMember } from "../../app/accounts.js";
+import type { StoredZoneSet, YearMonth } from "../records.js";
+import type { GeographyTypes } from "../preset-geographies.js";
 import { dataPeriods, parseUsDate, type DateRange } from "../date-ranges.js";
 import { ValidationError, type Issue } from "../errors.js";
 import { findTravelMode, TRAVEL_MODES } from "../travel-modes.js";
@@ -98,13 +97,28 @@ export interface AnalysisSpec {
   vendor?: VendorOptions;
 }
 
-/** What validation reads: the store and the loaded road networks. */
-export interface AnalysisRequestContext {
-  store: Store;
+/**
+ * What the checks need of the organization's data, read by the use case (src/app/analyses/validate.ts):
+ * the data itself, or lookups for what depends on the request (the network under the zones, the periods
+ * of the resolved country and travel mode).
+ */
+export interface ValidationInputs {
+  orgId: string;
+  /** The organization's zone sets the request references, by the trimmed reference (name or uuid). */
+  zoneSets: ReadonlyMap<string, StoredZoneSet>;
+  /** Country codes of the imported road networks. */
+  importedCountries: readonly string[];
   networks: {
     get(country: string): Promise<{ searchBox(w: number, s: number, e: number, n: number): number[] } | null>;
   };
-  orgId: string;
+  /** Preset geography types per country (OD_Preset_Geography). */
+  presetAreas: GeographyTypes;
+  /** Months with stored trips of these vehicle classes (and sources) in the country. */
+  tripMonths(
+    country: string,
+    vehicleClasses: readonly string[],
+    sources?: readonly string[],
+  ): Promise<YearMonth[]>;
 }
 
 type Body = Record<string, unknown>;
@@ -157,13 +171,26 @@ function analysisName(body: Body, uuid: string, issues: Issue[]): string {
   return name;
 }
 
+/** The zone set a reference `{name}|{uuid}|{zone_set_name}` names, as written; null if malformed. */
+function zoneSetReference(ref: unknown): string | null {
+  const keys = isObject(ref) ? Object.keys(ref) : [];
+  const key = keys.length === 1 ? keys[0] : undefined;
+  const value = key && ["name", "uuid", "zone_set_name"].includes(key) ? (ref as Body)[key] : undefined;
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+/** Every zone set a request references, in any zone-set field: what the use case reads for the checks. */
+export function zoneSetReferences(body: unknown): string[] {
+  if (!isObject(body)) return [];
+  const refs = ["oz_sets", ...ALL_ZONE_SET_FIELDS].flatMap((field) => {
+    const given = body[field];
+    return Array.isArray(given) ? given.map((ref) => zoneSetReference(ref)?.trim() ?? null) : [];
+  });
+  return [...new Set(refs.filter((r) => r !== null))];
+}
+
 /** `[{name}|{uuid}|{zone_set_name}, …]` → the stored sets, duplicates dropped. */
-async function zoneSets(
-  body: Body,
-  field: string,
-  ctx: AnalysisRequestContext,
-  issues: Issue[],
-): Promise<StoredZoneSet[]> {
+function zoneSets(body: Body, field: string, inputs: ValidationInputs, issues: Issue[]): StoredZoneSet[] {
   const refs = body[field];
   if (!Array.isArray(refs) || refs.length === 0) {
     issues.push({
@@ -175,17 +202,15 @@ async function zoneSets(
   const found = new Map<string, StoredZoneSet>();
   for (const [i, ref] of refs.entries()) {
     const where = `${field}[${i}]`;
-    const keys = isObject(ref) ? Object.keys(ref) : [];
-    const key = keys.length === 1 ? keys[0] : undefined;
-    const value = key && ["name", "uuid", "zone_set_name"].includes(key) ? (ref as Body)[key] : undefined;
-    if (typeof value !== "string" || value.trim() === "") {
+    const value = zoneSetReference(ref);
+    if (value === null) {
       issues.push({
         field: where,
         message: "must be an object with one key, name or uuid, naming a zone set",
       });
       continue;
     }
-    const set = await ctx.store.zoneSets.get(ctx.orgId, value.trim());
+    const set = inputs.zoneSets.get(value.trim());
     if (set) found.set(set.uuid, set);
     else issues.push({ field: where, message: `no zone set "${value}" in this organization` });
   }
@@ -197,13 +222,13 @@ async function zoneSets(
  * (an empty list is accepted, as clients send one). With no known type, OD_Analysis' dz_sets
  * and any given ones are checked, so every problem of the request is reported.
  */
-async function extraZoneSets(
+function extraZoneSets(
   body: Body,
   wanted: readonly ExtraZoneSetField[] | null,
-  ctx: AnalysisRequestContext,
+  inputs: ValidationInputs,
   issues: Issue[],
   optional: readonly ExtraZoneSetField[] = [],
-): Promise<Partial<Record<ExtraZoneSetField, StoredZoneSet[]>>> {
+): Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> {
   const out: Partial<Record<ExtraZoneSetField, StoredZoneSet[]>> = {};
   for (const field of ALL_ZONE_SET_FIELDS) {
     const given = body[field];
@@ -211,7 +236,7 @@ async function extraZoneSets(
     if (optional.includes(field) && empty) continue;
     const check =
       wanted === null ? field === "dz_sets" || !empty : wanted.includes(field) || optional.includes(field);
-    if (check) out[field] = await zoneSets(body, field, ctx, issues);
+    if (check) out[field] = zoneSets(body, field, inputs, issues);
     else if (!empty)
       issues.push({ field, message: `is not used by ${String(body.analysis_type)}; leave it out` });
   }
@@ -226,13 +251,8 @@ const bboxOfSets = (sets: StoredZoneSet[]) =>
  * The request carries no country: it is the given optional `country`, or the
  * one imported network that has road segments within the zones' bounding box.
  */
-async function analysisCountry(
-  body: Body,
-  sets: StoredZoneSet[],
-  ctx: AnalysisRequestContext,
-  issues: Issue[],
-) {
-  const imported = (await ctx.store.network.countries()).map((c) => c.country);
+async function analysisCountry(body: Body, sets: StoredZoneSet[], inputs: ValidationInputs, issues: Issue[]) {
+  const imported = inputs.importedCountries;
   const given = optionalString(body, "country", issues);
   if (given !== null) {
     const code = given.trim().toLowerCase();
@@ -247,7 +267,7 @@ async function analysisCountry(
   if (!box) return null;
   const matching: string[] = [];
   for (const c of imported)
-    if (((await ctx.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
+    if (((await inputs.networks.get(c))?.searchBox(...box).length ?? 0) > 0) matching.push(c);
   if (matching.length === 1) return matching[0];
   issues.push({
     field: "oz_sets",
@@ -351,20 +371,25 @@ export function ignoredRequestFields(body: unknown): string[] {
   return isObject(body) ? unknownFields(body, KNOWN_FIELDS).ignored : [];
 }
 
-/**
- * Validates a POST /analyses body against the organization's data and returns
- * the normalised spec. Membership failures throw 403 at once; every other
- * problem is collected into one ValidationError (400). Name uniqueness is the
- * store's job, checked when the analysis is inserted.
- */
-export async function validateAnalysisRequest(
-  body: unknown,
-  ctx: AnalysisRequestContext,
-): Promise<AnalysisSpec> {
+/** The login a create request is made for, trimmed; a body that is no object, or lacks it, fails at once. */
+export function analysisLoginEmail(body: unknown): string {
   if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
   if (typeof body.insight_login_email !== "string")
     throw new ValidationError([{ field: "insight_login_email", message: "is required" }]);
-  await assertMember(ctx.store, body.insight_login_email.trim(), ctx.orgId);
+  return body.insight_login_email.trim();
+}
+
+/**
+ * Checks a POST /analyses body (whose login is a member: the use case checked it) against the
+ * organization's data read into `inputs`, and returns the normalised spec. Every problem is collected
+ * into one ValidationError (400). Name uniqueness is the store's job, checked when the analysis is inserted.
+ */
+export async function checkAnalysisRequest(
+  request: unknown,
+  inputs: ValidationInputs,
+): Promise<AnalysisSpec> {
+  const loginEmail = analysisLoginEmail(request);
+  const body = request as Body; // an object: analysisLoginEmail checked
 
   const issues: Issue[] = [...unknownFields(body, KNOWN_FIELDS).misspelt];
 
@@ -386,24 +411,23 @@ export async function validateAnalysisRequest(
     });
 
   const typeDef = analysisType === null ? undefined : analysisTypeDef(analysisType);
-  const origins = await zoneSets(body, "oz_sets", ctx, issues);
-  const extra = await extraZoneSets(body, typeDef?.zoneSets ?? null, ctx, issues, typeDef?.optionalZoneSets);
+  const origins = zoneSets(body, "oz_sets", inputs, issues);
+  const extra = extraZoneSets(body, typeDef?.zoneSets ?? null, inputs, issues, typeDef?.optionalZoneSets);
   const destinations = extra.dz_sets ?? [];
   const allSets = [...origins, ...Object.values(extra).flat()];
-  const country = allSets.length ? await analysisCountry(body, allSets, ctx, issues) : null;
+  const country = allSets.length ? await analysisCountry(body, allSets, inputs, issues) : null;
   const options =
     (await typeDef?.readOptions({
       body,
-      presetAreas: ctx.store.presetAreas,
-      orgId: ctx.orgId,
+      presetAreas: inputs.presetAreas,
+      orgId: inputs.orgId,
       country,
       sets: { oz_sets: origins, ...extra },
       issues,
     })) ?? {};
   const supported =
     country && mode
-      ? dataPeriods(await ctx.store.tripStats.monthsWithTrips(country, mode.vehicleClasses, mode.sources))
-          .supports
+      ? dataPeriods(await inputs.tripMonths(country, mode.vehicleClasses, mode.sources)).supports
       : null;
   const ranges = dateRanges(body, supported, issues);
 
@@ -451,9 +475,9 @@ export async function validateAnalysisRequest(
   const percentiles = parsePercentiles(percentileText, "speed_percentile_bins", issues);
   const spec: AnalysisSpec = {
     uuid,
-    orgId: ctx.orgId,
+    orgId: inputs.orgId,
     name,
-    loginEmail: body.insight_login_email.trim(),
+    loginEmail,
     analysisType: analysisType!,
     travelMode: mode?.name ?? "",
     vehicleClasses: [...(mode?.vehicleClasses ?? [])],
