@@ -3,6 +3,7 @@ import type { Locator, Page } from "playwright-core";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { callApi, type WebServer } from "../helpers/browser.js";
 import { monacoDistricts } from "../helpers/zones.js";
+import { headingOf } from "../../src/web/client/views/analyses/flows.js";
 
 /**
  * One analysis of each catalogue type, created through the real form as a planner would, for the browser
@@ -61,7 +62,7 @@ export interface CatalogueCase {
   fill: (form: Locator) => Promise<void>;
   /** The metric the map shows, when not the first one offered. */
   metric?: string;
-  /** Top-routes types draw routes: "Show routes map" opens the drawer "Routes: <name>". */
+  /** Top-routes types draw routes: "Show routes map" opens the drawer "Top routes: <name>". */
   routes?: boolean;
 }
 
@@ -189,7 +190,7 @@ export async function createAndMap(
   // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
   await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
-  const drawer = page.getByRole("region", { name: `${c.routes ? "Routes" : "Flows"}: ${c.name}` });
+  const drawer = page.getByRole("region", { name: headingOf(c.type, c.name) });
   await drawer
     .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })

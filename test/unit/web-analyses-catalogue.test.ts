@@ -8,9 +8,14 @@ import {
 } from "../../src/web/client/views/analyses/form-logic.js";
 import {
   captionOf,
+  chartedZone,
+  flowsInSlice,
+  headingOf,
+  parseHomeWorkCsv,
   parseNpCsv,
   parseOdCsv,
   parseValueCsv,
+  placeShares,
   speedFeatures,
 } from "../../src/web/client/views/analyses/flows.js";
 
@@ -164,5 +169,62 @@ describe("the results table's caption", () => {
     assert.equal(captionOf("Zone_Activity_Analysis", "za_all"), "Trips per zone");
     assert.equal(captionOf("Zone_Activity_Analysis", "home_grid_all"), "Home and work locations");
     assert.equal(captionOf("Top_Routes_ZA"), "Top routes");
+  });
+
+  it("heads the drawer with what the type's results are, whatever the metric", () => {
+    assert.equal(headingOf("OD_Analysis", "Districts"), "Origin-destination flows: Districts");
+    assert.equal(headingOf("Top_Routes_OD", "Commute"), "Top routes: Commute");
+    assert.equal(headingOf("Network_Performance", "Quai"), "Speeds per road segment: Quai");
+    assert.equal(
+      headingOf("OD_Preset_Geography", "Communes"),
+      "Flows from the zones to the preset areas: Communes",
+    );
+    assert.equal(headingOf("Zone_Activity_Analysis", "Homes"), "Trips per zone: Homes");
+  });
+});
+
+describe("home and work location charts", () => {
+  // Two zones; each kind's shares over its places add up to 1 per zone.
+  const csv = [
+    "analysis_group,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part,traveler_type," +
+      "area_id,area_name,trip_share",
+    "All,1,Port,no,N/A,0: Average Day (M-Su),0: All Day,Resident,11,Monaco,0.6",
+    "All,1,Port,no,N/A,0: Average Day (M-Su),0: All Day,Resident,12,Beausoleil,0.3",
+    "All,1,Port,no,N/A,0: Average Day (M-Su),0: All Day,Resident,13,Cap-d'Ail,0.1",
+    "All,2,Casino,no,N/A,0: Average Day (M-Su),0: All Day,Resident,11,Monaco,0.2",
+    "All,2,Casino,no,N/A,0: Average Day (M-Su),0: All Day,Resident,12,Beausoleil,0.8",
+    "All,2,Casino,no,N/A,0: Average Day (M-Su),0: All Day,Visitor,11,Monaco,1",
+  ].join("\n");
+  const slice = (kind: string) =>
+    flowsInSlice(parseHomeWorkCsv(csv).flows, {
+      deviceType: kind,
+      dayType: "0: Average Day (M-Su)",
+      dayPart: "0: All Day",
+    });
+
+  it("charts one zone's places, largest share first, adding up to 100 % at most", () => {
+    const shares = placeShares(slice("Resident"), "Port");
+    assert.deepEqual(shares, [
+      { place: "Monaco", share: 60 },
+      { place: "Beausoleil", share: 30 },
+      { place: "Cap-d'Ail", share: 10 },
+    ]);
+    assert.equal(
+      shares.reduce((sum, p) => sum + p.share, 0),
+      100,
+    );
+  });
+
+  it("charts the chosen row's zone, the only zone unchosen, and none among several unchosen", () => {
+    const residents = slice("Resident");
+    assert.equal(
+      chartedZone(
+        residents,
+        residents.find((f) => f.originName === "Casino"),
+      ),
+      "Casino",
+    );
+    assert.equal(chartedZone(residents, undefined), null);
+    assert.equal(chartedZone(slice("Visitor"), undefined), "Casino");
   });
 });

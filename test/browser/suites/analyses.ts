@@ -74,7 +74,7 @@ export function analysesSuite(env: BrowserEnv): void {
 
       // The flow map, table and chart: the default slice is the first device type, day type and day part.
       await detail.getByRole("button", { name: "Show flow map" }).click();
-      const drawer = page.getByRole("region", { name: "Flows: Districts flows" });
+      const drawer = page.getByRole("region", { name: "Origin-destination flows: Districts flows" });
       const csv = await (await api("GET", `/api/v2/analyses/download/uuid/${created.uuid}/od_all`)).text();
       const expected = csv
         .trim()

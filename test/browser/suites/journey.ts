@@ -91,7 +91,7 @@ export function journeySuite(env: BrowserEnv): void {
         );
       assert.ok(slice.length > 0, "trips of the demo month start and end in the drawn zones");
       await detail.getByRole("button", { name: "Show flow map" }).click();
-      const drawer = page.getByRole("region", { name: "Flows: Journey" });
+      const drawer = page.getByRole("region", { name: "Origin-destination flows: Journey" });
       await drawer.getByText(`${slice.length} of ${slice.length} flows on the map.`).waitFor();
 
       // Download through the button: the bytes the API serves.

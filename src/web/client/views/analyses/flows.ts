@@ -448,3 +448,32 @@ export function captionOf(analysisType: string, metric = ""): string {
   if (isHomeWorkMetric(metric)) return "Home and work locations";
   return TABLE_CAPTIONS[analysisType as AnalysisTypeName] ?? "Origin-destination flows";
 }
+
+/** The results drawer's heading: what the type's results are, then the analysis' name. */
+export const headingOf = (analysisType: string, name: string): string =>
+  `${captionOf(analysisType)}: ${name}`;
+
+/** Places a home/work chart shows at most (the largest shares). */
+const CHARTED_PLACES = 10;
+
+/**
+ * A home/work slice's places for one zone, largest share first (the first `CHARTED_PLACES`): each share is
+ * of that zone's travellers of the slice's kind, so they add up to at most 100 %. Shares of different zones
+ * are of different trips and must not be added, hence one zone at a time.
+ */
+export function placeShares(slice: OdFlow[], zoneName: string): { place: string; share: number }[] {
+  return sortFlows(
+    slice.filter((f) => f.originName === zoneName),
+    "odTraffic",
+    "descending",
+  )
+    .slice(0, CHARTED_PLACES)
+    .map((f) => ({ place: f.destinationName, share: f.odTraffic }));
+}
+
+/** The zone a home/work chart is drawn for: the chosen row's, else the slice's only one (null with several). */
+export function chartedZone(slice: OdFlow[], chosen: OdFlow | undefined): string | null {
+  if (chosen) return chosen.originName;
+  const zones = new Set(slice.map((f) => f.originName));
+  return zones.size === 1 ? [...zones][0] : null;
+}

@@ -14,15 +14,18 @@ import { readRoutes, routeFeatures, RouteMap, type RouteRecord } from "./route-m
 import {
   OD_METRICS,
   captionOf,
+  chartedZone,
   dayPartProfile,
   flowFeatures,
   flowsInSlice,
+  headingOf,
   isHomeWorkMetric,
   pairKey,
   parseHomeWorkCsv,
   parseNpCsv,
   parseOdCsv,
   parseValueCsv,
+  placeShares,
   SPEED_METRICS,
   speedFeatures,
   VALUE_METRICS,
@@ -116,6 +119,7 @@ export class AnalysisResults {
     "Show the whole analysis",
   );
   private readonly canvas = el("canvas", { attrs: { role: "img", "aria-labelledby": "flows-chart-title" } });
+  private readonly chartBox = el("div", { className: "chart-box" }, this.canvas);
   private readonly filters = {
     metric: select("Metric", () => void this.loadMetric()),
     device: select("Vehicles", () => this.render()),
@@ -211,10 +215,7 @@ export class AnalysisResults {
         this.chartFigure,
       ),
     );
-    this.chartFigure.append(
-      el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis),
-      el("div", { className: "chart-box" }, this.canvas),
-    );
+    this.chartFigure.append(el("figcaption", {}, this.chartTitle, " ", this.wholeAnalysis), this.chartBox);
     const area = document.getElementById("map-area")!;
     area.append(this.drawer);
     // The map's bottom controls (scale, attribution) ride above the drawer instead of under it.
@@ -256,7 +257,7 @@ export class AnalysisResults {
     this.flows = [];
     this.routes = null;
     const routes = isRoutes(detail);
-    this.heading.textContent = `${routes ? "Routes" : "Flows"}: ${detail.name}`;
+    this.heading.textContent = headingOf(detail.analysis_type, detail.name);
     for (const f of [this.filters.metric, this.filters.top, this.filters.device]) f.field.hidden = routes;
     this.chartFigure.hidden = routes;
     this.tableCaption.textContent = captionOf(detail.analysis_type);
@@ -732,6 +733,12 @@ export class AnalysisResults {
     if (!this.chart) this.chart = new DayPartChart(this.canvas);
     const slice = this.currentSlice();
     const pair = this.slice.find((f) => pairKey(f) === this.selected);
+    this.wholeAnalysis.hidden = !pair;
+    if (this.homeWork) {
+      this.renderPlacesChart(pair);
+      return;
+    }
+    this.chartBox.hidden = false;
     const profile = dayPartProfile(this.flows, slice, pair, this.sliceOptions().dayParts);
     // Speeds do not add up: the chart shows their mean over the segments of each period.
     const rowsPer = (part: string) =>
@@ -757,9 +764,28 @@ export class AnalysisResults {
     this.chartTitle.textContent = this.isSpeed
       ? `Average speed by period, ${dayType}: ${what}`
       : `Trips per day by day part, ${dayType}: ${what}`;
-    this.wholeAnalysis.hidden = !pair;
     this.chart.update(bars, this.isSpeed ? "Average speed" : this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
+  }
+
+  /**
+   * Home/work shares are per zone and traveller kind: added over zones they pass 100 %, so the chart shows
+   * one zone's places (the chosen row's zone, or the slice's only zone) and waits for a choice otherwise.
+   */
+  private renderPlacesChart(pair: OdFlow | undefined): void {
+    const zone = chartedZone(this.slice, pair);
+    this.chartBox.hidden = zone === null;
+    const { deviceType, dayType, dayPart } = this.currentSlice();
+    const lives = this.filters.metric.input.value.startsWith("home_") ? "live" : "work";
+    if (zone === null) {
+      this.chartTitle.textContent = `Where the travellers ${lives}: choose a zone's row (◉) to chart its places.`;
+      return;
+    }
+    const bars = placeShares(this.slice, zone).map((p) => ({ label: p.place, value: p.share }));
+    const period = `${dayType.replace(/^\d+: /, "")}, ${dayPart.replace(/^\d+: /, "")}`;
+    this.chartTitle.textContent = `Where the ${deviceType.toLowerCase()}s of ${zone} ${lives}, ${period}`;
+    this.chart!.update(bars, this.units.axis);
+    this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value} %`).join(", ");
   }
 
   private fitMap(): void {
