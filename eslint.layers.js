@@ -15,15 +15,14 @@ const LAYERS = [
   // Adapters implementing the ports.
   { type: "adapter", pattern: ["src/store", "src/queue"], allow: ["app", "domain", "engine", "shared"] },
   // Settings read from the environment (used by the translators and the composition root).
-  { type: "config", pattern: "src/config.ts", files: true, allow: ["domain", "shared"] },
+  { type: "config", pattern: "src/config", allow: ["domain", "shared"] },
   // Translators: HTTP, job messages, command line.
   { type: "api", pattern: "src/api", allow: ["app", "domain", "engine", "shared", "config"] },
   { type: "jobs", pattern: "src/jobs", allow: ["app", "domain", "engine", "shared"] },
   // The composition root: builds the adapters and hands them to the use cases.
   {
     type: "main",
-    pattern: ["src/main/**/*.ts", "src/runtime.ts", "src/bootstrap.ts"],
-    files: true,
+    pattern: "src/main",
     allow: ["api", "jobs", "app", "adapter", "domain", "engine", "shared", "config"],
   },
   {
@@ -35,13 +34,12 @@ const LAYERS = [
   { type: "web-client", pattern: "src/web/client", allow: ["shared"] },
 ];
 
-/** Patterns match whole paths from the repository root: a folder's files, or named files. */
-const element = ({ type, pattern, files }) => {
-  const patterns = [pattern].flat();
-  // Single files are classified in the plugin's "file" mode (folders are its default).
-  if (files) return { type, pattern: patterns, mode: "file" };
-  return { type, pattern: patterns.map((p) => `${p}/**`), partialMatch: false };
-};
+/** Patterns match whole paths from the repository root: every element is a folder and its files. */
+const element = ({ type, pattern }) => ({
+  type,
+  pattern: [pattern].flat().map((p) => `${p}/**`),
+  partialMatch: false,
+});
 
 const layerRule = {
   "boundaries/dependencies": [

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Basemap } from "../config.js";
+import type { Basemap } from "../config/config.js";
 import type { AppContext } from "../app/context.js";
 import { inlineRunner, type HeavyRunner } from "../app/heavy/tasks.js";
 import { shedWhenSaturated } from "./heavy.js";

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import type { Basemap } from "../config.js";
+import type { Basemap } from "../config/config.js";
 
 /** dist/web/ of the repository, from src/api/ (tsx) and dist/api/ (built) alike. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));

@@ -3,7 +3,7 @@ import type { Store, StoreDescription } from "./ports/store.js";
 
 /**
  * What every use case runs against: the store and the road networks read from it. The composition root
- * builds one per process (src/runtime.ts), a worker thread one for its read-only connection.
+ * builds one per process (src/main/runtime.ts), a worker thread one for its read-only connection.
  */
 export interface AppContext {
   store: Store;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { AppContext } from "../app/context.js";
-import { openServerContext } from "../runtime.js";
+import { openServerContext } from "../main/runtime.js";
 
 export function dataDirOf(program: Command): string {
   return program.opts<{ dataDir: string }>().dataDir;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
-import { configFromEnv } from "../config.js";
+import { configFromEnv } from "../config/config.js";
 import { toDomainError } from "../app/error-mapping.js";
 import { DomainError } from "../domain/errors.js";
 import { accountCommands } from "./accounts.js";

@@ -16,7 +16,7 @@ export interface RunnerOptions {
   workerStore: StoreDescription;
   /**
    * URL of the worker thread's entry, which opens `workerStore` and calls runAnalysisInThread: the
-   * composition root's ANALYSIS_WORKER (src/runtime.ts).
+   * composition root's ANALYSIS_WORKER (src/main/runtime.ts).
    */
   workerModule: string;
   workerId?: string;

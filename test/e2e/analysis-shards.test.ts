@@ -8,7 +8,7 @@ import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { JobRunner } from "../../src/jobs/runner.js";
-import { ANALYSIS_WORKER } from "../../src/runtime.js";
+import { ANALYSIS_WORKER } from "../../src/main/runtime.js";
 import { cancelAnalysis, createAnalysis } from "../../src/app/analyses/lifecycle.js";
 import { computeAnalysis } from "../../src/app/analyses/compute.js";
 import type { Store } from "../../src/app/ports/store.js";

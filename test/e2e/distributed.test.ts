@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_PBF } from "../../src/bootstrap.js";
+import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { runCli, startServer, type RunningServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { monacoDistricts } from "../helpers/zones.js";

@@ -5,7 +5,7 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { databaseFile } from "../../src/config.js";
+import { databaseFile } from "../../src/config/config.js";
 import { runCli } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
 

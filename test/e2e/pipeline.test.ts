@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { databaseFile } from "../../src/config.js";
+import { databaseFile } from "../../src/config/config.js";
 import { parseGroundTruthLine, type GroundTruthTrip } from "../../src/engine/simulate/index.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";

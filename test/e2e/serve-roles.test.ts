@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { demoYear } from "../../src/bootstrap.js";
+import { demoYear } from "../../src/main/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
 import { monacoDistricts } from "../helpers/zones.js";

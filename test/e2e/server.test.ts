@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { demoYear } from "../../src/bootstrap.js";
+import { demoYear } from "../../src/main/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import { demoKey, startServer, type RunningServer } from "../helpers/server.js";

@@ -1,4 +1,4 @@
-import { ANALYSIS_WORKER } from "../../src/runtime.js";
+import { ANALYSIS_WORKER } from "../../src/main/runtime.js";
 import type { DayCount, StoredZoneSet, ZoneFeature } from "../../src/domain/records.js";
 import type { Store } from "../../src/app/ports/store.js";
 import { at, seg } from "./network.js";

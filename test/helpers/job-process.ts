@@ -3,9 +3,9 @@
  * data directory with the test compute (analyses named `hang…` never finish) and an hour-long lease, so
  * a job it held is only taken back early by the dead-owner check. It prints the runner's log lines.
  */
-import { databaseFile } from "../../src/config.js";
+import { databaseFile } from "../../src/config/config.js";
 import { JobRunner } from "../../src/jobs/runner.js";
-import { ANALYSIS_WORKER, openContext } from "../../src/runtime.js";
+import { ANALYSIS_WORKER, openContext } from "../../src/main/runtime.js";
 
 const dataDir = process.argv[2];
 const rt = openContext(dataDir);

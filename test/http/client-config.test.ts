@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
-import { basemapOf, configFromEnv } from "../../src/config.js";
+import { basemapOf, configFromEnv } from "../../src/config/config.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";

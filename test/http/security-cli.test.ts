@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../../src/api/app.js";
-import { ensureDemoAccount } from "../../src/bootstrap.js";
+import { ensureDemoAccount } from "../../src/main/bootstrap.js";
 import { DEMO_EMAIL } from "../../src/app/accounts.js";
 import type { AppContext } from "../../src/app/context.js";
-import { openContext } from "../../src/runtime.js";
+import { openContext } from "../../src/main/runtime.js";
 import { demoPassword, runCli } from "../helpers/server.js";
 import { signInRequest } from "../helpers/security.js";
 

@@ -37,7 +37,7 @@ test("the lint rule refuses an import against the layers", async () => {
   assert.deepEqual(await layerErrors("src/domain/probe.ts", domainImportsApp), [
     "domain must not import app (layers: docs/architecture.md)",
   ]);
-  const domainImportsRoot = `import { openContext } from "../runtime.js";\nexport const r = openContext;\n`;
+  const domainImportsRoot = `import { openContext } from "../main/runtime.js";\nexport const r = openContext;\n`;
   assert.deepEqual(await layerErrors("src/domain/probe.ts", domainImportsRoot), [
     "domain must not import main (layers: docs/architecture.md)",
   ]);

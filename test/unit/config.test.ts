@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf } from "../../src/config.js";
+import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf } from "../../src/config/config.js";
 
 describe("server address from the environment", () => {
   it("listens on loopback only unless HOST says otherwise", () => {

@@ -1,4 +1,4 @@
-import { ANALYSIS_WORKER } from "../../src/runtime.js";
+import { ANALYSIS_WORKER } from "../../src/main/runtime.js";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DomainError } from "../../src/domain/errors.js";
 import { checkTimeZone } from "../../src/domain/network-time-zone.js";
 import { networkTimeZone } from "../../src/app/networks.js";
-import { openContext } from "../../src/runtime.js";
+import { openContext } from "../../src/main/runtime.js";
 import { importNetwork } from "../../src/app/network-import.js";
 import { tempDir } from "../helpers/temp-dir.js";
 

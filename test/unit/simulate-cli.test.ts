@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { DEMO_PBF } from "../../src/bootstrap.js";
+import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { importNetwork } from "../../src/app/network-import.js";
-import { openContext } from "../../src/runtime.js";
+import { openContext } from "../../src/main/runtime.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 
 function cli(dataDir: string): Command {

@@ -1,6 +1,6 @@
 import helmet from "@fastify/helmet";
 import type { FastifyInstance } from "fastify";
-import type { Basemap } from "../../config.js";
+import type { Basemap } from "../../config/config.js";
 
 /** The basemap's origin, which the page must be allowed to fetch tiles and styles from. */
 function basemapOrigins(basemap: Basemap | null): string[] {

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { fail } from "./domain/errors.js";
+import { fail } from "../domain/errors.js";
 
 export interface Config {
   dataDir: string;

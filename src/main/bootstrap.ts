@@ -2,21 +2,21 @@ import { availableParallelism } from "node:os";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "./app/accounts.js";
-import { generatePassword } from "./domain/security/passwords.js";
-import { setPassword } from "./app/security/sessions.js";
-import { importNetwork } from "./app/network-import.js";
-import { tripMatcher } from "./engine/matching/index.js";
-import type { Network } from "./engine/network/network.js";
-import { Simulation, type SimulateOptions } from "./engine/simulate/index.js";
-import type { TraceSource } from "./engine/trips/types.js";
-import { storeTransitRiders } from "./app/transit.js";
-import { writeSimulation } from "./engine/simulate/writers.js";
-import { formatIngestReport, ingestFiles } from "./app/ingest.js";
-import type { AppContext } from "./app/context.js";
+import { DEMO_EMAIL, DEMO_ORG, issueApiKey } from "../app/accounts.js";
+import { generatePassword } from "../domain/security/passwords.js";
+import { setPassword } from "../app/security/sessions.js";
+import { importNetwork } from "../app/network-import.js";
+import { tripMatcher } from "../engine/matching/index.js";
+import type { Network } from "../engine/network/network.js";
+import { Simulation, type SimulateOptions } from "../engine/simulate/index.js";
+import type { TraceSource } from "../engine/trips/types.js";
+import { storeTransitRiders } from "../app/transit.js";
+import { writeSimulation } from "../engine/simulate/writers.js";
+import { formatIngestReport, ingestFiles } from "../app/ingest.js";
+import type { AppContext } from "../app/context.js";
 
 /** The shipped demo network (repo `data/osm/`), resolved from src/ or dist/ alike. */
-export const DEMO_PBF = resolve(fileURLToPath(import.meta.url), "../../data/osm/monaco.osm.pbf");
+export const DEMO_PBF = resolve(fileURLToPath(import.meta.url), "../../../data/osm/monaco.osm.pbf");
 export const DEMO_COUNTRY = "mc";
 
 export const DEMO_KEY_FILE = "demo-api-key.txt";

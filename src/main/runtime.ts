@@ -1,13 +1,13 @@
-import { databaseFile } from "./config.js";
-import { NetworkRegistry } from "./engine/network/registry.js";
-import { SqliteStore } from "./store/sqlite/sqlite-store.js";
-import { describeStore, openStore, withQueueFromEnv } from "./store/open.js";
-import type { Store } from "./app/ports/store.js";
-import type { AppContext } from "./app/context.js";
+import { databaseFile } from "../config/config.js";
+import { NetworkRegistry } from "../engine/network/registry.js";
+import { SqliteStore } from "../store/sqlite/sqlite-store.js";
+import { describeStore, openStore, withQueueFromEnv } from "../store/open.js";
+import type { Store } from "../app/ports/store.js";
+import type { AppContext } from "../app/context.js";
 
 /** The job runner's worker thread entry (src/main/analysis-worker.ts; .js when built). */
 export const ANALYSIS_WORKER = new URL(
-  import.meta.url.endsWith(".ts") ? "./main/analysis-worker.ts" : "./main/analysis-worker.js",
+  import.meta.url.endsWith(".ts") ? "./analysis-worker.ts" : "./analysis-worker.js",
   import.meta.url,
 ).href;
 
