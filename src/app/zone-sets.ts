@@ -1,16 +1,18 @@
 import { mapErrors } from "./error-mapping.js";
-import { assertMember } from "./accounts.js";
+import { assertMember, requireOrganization } from "./accounts.js";
 import type { AppContext } from "./context.js";
 import type { Store } from "./ports/store.js";
 import type { StoredZoneSet } from "../domain/records.js";
 import { fail } from "../domain/errors.js";
 import {
   checkZoneSetRequest,
+  MAX_ZONES_PER_SET,
   namesOsmIds,
   requireLoginEmail,
   toStoredZoneSet,
   type NormalisedZoneSet,
 } from "../domain/zone-sets.js";
+import { planZoneUpload } from "../domain/zone-split.js";
 
 /** Zone-set use cases run in one organization. */
 export interface ZoneSetContext extends AppContext {
@@ -66,4 +68,37 @@ export async function deleteZoneSet(store: Store, orgId: string, nameOrUuid: str
     throw fail("zone_set_in_use", { zone_set: set.name, analyses: users.join(", ") }, "name_or_uuid");
   await store.zoneSets.delete(orgId, set.uuid);
   return set;
+}
+
+export interface ZoneUploadOptions {
+  /** The features of the uploaded file (GeoJSON features, as POST /zone_sets takes them). */
+  features: unknown[];
+  name: string;
+  /** Organization name or id. */
+  org: string;
+  email: string;
+  maxZones?: number;
+  withCalibration?: boolean;
+}
+
+/**
+ * Validates a whole upload (the CLI's `zones upload`) like POST /zone_sets, then stores it as one set or,
+ * above `maxZones`, as geohash-grouped sets NAME_1, NAME_2, … in one transaction.
+ */
+export async function uploadZoneSets(ctx: AppContext, opts: ZoneUploadOptions): Promise<StoredZoneSet[]> {
+  const org = await requireOrganization(ctx.store, opts.org);
+  await assertMember(ctx.store, opts.email, org.id, "email");
+  const body = {
+    zones: opts.features,
+    zone_set_name: opts.name,
+    insight_login_email: opts.email,
+    with_calibration: opts.withCalibration ?? false,
+  };
+  const whole = await validateZoneSetRequest(body, { ...ctx, orgId: org.id, maxZones: Infinity });
+  const now = new Date();
+  const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
+    toStoredZoneSet(org.id, s, now),
+  );
+  await mapErrors(async () => await ctx.store.zoneSets.createMany(sets));
+  return sets;
 }

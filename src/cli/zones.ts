@@ -1,26 +1,12 @@
-import { mapErrors } from "../app/error-mapping.js";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
 import shp from "shpjs";
-import { assertMember, requireOrganization } from "../app/accounts.js";
+import { requireOrganization } from "../app/accounts.js";
 import { fail } from "../domain/errors.js";
-import { MAX_ZONES_PER_SET, toStoredZoneSet } from "../domain/zone-sets.js";
-import { validateZoneSetRequest } from "../app/zone-sets.js";
-import { planZoneUpload } from "../domain/zone-split.js";
-import type { AppContext } from "../app/context.js";
-import type { StoredZoneSet } from "../domain/records.js";
+import { MAX_ZONES_PER_SET } from "../domain/zone-sets.js";
+import { uploadZoneSets } from "../app/zone-sets.js";
 import { withContext } from "./context.js";
-
-export interface ZoneUploadOptions {
-  file: string;
-  name: string;
-  /** Organization name or id. */
-  org: string;
-  email: string;
-  maxZones?: number;
-  withCalibration?: boolean;
-}
 
 /** The file's features: GeoJSON (.geojson/.json) or a zipped shapefile (.zip, every layer). */
 export async function readZoneFile(file: string): Promise<unknown[]> {
@@ -39,29 +25,6 @@ export async function readZoneFile(file: string): Promise<unknown[]> {
   return features;
 }
 
-/**
- * Validates a whole file like POST /zone_sets, then stores it as one set or,
- * above `maxZones`, as geohash-grouped sets NAME_1, NAME_2, … in one transaction.
- */
-export async function uploadZoneFile(ctx: AppContext, opts: ZoneUploadOptions): Promise<StoredZoneSet[]> {
-  const org = await requireOrganization(ctx.store, opts.org);
-  await assertMember(ctx.store, opts.email, org.id, "email");
-  const features = await readZoneFile(opts.file);
-  const body = {
-    zones: features,
-    zone_set_name: opts.name,
-    insight_login_email: opts.email,
-    with_calibration: opts.withCalibration ?? false,
-  };
-  const whole = await validateZoneSetRequest(body, { ...ctx, orgId: org.id, maxZones: Infinity });
-  const now = new Date();
-  const sets = planZoneUpload(whole, opts.maxZones ?? MAX_ZONES_PER_SET).map((s) =>
-    toStoredZoneSet(org.id, s, now),
-  );
-  await mapErrors(async () => await ctx.store.zoneSets.createMany(sets));
-  return sets;
-}
-
 export function zoneCommands(program: Command): void {
   const zones = program.command("zones").description("zone sets");
   zones
@@ -78,7 +41,8 @@ export function zoneCommands(program: Command): void {
         opts: { name: string; org: string; email: string; maxZones: string; withCalibration: boolean },
       ) =>
         withContext(program, async (ctx) => {
-          const sets = await uploadZoneFile(ctx, { ...opts, file, maxZones: Number(opts.maxZones) });
+          const features = await readZoneFile(file);
+          const sets = await uploadZoneSets(ctx, { ...opts, features, maxZones: Number(opts.maxZones) });
           for (const s of sets) console.log(`${s.name}  ${s.uuid}  ${s.zoneCount} zones`);
         }),
     );

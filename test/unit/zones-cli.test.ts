@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { uploadZoneFile } from "../../src/cli/zones.js";
+import { uploadZoneSets } from "../../src/app/zone-sets.js";
+import { readZoneFile } from "../../src/cli/zones.js";
 import { ValidationError } from "../../src/domain/errors.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -35,8 +36,14 @@ function writeGeoJson(name: string, zones: { name: string; lon: number; lat: num
   return file;
 }
 
-const upload = (file: string, name: string, maxZones?: number) =>
-  uploadZoneFile(rt, { file, name, org: "Cli Org", email: org.email, maxZones });
+const upload = async (file: string, name: string, maxZones?: number) =>
+  await uploadZoneSets(rt, {
+    features: await readZoneFile(file),
+    name,
+    org: "Cli Org",
+    email: org.email,
+    maxZones,
+  });
 
 describe("streetflow zones upload", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
