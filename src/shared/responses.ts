@@ -91,6 +91,8 @@ export interface AnalysisDetail extends AnalysisEntry {
   tags: string[];
   /** OD_Preset_Geography: the preset geography of the destinations. */
   geography_type?: string;
+  /** Network_Performance: the figures reported (all, speed or travel_time). */
+  metric_type?: string;
 }
 
 /** GET /api/v2/account. */

@@ -142,6 +142,55 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
     assert.deepEqual(periods, ["07:00-07:15", "08:30-08:45", "12:00-12:15"]);
   });
 
+  it("reports only the speed or the travel-time figures with metric_type", async () => {
+    const performance = (name: string, metricType: string) =>
+      create(
+        base({
+          analysis_name: name,
+          analysis_type: "Network_Performance",
+          oz_sets: [{ name: "Way 1" }],
+          dz_sets: undefined,
+          unit_of_measurement: "km",
+          metric_type: metricType,
+        }),
+      );
+    const identity =
+      "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,period";
+    const cars = "All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,0: Average Day (M-Su),07:00-08:00";
+    // The same figures as the full np_all above (cars east at 07:00: 1.7 km/h, 600 s, 1,111 a day, 7 trips).
+    const speed = await performance("Performance speed", "Speed");
+    assert.equal(speed.statusCode, 201, speed.body);
+    await finished(ctx, speed.json().uuid);
+    const speedCsv = await download(speed.json().uuid, "np_all");
+    assert.equal(
+      speedCsv[0],
+      `${identity},avg_speed_kph,speed_kph_p5,speed_kph_p15,speed_kph_p50,speed_kph_p85,speed_kph_p95,` +
+        "free_flow_speed_kph,average_daily_segment_traffic,sample_size",
+    );
+    assert.equal(speedCsv[1], `${cars},1.7,1.7,1.7,1.7,1.7,1.7,N/A,1111,7`);
+    const detail = await ctx.app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/${speed.json().uuid}?key=${ctx.orgA.key}`,
+    });
+    assert.equal(detail.json().analysis.metric_type, "speed");
+
+    const travel = await performance("Performance time", "travel_time");
+    assert.equal(travel.statusCode, 201, travel.body);
+    await finished(ctx, travel.json().uuid);
+    const travelCsv = await download(travel.json().uuid, "np_all");
+    assert.equal(
+      travelCsv[0],
+      `${identity},avg_travel_time_sec,travel_time_index,vehicle_hours_of_delay,average_daily_segment_traffic,sample_size`,
+    );
+    assert.equal(travelCsv[1], `${cars},600,N/A,N/A,1111,7`);
+
+    const unknown = await performance("Performance bad", "delay");
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.json().error.code, "validation_failed");
+    assert.equal(unknown.json().error.field, "metric_type");
+    assert.match(unknown.json().error.message, /metric_type: must be one of all, speed, travel_time/);
+  });
+
   it("refuses polygon zones and a missing dz_sets", async () => {
     const polygons = await create(base({ oz_sets: [{ name: "Street" }] }));
     assert.equal(polygons.statusCode, 400);

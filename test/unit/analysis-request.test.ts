@@ -350,6 +350,11 @@ describe("validateAnalysisRequest", () => {
     );
   });
 
+  it("leaves metric_type to Network_Performance: another type ignores it, as top_routes_count", async () => {
+    const spec = await validateAnalysisRequest(odRequest(org.email, { metric_type: "nonsense" }), ctx);
+    assert.equal(spec.options?.npMetricType, undefined);
+  });
+
   it("reads the vendor options, with the client's empty defaults", async () => {
     const ctxSpec = await validateAnalysisRequest(
       odRequest(org.email, {

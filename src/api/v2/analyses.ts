@@ -112,6 +112,9 @@ const AnalysisDetail = Type.Object({
         "OD_Preset_Geography: the destinations' preset; Zone_Activity_Analysis: the preset of its home and work locations",
     }),
   ),
+  metric_type: Type.Optional(
+    Type.String({ description: "Network_Performance: the figures reported (all, speed or travel_time)" }),
+  ),
   // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
   enable_home_work_locations: Type.Boolean(),
   hwl_enable_visitor: Type.Boolean(),
@@ -149,6 +152,7 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
   return {
     ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
     ...(options.homeWorkGeography !== undefined && { geography_type: options.homeWorkGeography }),
+    ...(spec.analysisType === "Network_Performance" && { metric_type: options.npMetricType ?? "all" }),
   };
 }
 

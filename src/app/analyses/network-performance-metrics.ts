@@ -23,28 +23,46 @@ function periodLabel(period: number, quarters: boolean): string {
   return `${pad(Math.floor(from / 60))}:${pad(from % 60)}-${pad(Math.floor(to / 60))}:${pad(to % 60)}`;
 }
 
-export function npColumns(spec: AnalysisSpec): string[] {
+/** Which `metric_type` keeps a column: the identity and traffic columns are in every one. */
+type ColumnKind = "identity" | "speed" | "travel_time" | "traffic";
+
+function npColumnKinds(spec: AnalysisSpec): [string, ColumnKind][] {
   const unit = speedUnit(spec);
   return [
-    "device_type",
-    "zone_id",
-    "zone_name",
-    "segment_id",
-    "osm_id",
-    "segment_name",
-    "road_class",
-    "zone_direction",
-    "day_type",
-    "period",
-    `avg_speed_${unit}`,
-    ...percentilesOf(spec).map((p) => `speed_${unit}_p${p}`),
-    `free_flow_speed_${unit}`,
-    "avg_travel_time_sec",
-    "travel_time_index",
-    "vehicle_hours_of_delay",
-    "average_daily_segment_traffic",
-    "sample_size",
+    ...[
+      "device_type",
+      "zone_id",
+      "zone_name",
+      "segment_id",
+      "osm_id",
+      "segment_name",
+      "road_class",
+      "zone_direction",
+      "day_type",
+      "period",
+    ].map((c): [string, ColumnKind] => [c, "identity"]),
+    [`avg_speed_${unit}`, "speed"],
+    ...percentilesOf(spec).map((p): [string, ColumnKind] => [`speed_${unit}_p${p}`, "speed"]),
+    [`free_flow_speed_${unit}`, "speed"],
+    ["avg_travel_time_sec", "travel_time"],
+    ["travel_time_index", "travel_time"],
+    ["vehicle_hours_of_delay", "travel_time"],
+    ["average_daily_segment_traffic", "traffic"],
+    ["sample_size", "traffic"],
   ];
+}
+
+/** Positions of the columns `metric_type` keeps (every one for `all`). */
+function keptColumns(spec: AnalysisSpec): number[] {
+  const metricType = spec.options?.npMetricType ?? "all";
+  return npColumnKinds(spec).flatMap(([, kind], i) =>
+    metricType === "all" || kind === "identity" || kind === "traffic" || kind === metricType ? [i] : [],
+  );
+}
+
+export function npColumns(spec: AnalysisSpec): string[] {
+  const columns = npColumnKinds(spec);
+  return keptColumns(spec).map((i) => columns[i][0]);
 }
 
 /**
@@ -97,6 +115,7 @@ export async function computeNetworkPerformanceMetrics(
   const round = (v: number | null, digits: number): CsvValue =>
     v === null ? "N/A" : Math.round(v * 10 ** digits) / 10 ** digits;
   const rows = tally.rows(percentilesOf(spec));
+  const kept = keptColumns(spec);
   const metrics: MetricCsvs = {};
   for (const [name, groups] of metricGroups(spec, "np"))
     metrics[name] = toCsv(
@@ -105,7 +124,7 @@ export async function computeNetworkPerformanceMetrics(
         .filter((r) => groups.includes(r.group))
         .map((r) => {
           const s = segments[r.segment];
-          return [
+          const row: CsvValue[] = [
             names[r.group],
             s.zone.id,
             s.zone.name,
@@ -125,6 +144,7 @@ export async function computeNetworkPerformanceMetrics(
             Math.round(perDay(r.weight, r.dayType)),
             r.sample,
           ];
+          return kept.map((i) => row[i]);
         }),
     );
   return metrics;

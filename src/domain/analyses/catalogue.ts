@@ -8,7 +8,7 @@ import { odMfAnalysis } from "./od-mf.js";
 import { segmentAnalysis } from "./segment-analysis.js";
 import { aadtAnalysis } from "./aadt.js";
 import { networkOd } from "./network-od.js";
-import { networkPerformance } from "./network-performance.js";
+import { networkPerformance, type NpMetricType } from "./network-performance.js";
 import { topRoutesOd, topRoutesZa } from "./top-routes.js";
 
 /** Zone-set fields a type may take besides `oz_sets` (which every type requires). */
@@ -36,6 +36,8 @@ export interface AnalysisOptions {
   aadtYear?: number;
   /** Top_Routes_OD / _ZA: routes kept per zone pair (zone), day type and day part (`top_routes_count`). */
   topRoutes?: number;
+  /** Network_Performance: the figures reported (`metric_type`); absent in specs stored before it: all. */
+  npMetricType?: NpMetricType;
 }
 
 /** One analysis type: the request fields it takes and how they become spec options. */

@@ -1,5 +1,22 @@
-import type { AnalysisTypeDef } from "./catalogue.js";
+import type { AnalysisTypeDef, TypeRequest } from "./catalogue.js";
 import { requireLineZones } from "./network-od.js";
+
+/**
+ * `metric_type`: which figures the np_* CSVs carry besides the identity columns. The vendor documents no
+ * such option publicly, so the values are Streetflow's own (docs/analyses.md, Network_Performance).
+ */
+export const NP_METRIC_TYPES = ["all", "speed", "travel_time"] as const;
+export type NpMetricType = (typeof NP_METRIC_TYPES)[number];
+
+/** Absent, empty or null is `all`; matched case-insensitively; anything else an issue listing the valid values. */
+function readMetricType({ body, issues }: TypeRequest): NpMetricType {
+  const v = body.metric_type;
+  if (v === undefined || v === null || v === "") return "all";
+  const found = typeof v === "string" ? NP_METRIC_TYPES.find((t) => t === v.trim().toLowerCase()) : undefined;
+  if (found) return found;
+  issues.push({ field: "metric_type", message: `must be one of ${NP_METRIC_TYPES.join(", ")}` });
+  return "all";
+}
 
 /**
  * Network_Performance: per road segment of the `oz_sets` line zones (osm_ids or drawn) and hour (quarter
@@ -8,7 +25,10 @@ import { requireLineZones } from "./network-od.js";
 export const networkPerformance: AnalysisTypeDef = {
   name: "Network_Performance",
   zoneSets: [],
-  fields: [],
+  fields: ["metric_type"],
   outputTypes: ["index", "trip_counts"],
-  readOptions: (request) => requireLineZones(request, "Network_Performance"),
+  readOptions: (request) => ({
+    ...requireLineZones(request, "Network_Performance"),
+    npMetricType: readMetricType(request),
+  }),
 };

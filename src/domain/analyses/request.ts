@@ -1,5 +1,6 @@
 import { Type, type Static } from "typebox";
 import { ANALYSIS_TYPES, OUTPUT_TYPES, TRAVEL_MODES } from "../../shared/vocabulary.js";
+import { NP_METRIC_TYPES } from "./network-performance.js";
 import { SEGMENT_TYPES, VENDOR_FIELDS_NOT_USED, ZONE_INTERSECTION_TYPES } from "./vendor-options.js";
 
 /**
@@ -58,6 +59,11 @@ export const AnalysisRequestSchema = Type.Object(
         default: 10,
         description: "Top_Routes_OD, Top_Routes_ZA: routes kept per zone pair (zone), day type and day part",
       }),
+    ),
+    metric_type: anyOf(
+      NP_METRIC_TYPES,
+      "Network_Performance: the figures reported; speed (speeds, free flow) or travel_time (travel time, index, delay), each with traffic and sample size",
+      { default: "all" },
     ),
     date_ranges: Type.Optional(
       Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() }), {
