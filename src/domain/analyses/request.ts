@@ -52,6 +52,11 @@ export const AnalysisRequestSchema = Type.Object(
     aadt_year: Type.Optional(
       Type.Integer({ minimum: 2000, maximum: 2099, description: "AADT: the year averaged" }),
     ),
+    metric_type: anyOf(
+      NP_METRIC_TYPES,
+      "Network_Performance: the figures reported; speed (speeds, free flow) or travel_time (travel time, index, delay), each with traffic and sample size",
+      { default: "all" },
+    ),
     top_routes_count: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -59,11 +64,6 @@ export const AnalysisRequestSchema = Type.Object(
         default: 10,
         description: "Top_Routes_OD, Top_Routes_ZA: routes kept per zone pair (zone), day type and day part",
       }),
-    ),
-    metric_type: anyOf(
-      NP_METRIC_TYPES,
-      "Network_Performance: the figures reported; speed (speeds, free flow) or travel_time (travel time, index, delay), each with traffic and sample size",
-      { default: "all" },
     ),
     date_ranges: Type.Optional(
       Type.Array(Type.Object({ start_date: Type.String(), end_date: Type.String() }), {
