@@ -213,6 +213,12 @@ export async function createAndMap(
     await drawer.getByLabel("Metric").selectOption(c.metric);
     await drawer.getByText(/^Home and work locations: the share/).waitFor();
     await drawer.getByText(/ flows on the map\b/).waitFor();
+    // The map reports the places it rendered shaded once it is idle (0 before, from za_all's render).
+    await page.waitForFunction(
+      () => Number(document.querySelector("[data-places-shaded]")?.getAttribute("data-places-shaded")) > 0,
+      null,
+      { timeout: 60_000 },
+    );
   }
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
