@@ -14,6 +14,7 @@ import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
+import { IngestChunkJobs } from "../jobs/ingest-chunk-job.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { ANALYSIS_WORKER, openServerContext } from "../main/runtime.js";
@@ -139,11 +140,14 @@ async function startRunners(
     );
   await requeue();
   const timer = setInterval(() => void requeue(), REQUEUE_INTERVAL_MS).unref();
-  const runners = await startJobRunners(ctx, count, leaseMs, log);
+  // Ingest chunks match on one thread per runner, kept warm across chunks.
+  const ingestChunks = new IngestChunkJobs(ctx, count);
+  const runners = await startJobRunners(ctx, count, leaseMs, log, ingestChunks);
   return {
     async stop() {
       clearInterval(timer);
       await Promise.all(runners.map((r) => r.stop()));
+      await ingestChunks.close();
     },
   };
 }
@@ -153,6 +157,7 @@ function startJobRunners(
   count: number,
   leaseMs: number,
   log: (line: string) => void,
+  ingestChunks: IngestChunkJobs,
 ): Promise<JobRunner[]> {
   const workerStore = threadStoreOf(ctx);
   return Promise.all(
@@ -166,6 +171,7 @@ function startJobRunners(
         shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
+        ingestChunks,
       }).start(),
     ),
   );
