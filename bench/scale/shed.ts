@@ -11,16 +11,13 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { extractStatsStore } from "../counts.js";
+import { centreOf, extractStatsStore, quantile, radiusSelector } from "../counts.js";
 import {
-  centreOf,
   countBy,
   cpuSeconds,
   metricsBody,
   networkCircle,
   newKeys,
-  quantile,
-  radiusSelector,
   round,
   send,
   startApi,
