@@ -16,10 +16,17 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { issueApiKey } from "../../src/app/accounts.js";
-import { ACCESS_CAR, type LonLat } from "../../src/engine/network/types.js";
+import type { LonLat } from "../../src/engine/network/types.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { extractStatsStore } from "../counts.js";
+import {
+  bisectRadius,
+  centreOf,
+  extractStatsStore,
+  metricsRequest,
+  quantile,
+  radiusSelector,
+} from "../counts.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 const TARGET_SEGMENTS = 1_000;
@@ -275,34 +282,13 @@ async function healthzDuringHeavy(base: string, key: string, network: Network) {
   };
 }
 
-const metricsBody = (geometry: object) => ({
-  geometry,
-  country: "li",
-  mode: "vehicle",
-  fields: ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"],
-  day_part: "all",
-  day_type: "all",
-  direction: "bidirectional",
-  date: { year: 2025 },
-  data_version: 1,
-});
+const metricsBody = (geometry: object) => metricsRequest(geometry, { year: 2025 });
 
-const radiusSelector = (centre: LonLat, radiusM: number) => ({
-  radius: { point: { type: "point", coordinates: centre }, buffer: radiusM, unit: "m" },
-});
-
-/** Bisects the radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
+/** The radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
 async function radiusFor(base: string, key: string, centre: LonLat) {
-  let [lo, hi] = [10, 50_000];
-  let segments = 0;
-  for (let i = 0; i < 30; i++) {
-    const mid = (lo + hi) / 2;
-    segments = await segmentCount(base, key, radiusSelector(centre, mid));
-    if (segments === TARGET_SEGMENTS) return { segments, radiusM: round(mid) };
-    if (segments < TARGET_SEGMENTS) lo = mid;
-    else hi = mid;
-  }
-  return { segments: await segmentCount(base, key, radiusSelector(centre, hi)), radiusM: round(hi) };
+  const countAt = async (radiusM: number) => await segmentCount(base, key, radiusSelector(centre, radiusM));
+  const radiusM = await bisectRadius(countAt, TARGET_SEGMENTS);
+  return { segments: await countAt(radiusM), radiusM: round(radiusM) };
 }
 
 async function segmentCount(base: string, key: string, geometry: object): Promise<number> {
@@ -312,18 +298,6 @@ async function segmentCount(base: string, key: string, geometry: object): Promis
     body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
   });
   return ((await res.json()) as { segment_count: number }).segment_count;
-}
-
-/** The car network's mean position. */
-function centreOf(network: Network): LonLat {
-  let [lon, lat, n] = [0, 0, 0];
-  for (const s of network.segments) {
-    if ((s.access & ACCESS_CAR) === 0) continue;
-    lon += s.coords[0][0];
-    lat += s.coords[0][1];
-    n++;
-  }
-  return [lon / n, lat / n];
 }
 
 /** A closed ring of `positions` positions around the network's bounding box (every segment inside). */
@@ -342,12 +316,6 @@ function countBy(values: number[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
   return counts;
-}
-
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));

@@ -563,6 +563,10 @@ export class AnalysisResults {
         // Closed or tab left while the layers were being added: keep them hidden.
         this.flowMap.setVisible(this.active && this.detail !== null);
         this.flowMap.highlight(this.selected);
+        return this.homeWork ? this.flowMap.renderedPlaces() : 0;
+      })
+      .then((places) => {
+        this.drawer.dataset.placesShaded = String(places);
       });
     const drawn = shown.length - unplaced;
     this.mapNote.textContent =
