@@ -28,17 +28,17 @@ import { passedZones } from "../../src/engine/zones/assign.js";
 import {
   analysedSegments,
   lookupOf,
+  passageFinder,
   scanPassages,
   scanSegments,
   type AnalysedSegment,
 } from "../../src/app/analyses/segment-metrics.js";
-import { passageFinder } from "../../src/app/analyses/network-od-metrics.js";
 import {
   NetworkPerformanceTally,
   type PerformanceRow,
 } from "../../src/engine/analysis/network-performance.js";
 import { networkOdPair, NetworkOdTally } from "../../src/engine/analysis/network-od.js";
-import { travelledStretches, type SegmentPassage } from "../../src/engine/analysis/segment-analysis.js";
+import type { SegmentPassage } from "../../src/engine/analysis/segment-analysis.js";
 import { computeAadtMetrics } from "../../src/app/analyses/aadt-metrics.js";
 import { vendorOptionsOf } from "../../src/domain/analyses/vendor-options.js";
 import { expansionFactor } from "../../src/engine/expansion.js";
@@ -433,7 +433,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   /** Matched passages of the analysis' trips, as Network_Performance finds them. */
   const matchedPassages = async (spec: AnalysisSpec, segments: AnalysedSegment[]) => {
     const out: SegmentPassage[][] = [];
-    const finder = passageFinder(spec, network, segments, travelledStretches(network));
+    const finder = passageFinder(spec, network, segments);
     await scanPassages(spec, compute(), network, finder, (met) => void out.push(met));
     return out;
   };

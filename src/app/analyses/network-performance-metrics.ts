@@ -4,13 +4,18 @@ import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import { NetworkPerformanceTally } from "../../engine/analysis/network-performance.js";
-import { travelledStretches } from "../../engine/analysis/segment-analysis.js";
 import { LocalClock } from "../../engine/time.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
-import { featuresOf, passageFinder } from "./network-od-metrics.js";
-import { groupNames, range } from "./od-metrics.js";
-import { analysedSegments, percentilesOf, scanPassages, speedIn, speedUnit } from "./segment-metrics.js";
+import { featuresOf, groupNames, range } from "./od-metrics.js";
+import {
+  analysedSegments,
+  passageFinder,
+  percentilesOf,
+  scanPassages,
+  speedIn,
+  speedUnit,
+} from "./segment-metrics.js";
 
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -93,8 +98,7 @@ export async function computeNetworkPerformanceMetrics(
     new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   const tally = new NetworkPerformanceTally();
-  // A trip's first and last steps count only the stretch it travelled (from its origin, to its destination).
-  const finder = passageFinder(spec, network, segments, travelledStretches(network));
+  const finder = passageFinder(spec, network, segments);
   await scanPassages(spec, ctx, network, finder, (passages, trip) => {
     for (const p of passages) {
       const slice = slicer.at(p.enterT);

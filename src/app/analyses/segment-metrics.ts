@@ -17,7 +17,6 @@ import {
   type SegmentLookup,
   type SegmentPassage,
   type SegmentRow,
-  wholeSegments,
 } from "../../engine/analysis/segment-analysis.js";
 import type { Network } from "../../engine/network/network.js";
 import type { Segment } from "../../engine/network/types.js";
@@ -32,6 +31,7 @@ import type { ComputeContext, MetricCsvs } from "./compute.js";
 import {
   ALL,
   distributionOptions,
+  featuresOf,
   GROUPS_OF_CLASS,
   groupNames,
   METRES_PER_UNIT,
@@ -122,6 +122,22 @@ export function lookupOf(segments: AnalysedSegment[], network: Network): Segment
   return lookup;
 }
 
+/**
+ * The tally that finds a trip's passages over the analysed segments, sized for the analysis' day types
+ * and parts (the network types use only its passages).
+ */
+export function passageFinder(
+  spec: AnalysisSpec,
+  network: Network,
+  segments: AnalysedSegment[],
+): SegmentTally {
+  return new SegmentTally(lookupOf(segments, network), network, {
+    segments: segments.length,
+    dayTypes: spec.dayTypes.length,
+    dayParts: spec.dayParts.length,
+  });
+}
+
 export const SA_IDENTITY_COLUMNS = [
   "device_type",
   "zone_id",
@@ -164,14 +180,7 @@ export function saColumns(spec: AnalysisSpec): string[] {
 export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const features: ZoneFeature[] = [];
-  for (const ref of spec.originSets) {
-    const set = await ctx.store.zoneSets.get(spec.orgId, ref.uuid);
-    if (!set)
-      throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    features.push(...set.featureCollection.features);
-  }
-  const segments = analysedSegments(features, network, classesOf(spec));
+  const segments = analysedSegments(await featuresOf(ctx, spec, spec.originSets), network, classesOf(spec));
   if (segments.every((s) => s.parts.length === 0))
     throw new Error(
       `the zones hold no road segment of the network (segment_types: ${vendorOptionsOf(spec).segmentTypes.join(", ")}); ` +
@@ -241,11 +250,7 @@ export async function scanSegments(
   network: Network,
   segments: AnalysedSegment[],
 ) {
-  const tally = new SegmentTally(lookupOf(segments, network), wholeSegments(network), {
-    segments: segments.length,
-    dayTypes: spec.dayTypes.length,
-    dayParts: spec.dayParts.length,
-  });
+  const tally = passageFinder(spec, network, segments);
   const options = { ...distributionOptions(spec, network), percentiles: null };
   const distributions = spec.tripAttributes || spec.travelerAttributes ? new OdDistributions(options) : null;
   const slicer = await daySlicerOf(spec, ctx);
