@@ -12,6 +12,8 @@ import {
   analysedSegments,
   passageFinder,
   percentilesOf,
+  SA_IDENTITY_COLUMNS,
+  segmentIdentity,
   scanPassages,
   speedIn,
   speedUnit,
@@ -28,24 +30,16 @@ function periodLabel(period: number, quarters: boolean): string {
   return `${pad(Math.floor(from / 60))}:${pad(from % 60)}-${pad(Math.floor(to / 60))}:${pad(to % 60)}`;
 }
 
+/** Segment_Analysis' identity columns, the hour or quarter hour (`period`) in place of its `day_part`. */
+const NP_IDENTITY_COLUMNS = [...SA_IDENTITY_COLUMNS.filter((c) => c !== "day_part"), "period"];
+
 /** Which `metric_type` keeps a column: the identity and traffic columns are in every one. */
 type ColumnKind = "identity" | "speed" | "travel_time" | "traffic";
 
 function npColumnKinds(spec: AnalysisSpec): [string, ColumnKind][] {
   const unit = speedUnit(spec);
   return [
-    ...[
-      "device_type",
-      "zone_id",
-      "zone_name",
-      "segment_id",
-      "osm_id",
-      "segment_name",
-      "road_class",
-      "zone_direction",
-      "day_type",
-      "period",
-    ].map((c): [string, ColumnKind] => [c, "identity"]),
+    ...NP_IDENTITY_COLUMNS.map((c): [string, ColumnKind] => [c, "identity"]),
     [`avg_speed_${unit}`, "speed"],
     ...percentilesOf(spec).map((p): [string, ColumnKind] => [`speed_${unit}_p${p}`, "speed"]),
     [`free_flow_speed_${unit}`, "speed"],
@@ -127,17 +121,8 @@ export async function computeNetworkPerformanceMetrics(
       rows
         .filter((r) => groups.includes(r.group))
         .map((r) => {
-          const s = segments[r.segment];
           const row: CsvValue[] = [
-            names[r.group],
-            s.zone.id,
-            s.zone.name,
-            s.segmentId,
-            s.osmId,
-            s.name,
-            s.roadClass,
-            s.zone.direction === null ? "N/A" : s.zone.direction,
-            spec.dayTypes[r.dayType].label,
+            ...segmentIdentity(segments[r.segment], names[r.group], spec.dayTypes[r.dayType].label),
             periodLabel(r.period, quarters),
             speed(r.avgSpeedMs),
             ...r.percentilesMs.map(speed),

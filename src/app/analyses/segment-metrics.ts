@@ -151,6 +151,12 @@ export const SA_IDENTITY_COLUMNS = [
   "day_part",
 ];
 
+/** The values of the identity columns up to `day_type` (the time slice's column follows). */
+export function segmentIdentity(s: AnalysedSegment, groupName: string, dayType: string): CsvValue[] {
+  const direction = s.zone.direction === null ? "N/A" : s.zone.direction;
+  return [groupName, s.zone.id, s.zone.name, s.segmentId, s.osmId, s.name, s.roadClass, direction, dayType];
+}
+
 export const speedUnit = (spec: AnalysisSpec) => (spec.unit === "km" ? "kph" : "mph");
 /** m/s → mph or km/h, one decimal. */
 export const speedIn = (spec: AnalysisSpec, ms: number) =>
@@ -195,21 +201,10 @@ export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeCont
     const days = slicer.daysPerType[dayType];
     return days > 0 ? Math.round(weight / days) : 0;
   };
-  const identity = (r: Pick<SegmentRow, "group" | "segment" | "dayType" | "dayPart">): CsvValue[] => {
-    const s = segments[r.segment];
-    return [
-      names[r.group],
-      s.zone.id,
-      s.zone.name,
-      s.segmentId,
-      s.osmId,
-      s.name,
-      s.roadClass,
-      s.zone.direction === null ? "N/A" : s.zone.direction,
-      spec.dayTypes[r.dayType].label,
-      spec.dayParts[r.dayPart].label,
-    ];
-  };
+  const identity = (r: Pick<SegmentRow, "group" | "segment" | "dayType" | "dayPart">): CsvValue[] => [
+    ...segmentIdentity(segments[r.segment], names[r.group], spec.dayTypes[r.dayType].label),
+    spec.dayParts[r.dayPart].label,
+  ];
   const metrics: MetricCsvs = {};
   for (const [name, groups] of metricGroups(spec, "sa"))
     metrics[name] = toCsv(
