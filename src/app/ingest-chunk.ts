@@ -2,6 +2,7 @@ import { deserialize, serialize } from "node:v8";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import { MatchPool, type BatchMatcher, type MatchOutcome } from "../engine/ingest/match-pool.js";
+import type { IngestCounts } from "../engine/ingest/pipeline.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
 import type { MatchedTrip, RawTrip } from "../engine/trips/types.js";
@@ -25,17 +26,14 @@ export interface IngestChunkPayload {
 }
 
 /** What storing one chunk gave: the matcher's and the store's counts of the ingest report. */
-export interface IngestChunkResult {
-  matchedTrips: number;
-  splitByMatcher: number;
-  unmatchedTrips: number;
-  matchErrors: number;
-  stored: number;
-  duplicates: number;
+export type IngestChunkResult = Pick<
+  IngestCounts,
+  "matchedTrips" | "splitByMatcher" | "unmatchedTrips" | "matchErrors" | "stored" | "duplicates"
+> & {
   /** The first match-error messages (the rest are only counted). */
   problems: string[];
   moreProblems: number;
-}
+};
 
 const MAX_CHUNK_PROBLEMS = 20;
 

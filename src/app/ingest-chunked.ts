@@ -5,6 +5,7 @@ import { addCounts, emptyIngestCounts, type IngestCounts } from "../engine/inges
 import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
 import { emptySplitCounts } from "../engine/ingest/split-trips.js";
 import type { RawTrip } from "../engine/trips/types.js";
+import { fail } from "../domain/errors.js";
 import type { AppContext } from "./context.js";
 import type { IngestChunkState } from "./ports/store.js";
 import {
@@ -16,7 +17,6 @@ import {
 import {
   assertReadableTrace,
   progressLine,
-  requireNetwork,
   sha256Of,
   type IngestFilesOptions,
   type IngestReport,
@@ -66,17 +66,21 @@ export async function ingestFilesInChunks(
   const country = opts.country.toLowerCase();
   const paths = files.map((f) => resolve(f));
   paths.forEach(assertReadableTrace);
-  await requireNetwork(ctx, country);
+  // Only its presence: this process matches nothing, so it need not build the network.
+  if (!(await ctx.store.network.countries()).some((c) => c.country === country))
+    throw fail("unknown_country", { country });
   const log = opts.onProgress ?? (() => {});
   const problems = new ProblemList(opts.maxProblems ?? 20);
   const ingestId = randomUUID();
   const runs: FileRun[] = [];
+  const tracker = new ChunkTracker(ctx, ingestId, opts.pollMs ?? 500, log);
   let seq = 0;
   const queueChunk = async (trips: RawTrip[]) => {
+    await tracker.waitUntil(MAX_OUTSTANDING_CHUNKS - 1);
     await ctx.store.ingestChunks.add(ingestId, seq, encodeChunk(trips));
     const payload: IngestChunkPayload = { ingestId, seq, country };
     await ctx.store.jobs.enqueue(INGEST_CHUNK_JOB, payload);
-    seq++;
+    tracker.queued = ++seq;
   };
   try {
     for (const path of paths) {
@@ -94,7 +98,7 @@ export async function ingestFilesInChunks(
       log(`${path}: read, ${seq - run.from} chunks queued`);
       if (run.counts.interrupted) break;
     }
-    const chunks = await waitForChunks(ctx, ingestId, seq, opts.pollMs ?? 500, log);
+    const chunks = await tracker.waitUntil(0);
     const report = reportOf(runs, chunks, problems);
     report.interrupted = runs.some((r) => r.counts.interrupted)
       ? String(opts.signal?.reason ?? "interrupted")
@@ -140,33 +144,52 @@ async function readIntoChunks(
 /** After this long with no chunk done, the caller says that it is waiting for worker processes. */
 const IDLE_NOTICE_MS = 15_000;
 
-/** Polls the chunks until every one is done or failed; logs each change. */
-async function waitForChunks(
-  ctx: AppContext,
-  ingestId: string,
-  total: number,
-  pollMs: number,
-  log: (line: string) => void,
-): Promise<IngestChunkState[]> {
-  let shown = -1;
-  let changedAt = Date.now();
-  let noticed = false;
-  for (;;) {
-    const chunks = await ctx.store.ingestChunks.list(ingestId);
-    const finished = chunks.filter((c) => c.state !== "queued");
-    if (finished.length !== shown) {
-      shown = finished.length;
-      changedAt = Date.now();
+/**
+ * Chunks queued and not yet done at most: the reader waits beyond that, so the store holds a bounded
+ * amount of chunk input (about 1.3 MB a chunk of 5,000 trips) however large the files and slow the workers.
+ */
+export const MAX_OUTSTANDING_CHUNKS = 32;
+
+/** Follows an ingest's chunks in the store, logging each change of how many are done. */
+class ChunkTracker {
+  queued = 0;
+  private shown = -1;
+  private changedAt = Date.now();
+  private noticed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly ingestId: string,
+    private readonly pollMs: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Polls until at most `outstanding` chunks are still to do; answers every chunk. */
+  async waitUntil(outstanding: number): Promise<IngestChunkState[]> {
+    for (;;) {
+      const chunks = await this.ctx.store.ingestChunks.list(this.ingestId);
+      const finished = chunks.filter((c) => c.state !== "queued");
+      this.report(finished);
+      if (this.queued - finished.length <= outstanding) return chunks;
+      await new Promise((r) => setTimeout(r, this.pollMs));
+    }
+  }
+
+  private report(finished: IngestChunkState[]): void {
+    if (this.queued === 0) return;
+    if (finished.length !== this.shown) {
+      this.shown = finished.length;
+      this.changedAt = Date.now();
       const stored = finished.reduce((sum, c) => sum + Number(c.result?.stored ?? 0), 0);
-      log(`chunks: ${finished.length}/${total} done, ${stored.toLocaleString("en-US")} trips stored`);
-    } else if (!noticed && Date.now() - changedAt > IDLE_NOTICE_MS) {
-      noticed = true;
-      log(
+      this.log(
+        `chunks: ${finished.length}/${this.queued} done, ${stored.toLocaleString("en-US")} trips stored`,
+      );
+    } else if (!this.noticed && Date.now() - this.changedAt > IDLE_NOTICE_MS) {
+      this.noticed = true;
+      this.log(
         "no chunk finished for a while: is a `streetflow serve --role worker` (or --role all) process running on this database and Redis?",
       );
     }
-    if (finished.length >= total) return chunks;
-    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
