@@ -32,6 +32,7 @@ import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/app/ports/store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf, syntheticMatchedTrips } from "./lib/synthetic.js";
+import { boxPolygon } from "../src/shared/geometry.js";
 
 export const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
 export const COUNTRY = "li";
@@ -232,17 +233,10 @@ function gridZones(network: Network, count: number) {
   return Array.from({ length: count }, (_, i) => {
     const x0 = w + (i % cols) * dx;
     const y0 = s + Math.floor(i / cols) * dy;
-    const ring = [
-      [x0, y0],
-      [x0 + dx, y0],
-      [x0 + dx, y0 + dy],
-      [x0, y0 + dy],
-      [x0, y0],
-    ];
     return {
       type: "Feature",
       properties: { name: `Cell ${i + 1}`, id: i + 1, is_pass: i % 100 === 0 ? 1 : 0 },
-      geometry: { type: "Polygon", coordinates: [ring] },
+      geometry: boxPolygon([x0, y0, x0 + dx, y0 + dy]),
     };
   });
 }

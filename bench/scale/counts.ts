@@ -94,7 +94,7 @@ export default async function scaleCounts(args: string[]): Promise<Record<string
 }
 
 /** Keys of as many organizations: the offered load comes from many clients, not one flooding key. */
-async function newKeys(file: string, count: number): Promise<string[]> {
+export async function newKeys(file: string, count: number): Promise<string[]> {
   const store = new SqliteStore(file);
   try {
     const keys = [];
@@ -108,14 +108,14 @@ async function newKeys(file: string, count: number): Promise<string[]> {
   }
 }
 
-interface Api {
+export interface Api {
   base: string;
   pid: number;
   stop(): Promise<void>;
 }
 
 /** `streetflow serve --role api` on a free port over the data directory's store; resolves once it listens. */
-async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
+export async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", CLI, "serve", "--role", "api", "--no-demo", "--port", "0"],
@@ -161,7 +161,7 @@ async function startApi(dataDir: string, env: Record<string, string>): Promise<A
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -172,13 +172,13 @@ function cpuSeconds(pid: number): number {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-interface Outcome {
+export interface Outcome {
   status: number;
   ms: number;
 }
 
 /** POSTs the body; resolves with the status (0: no answer within the client timeout) and the milliseconds from `since`. */
-function send(
+export function send(
   base: string,
   key: string,
   body: object,
@@ -282,7 +282,7 @@ async function healthzDuringHeavy(base: string, key: string, network: Network) {
   };
 }
 
-const metricsBody = (geometry: object) => metricsRequest(geometry, { year: 2025 });
+export const metricsBody = (geometry: object) => metricsRequest(geometry, { year: 2025 });
 
 /** The radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
 async function radiusFor(base: string, key: string, centre: LonLat) {
@@ -301,7 +301,7 @@ async function segmentCount(base: string, key: string, geometry: object): Promis
 }
 
 /** A closed ring of `positions` positions around the network's bounding box (every segment inside). */
-function networkCircle(network: Network, positions: number): LonLat[] {
+export function networkCircle(network: Network, positions: number): LonLat[] {
   const [west, south, east, north] = network.bbox;
   const [cx, cy] = [(west + east) / 2, (south + north) / 2];
   const [rx, ry] = [((east - west) / 2) * 1.5, ((north - south) / 2) * 1.5];
@@ -312,10 +312,10 @@ function networkCircle(network: Network, positions: number): LonLat[] {
   return [...ring, ring[0]];
 }
 
-function countBy(values: number[]): Record<string, number> {
+export function countBy(values: number[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
   return counts;
 }
 
-const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+export const round = (x: number, digits = 1) => Number(x.toFixed(digits));

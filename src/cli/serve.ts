@@ -2,7 +2,14 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../main/bootstrap.js";
-import { basemapOf, configFromEnv, jobLeaseOf, poolSettingsOf, rateLimitOf } from "../config/config.js";
+import {
+  basemapOf,
+  configFromEnv,
+  jobLeaseOf,
+  overloadSettingsOf,
+  poolSettingsOf,
+  rateLimitOf,
+} from "../config/config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { requeueOrphans } from "../app/analyses/lifecycle.js";
@@ -63,6 +70,7 @@ export function serveCommand(program: Command): void {
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
       const pool = poolSettingsOf();
+      const overload = overloadSettingsOf();
       // Fail in one line before the build and demo import work, not with a stack trace after it.
       const busy = await portProblem(Number(opts.port), opts.host);
       if (busy) {
@@ -77,6 +85,7 @@ export function serveCommand(program: Command): void {
       const app = await buildApp({
         ...ctx,
         heavy,
+        overload,
         logger: true,
         webRoot: config.webRoot,
         basemap,
