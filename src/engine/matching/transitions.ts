@@ -1,5 +1,5 @@
 import type { MatchContext } from "./context.js";
-import { alongMoveM, isUTurnAtNode, type Step } from "./candidates.js";
+import { alongMoveM, isUTurnAtNode, type Candidate, type Step } from "./candidates.js";
 import type { ResolvedMatchOptions } from "./options.js";
 
 /** Straight-line metres between the two GPS points (not the snapped ones), as Newson & Krumm compare. */
@@ -102,12 +102,33 @@ export function transitionLogProbs(
         const routeM = nodeM[t++];
         const b = nextC[j];
         if (routeM === Infinity || alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
-        const uTurnM = isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0;
+        const uTurnM = turnsBack(ctx, a, b, routeM) ? o.uTurnPenaltyM : 0;
         record(lattice, i, j, a.exitCostM + routeM + b.entryCostM + uTurnM);
       }
     }
   }
   return logProbs;
+}
+
+/**
+ * A route from `a` to `b` that turns back: in place at a's exit node onto a's own segment, or as the
+ * first or last edge of the routed path (back along a's segment, or along b's segment past b and back).
+ * A shortest path never turns back in its middle (that would be a cycle). Without charging these too,
+ * a waiting car's jittering fixes were matched as spurs onto the segment behind it and back, for free.
+ */
+function turnsBack(ctx: MatchContext, a: Candidate, b: Candidate, routeM: number): boolean {
+  if (isUTurnAtNode(a, b)) return true;
+  const aBack = ctx.edgeCostM[reverseEdgeOf(a)] !== Infinity;
+  const bBack = ctx.edgeCostM[reverseEdgeOf(b)] !== Infinity;
+  if (routeM === 0 || (!aBack && !bBack)) return false;
+  const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
+  if (!edges || edges.length === 0) return false;
+  return edges[0] === reverseEdgeOf(a) || edges[edges.length - 1] === reverseEdgeOf(b);
+}
+
+/** The directed edge opposite to the candidate's direction of travel. */
+function reverseEdgeOf(c: Candidate): number {
+  return 2 * c.segIndex + (c.forward ? 1 : 0);
 }
 
 interface TransitionRow {
