@@ -118,9 +118,10 @@ export function transitionLogProbs(
  */
 function turnsBack(ctx: MatchContext, a: Candidate, b: Candidate, routeM: number): boolean {
   if (isUTurnAtNode(a, b)) return true;
-  const aBack = ctx.edgeCostM[reverseEdgeOf(a)] !== Infinity;
-  const bBack = ctx.edgeCostM[reverseEdgeOf(b)] !== Infinity;
-  if (routeM === 0 || (!aBack && !bBack)) return false;
+  // Cheap test first: a route shorter than the reverse edge's cost cannot contain it (nor can a oneway's, at ∞).
+  const aBack = routeM >= ctx.edgeCostM[reverseEdgeOf(a)];
+  const bBack = routeM >= ctx.edgeCostM[reverseEdgeOf(b)];
+  if (!aBack && !bBack) return false;
   const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
   if (!edges || edges.length === 0) return false;
   return edges[0] === reverseEdgeOf(a) || edges[edges.length - 1] === reverseEdgeOf(b);
