@@ -240,7 +240,7 @@ export function addOffRoute(
   const onRoute = new Set(truth.map(keyOf));
   const truthSegments = new Set(truth.map((s) => s.segmentId));
   const lengthOf = (s: DirectedSegment) => network.segmentById(s.segmentId)!.lengthM;
-  for (let i = 0; i < path.length; ) {
+  for (let i = 0; i < path.length;) {
     if (onRoute.has(keyOf(path[i]))) {
       i++;
       continue;

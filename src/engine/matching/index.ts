@@ -57,7 +57,8 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
     const emissions = new Float64Array(step.candidates.length);
     for (let j = 0; j < emissions.length; j++) emissions[j] = emissionLogProb(step.candidates[j], o.sigmaM);
     if (current) {
-      if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o)) continue;
+      if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o))
+        continue;
       closePiece();
     }
     lattice = startLattice(step, emissions);

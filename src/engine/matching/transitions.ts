@@ -47,6 +47,7 @@ class Scratch {
 }
 
 const scratch = new Scratch();
+const ends = new Int32Array(2);
 
 /**
  * Log transition probabilities prev × next (row-major): exponential on
@@ -125,7 +126,8 @@ function recordGroup(
     const routeM = nodeM[t++];
     if (routeM === Infinity) continue;
     const b = nextC[j];
-    let path: number[] | null | undefined;
+    // Ends of the path from the group's exit node to b's entry node: 0 not looked up, 1 in `ends`, −1 none.
+    let endsState = 0;
     for (const i of members) {
       const a = prevC[i];
       if (alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
@@ -142,8 +144,8 @@ function recordGroup(
         continue;
       }
       if (!canBeBest(lattice, i, j, plainM, o.uTurnPenaltyM)) continue;
-      path ??= ctx.routes.pathTo(a.exitNode, b.entryNode);
-      const turnsBack = !!path && path.length > 0 && (path[0] === aBack || path[path.length - 1] === bBack);
+      if (endsState === 0) endsState = ctx.routes.pathEnds(a.exitNode, b.entryNode, ends) ? 1 : -1;
+      const turnsBack = endsState === 1 && (ends[0] === aBack || ends[1] === bBack);
       record(lattice, i, j, plainM + (turnsBack ? o.uTurnPenaltyM : 0));
     }
   }
