@@ -7,6 +7,8 @@ import type { Job, JobQueue } from "../app/ports/job-queue.js";
 import type { WorkerInput, WorkerMessage, WorkerTask } from "./analysis-thread.js";
 import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
+import { INGEST_CHUNK_JOB } from "../app/ingest-chunk.js";
+import type { IngestChunkJobs } from "./ingest-chunk-job.js";
 
 export interface RunnerOptions {
   /** The main thread's store: the runner alone writes statuses and results. */
@@ -35,6 +37,8 @@ export interface RunnerOptions {
   log?: (line: string) => void;
   /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
+  /** Runs the chunks of distributed ingests (issue 15); without it such a job fails. */
+  ingestChunks?: IngestChunkJobs;
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
@@ -63,9 +67,10 @@ function startWorker(entry: string, input: WorkerInput): Worker {
  * cancelled (or taken over), and the worker is terminated.
  */
 export class JobRunner {
-  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished">> & {
+  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks">> & {
     log: (line: string) => void;
     onFinished: NonNullable<RunnerOptions["onFinished"]>;
+    ingestChunks?: IngestChunkJobs;
   };
   private timer: NodeJS.Timeout | null = null;
   private current: Worker | null = null;
@@ -141,6 +146,7 @@ export class JobRunner {
 
   private async runJob(job: Job): Promise<void> {
     if (job.kind === SHARD_JOB) return await this.runShard(job);
+    if (job.kind === INGEST_CHUNK_JOB) return await this.runIngestChunk(job);
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
@@ -292,6 +298,15 @@ export class JobRunner {
       this.o.log(`${name} failed: ${message}`);
       await this.reportFinished(uuid);
     }
+  }
+
+  private async runIngestChunk(job: Job): Promise<void> {
+    const { ingestChunks, queue, workerId } = this.o;
+    if (!ingestChunks) {
+      await queue.fail(job.id, workerId, "this runner takes no ingest chunks");
+      return;
+    }
+    await ingestChunks.run(job, { ...this.o, stopping: () => this.stopping });
   }
 
   /** Runs the worker to its exit and reports how it ended. */

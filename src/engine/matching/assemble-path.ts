@@ -71,7 +71,7 @@ export function assemblePath(
   if (moving.length === 0) return null;
   const times = positions.map((p) => p.t);
   const path = moving.map((tr) => ({
-    segmentId: ctx.network.segments[tr.segIndex].id,
+    segmentId: ctx.lines.id[tr.segIndex],
     forward: tr.forward,
     enterT: latestTimeAt(tr.fromM, distanceAt, times),
     exitT: earliestTimeAt(tr.toM, distanceAt, times),
@@ -93,10 +93,10 @@ function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: numbe
   if (alongM > 0) {
     return [{ segIndex: a.segIndex, forward: a.forward, startAlongM: a.alongM, endAlongM: b.alongM }];
   }
-  const { network } = ctx;
   const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
   if (!edges) throw new Error("matched transition has no route");
-  const lengthOf = (segIndex: number) => network.segments[segIndex].lengthM;
+  const lengths = ctx.lines.lengthM;
+  const lengthOf = (segIndex: number) => lengths[segIndex];
   const legs: Leg[] = [
     {
       segIndex: a.segIndex,

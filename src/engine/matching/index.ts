@@ -54,8 +54,7 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       closePiece();
       continue;
     }
-    const emissions = new Float64Array(step.candidates.length);
-    for (let j = 0; j < emissions.length; j++) emissions[j] = emissionLogProb(step.candidates[j], o.sigmaM);
+    const emissions = step.candidates.map((c) => emissionLogProb(c, o.sigmaM));
     if (current) {
       if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o))
         continue;

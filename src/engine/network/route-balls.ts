@@ -5,13 +5,20 @@ import type { DijkstraWorkspace } from "./routing.js";
  * Every node within `radius` of one source with its exact shortest-path cost
  * and the edge the tree reaches it by, in an open-addressing hash table
  * (at most half full, so a lookup takes one or two
- * probes: a binary search was a tenth of all matching time).
+ * probes: a binary search was a tenth of all matching time). The table is a
+ * run of slots in a shared arena: a typed array per ball cost a fifth of a cold
+ * matching pass in allocation and filling alone.
  */
 interface Ball {
   radius: number;
   /** Slots − 1 (a power of two minus one). */
   mask: number;
-  /** Slot k holds node `table[2k]` (−1 = empty) and its cost `table[2k + 1]`: one cache line per probe. */
+  /** The arena chunk holding the ball, and its first slot in that chunk's `table` / `viaEdge`. */
+  chunk: number;
+  base: number;
+  /** Queries answered since the cache last made room: the busiest balls are kept. */
+  uses: number;
+  /** Slot s holds node + 1 at `table[2s]` (0 = empty) and its cost at `table[2s + 1]`: one cache line per probe. */
   table: Float64Array;
   viaEdge: Int32Array;
 }
@@ -34,9 +41,11 @@ export interface RouteBallOptions {
  * when it is within the query's bound, Infinity otherwise.
  */
 export class RouteBalls {
-  private readonly balls = new Map<number, Ball>();
+  /** Ball of each source node, if any. */
+  private readonly balls: (Ball | undefined)[];
+  private arena = new SlotArena();
   private entries = 0;
-  /** Hits and searches, for benchmarks. */
+  /** Hits and searches, for benchmarks; `cleared` counts the times the cache made room. */
   readonly stats = { hits: 0, grown: 0, live: 0, cleared: 0 };
 
   constructor(
@@ -44,12 +53,40 @@ export class RouteBalls {
     private readonly workspace: DijkstraWorkspace,
     private readonly weights: Float64Array,
     private readonly opts: RouteBallOptions,
-  ) {}
+  ) {
+    this.balls = new Array<Ball | undefined>(network.graph.nodeCount).fill(undefined);
+  }
 
-  /** Forgets every ball (their memory goes with them). */
+  /** Forgets every ball (the arena's memory is kept for the next ones). */
   clear(): void {
-    this.balls.clear();
+    this.balls.fill(undefined);
+    this.arena.reset();
     this.entries = 0;
+  }
+
+  /**
+   * Makes room when the cache is full: keeps the balls used most since the
+   * last time, up to three quarters of the budget, moved together at the start
+   * of the arena, and forgets the others. Starting
+   * afresh instead cost a steady ingest a burst of searches every few thousand
+   * traces (Monaco at 30 s: twice the searched nodes of a full set).
+   */
+  private makeRoom(): void {
+    const busiest = this.balls
+      .map((ball, source) => ({ ball, source }))
+      .filter((b): b is { ball: Ball; source: number } => b.ball !== undefined && b.ball.uses > 0)
+      .sort((x, y) => y.ball.uses - x.ball.uses || x.source - y.source);
+    this.balls.fill(undefined);
+    this.entries = 0;
+    const kept: Ball[] = [];
+    for (const { ball, source } of busiest) {
+      const slots = ball.mask + 1;
+      if (this.entries + slots > KEEP_SHARE * this.opts.maxEntries) break;
+      kept.push(ball);
+      this.balls[source] = ball;
+      this.entries += slots;
+    }
+    this.arena.compact(kept);
   }
 
   /**
@@ -57,10 +94,11 @@ export class RouteBalls {
    * most `maxCost`, else Infinity.
    */
   costsTo(source: number, targets: Int32Array, count: number, maxCost: number, out: Float64Array): void {
-    const ball = this.balls.get(source);
+    const ball = this.balls[source];
     // One lookup per target; a target outside a ball smaller than the bound needs a larger ball.
     if (ball && costsInBall(ball, targets, count, maxCost, out)) {
       this.stats.hits++;
+      ball.uses++;
       return;
     }
     if (maxCost > this.opts.maxRadius) {
@@ -76,9 +114,10 @@ export class RouteBalls {
 
   /** Edges of a shortest path from `source` to `target` in travel order (no bound); null when unreachable. */
   pathTo(source: number, target: number): number[] | null {
-    const ball = this.balls.get(source);
+    const ball = this.balls[source];
     if (ball && costIn(ball, target) !== Infinity) {
       this.stats.hits++;
+      ball.uses++;
       return edgesTo(this.network, ball, target);
     }
     this.stats.live++;
@@ -122,60 +161,136 @@ export class RouteBalls {
   private grow(source: number, radius: number, old: Ball | undefined): Ball {
     const tree = this.workspace.run(source, this.weights, { maxCost: radius });
     const reached = this.workspace.reachedNodes();
-    const ball = emptyBall(radius, reached.length);
-    for (const node of reached) {
-      const k = freeSlot(ball, node);
-      ball.table[2 * k] = node;
-      ball.table[2 * k + 1] = tree.cost[node];
-      ball.viaEdge[k] = tree.viaEdge[node];
+    const slots = slotsFor(reached.length);
+    if (old) {
+      this.entries -= old.mask + 1;
+      this.balls[source] = undefined;
     }
-    const n = ball.viaEdge.length;
-    if (old) this.entries -= old.viaEdge.length;
-    if (this.entries + n > this.opts.maxEntries) {
-      this.balls.clear();
+    if (this.entries + slots > this.opts.maxEntries) {
+      this.makeRoom();
       this.stats.cleared++;
-      this.entries = 0;
     }
-    this.balls.set(source, ball);
-    this.entries += n;
+    const ball = this.arena.take(radius, slots);
+    ball.uses = 1 + (old ? old.uses : 0);
+    for (const node of reached) {
+      const s = freeSlot(ball, node);
+      ball.table[2 * s] = node + 1;
+      ball.table[2 * s + 1] = tree.cost[node];
+      ball.viaEdge[s] = tree.viaEdge[node];
+    }
+    this.balls[source] = ball;
+    this.entries += slots;
     return ball;
   }
 }
 
-function emptyBall(radius: number, count: number): Ball {
+/** Hash slots for `count` nodes: a power of two, at least 8 and at least twice the count. */
+function slotsFor(count: number): number {
   let slots = 8;
   while (slots < 2 * count) slots *= 2;
-  return {
-    radius,
-    mask: slots - 1,
-    table: new Float64Array(2 * slots).fill(-1),
-    viaEdge: new Int32Array(slots),
-  };
+  return slots;
 }
 
-/** Fibonacci hashing of a node id into the table, linear probing. */
+/** Share of the budget the busiest balls may keep when the cache makes room. */
+const KEEP_SHARE = 0.75;
+
+/** Slots per arena chunk (16 bytes of table + 4 of tree edge each): 5 MB. */
+const CHUNK_SLOTS = 1 << 18;
+
+/**
+ * Hands out runs of zeroed hash slots from a few large typed arrays. Runs are
+ * never freed one by one (a regrown ball leaves its old run unused); `reset`
+ * zeroes what was handed out and starts again, when the cache starts afresh.
+ */
+class SlotArena {
+  private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
+  private current = 0;
+
+  take(radius: number, slots: number): Ball {
+    const { chunk, base } = this.place(slots);
+    const { table, viaEdge } = this.chunks[chunk];
+    return { radius, mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
+  }
+
+  reset(): void {
+    for (const chunk of this.chunks) {
+      chunk.table.fill(0, 0, 2 * chunk.used);
+      chunk.used = 0;
+    }
+    this.current = 0;
+  }
+
+  /**
+   * Moves the kept balls, in address order, to the start of the arena (a ball
+   * only ever moves down, so nothing unmoved is overwritten), zeroes the rest
+   * and starts their use counts afresh.
+   */
+  compact(kept: Ball[]): void {
+    kept.sort((x, y) => x.chunk - y.chunk || x.base - y.base);
+    const usedBefore = this.chunks.map((chunk) => chunk.used);
+    for (const chunk of this.chunks) chunk.used = 0;
+    this.current = 0;
+    for (const ball of kept) {
+      const slots = ball.mask + 1;
+      const { chunk, base } = this.place(slots);
+      const to = this.chunks[chunk];
+      if (chunk === ball.chunk) {
+        to.table.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
+        to.viaEdge.copyWithin(base, ball.base, ball.base + slots);
+      } else {
+        to.table.set(ball.table.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
+        to.viaEdge.set(ball.viaEdge.subarray(ball.base, ball.base + slots), base);
+      }
+      Object.assign(ball, { chunk, base, table: to.table, viaEdge: to.viaEdge, uses: 0 });
+    }
+    this.chunks.forEach((chunk, c) => chunk.table.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
+  }
+
+  /** The first chunk from the current one with room for `slots`, allocated when none has. */
+  private place(slots: number): { chunk: number; base: number } {
+    while (this.current < this.chunks.length) {
+      const chunk = this.chunks[this.current];
+      if (chunk.used + slots <= chunk.viaEdge.length) {
+        chunk.used += slots;
+        return { chunk: this.current, base: chunk.used - slots };
+      }
+      this.current++;
+    }
+    const size = Math.max(CHUNK_SLOTS, slots);
+    this.chunks.push({ table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: slots });
+    return { chunk: this.current, base: 0 };
+  }
+}
+
+/** Fibonacci hashing of a node id into the ball's slots, linear probing; returns an absolute slot. */
 function firstSlot(ball: Ball, node: number): number {
-  return Math.imul(node, 0x9e3779b1) & ball.mask;
+  return ball.base + (Math.imul(node, 0x9e3779b1) & ball.mask);
+}
+
+function nextSlot(ball: Ball, s: number): number {
+  return ball.base + ((s - ball.base + 1) & ball.mask);
 }
 
 function freeSlot(ball: Ball, node: number): number {
-  let k = firstSlot(ball, node);
-  while (ball.table[2 * k] !== -1) k = (k + 1) & ball.mask;
-  return k;
+  let s = firstSlot(ball, node);
+  while (ball.table[2 * s] !== 0) s = nextSlot(ball, s);
+  return s;
 }
 
+/** Absolute slot of `node` in the ball, −1 when it is not in it. */
 function indexIn(ball: Ball, node: number): number {
   const table = ball.table;
-  for (let k = firstSlot(ball, node); ; k = (k + 1) & ball.mask) {
-    const v = table[2 * k];
-    if (v === node) return k;
-    if (v === -1) return -1;
+  const key = node + 1;
+  for (let s = firstSlot(ball, node); ; s = nextSlot(ball, s)) {
+    const v = table[2 * s];
+    if (v === key) return s;
+    if (v === 0) return -1;
   }
 }
 
 function costIn(ball: Ball, node: number): number {
-  const k = indexIn(ball, node);
-  return k < 0 ? Infinity : ball.table[2 * k + 1];
+  const s = indexIn(ball, node);
+  return s < 0 ? Infinity : ball.table[2 * s + 1];
 }
 
 /**
