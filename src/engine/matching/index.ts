@@ -70,7 +70,7 @@ function extend(
   ctx: MatchContext,
   lattice: Lattice,
   step: Step,
-  emissions: Float64Array,
+  emissions: number[],
   o: ResolvedMatchOptions,
 ): boolean {
   const prev = lattice.steps[lattice.steps.length - 1];
@@ -87,7 +87,7 @@ function extendPastStrayFix(
   ctx: MatchContext,
   lattice: Lattice,
   step: Step,
-  emissions: Float64Array,
+  emissions: number[],
   o: ResolvedMatchOptions,
 ): boolean {
   if (lattice.steps.length < 2) return false;

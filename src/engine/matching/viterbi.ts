@@ -57,8 +57,8 @@ export function advanceLattice(
 /** One step of a lattice with its scores and back pointers, as taken off by `dropLastStep`. */
 export interface LatticeStep {
   step: Step;
-  scores: Float64Array;
-  back: Int32Array;
+  scores: number[];
+  back: number[];
 }
 
 export function dropLastStep(lattice: Lattice): LatticeStep {

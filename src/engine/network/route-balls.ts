@@ -136,7 +136,7 @@ export class RouteBalls {
    * matcher asks this for many candidate pairs to see whether a route turns back).
    */
   pathEnds(source: number, target: number, out: Int32Array): boolean {
-    const ball = this.balls.get(source);
+    const ball = this.balls[source];
     if (!ball || costIn(ball, target) === Infinity) {
       const edges = this.pathTo(source, target);
       if (!edges || edges.length === 0) return false;
@@ -144,6 +144,7 @@ export class RouteBalls {
       out[1] = edges[edges.length - 1];
       return true;
     }
+    ball.uses++;
     let first = -1;
     let last = -1;
     for (let n = target; ;) {
