@@ -1,10 +1,10 @@
-import { Worker } from "node:worker_threads";
 import type { Store } from "../app/ports/store.js";
 import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
 import type { Job, JobQueue } from "../app/ports/job-queue.js";
-import type { WorkerInput, WorkerMessage, WorkerTask } from "./analysis-thread.js";
+import type { WorkerInput, WorkerTask } from "./analysis-thread.js";
+import { WarmThread, type TaskEnd } from "./warm-thread.js";
 import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
 
@@ -38,29 +38,17 @@ export interface RunnerOptions {
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
-type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "partial" | "error" }> | { type: "lost" };
+type WorkerOutcome = TaskEnd | { type: "lost" };
 
 // The default compute module, beside this file: .ts under tsx (tests, `npm run streetflow`), else .js.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url).href;
 
 /**
- * Starts the worker thread. A built .js entry starts as it is; under tsx the `--import tsx` flag does not
- * reach worker threads on Node 20, so a small script registers tsx's loader in the thread before
- * importing a .ts entry.
- */
-function startWorker(entry: string, input: WorkerInput): Worker {
-  if (!entry.endsWith(".ts")) return new Worker(new URL(entry), { workerData: input });
-  const tsxApi = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: input });
-}
-
-/**
- * Polls the queue and runs analysis jobs one at a time, each in a worker
- * thread so a long computation never blocks the HTTP server. It renews the
- * job's lease while the worker runs; a failed renewal means the job was
- * cancelled (or taken over), and the worker is terminated.
+ * Polls the queue and runs analysis jobs one at a time in its worker thread, so a long computation
+ * never blocks the HTTP server; the thread stays warm between jobs (the shards of an analysis reuse
+ * its network and compiled zones). It renews the job's lease while the thread computes; a failed
+ * renewal means the job was cancelled (or taken over), and the thread is terminated.
  */
 export class JobRunner {
   private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished">> & {
@@ -68,7 +56,7 @@ export class JobRunner {
     onFinished: NonNullable<RunnerOptions["onFinished"]>;
   };
   private timer: NodeJS.Timeout | null = null;
-  private current: Worker | null = null;
+  private readonly thread: WarmThread;
   /** The job being run by the current tick, if any. */
   private running: Promise<void> | null = null;
   private stopping = false;
@@ -87,6 +75,7 @@ export class JobRunner {
       ...options,
       leaseMs,
     };
+    this.thread = new WarmThread(this.o.workerModule, { store: this.o.workerStore });
   }
 
   /** Starts polling, first taking back the jobs of dead processes of this host (see lease-owner.ts). */
@@ -111,7 +100,7 @@ export class JobRunner {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.current?.terminate();
+    await this.thread.terminate();
     // The job's own ending (handing it back to the queue) runs before stop resolves; tick logs its errors.
     await this.running?.catch(() => {});
   }
@@ -169,7 +158,6 @@ export class JobRunner {
       `analysis ${analysis.name} (${uuid}) ${task.type === "merge" ? "merging its shards" : "started"}, attempt ${job.attempts}`,
     );
     const outcome = await this.runWorker(job, {
-      store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
       task,
@@ -265,7 +253,6 @@ export class JobRunner {
       return;
     }
     const outcome = await this.runWorker(job, {
-      store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
       task: { type: "shard", shard },
@@ -294,36 +281,27 @@ export class JobRunner {
     }
   }
 
-  /** Runs the worker to its exit and reports how it ended. */
-  private runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
+  /** Runs the task in the warm thread and reports how it ended. */
+  private async runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
     const { store, queue, workerId, leaseMs, heartbeatMs } = this.o;
-    const worker = startWorker(this.o.workerModule, input);
-    let settle: (v: WorkerOutcome) => void = () => {};
-    const outcome = new Promise<WorkerOutcome>((resolve) => (settle = resolve));
-    // The first word wins: a result posted before a crash still counts, a cancel beats the exit it causes.
-    let finished: WorkerOutcome | null = null;
-    const finish = (v: WorkerOutcome) => (finished ??= v);
-
+    // The first word wins: a cancel beats the error its termination causes.
+    let lost = false;
     const logFailure = (what: string) => (e: unknown) =>
       this.o.log(`job ${job.id}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
     const heartbeat = setInterval(() => {
       queue.heartbeat(job.id, workerId, leaseMs).then((held) => {
         if (held) return;
-        finish({ type: "lost" });
-        void worker.terminate();
+        lost = true;
+        void this.thread.terminate();
       }, logFailure("heartbeat"));
     }, heartbeatMs);
-    worker.on("message", (m: WorkerMessage) => {
-      if (m.type === "progress")
-        store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
-      else finish(m);
-    });
-    worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));
-    worker.on("exit", (code) => {
+    try {
+      const end = await this.thread.run(input, (progress) => {
+        store.analyses.setProgress(input.spec.uuid, progress).catch(logFailure("progress"));
+      });
+      return lost ? { type: "lost" } : end;
+    } finally {
       clearInterval(heartbeat);
-      settle(finish({ type: "error", message: `the computation stopped unexpectedly (exit code ${code})` }));
-    });
-    this.current = worker;
-    return outcome.finally(() => (this.current = null));
+    }
   }
 }

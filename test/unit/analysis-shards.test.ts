@@ -9,6 +9,7 @@ import {
 } from "../../src/app/analyses/compute.js";
 import { cutShards, planShards } from "../../src/app/analyses/shards.js";
 import { odShardPartial } from "../../src/app/analyses/od-metrics.js";
+import { AnalysisMemo } from "../../src/app/analyses/memo.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
 
 /**
@@ -35,10 +36,12 @@ describe("analysis shards", () => {
     const spec = await scenario.spec(name, extra);
     const shards = await planShards(spec, store, shardTrips);
     assert.ok(shards && shards.length > 1, "the analysis splits into shards");
+    // As in a warm worker thread: the shards and the merge share the analysis' compiled zones.
+    const warm = { ...ctx, memo: new AnalysisMemo() };
     const partials = [];
-    for (const shard of shards) partials.push(await computeShard(spec, shard, ctx));
+    for (const shard of shards) partials.push(await computeShard(spec, shard, warm));
     if (reverse) partials.reverse();
-    return { spec, shards, metrics: await mergeShards(spec, partials, ctx) };
+    return { spec, shards, metrics: await mergeShards(spec, partials, warm) };
   };
 
   for (const [label, extra] of [

@@ -12,11 +12,14 @@ import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
 import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
 import { computeShardPartial, mergeShardPartials, type AnalysisShard } from "./shards.js";
+import type { AnalysisMemo } from "./memo.js";
 
 /** What a compute function may use: the context of a worker thread over a read-only store, and its progress. */
 export interface ComputeContext extends AppContext {
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
+  /** Kept between the tasks of an analysis in a warm worker thread (its shards and merge); absent: none kept. */
+  memo?: AnalysisMemo;
 }
 
 /** Metric name → CSV text (header row first). The keys become the analysis' downloadable metrics. */

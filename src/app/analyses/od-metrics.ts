@@ -132,6 +132,23 @@ async function presetSide(
   return { features, keys, compiled: compileZoneSet(features, network) };
 }
 
+/** The origin and destination zones of an OD analysis, compiled on the network. */
+async function loadSides(
+  store: Store,
+  spec: AnalysisSpec,
+  network: Network,
+): Promise<{ origins: ZoneSide; destinations: ZoneSide; same: boolean }> {
+  const origins = await loadSide(store, spec, spec.originSets, network);
+  const preset = spec.options?.geographyType;
+  const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
+  const destinations = same
+    ? origins
+    : preset !== undefined
+      ? await presetSide(store, spec.country, preset, network)
+      : await loadSide(store, spec, spec.destinationSets, network);
+  return { origins, destinations, same };
+}
+
 const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
   a.length === b.length && a.every((r, i) => r.uuid === b[i].uuid);
 
@@ -215,14 +232,11 @@ async function prepareOd(
 ): Promise<OdScan> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const origins = await loadSide(ctx.store, spec, spec.originSets, network);
-  const preset = spec.options?.geographyType;
-  const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
-  const destinations = same
-    ? origins
-    : preset !== undefined
-      ? await presetSide(ctx.store, spec.country, preset, network)
-      : await loadSide(ctx.store, spec, spec.destinationSets, network);
+  const load = () => loadSides(ctx.store, spec, network);
+  // A warm thread compiles an analysis' zones once for all its shards and its merge.
+  const { origins, destinations, same } = ctx.memo
+    ? await ctx.memo.get(spec.uuid, "od-zone-sides", network, load)
+    : await load();
   const aggregator = new OdAggregator(
     origins.compiled,
     destinations.compiled,
