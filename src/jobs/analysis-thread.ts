@@ -1,13 +1,24 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { ComputeAnalysis, ComputeShard, MergeShards } from "../app/analyses/compute.js";
+import type {
+  ComputeAnalysis,
+  ComputeMergePart,
+  ComputeShard,
+  MergeShards,
+} from "../app/analyses/compute.js";
 import type { AnalysisShard } from "../app/analyses/shards.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { AnalysisMemo } from "../app/analyses/memo.js";
 
-/** What a worker computes: the whole analysis, one shard's partial sums, or the merge of every shard's. */
+/**
+ * What a worker computes: the whole analysis, one shard's partial sums, one part of a split merge
+ * (some od_* CSVs, serialised), or the merge of every shard's partials (and of the parts' CSVs).
+ */
 export type WorkerTask =
-  { type: "whole" } | { type: "shard"; shard: AnalysisShard } | { type: "merge"; partials: Uint8Array[] };
+  | { type: "whole" }
+  | { type: "shard"; shard: AnalysisShard }
+  | { type: "merge-part"; partials: Uint8Array[]; part: number; parts: number }
+  | { type: "merge"; partials: Uint8Array[]; parts?: Uint8Array[] };
 
 /** What the runner hands its worker thread when starting it: the store the thread opens, once. */
 export interface ThreadData {
@@ -67,19 +78,24 @@ export async function runAnalysisInThread(
     const compute = (await import(input.computeModule)) as {
       computeAnalysis: ComputeAnalysis;
       computeShard: ComputeShard;
+      computeMergePart: ComputeMergePart;
       mergeShards: MergeShards;
     };
     const ctx = { ...thread.ctx, memo: thread.memo };
-    if (task.type === "shard") {
-      // Progress of a shard is its parent's business (shards done of all).
-      const partial = await compute.computeShard(spec, task.shard, { ...ctx, onProgress: () => {} });
+    if (task.type === "shard" || task.type === "merge-part") {
+      // Progress of a child job is its parent's business (children done of all).
+      const quiet = { ...ctx, onProgress: () => {} };
+      const partial =
+        task.type === "shard"
+          ? await compute.computeShard(spec, task.shard, quiet)
+          : await compute.computeMergePart(spec, task.partials, task.part, task.parts, quiet);
       post({ type: "partial", partial }, ownBuffer(partial));
       return;
     }
     const computeCtx = { ...ctx, onProgress: (progress: number) => post({ type: "progress", progress }) };
     const results =
       task.type === "merge"
-        ? await compute.mergeShards(spec, task.partials, computeCtx)
+        ? await compute.mergeShards(spec, task.partials, computeCtx, task.parts)
         : await compute.computeAnalysis(spec, computeCtx);
     const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
     if (!results || notCsv)
@@ -88,7 +104,7 @@ export async function runAnalysisInThread(
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
   } finally {
-    if (task.type !== "shard") thread.memo.forget(spec.uuid);
+    if (task.type === "whole" || task.type === "merge") thread.memo.forget(spec.uuid);
   }
 }
 

@@ -2,10 +2,19 @@ import type { Store } from "../app/ports/store.js";
 import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
-import type { Job, JobQueue } from "../app/ports/job-queue.js";
+import type { ChildJob, Job, JobQueue } from "../app/ports/job-queue.js";
 import type { WorkerInput, WorkerTask } from "./analysis-thread.js";
 import { WarmThread, type TaskEnd } from "./warm-thread.js";
-import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
+import {
+  DEFAULT_MERGE_PARTS,
+  DEFAULT_SHARD_TRIPS,
+  MERGE_PART_JOB,
+  mergePartsOf,
+  planShards,
+  SHARD_JOB,
+  type MergePartJobPayload,
+  type ShardJobPayload,
+} from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
 
 export interface RunnerOptions {
@@ -32,6 +41,11 @@ export interface RunnerOptions {
    * takes (see app/analyses/shards.ts); 0 runs every analysis whole.
    */
   shardTrips?: number;
+  /**
+   * With shards: how many merge parts (child jobs) write a sharded analysis' od_* metrics side by side
+   * before its job writes the rest; 1 merges in the analysis' job alone.
+   */
+  mergeParts?: number;
   log?: (line: string) => void;
   /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
@@ -70,6 +84,7 @@ export class JobRunner {
       maxAttempts: 3,
       computeModule: COMPUTE_MODULE,
       shardTrips: DEFAULT_SHARD_TRIPS,
+      mergeParts: DEFAULT_MERGE_PARTS,
       log: () => {},
       onFinished: () => {},
       ...options,
@@ -129,7 +144,7 @@ export class JobRunner {
   }
 
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === SHARD_JOB) return await this.runShard(job);
+    if (job.kind === SHARD_JOB || job.kind === MERGE_PART_JOB) return await this.runShard(job);
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
@@ -148,10 +163,8 @@ export class JobRunner {
     }
     await store.analyses.markRunning(uuid);
     const task = await this.shardedTask(job, analysis);
-    if (task === "split") {
-      this.o.log(
-        `analysis ${analysis.name} (${uuid}) split into ${await queue.flows!.childCount(job.id)} shards`,
-      );
+    if ("split" in task) {
+      this.o.log(`analysis ${analysis.name} (${uuid}) ${task.split}`);
       return;
     }
     this.o.log(
@@ -205,14 +218,17 @@ export class JobRunner {
 
   /**
    * What the claimed analysis job computes. With flows and a shardable analysis: on its first run the
-   * job is split into one child per shard ("split": the job waits for them); once they are all done it
-   * merges their partial sums. Otherwise, and when the compute module has no shard functions, whole.
+   * job is split into one child per shard ("split": the job waits for them); once they are all done,
+   * its merge is split into merge parts (children after the shards) when it has more than one; once
+   * those are done too it merges the shards' partial sums with the parts' CSVs. Otherwise, and when
+   * the compute module has no shard functions, whole.
    */
-  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | "split"> {
+  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | { split: string }> {
     const { flows } = this.o.queue;
     if (!flows || this.o.shardTrips <= 0) return { type: "whole" };
-    let children: { kind: string; payload: ShardJobPayload }[] = [];
-    if ((await flows.childCount(job.id)) === 0) {
+    const rounds = await flows.childRounds(job.id);
+    let children: ChildJob[] = [];
+    if (rounds.length === 0) {
       const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
       if (typeof compute.computeShard !== "function" || typeof compute.mergeShards !== "function")
         return { type: "whole" };
@@ -223,13 +239,34 @@ export class JobRunner {
         payload: { analysisUuid: analysis.uuid, parentJobId: job.id, index, total: shards.length, shard },
       }));
     }
-    if (await flows.split(job.id, this.o.workerId, children)) return "split";
-    const partials = await flows.childResults(job.id);
+    if (await flows.split(job.id, this.o.workerId, children))
+      return { split: `split into ${await flows.childCount(job.id)} shards` };
+    const results = await flows.childResults(job.id);
     // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
-    if (partials.length === 0) return { type: "whole" };
-    const missing = partials.findIndex((p) => p === null);
-    if (missing >= 0) throw new Error(`job ${job.id}: the result of shard ${missing} is missing`);
-    return { type: "merge", partials: partials as Uint8Array[] };
+    if (results.length === 0) return { type: "whole" };
+    const shards = rounds[0] ?? results.length;
+    const partials = present(job, results.slice(0, shards), "shard");
+    const parts = await this.mergeParts(analysis, job, shards);
+    if (parts.length > 0 && (await flows.split(job.id, this.o.workerId, parts, shards)))
+      return { split: `merge split into ${parts.length} parts` };
+    // Parts are added only after the shards are done: their results follow the shards' (third pass).
+    const partResults = results.slice(shards);
+    return {
+      type: "merge",
+      partials,
+      parts: partResults.length > 0 ? present(job, partResults, "merge part") : undefined,
+    };
+  }
+
+  /** The merge part children of a job with `shards` shards done: none when it merges in one job. */
+  private async mergeParts(analysis: StoredAnalysis, job: Job, shards: number): Promise<ChildJob[]> {
+    const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
+    const count = mergePartsOf(analysis.spec, this.o.mergeParts);
+    if (count <= 1 || typeof compute.computeMergePart !== "function") return [];
+    return Array.from({ length: count }, (_, part) => ({
+      kind: MERGE_PART_JOB,
+      payload: { analysisUuid: analysis.uuid, parentJobId: job.id, part, parts: count, shards },
+    }));
   }
 
   /**
@@ -239,23 +276,25 @@ export class JobRunner {
   private async runShard(job: Job): Promise<void> {
     const { store, queue, workerId } = this.o;
     const flows = queue.flows!;
-    const { analysisUuid: uuid, parentJobId, index, total, shard } = job.payload as ShardJobPayload;
+    const { analysisUuid: uuid, parentJobId } = job.payload as ShardJobPayload | MergePartJobPayload;
     const analysis = await store.analyses.getByUuid(uuid);
-    const name = `analysis ${analysis?.name ?? "?"} (${uuid}) shard ${index + 1}/${total}`;
+    const { label, total } = childLabel(job);
+    const name = `analysis ${analysis?.name ?? "?"} (${uuid}) ${label}`;
     if (!analysis || !["queued", "running"].includes(analysis.state)) {
       await queue.fail(job.id, workerId, "the analysis is no longer running");
       return;
     }
     if (job.attempts > this.o.maxAttempts) {
-      const reason = `${name.slice(name.indexOf("shard"))} was interrupted ${job.attempts - 1} times while running; create the analysis again`;
+      const reason = `${label} was interrupted ${job.attempts - 1} times while running; create the analysis again`;
       await this.finishFailed(job, uuid, reason);
       await this.reportFinished(uuid);
       return;
     }
+    const task = await this.childTask(job);
     const outcome = await this.runWorker(job, {
       spec: analysis.spec,
       computeModule: this.o.computeModule,
-      task: { type: "shard", shard },
+      task,
     });
     if (this.stopping && outcome.type !== "partial") {
       await queue.release(job.id, workerId);
@@ -264,9 +303,12 @@ export class JobRunner {
     }
     if (outcome.type === "partial") {
       if (await flows.completeWithResult(job.id, workerId, outcome.partial)) {
-        const { done } = await flows.childProgress(parentJobId);
         // The merge is the last step: shards bring the progress to 99 % at most.
-        await store.analyses.setProgress(uuid, Math.min(0.99, done / total));
+        if (job.kind === SHARD_JOB)
+          await store.analyses.setProgress(
+            uuid,
+            Math.min(0.99, (await flows.childProgress(parentJobId)).done / total),
+          );
         this.o.log(`${name} done`);
       }
     } else if (outcome.type === "error" && job.attempts < this.o.maxAttempts) {
@@ -279,6 +321,14 @@ export class JobRunner {
       this.o.log(`${name} failed: ${message}`);
       await this.reportFinished(uuid);
     }
+  }
+
+  /** What a child job computes: its shard, or its merge part over the partial sums of every shard. */
+  private async childTask(job: Job): Promise<WorkerTask> {
+    if (job.kind === SHARD_JOB) return { type: "shard", shard: (job.payload as ShardJobPayload).shard };
+    const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;
+    const results = await this.o.queue.flows!.childResults(parentJobId);
+    return { type: "merge-part", partials: present(job, results.slice(0, shards), "shard"), part, parts };
   }
 
   /** Runs the task in the warm thread and reports how it ended. */
@@ -304,4 +354,21 @@ export class JobRunner {
       clearInterval(heartbeat);
     }
   }
+}
+
+/** A child job's name in the log and failure reasons ("shard 2/10", "merge part 1/2"), and its round's size. */
+function childLabel(job: Job): { label: string; total: number } {
+  if (job.kind === SHARD_JOB) {
+    const { index, total } = job.payload as ShardJobPayload;
+    return { label: `shard ${index + 1}/${total}`, total };
+  }
+  const { part, parts } = job.payload as MergePartJobPayload;
+  return { label: `merge part ${part + 1}/${parts}`, total: parts };
+}
+
+/** The children's results, every one present (a missing one is an error of the job). */
+function present(job: Job, results: (Uint8Array | null)[], what: string): Uint8Array[] {
+  const missing = results.findIndex((r) => r === null);
+  if (missing >= 0) throw new Error(`job ${job.id}: the result of ${what} ${missing} is missing`);
+  return results as Uint8Array[];
 }
