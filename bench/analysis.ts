@@ -26,14 +26,13 @@ import { createZoneSet } from "../src/app/zone-sets.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
-import { DijkstraWorkspace, pathTo, timeWeight } from "../src/engine/network/routing.js";
-import { ACCESS_CAR, type LonLat } from "../src/engine/network/types.js";
-import type { MatchedTrip, VehicleClass } from "../src/engine/trips/types.js";
+import type { MatchedTrip } from "../src/engine/trips/types.js";
 import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/app/ports/store.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
-import { randomOf, type Random } from "./lib/synthetic.js";
+import { randomOf, syntheticMatchedTrips } from "./lib/synthetic.js";
+import { boxPolygon } from "../src/shared/geometry.js";
 
 export const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
 export const COUNTRY = "li";
@@ -125,58 +124,15 @@ export async function openTripStore(file: string, network: Network, tripCount: n
   return store;
 }
 
-/**
- * Fastest car paths between random junctions, as if matched: many routes per
- * shortest-path tree keep generation fast. Start times are uniform over March
- * 2025; classes are 85 % personal, 10 % medium and 5 % heavy commercial.
- */
-function* syntheticTrips(network: Network, count: number, seed: number): Generator<MatchedTrip> {
-  const random = randomOf(seed);
-  const workspace = new DijkstraWorkspace(network);
-  const weight = timeWeight(network);
-  const car = (edge: number) => (network.segments[edge >> 1].access & ACCESS_CAR) !== 0;
-  const nodeCount = network.graph.nodeCount;
-  let made = 0;
-  while (made < count) {
-    workspace.run(Math.floor(random() * nodeCount), weight, { allowed: car });
-    for (let k = 0; k < ROUTES_PER_TREE && made < count; k++) {
-      const edges = pathTo(network, workspace, Math.floor(random() * nodeCount));
-      if (!edges || edges.length === 0) continue;
-      yield tripAlong(network, edges, random, made++);
-    }
-  }
-}
-
-function tripAlong(network: Network, edges: number[], random: Random, n: number): MatchedTrip {
-  const startT = MONTH_START + Math.floor(random() * MONTH_MS);
-  let t = startT;
-  let lengthM = 0;
-  const path = edges.map((edge) => {
-    const s = network.segments[edge >> 1];
-    const enterT = t;
-    t += Math.round((s.lengthM / (s.speedKph / 3.6)) * 1000);
-    lengthM += s.lengthM;
-    return { segmentId: s.id, forward: (edge & 1) === 0, enterT, exitT: t };
+/** Fastest car paths between random junctions, as if matched: 85 % personal, 10 % medium, 5 % heavy commercial. */
+function syntheticTrips(network: Network, count: number, seed: number): Generator<MatchedTrip> {
+  return syntheticMatchedTrips(network, count, randomOf(seed), {
+    startFrom: MONTH_START,
+    startSpanMs: MONTH_MS,
+    routesPerTree: ROUTES_PER_TREE,
+    classCuts: [0.85, 0.95],
+    deviceOf: (n) => `device-${n % 50_000}`,
   });
-  const endOf = (edge: number, atStart: boolean): LonLat => {
-    const coords = network.segments[edge >> 1].coords;
-    const forward = (edge & 1) === 0;
-    return atStart === forward ? coords[0] : coords[coords.length - 1];
-  };
-  const r = random();
-  const vehicleClass: VehicleClass =
-    r < 0.85 ? "personal" : r < 0.95 ? "medium_commercial" : "heavy_commercial";
-  return {
-    deviceId: `device-${n % 50_000}`,
-    vehicleClass,
-    source: vehicleClass === "personal" ? "lbs" : "telematics",
-    origin: endOf(edges[0], true),
-    destination: endOf(edges[edges.length - 1], false),
-    startT,
-    endT: t,
-    lengthM,
-    path,
-  };
 }
 
 /** What each catalogue type analyses besides the common fields (see the header comment). */
@@ -277,17 +233,10 @@ function gridZones(network: Network, count: number) {
   return Array.from({ length: count }, (_, i) => {
     const x0 = w + (i % cols) * dx;
     const y0 = s + Math.floor(i / cols) * dy;
-    const ring = [
-      [x0, y0],
-      [x0 + dx, y0],
-      [x0 + dx, y0 + dy],
-      [x0, y0 + dy],
-      [x0, y0],
-    ];
     return {
       type: "Feature",
       properties: { name: `Cell ${i + 1}`, id: i + 1, is_pass: i % 100 === 0 ? 1 : 0 },
-      geometry: { type: "Polygon", coordinates: [ring] },
+      geometry: boxPolygon([x0, y0, x0 + dx, y0 + dy]),
     };
   });
 }

@@ -161,17 +161,26 @@ export async function extractStatsStore(): Promise<{ file: string; network: Netw
 
 type Post = (path: string, body: object) => Promise<{ statusCode: number; body: string; json(): unknown }>;
 
-const metricsBody = (centre: LonLat, bufferM: number, shape: Shape = "month") => ({
-  geometry: { radius: { point: { type: "point", coordinates: centre }, buffer: bufferM, unit: "m" } },
+/** A circle of `radiusM` metres around `centre`, as a counts request's geometry. */
+export const radiusSelector = (centre: LonLat, radiusM: number) => ({
+  radius: { point: { type: "point", coordinates: centre }, buffer: radiusM, unit: "m" },
+});
+
+/** A vendor-style metrics request (every field, all day, both directions) of a geometry and date. */
+export const metricsRequest = (geometry: object, date: object) => ({
+  geometry,
   country: COUNTRY,
   mode: "vehicle",
   fields: FIELDS,
   day_part: "all",
   day_type: "all",
   direction: "bidirectional",
-  date: SHAPES[shape],
+  date,
   data_version: 1,
 });
+
+const metricsBody = (centre: LonLat, bufferM: number, shape: Shape = "month") =>
+  metricsRequest(radiusSelector(centre, bufferM), SHAPES[shape]);
 
 /** Latencies of the metrics call for one radius, with the selection and store parts timed apart. */
 async function measure(
@@ -239,13 +248,23 @@ function timedProvider(inner: MetricsProvider): TimedProvider {
   return timed;
 }
 
-/** Bisects the radius (metres) whose selection holds about `target` segments. */
+/** The radius (metres) whose selection holds about `target` segments. */
 async function radiusFor(post: Post, centre: LonLat, target: number): Promise<number> {
+  return await bisectRadius(async (radiusM) => {
+    const res = await post("segmentcount", metricsBody(centre, radiusM));
+    return (res.json() as { segment_count: number }).segment_count;
+  }, target);
+}
+
+/** Bisects the radius (metres) whose selection holds about `target` segments; `countAt` counts one. */
+export async function bisectRadius(
+  countAt: (radiusM: number) => Promise<number>,
+  target: number,
+): Promise<number> {
   let [lo, hi] = [10, 50_000];
   for (let i = 0; i < 30; i++) {
     const mid = (lo + hi) / 2;
-    const res = await post("segmentcount", metricsBody(centre, mid));
-    const count = (res.json() as { segment_count: number }).segment_count;
+    const count = await countAt(mid);
     if (count === target) return mid;
     if (count < target) lo = mid;
     else hi = mid;
@@ -254,7 +273,7 @@ async function radiusFor(post: Post, centre: LonLat, target: number): Promise<nu
 }
 
 /** The car network's mean position: its densest part in a small country. */
-function centreOf(network: Network): LonLat {
+export function centreOf(network: Network): LonLat {
   let [lon, lat, n] = [0, 0, 0];
   for (const s of network.segments) {
     if ((s.access & ACCESS_CAR) === 0) continue;
@@ -312,7 +331,9 @@ function cellsOf(segmentId: number, random: () => number): SegmentStatCell[] {
   return cells;
 }
 
-function quantile(values: number[], q: number): number {
+/** The `q` quantile (lower nearest rank) of `values`; NaN for none. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }

@@ -5,6 +5,8 @@
  *   polygon query (bench/scale/counts.ts).
  * - `analysis`: one OD_Analysis (1,000,000 trips × 1,000 zones) on PostgreSQL + Redis, split into shard
  *   jobs, with 1, 2 and 4 worker processes; wall and CPU time (bench/scale/analysis.ts).
+ * - `shed`: how many 503 `overloaded` answers one API process gives per second and per CPU-second, shed
+ *   by the event-loop check and by a full pool (bench/scale/shed.ts).
  * Each mode lives in its own module, so modes are added without touching the others.
  */
 const MODES: Record<
@@ -13,6 +15,7 @@ const MODES: Record<
 > = {
   counts: () => import("./scale/counts.js"),
   analysis: () => import("./scale/analysis.js"),
+  shed: () => import("./scale/shed.js"),
 };
 
 export default async function scaleBench(args: string[]): Promise<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 /**
  * Synthetic network and traces: `gridNetwork` (a jittered street grid) and
  * `syntheticTraces` (noisy fastest-path drives) back the `grid` variant of the
- * matching benchmark; `randomOf` also seeds the analysis and counts fixtures.
+ * matching benchmark; `syntheticMatchedTrips` (fastest car paths as if matched) fills the analysis
+ * benchmark's and the analysis-shard tests' stores; `randomOf` also seeds the analysis and counts fixtures.
  */
 import CheapRuler from "cheap-ruler";
 import { Network } from "../../src/engine/network/network.js";
@@ -14,7 +15,7 @@ import {
   type LonLat,
   type Segment,
 } from "../../src/engine/network/types.js";
-import type { GpsPoint, RawTrip } from "../../src/engine/trips/types.js";
+import type { GpsPoint, MatchedTrip, RawTrip, VehicleClass } from "../../src/engine/trips/types.js";
 
 export type Random = () => number;
 
@@ -162,4 +163,81 @@ function drive(
     origin: origin!,
     destination,
   };
+}
+
+export interface MatchedTripOptions {
+  /** Starts are drawn uniformly from `[startFrom, startFrom + startSpanMs)`. */
+  startFrom: number;
+  startSpanMs: number;
+  /** Routes drawn from one shortest-path tree before the next source is picked (many keep generation fast). */
+  routesPerTree: number;
+  /** Added to every step's time, e.g. odd milliseconds for durations that are no whole number of seconds. */
+  extraMsPerStep?: number;
+  /** Cumulative shares of personal and medium commercial trips; the rest are heavy commercial. */
+  classCuts: [personal: number, medium: number];
+  /** The device of the n-th trip. */
+  deviceOf: (n: number) => string;
+}
+
+/** Fastest car paths between random junctions of `network`, as if matched, at each segment's speed. */
+export function* syntheticMatchedTrips(
+  network: Network,
+  count: number,
+  random: Random,
+  options: MatchedTripOptions,
+): Generator<MatchedTrip> {
+  const workspace = new DijkstraWorkspace(network);
+  const weight = timeWeight(network);
+  const car = (edge: number) => (network.segments[edge >> 1].access & ACCESS_CAR) !== 0;
+  const nodeCount = network.graph.nodeCount;
+  let made = 0;
+  while (made < count) {
+    workspace.run(Math.floor(random() * nodeCount), weight, { allowed: car });
+    for (let k = 0; k < options.routesPerTree && made < count; k++) {
+      const edges = pathTo(network, workspace, Math.floor(random() * nodeCount));
+      if (!edges || edges.length === 0) continue;
+      yield matchedTripAlong(network, edges, random, options, made++);
+    }
+  }
+}
+
+function matchedTripAlong(
+  network: Network,
+  edges: number[],
+  random: Random,
+  options: MatchedTripOptions,
+  n: number,
+): MatchedTrip {
+  const startT = options.startFrom + Math.floor(random() * options.startSpanMs);
+  let t = startT;
+  let lengthM = 0;
+  const path = edges.map((edge) => {
+    const s = network.segments[edge >> 1];
+    const enterT = t;
+    t += Math.round((s.lengthM / (s.speedKph / 3.6)) * 1000) + (options.extraMsPerStep ?? 0);
+    lengthM += s.lengthM;
+    return { segmentId: s.id, forward: (edge & 1) === 0, enterT, exitT: t };
+  });
+  const r = random();
+  const [personal, medium] = options.classCuts;
+  const vehicleClass: VehicleClass =
+    r < personal ? "personal" : r < medium ? "medium_commercial" : "heavy_commercial";
+  return {
+    deviceId: options.deviceOf(n),
+    vehicleClass,
+    source: vehicleClass === "personal" ? "lbs" : "telematics",
+    origin: edgeEnd(network, edges[0], true),
+    destination: edgeEnd(network, edges[edges.length - 1], false),
+    startT,
+    endT: t,
+    lengthM,
+    path,
+  };
+}
+
+/** Where travel along a directed edge (segment index × 2, +1 against its geometry) starts or ends. */
+function edgeEnd(network: Network, edge: number, atStart: boolean): LonLat {
+  const coords = network.segments[edge >> 1].coords;
+  const forward = (edge & 1) === 0;
+  return atStart === forward ? coords[0] : coords[coords.length - 1];
 }

@@ -16,10 +16,17 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { issueApiKey } from "../../src/app/accounts.js";
-import { ACCESS_CAR, type LonLat } from "../../src/engine/network/types.js";
+import type { LonLat } from "../../src/engine/network/types.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { extractStatsStore } from "../counts.js";
+import {
+  bisectRadius,
+  centreOf,
+  extractStatsStore,
+  metricsRequest,
+  quantile,
+  radiusSelector,
+} from "../counts.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 const TARGET_SEGMENTS = 1_000;
@@ -87,7 +94,7 @@ export default async function scaleCounts(args: string[]): Promise<Record<string
 }
 
 /** Keys of as many organizations: the offered load comes from many clients, not one flooding key. */
-async function newKeys(file: string, count: number): Promise<string[]> {
+export async function newKeys(file: string, count: number): Promise<string[]> {
   const store = new SqliteStore(file);
   try {
     const keys = [];
@@ -101,14 +108,14 @@ async function newKeys(file: string, count: number): Promise<string[]> {
   }
 }
 
-interface Api {
+export interface Api {
   base: string;
   pid: number;
   stop(): Promise<void>;
 }
 
 /** `streetflow serve --role api` on a free port over the data directory's store; resolves once it listens. */
-async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
+export async function startApi(dataDir: string, env: Record<string, string>): Promise<Api> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", CLI, "serve", "--role", "api", "--no-demo", "--port", "0"],
@@ -154,7 +161,7 @@ async function startApi(dataDir: string, env: Record<string, string>): Promise<A
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -165,13 +172,13 @@ function cpuSeconds(pid: number): number {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-interface Outcome {
+export interface Outcome {
   status: number;
   ms: number;
 }
 
 /** POSTs the body; resolves with the status (0: no answer within the client timeout) and the milliseconds from `since`. */
-function send(
+export function send(
   base: string,
   key: string,
   body: object,
@@ -275,34 +282,13 @@ async function healthzDuringHeavy(base: string, key: string, network: Network) {
   };
 }
 
-const metricsBody = (geometry: object) => ({
-  geometry,
-  country: "li",
-  mode: "vehicle",
-  fields: ["segment_id", "year_month", "trips_volume", "trips_sample_count", "vmt", "avg_speed"],
-  day_part: "all",
-  day_type: "all",
-  direction: "bidirectional",
-  date: { year: 2025 },
-  data_version: 1,
-});
+export const metricsBody = (geometry: object) => metricsRequest(geometry, { year: 2025 });
 
-const radiusSelector = (centre: LonLat, radiusM: number) => ({
-  radius: { point: { type: "point", coordinates: centre }, buffer: radiusM, unit: "m" },
-});
-
-/** Bisects the radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
+/** The radius whose selection holds about TARGET_SEGMENTS segments (POST /segmentcount). */
 async function radiusFor(base: string, key: string, centre: LonLat) {
-  let [lo, hi] = [10, 50_000];
-  let segments = 0;
-  for (let i = 0; i < 30; i++) {
-    const mid = (lo + hi) / 2;
-    segments = await segmentCount(base, key, radiusSelector(centre, mid));
-    if (segments === TARGET_SEGMENTS) return { segments, radiusM: round(mid) };
-    if (segments < TARGET_SEGMENTS) lo = mid;
-    else hi = mid;
-  }
-  return { segments: await segmentCount(base, key, radiusSelector(centre, hi)), radiusM: round(hi) };
+  const countAt = async (radiusM: number) => await segmentCount(base, key, radiusSelector(centre, radiusM));
+  const radiusM = await bisectRadius(countAt, TARGET_SEGMENTS);
+  return { segments: await countAt(radiusM), radiusM: round(radiusM) };
 }
 
 async function segmentCount(base: string, key: string, geometry: object): Promise<number> {
@@ -314,20 +300,8 @@ async function segmentCount(base: string, key: string, geometry: object): Promis
   return ((await res.json()) as { segment_count: number }).segment_count;
 }
 
-/** The car network's mean position. */
-function centreOf(network: Network): LonLat {
-  let [lon, lat, n] = [0, 0, 0];
-  for (const s of network.segments) {
-    if ((s.access & ACCESS_CAR) === 0) continue;
-    lon += s.coords[0][0];
-    lat += s.coords[0][1];
-    n++;
-  }
-  return [lon / n, lat / n];
-}
-
 /** A closed ring of `positions` positions around the network's bounding box (every segment inside). */
-function networkCircle(network: Network, positions: number): LonLat[] {
+export function networkCircle(network: Network, positions: number): LonLat[] {
   const [west, south, east, north] = network.bbox;
   const [cx, cy] = [(west + east) / 2, (south + north) / 2];
   const [rx, ry] = [((east - west) / 2) * 1.5, ((north - south) / 2) * 1.5];
@@ -338,16 +312,10 @@ function networkCircle(network: Network, positions: number): LonLat[] {
   return [...ring, ring[0]];
 }
 
-function countBy(values: number[]): Record<string, number> {
+export function countBy(values: number[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
   return counts;
 }
 
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+export const round = (x: number, digits = 1) => Number(x.toFixed(digits));

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Basemap } from "../config/config.js";
+import type { Basemap, OverloadSettings } from "../config/config.js";
 import type { AppContext } from "../app/context.js";
 import { inlineRunner, type HeavyRunner } from "../app/heavy/tasks.js";
-import { shedWhenSaturated } from "./heavy.js";
+import { NEVER_SHED, NO_SHEDDING, registerLoadShedding } from "./heavy.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, ErrorBody } from "./errors.js";
 import { rejectRepeatedQuery, requireApiKey, zoneApiKey } from "./auth.js";
 import type { CountsConfig } from "./counts/config.js";
@@ -47,6 +47,8 @@ export interface AppDeps extends AppContext {
    * admission control (src/main/heavy-pool.ts); inline on the request's thread by default.
    */
   heavy?: HeavyRunner;
+  /** Request deadlines and event-loop shedding (the server's come from the environment); none by default. */
+  overload?: OverloadSettings;
 }
 
 declare module "fastify" {
@@ -73,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest("principal", null as never);
   app.decorateRequest("session", null);
   installErrorHandling(app);
-  app.addHook("onRequest", shedWhenSaturated);
+  await registerLoadShedding(app, deps.overload ?? NO_SHEDDING);
   app.addSchema(ErrorBody);
   await app.register(cookie);
   await registerSecurityHeaders(app, deps.basemap ?? null);
@@ -81,8 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRateLimits(app, deps.store, security.rateLimits);
 
   await registerApiDocs(app);
-  // Touches neither the store nor the pool: it answers while heavy work runs.
-  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  // Touches neither the store nor the pool, and is never shed: it answers while heavy work runs.
+  app.get("/healthz", { schema: { hide: true }, config: NEVER_SHED }, async () => ({ status: "ok" }));
 
   await app.register(
     async (v2) => {

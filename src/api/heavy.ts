@@ -1,22 +1,86 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import underPressure from "@fastify/under-pressure";
+import type { HeavyAdmission, HeavyTaskName } from "../app/heavy/tasks.js";
+import type { OverloadSettings } from "../config/config.js";
 import { retryLater } from "../domain/errors.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** The route's work runs on the heavy-request pool (src/app/heavy/tasks.ts): shed when it is full. */
-    heavy?: boolean;
+    /** The heavy task the route's work is (src/app/heavy/tasks.ts): shed when the pool cannot take it in time. */
+    heavy?: HeavyTaskName;
+    /** Answered however busy the event loop is (`/healthz`). */
+    neverShed?: boolean;
+  }
+  interface FastifyRequest {
+    /** `performance.now()` by which the answer is due: arrival plus the deadline budget. */
+    deadline: number;
   }
 }
 
-/** Route config of the routes whose work is a heavy task. */
-export const HEAVY_ROUTE = { heavy: true } as const;
+/** Route config of a route whose work is the heavy task `task`. */
+export const heavyRoute = (task: HeavyTaskName) => ({ heavy: task });
+
+/** Route config of a route answered even when the event loop is overloaded. */
+export const NEVER_SHED = { neverShed: true } as const;
+
+/** What a heavy route hands the pool: the caller's key and the request's deadline. */
+export const admissionOf = (request: FastifyRequest, caller: string | undefined): HeavyAdmission => ({
+  caller,
+  deadline: request.deadline,
+});
+
+/** No deadline and no event-loop shedding: the default of `buildApp` (tests, embedded use). */
+export const NO_SHEDDING: OverloadSettings = {
+  deadlineMs: Infinity,
+  maxEventLoopDelayMs: 0,
+  maxEventLoopUtilizationPct: 0,
+  maxHeapMb: 0,
+  sampleIntervalMs: 1_000,
+};
+
+/** Retry-After of an event-loop refusal: a few samples later the loop has had time to drain. */
+const EVENT_LOOP_RETRY_SECONDS = 2;
 
 /**
- * A root onRequest hook, so it runs before authentication: when the pool is full, a heavy route answers
- * 503 `overloaded` before any store look-up or body parsing, so shedding costs next to nothing (the pool
- * checks again, and the key's share, when the work is submitted).
+ * Root onRequest hooks, so they run before authentication, body parsing and any store look-up, and a
+ * refusal costs next to nothing. First @fastify/under-pressure answers every route but `/healthz` with
+ * 503 `overloaded` while the event loop is measured too busy (delay, utilisation, heap); then each
+ * request gets its deadline, and a heavy route is refused at once when the pool could not answer it by
+ * then (the pool checks again, with the key's share, when the work is submitted).
  */
-export async function shedWhenSaturated(request: FastifyRequest): Promise<void> {
-  if (request.routeOptions.config.heavy && request.server.heavy.saturated())
-    throw retryLater("overloaded", { reason: "heavy requests fill the queue", seconds: 2 }, 2);
+export async function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings): Promise<void> {
+  const { maxEventLoopDelayMs, maxEventLoopUtilizationPct, maxHeapMb } = settings;
+  if (maxEventLoopDelayMs + maxEventLoopUtilizationPct + maxHeapMb > 0)
+    await registerPressureChecks(app, settings);
+  app.decorateRequest("deadline", Infinity);
+  app.addHook("onRequest", async (request) => {
+    request.deadline = performance.now() + settings.deadlineMs;
+    const task = request.routeOptions.config.heavy;
+    const refusal = task && request.server.heavy.refusal(task, request.deadline);
+    if (refusal) throw refusal;
+  });
+}
+
+async function registerPressureChecks(app: FastifyInstance, settings: OverloadSettings): Promise<void> {
+  await app.register(underPressure, {
+    maxEventLoopDelay: settings.maxEventLoopDelayMs,
+    maxEventLoopUtilization: settings.maxEventLoopUtilizationPct / 100,
+    // Over the last sample, not since the process started (the plugin's default).
+    eventLoopUtilizationMode: "interval",
+    maxHeapUsedBytes: settings.maxHeapMb * 1024 * 1024,
+    sampleInterval: settings.sampleIntervalMs,
+    pressureHandler: async (request, _reply, type, value) => {
+      if (request.routeOptions.config.neverShed) return;
+      const reason = pressureReason(type, value);
+      throw retryLater("overloaded", { reason, seconds: EVENT_LOOP_RETRY_SECONDS }, EVENT_LOOP_RETRY_SECONDS);
+    },
+  });
+}
+
+function pressureReason(type: string, value: number | undefined): string {
+  const v = value ?? 0;
+  if (type === "eventLoopDelay") return `its event loop runs ${Math.round(v)} ms late`;
+  if (type === "eventLoopUtilization") return `its event loop is ${Math.round(v * 100)} % busy`;
+  if (type === "heapUsedBytes") return `${Math.round(v / 1024 / 1024)} MB of memory in use`;
+  return "under pressure";
 }

@@ -180,7 +180,7 @@ export async function storeMatchedTrips(
 }
 
 /** New trips and their per-segment tallies are written together: both or neither. */
-async function storeTrips(
+export async function storeTrips(
   ctx: AppContext,
   country: string,
   trips: readonly MatchedTrip[],
@@ -194,13 +194,13 @@ async function storeTrips(
   });
 }
 
-async function requireNetwork(ctx: AppContext, country: string): Promise<Network> {
+export async function requireNetwork(ctx: AppContext, country: string): Promise<Network> {
   const network = await ctx.networks.get(country);
   if (!network) throw fail("unknown_country", { country });
   return network;
 }
 
-function assertReadableTrace(path: string): void {
+export function assertReadableTrace(path: string): void {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
@@ -211,7 +211,7 @@ function assertReadableTrace(path: string): void {
   if (!formatOf(path)) throw fail("unknown_trace_format", { file: path, formats: TRACE_FILE_KINDS });
 }
 
-async function sha256Of(path: string): Promise<string> {
+export async function sha256Of(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest("hex");
@@ -226,7 +226,7 @@ function splitNote(c: IngestCounts): string {
   return ` (the matcher split ${trips} into more, where the match broke off)`;
 }
 
-function progressLine(c: IngestCounts): string {
+export function progressLine(c: IngestCounts): string {
   return `${n(c.pointsRead)} points, ${n(c.badRows)} bad rows, ${n(c.trips)} trips, ${n(c.stored)} stored${splitNote(c)}`;
 }
 

@@ -8,11 +8,15 @@ export function dataDirOf(program: Command): string {
 
 /**
  * Runs a command against the store and always closes it: PostgreSQL when STREETFLOW_DATABASE_URL is
- * set, as for `serve`, else the SQLite file of the data directory. No command queues jobs, so none
- * connects to Redis.
+ * set, as for `serve`, else the SQLite file of the data directory. Only a command that queues jobs
+ * (a distributed ingest) asks for `jobQueue`, and so connects to Redis when STREETFLOW_REDIS_URL is set.
  */
-export async function withContext<T>(program: Command, fn: (ctx: AppContext) => T | Promise<T>): Promise<T> {
-  const ctx = await openServerContext(dataDirOf(program), { jobQueue: false });
+export async function withContext<T>(
+  program: Command,
+  fn: (ctx: AppContext) => T | Promise<T>,
+  options: { jobQueue?: boolean } = {},
+): Promise<T> {
+  const ctx = await openServerContext(dataDirOf(program), { jobQueue: options.jobQueue ?? false });
   try {
     return await fn(ctx);
   } finally {

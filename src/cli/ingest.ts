@@ -10,7 +10,9 @@ import {
   type TraceSource,
   type VehicleClass,
 } from "../engine/trips/types.js";
-import { formatIngestReport, ingestFiles } from "../app/ingest.js";
+import { formatIngestReport, ingestFiles, type IngestReport } from "../app/ingest.js";
+import { DEFAULT_CHUNK_TRIPS, ingestFilesInChunks, type ChunkedIngestReport } from "../app/ingest-chunked.js";
+import type { AppContext } from "../app/context.js";
 import { withContext } from "./context.js";
 
 /** Builds the map matcher for a country's network. */
@@ -22,6 +24,7 @@ interface IngestCliOptions {
   vehicleClass: VehicleClass;
   batchSize: string;
   threads: string;
+  chunkTrips: string;
 }
 
 /** `streetflow ingest FILE...`: read, split, map-match and store trips. */
@@ -44,36 +47,92 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
       String(os.availableParallelism()),
     )
     .option("--batch-size <n>", "matched trips per store transaction", String(DEFAULT_BATCH_TRIPS))
-    .action((files: string[], opts: IngestCliOptions) =>
-      withContext(program, async (ctx) => {
-        const batchSize = Number(opts.batchSize);
-        if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
-        const threads = Number(opts.threads);
-        if (!Number.isInteger(threads) || threads < 1) throw fail("invalid_threads");
-        const network = await ctx.networks.get(opts.country);
-        if (!network) throw fail("unknown_country", { country: opts.country });
-        const stop = stopOnSignals();
-        const report = await ingestFiles(ctx, files, {
-          country: opts.country,
-          source: opts.source,
-          vehicleClass: opts.vehicleClass,
-          matcher: matcherFor(network),
-          // Workers run the standard matcher; a matcher given by the caller (tests) runs here.
-          threads: matcherFor === tripMatcher ? threads : 1,
-          batchSize,
-          onProgress: (line) => console.error(line),
-          signal: stop.signal,
-        }).finally(stop.dispose);
-        for (const line of formatIngestReport(report)) console.log(line);
-        if (report.interrupted) {
-          console.error(
-            `ingest interrupted by ${report.interrupted}: every stored batch is complete; ` +
-              "run the same command again to finish (trips already stored are skipped)",
-          );
-          process.exitCode = 128 + (os.constants.signals[report.interrupted as NodeJS.Signals] ?? 0);
-        }
-      }),
+    .option(
+      "--chunk-trips <n>",
+      "with STREETFLOW_REDIS_URL: trips per chunk that worker processes match and store; 0 ingests here (env STREETFLOW_INGEST_CHUNK_TRIPS)",
+      process.env.STREETFLOW_INGEST_CHUNK_TRIPS?.trim() || String(DEFAULT_CHUNK_TRIPS),
+    )
+    .action((files: string[], opts: IngestCliOptions) => {
+      const chunkTrips = Number(opts.chunkTrips);
+      if (!Number.isInteger(chunkTrips) || chunkTrips < 0) throw fail("invalid_chunk_trips");
+      // The distributed deployment's queue reaches every worker process: they match the chunks.
+      const distributed = Boolean(process.env.STREETFLOW_REDIS_URL) && chunkTrips > 0;
+      return withContext(
+        program,
+        async (ctx) => {
+          const report = distributed
+            ? await ingestChunked(ctx, files, opts, chunkTrips)
+            : await ingestHere(ctx, files, opts, matcherFor);
+          reportIngest(report);
+        },
+        { jobQueue: distributed },
+      );
+    });
+}
+
+/** Reads, matches and stores in this process (the matching on `--threads` worker threads). */
+async function ingestHere(
+  ctx: AppContext,
+  files: string[],
+  opts: IngestCliOptions,
+  matcherFor: MatcherFactory,
+): Promise<IngestReport> {
+  const batchSize = Number(opts.batchSize);
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw fail("invalid_batch_size");
+  const threads = Number(opts.threads);
+  if (!Number.isInteger(threads) || threads < 1) throw fail("invalid_threads");
+  const network = await ctx.networks.get(opts.country);
+  if (!network) throw fail("unknown_country", { country: opts.country });
+  const stop = stopOnSignals();
+  return await ingestFiles(ctx, files, {
+    country: opts.country,
+    source: opts.source,
+    vehicleClass: opts.vehicleClass,
+    matcher: matcherFor(network),
+    // Workers run the standard matcher; a matcher given by the caller (tests) runs here.
+    threads: matcherFor === tripMatcher ? threads : 1,
+    batchSize,
+    onProgress: (line) => console.error(line),
+    signal: stop.signal,
+  }).finally(stop.dispose);
+}
+
+/** Reads and splits here; worker processes match and store the chunks (docs/deployment.md). */
+async function ingestChunked(
+  ctx: AppContext,
+  files: string[],
+  opts: IngestCliOptions,
+  chunkTrips: number,
+): Promise<ChunkedIngestReport> {
+  const stop = stopOnSignals();
+  const report = await ingestFilesInChunks(ctx, files, {
+    country: opts.country,
+    source: opts.source,
+    vehicleClass: opts.vehicleClass,
+    chunkTrips,
+    onProgress: (line) => console.error(line),
+    signal: stop.signal,
+  }).finally(stop.dispose);
+  if (report.failedChunks.length > 0) {
+    console.error(
+      `${report.failedChunks.length} of ${report.chunks} chunks failed; their trips are not stored:`,
     );
+    for (const line of report.failedChunks) console.error(`  ${line}`);
+    console.error("run the same command again to store them (trips already stored are skipped)");
+    process.exitCode = 1;
+  }
+  return report;
+}
+
+function reportIngest(report: IngestReport): void {
+  for (const line of formatIngestReport(report)) console.log(line);
+  if (report.interrupted) {
+    console.error(
+      `ingest interrupted by ${report.interrupted}: every stored batch is complete; ` +
+        "run the same command again to finish (trips already stored are skipped)",
+    );
+    process.exitCode = 128 + (os.constants.signals[report.interrupted as NodeJS.Signals] ?? 0);
+  }
 }
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;

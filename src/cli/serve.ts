@@ -2,11 +2,19 @@ import { createServer } from "node:net";
 import { InvalidArgumentError, type Command } from "commander";
 import { buildApp } from "../api/app.js";
 import { ensureDemoData } from "../main/bootstrap.js";
-import { basemapOf, configFromEnv, jobLeaseOf, poolSettingsOf, rateLimitOf } from "../config/config.js";
+import {
+  basemapOf,
+  configFromEnv,
+  jobLeaseOf,
+  overloadSettingsOf,
+  poolSettingsOf,
+  rateLimitOf,
+} from "../config/config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
+import { IngestChunkJobs } from "../jobs/ingest-chunk-job.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { ANALYSIS_WORKER, openServerContext } from "../main/runtime.js";
@@ -62,6 +70,7 @@ export function serveCommand(program: Command): void {
       const basemap = basemapOf(config);
       const perMinute = rateLimitOf(config);
       const pool = poolSettingsOf();
+      const overload = overloadSettingsOf();
       // Fail in one line before the build and demo import work, not with a stack trace after it.
       const busy = await portProblem(Number(opts.port), opts.host);
       if (busy) {
@@ -76,6 +85,7 @@ export function serveCommand(program: Command): void {
       const app = await buildApp({
         ...ctx,
         heavy,
+        overload,
         logger: true,
         webRoot: config.webRoot,
         basemap,
@@ -130,11 +140,14 @@ async function startRunners(
     );
   await requeue();
   const timer = setInterval(() => void requeue(), REQUEUE_INTERVAL_MS).unref();
-  const runners = await startJobRunners(ctx, count, leaseMs, log);
+  // Ingest chunks match on one thread per runner, kept warm across chunks.
+  const ingestChunks = new IngestChunkJobs(ctx, count);
+  const runners = await startJobRunners(ctx, count, leaseMs, log, ingestChunks);
   return {
     async stop() {
       clearInterval(timer);
       await Promise.all(runners.map((r) => r.stop()));
+      await ingestChunks.close();
     },
   };
 }
@@ -144,6 +157,7 @@ function startJobRunners(
   count: number,
   leaseMs: number,
   log: (line: string) => void,
+  ingestChunks: IngestChunkJobs,
 ): Promise<JobRunner[]> {
   const workerStore = threadStoreOf(ctx);
   return Promise.all(
@@ -157,6 +171,7 @@ function startJobRunners(
         shardTrips: configFromEnv().shardTrips,
         log,
         onFinished: completionNotifier(ctx.store, log),
+        ingestChunks,
       }).start(),
     ),
   );

@@ -19,6 +19,7 @@ interface SimulateCliOptions {
   samplingS?: string;
   noiseM?: string;
   devices?: string;
+  presence?: string;
   transitRiders?: string;
 }
 
@@ -40,6 +41,10 @@ export function simulateCommand(program: Command): void {
     .option("--sampling-s <n>", "sampling interval in seconds (telematics fixed, lbs mean)")
     .option("--noise-m <n>", "GPS noise σ in metres")
     .option("--devices <n>", "number of devices (default: derived from trips per day)")
+    .option(
+      "--presence <share>",
+      "share of days (0..1] a device is seen, as in a location panel; more devices make the same trips (default 1)",
+    )
     .option(
       "--transit-riders <n>",
       "also store n transit rider journeys per day (bus or rail ride with its walks) in the trip store, " +
@@ -87,6 +92,7 @@ function simulationOf(network: Network, opts: SimulateCliOptions): Simulation {
     samplingS: optionalNumber(opts.samplingS, "--sampling-s"),
     noiseM: optionalNumber(opts.noiseM, "--noise-m"),
     devices: optionalNumber(opts.devices, "--devices"),
+    presence: optionalNumber(opts.presence, "--presence"),
   };
   try {
     return new Simulation(network, options);

@@ -113,15 +113,18 @@ export interface PoolSettings {
   timeLimitMs: number;
 }
 
+/** A whole-number setting of at least `min` from the environment, or `fallback` when unset. */
+function wholeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min)
+    throw fail("invalid_option", { reason: `${name} must be a whole number of at least ${min}` }, name);
+  return n;
+}
+
 export function poolSettingsOf(env: NodeJS.ProcessEnv = process.env): PoolSettings {
-  const whole = (name: string, fallback: number, min: number): number => {
-    const text = env[name]?.trim();
-    if (!text) return fallback;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min)
-      throw fail("invalid_option", { reason: `${name} must be a whole number of at least ${min}` }, name);
-    return n;
-  };
+  const whole = (name: string, fallback: number, min: number) => wholeSetting(env, name, fallback, min);
   // One core stays with the event loop (HTTP, auth, paging); at least one thread.
   const threads = whole("STREETFLOW_POOL_THREADS", Math.max(1, availableParallelism() - 1), 0);
   // About what a thread gets through in the 2 s wait limit at ~100 ms a request (1,000 segments × 12 months).
@@ -132,6 +135,43 @@ export function poolSettingsOf(env: NodeJS.ProcessEnv = process.env): PoolSettin
     perKey: whole("STREETFLOW_POOL_PER_KEY", Math.max(1, Math.floor(maxDepth / 2)), 1),
     maxWaitMs: whole("STREETFLOW_POOL_MAX_WAIT_MS", 2_000, 1),
     timeLimitMs: whole("STREETFLOW_POOL_TIME_LIMIT_MS", 30_000, 1),
+  };
+}
+
+/**
+ * Load shedding of an API process (docs/deployment.md, "Heavy requests and admission control"): the
+ * deadline of each request, and when the event loop itself counts as overloaded (@fastify/under-pressure;
+ * 0 turns a check off).
+ */
+export interface OverloadSettings {
+  /** STREETFLOW_REQUEST_DEADLINE_MS: a heavy request's answer is due this long after it arrives. */
+  deadlineMs: number;
+  /** STREETFLOW_SHED_EVENT_LOOP_DELAY_MS: mean event-loop delay over a sample above which requests are shed. */
+  maxEventLoopDelayMs: number;
+  /** STREETFLOW_SHED_EVENT_LOOP_UTILIZATION (per cent): event-loop busy share over a sample above which requests are shed. */
+  maxEventLoopUtilizationPct: number;
+  /** STREETFLOW_SHED_HEAP_MB: V8 heap in use above which requests are shed. */
+  maxHeapMb: number;
+  /** STREETFLOW_SHED_SAMPLE_MS: how often the event loop and heap are measured. */
+  sampleIntervalMs: number;
+}
+
+export function overloadSettingsOf(env: NodeJS.ProcessEnv = process.env): OverloadSettings {
+  const whole = (name: string, fallback: number, min: number) => wholeSetting(env, name, fallback, min);
+  const utilization = whole("STREETFLOW_SHED_EVENT_LOOP_UTILIZATION", 98, 0);
+  if (utilization > 100)
+    throw fail(
+      "invalid_option",
+      { reason: "STREETFLOW_SHED_EVENT_LOOP_UTILIZATION is a percentage (0 to 100)" },
+      "STREETFLOW_SHED_EVENT_LOOP_UTILIZATION",
+    );
+  return {
+    // 2 s minus a margin for what the pool does not see: the event loop before and after the work.
+    deadlineMs: whole("STREETFLOW_REQUEST_DEADLINE_MS", 1_500, 1),
+    maxEventLoopDelayMs: whole("STREETFLOW_SHED_EVENT_LOOP_DELAY_MS", 200, 0),
+    maxEventLoopUtilizationPct: utilization,
+    maxHeapMb: whole("STREETFLOW_SHED_HEAP_MB", 0, 0),
+    sampleIntervalMs: whole("STREETFLOW_SHED_SAMPLE_MS", 250, 10),
   };
 }
 

@@ -29,6 +29,11 @@ export const ERROR_CATALOGUE = {
   invalid_option: { status: 400, message: "<reason>" },
   invalid_batch_size: { status: 400, message: "--batch-size must be a positive whole number" },
   invalid_threads: { status: 400, message: "--threads must be a positive whole number" },
+  invalid_chunk_trips: {
+    status: 400,
+    message:
+      "--chunk-trips (STREETFLOW_INGEST_CHUNK_TRIPS) must be a whole number (0: the ingest is not split into chunks)",
+  },
   invalid_country: { status: 400, message: 'country code "<country>" must be 2 or 3 letters' },
   invalid_role: { status: 400, message: "the role is admin, analyst or viewer" },
   invalid_quota: { status: 400, message: 'units must be a whole number or "none", not "<text>"' },

@@ -16,6 +16,8 @@ import {
   type ShardJobPayload,
 } from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
+import { INGEST_CHUNK_JOB } from "../app/ingest-chunk.js";
+import type { IngestChunkJobs } from "./ingest-chunk-job.js";
 
 export interface RunnerOptions {
   /** The main thread's store: the runner alone writes statuses and results. */
@@ -49,6 +51,8 @@ export interface RunnerOptions {
   log?: (line: string) => void;
   /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
+  /** Runs the chunks of distributed ingests (issue 15); without it such a job fails. */
+  ingestChunks?: IngestChunkJobs;
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
@@ -65,9 +69,10 @@ const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".
  * renewal means the job was cancelled (or taken over), and the thread is terminated.
  */
 export class JobRunner {
-  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished">> & {
+  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks">> & {
     log: (line: string) => void;
     onFinished: NonNullable<RunnerOptions["onFinished"]>;
+    ingestChunks?: IngestChunkJobs;
   };
   private timer: NodeJS.Timeout | null = null;
   private readonly thread: WarmThread;
@@ -145,6 +150,7 @@ export class JobRunner {
 
   private async runJob(job: Job): Promise<void> {
     if (job.kind === SHARD_JOB || job.kind === MERGE_PART_JOB) return await this.runShard(job);
+    if (job.kind === INGEST_CHUNK_JOB) return await this.runIngestChunk(job);
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
@@ -329,6 +335,15 @@ export class JobRunner {
     const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;
     const results = await this.o.queue.flows!.childResults(parentJobId);
     return { type: "merge-part", partials: present(job, results.slice(0, shards), "shard"), part, parts };
+  }
+
+  private async runIngestChunk(job: Job): Promise<void> {
+    const { ingestChunks, queue, workerId } = this.o;
+    if (!ingestChunks) {
+      await queue.fail(job.id, workerId, "this runner takes no ingest chunks");
+      return;
+    }
+    await ingestChunks.run(job, { ...this.o, stopping: () => this.stopping });
   }
 
   /** Runs the task in the warm thread and reports how it ended. */

@@ -70,6 +70,13 @@ export async function ensureDemoAccount(
 
 /** Demo trips per day: a year of them simulates, matches and stores in well under a minute. */
 export const DEMO_TRIPS_PER_DAY = 30;
+/**
+ * Share of days a demo phone is seen, as in a location panel: the same trips per day come from about 20 times
+ * as many people (230 instead of 12), each with a stable home and work place over the year, so that a few
+ * months of data place at least 5 devices (the privacy minimum) in many 500 m cells and the home and work
+ * locations of Zone_Activity_Analysis show real shares (docs/analyses.md).
+ */
+export const DEMO_PHONE_PRESENCE = 0.05;
 /** Trips per day of the demo's connected-vehicle (telematics) fleet, the data of All_Vehicles_CVD_Plus. */
 export const DEMO_CVD_TRIPS_PER_DAY = 5;
 /** Transit rider journeys per day (bus or rail, with their walks): the data of the Bus and Rail modes. */
@@ -101,6 +108,7 @@ async function loadDemoTrips(ctx: AppContext, dataDir: string, log: (line: strin
     tripsPerDay: DEMO_TRIPS_PER_DAY,
     seed: 2024,
     source: "lbs",
+    presence: DEMO_PHONE_PRESENCE,
   });
   log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
   await simulateAndIngest(ctx, network, "telematics", join(dataDir, "demo-traces-cvd"), log, {

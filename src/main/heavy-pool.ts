@@ -1,7 +1,13 @@
 import { Piscina } from "piscina";
-import type { HeavyInput, HeavyOutput, HeavyRunner, HeavyTaskName } from "../app/heavy/tasks.js";
+import type {
+  HeavyAdmission,
+  HeavyInput,
+  HeavyOutput,
+  HeavyRunner,
+  HeavyTaskName,
+} from "../app/heavy/tasks.js";
 import { errorFromWire } from "../app/heavy/wire.js";
-import { retryLater } from "../domain/errors.js";
+import { retryLater, type RetryLaterError } from "../domain/errors.js";
 import type { StoreDescription } from "../store/open.js";
 import type { HeavyReply, HeavyTaskMessage } from "./heavy-worker.js";
 
@@ -13,9 +19,12 @@ export interface HeavyPoolLimits {
   maxDepth: number;
   /** Heavy requests of one API key queued or running at once; the next is answered 429 `key_busy`. */
   perKey: number;
-  /** Longest a request waits in the queue for a thread before it is shed (503 `overloaded`). */
+  /** Longest a request waits in the queue for a thread before it is shed (503 `overloaded`), deadline or not. */
   maxWaitMs: number;
-  /** Longest a request runs on its thread; then the thread is stopped (503 `time_limit_exceeded`). */
+  /**
+   * Longest a request runs on its thread; then the thread is stopped (503 `time_limit_exceeded`). A request
+   * that had to queue is answered at its deadline already (see HeavyPool), its thread stopped only here.
+   */
   timeLimitMs: number;
 }
 
@@ -31,17 +40,53 @@ const waitAsync = (
   }
 ).waitAsync;
 
+/** Weight of the latest run in the running mean of a task kind's run time. */
+const SMOOTHING = 0.2;
+
+/** How long one task of each kind runs on a thread (ms), as a running mean: what admission expects. */
+class RunTimes {
+  private readonly mean = new Map<HeavyTaskName, number>();
+
+  /** An unmeasured kind counts 0 ms: the first ones are admitted, and shed at their deadline if need be. */
+  expected(name: HeavyTaskName): number {
+    return this.mean.get(name) ?? 0;
+  }
+
+  record(name: HeavyTaskName, ms: number): void {
+    const mean = this.mean.get(name);
+    this.mean.set(name, mean === undefined ? ms : mean + SMOOTHING * (ms - mean));
+  }
+}
+
+/** One admitted task: what it is expected to take, and since when it runs (0 while queued). */
+interface Ticket {
+  name: HeavyTaskName;
+  expectedMs: number;
+  startedAt: number;
+}
+
+const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+const overloaded = (reason: string, waitMs: number) =>
+  retryLater("overloaded", { reason, seconds: secondsOf(waitMs) }, secondsOf(waitMs));
+
 /**
- * Heavy requests on worker threads (piscina) with admission control: a request is refused at once when the
- * pool is full or its key holds too large a share, is shed when no thread takes it within `maxWaitMs`, and
- * is stopped (its thread replaced) past `timeLimitMs`. So no request queues without bound, and the event
- * loop (and with it /healthz) stays free while polygons are searched and counts summed.
+ * Heavy requests on worker threads (piscina) with admission control, so no request queues without bound
+ * and the event loop (and with it /healthz) stays free while polygons are searched and counts summed.
+ * A request is refused at once when the pool is full, when its key holds too large a share, or when the
+ * work queued ahead of it plus its own expected run time (a running mean per task kind) would pass its
+ * deadline. Queued, it is shed when no thread has taken it by its deadline less its expected run time
+ * (or `maxWaitMs`). Once running, a request that had to queue is answered 503 at its deadline and not
+ * waited for: its thread finishes (or is stopped at `timeLimitMs`) and stays counted until then. A request
+ * a free thread took at once is not under overload: only the time limit bounds it.
  */
 export class HeavyPool implements HeavyRunner {
   private readonly pool: Piscina;
   private inFlight = 0;
-  private started = 0;
   private readonly perCaller = new Map<string, number>();
+  private readonly runTimes = new RunTimes();
+  private readonly queued = new Set<Ticket>();
+  private readonly active = new Set<Ticket>();
 
   /** A pool whose threads have all started, opened the store and loaded the networks. */
   static async start(store: StoreDescription, limits: HeavyPoolLimits): Promise<HeavyPool> {
@@ -73,100 +118,151 @@ export class HeavyPool implements HeavyRunner {
     });
   }
 
-  /** Heavy requests queued or running now. */
+  /** Heavy requests queued or running now (one answered at its deadline counts until its thread is done). */
   get depth(): number {
     return this.inFlight;
   }
 
   /** Heavy requests running on a thread now. */
   get running(): number {
-    return this.started;
+    return this.active.size;
   }
 
-  saturated(): boolean {
-    return this.inFlight >= this.limits.maxDepth;
+  /** How long a request admitted now would wait for a thread: the work queued and still running, per thread. */
+  expectedWaitMs(now = performance.now()): number {
+    let work = 0;
+    for (const t of this.queued) work += t.expectedMs;
+    for (const t of this.active) work += Math.max(0, t.startedAt + t.expectedMs - now);
+    return work / this.limits.threads;
+  }
+
+  refusal(name: HeavyTaskName, deadline = Infinity): RetryLaterError | null {
+    const now = performance.now();
+    const wait = this.expectedWaitMs(now);
+    if (this.inFlight >= this.limits.maxDepth)
+      return overloaded(`${this.limits.maxDepth} heavy requests in progress`, wait);
+    // Waited past its deadline already (in the event loop, for the store): too late whatever comes next.
+    if (now >= deadline) return overloaded("it waited past its deadline before it reached the pool", wait);
+    // A free thread takes it at once: however long it runs, that is its size, not overload.
+    if (this.threadFree()) return null;
+    if (now + wait + this.runTimes.expected(name) > deadline)
+      return overloaded(`the heavy work queued would not let it finish in time`, wait);
+    return null;
   }
 
   async run<N extends HeavyTaskName>(
     name: N,
     input: HeavyInput<N>,
-    caller?: string,
+    { caller, deadline = Infinity }: HeavyAdmission = {},
   ): Promise<HeavyOutput<N>> {
-    this.admit(caller);
-    this.inFlight++;
-    if (caller) this.perCaller.set(caller, (this.perCaller.get(caller) ?? 0) + 1);
-    try {
-      return (await this.runAdmitted(name, input)) as HeavyOutput<N>;
-    } finally {
-      this.inFlight--;
-      if (caller) {
-        const left = (this.perCaller.get(caller) ?? 1) - 1;
-        if (left > 0) this.perCaller.set(caller, left);
-        else this.perCaller.delete(caller);
-      }
-    }
+    const refused = this.refusal(name, deadline);
+    if (refused) throw refused;
+    const { perKey } = this.limits;
+    if (caller && (this.perCaller.get(caller) ?? 0) >= perKey)
+      throw retryLater("key_busy", { max: perKey, seconds: 1 }, 1);
+    this.hold(caller);
+    const { answer, done } = this.submit(name, input, deadline);
+    // Counted until the thread is free, even when the answer was given up at the deadline.
+    void done.then(
+      () => this.release(caller),
+      () => this.release(caller),
+    );
+    return (await answer) as HeavyOutput<N>;
   }
 
   close(): Promise<void> {
     return this.pool.destroy();
   }
 
-  /** Refuses at once what would otherwise queue: the pool full (503), or this key's share used up (429). */
-  private admit(caller: string | undefined): void {
-    const { maxDepth, perKey, maxWaitMs } = this.limits;
-    const seconds = Math.max(1, Math.ceil(maxWaitMs / 1000));
-    if (this.inFlight >= maxDepth)
-      throw retryLater("overloaded", { reason: `${maxDepth} heavy requests in progress`, seconds }, seconds);
-    if (caller && (this.perCaller.get(caller) ?? 0) >= perKey)
-      throw retryLater("key_busy", { max: perKey, seconds: 1 }, 1);
+  /** Fewer tasks running or queued than threads (a task answered at its deadline still holds its thread). */
+  private threadFree(): boolean {
+    return this.active.size + this.queued.size < this.limits.threads;
   }
 
-  private async runAdmitted(name: HeavyTaskName, input: unknown): Promise<unknown> {
+  private hold(caller: string | undefined): void {
+    this.inFlight++;
+    if (caller) this.perCaller.set(caller, (this.perCaller.get(caller) ?? 0) + 1);
+  }
+
+  private release(caller: string | undefined): void {
+    this.inFlight--;
+    if (!caller) return;
+    const left = (this.perCaller.get(caller) ?? 1) - 1;
+    if (left > 0) this.perCaller.set(caller, left);
+    else this.perCaller.delete(caller);
+  }
+
+  /**
+   * Queues the task. `done` settles when its thread is done with it (or it left the queue); `answer`
+   * settles with it, or earlier, at the deadline, for a task that had to queue.
+   */
+  private submit(
+    name: HeavyTaskName,
+    input: unknown,
+    deadline: number,
+  ): { answer: Promise<unknown>; done: Promise<unknown> } {
     const { maxWaitMs, timeLimitMs } = this.limits;
+    const ticket: Ticket = { name, expectedMs: this.runTimes.expected(name), startedAt: 0 };
+    const takenAtOnce = this.threadFree();
+    this.queued.add(ticket);
     const started = new Int32Array(new SharedArrayBuffer(4));
     const controller = new AbortController();
     let stopped: "waited" | "ran" | null = null;
     let settled = false;
     let timeTimer: NodeJS.Timeout | undefined;
-    let running = false;
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    let giveUp: (err: Error) => void = () => {};
+    const gaveUp = new Promise<never>((_, reject) => (giveUp = reject));
     const stop = (why: "waited" | "ran") => {
       stopped = why;
       controller.abort();
     };
-    // The thread that takes the task sets and notifies `started`. Not taken within maxWaitMs: shed (aborting
-    // a queued task only removes it from the queue). Taken: it may run timeLimitMs, then aborting terminates
+    // The thread that takes the task sets and notifies `started`. Not taken in time: shed (aborting a
+    // queued task only removes it from the queue). Taken: it may run timeLimitMs, then aborting terminates
     // its thread and piscina starts a fresh one.
-    const waiting = waitAsync(started, 0, 0, maxWaitMs);
+    const waitLimit = takenAtOnce
+      ? maxWaitMs
+      : Math.max(0, Math.min(maxWaitMs, deadline - ticket.expectedMs - performance.now()));
+    const waiting = waitAsync(started, 0, 0, waitLimit);
     void Promise.resolve(waiting.value).then(() => {
       if (settled) return;
       if (Atomics.load(started, 0) === 0) return stop("waited");
-      running = true;
-      this.started++;
+      this.queued.delete(ticket);
+      ticket.startedAt = performance.now();
+      this.active.add(ticket);
       timeTimer = setTimeout(() => stop("ran"), timeLimitMs);
-    });
-    try {
-      const message: HeavyTaskMessage = { name, input, started };
-      const reply = (await this.pool.run(message, { signal: controller.signal })) as HeavyReply;
-      if (!reply.ok) throw errorFromWire(reply.error);
-      return reply.value;
-    } catch (err) {
-      if (stopped === "waited") {
-        const seconds = Math.max(1, Math.ceil(maxWaitMs / 1000));
-        throw retryLater(
-          "overloaded",
-          { reason: `no worker thread free within ${maxWaitMs} ms`, seconds },
-          seconds,
+      if (!takenAtOnce && Number.isFinite(deadline))
+        deadlineTimer = setTimeout(
+          () => giveUp(overloaded("its answer was not ready by its deadline", this.expectedWaitMs())),
+          Math.max(0, deadline - ticket.startedAt),
         );
-      }
-      if (stopped === "ran") {
-        const seconds = Math.max(1, Math.ceil(timeLimitMs / 1000));
-        throw retryLater("time_limit_exceeded", { seconds }, seconds);
-      }
-      throw err;
-    } finally {
-      settled = true;
-      if (running) this.started--;
-      clearTimeout(timeTimer);
-    }
+    });
+    const message: HeavyTaskMessage = { name, input, started };
+    const done = this.pool
+      .run(message, { signal: controller.signal })
+      .then((reply: HeavyReply) => {
+        if (ticket.startedAt > 0) this.runTimes.record(name, performance.now() - ticket.startedAt);
+        if (!reply.ok) throw errorFromWire(reply.error);
+        return reply.value;
+      })
+      .catch((err: unknown) => {
+        if (stopped === "waited")
+          throw overloaded(`no worker thread free within ${Math.round(waitLimit)} ms`, waitLimit);
+        if (stopped === "ran")
+          throw retryLater(
+            "time_limit_exceeded",
+            { seconds: secondsOf(timeLimitMs) },
+            secondsOf(timeLimitMs),
+          );
+        throw err;
+      })
+      .finally(() => {
+        settled = true;
+        this.queued.delete(ticket);
+        this.active.delete(ticket);
+        clearTimeout(timeTimer);
+        clearTimeout(deadlineTimer);
+      });
+    return { answer: Promise.race([done, gaveUp]), done };
   }
 }

@@ -1,4 +1,5 @@
 import type { Job, JobState } from "../app/ports/job-queue.js";
+import type { IngestChunkState } from "../app/ports/store.js";
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
 import type {
   AnalysisState,
@@ -206,4 +207,17 @@ export const toCountsResult = (r: CountsResultRow): StoredCountsResult => ({
   totalRows: r.total_rows,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
+});
+
+export interface ChunkRow {
+  seq: number;
+  state: IngestChunkState["state"];
+  result: string | null;
+  failure: string | null;
+}
+export const toChunkState = (r: ChunkRow): IngestChunkState => ({
+  seq: Number(r.seq),
+  state: r.state,
+  result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
+  failure: r.failure,
 });

@@ -94,8 +94,7 @@ async function catalogueMaps(server: WebServer) {
       console.log(`${c.type}: ${err.message}`);
       return { drawn: 0 };
     });
-    // A home/work map may have only places below 5 devices: its table still shows the rows.
-    if (drawn > 0 || c.metric) {
+    if (drawn > 0) {
       if (c.type === "Network_Performance") await eveningPeak(page);
       await settle(page);
       await page.screenshot({ path: `${OUT}${c.screenshot}` });

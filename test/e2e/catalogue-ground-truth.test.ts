@@ -5,22 +5,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
-import { presetAreasOf } from "../../src/domain/preset-geographies.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
-import { readAdminAreas } from "../../src/engine/network/admin-areas.js";
-import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
-import { readOsmSegments } from "../../src/engine/network/osm-import.js";
-import { Simulation, writeSimulation, type GroundTruthTrip } from "../../src/engine/simulate/index.js";
+import type { GroundTruthTrip } from "../../src/engine/simulate/index.js";
 import { LocalClock, timeZoneOfCountry } from "../../src/engine/time.js";
 import { destinationVisits, odPairs, originVisits, type TripPath } from "../../src/engine/zones/assign.js";
 import { aggregateOd } from "../../src/app/analyses/od-metrics.js";
 import { ZoneActivity } from "../../src/engine/analysis/zone-activity.js";
 import type { AppContext } from "../../src/app/context.js";
-import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { boxFeature } from "../helpers/zones.js";
+import { PLANNER_EMAIL, simulatedMonacoMonth } from "../helpers/simulated-month.js";
 import CheapRuler from "cheap-ruler";
 import { compileZoneSet, endZonesAt, type CompiledZoneSet } from "../../src/engine/zones/compile.js";
 import { OdMfTally } from "../../src/engine/analysis/od-mf.js";
@@ -28,17 +24,17 @@ import { passedZones } from "../../src/engine/zones/assign.js";
 import {
   analysedSegments,
   lookupOf,
+  passageFinder,
   scanPassages,
   scanSegments,
   type AnalysedSegment,
 } from "../../src/app/analyses/segment-metrics.js";
-import { passageFinder } from "../../src/app/analyses/network-od-metrics.js";
 import {
   NetworkPerformanceTally,
   type PerformanceRow,
 } from "../../src/engine/analysis/network-performance.js";
 import { networkOdPair, NetworkOdTally } from "../../src/engine/analysis/network-od.js";
-import { travelledStretches, type SegmentPassage } from "../../src/engine/analysis/segment-analysis.js";
+import type { SegmentPassage } from "../../src/engine/analysis/segment-analysis.js";
 import { computeAadtMetrics } from "../../src/app/analyses/aadt-metrics.js";
 import { vendorOptionsOf } from "../../src/domain/analyses/vendor-options.js";
 import { expansionFactor } from "../../src/engine/expansion.js";
@@ -50,8 +46,7 @@ import {
 } from "../../src/app/analyses/top-routes-metrics.js";
 import { ROUTE_OVERLAP_SHARE, TopRoutesTally } from "../../src/engine/analysis/top-routes.js";
 
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
-const EMAIL = "planner@example.org";
+const EMAIL = PLANNER_EMAIL;
 const MARCH = new Set(Array.from({ length: 31 }, (_, i) => `2025-03-${String(i + 1).padStart(2, "0")}`));
 
 const MOTOR = ["personal", "medium_commercial", "heavy_commercial"];
@@ -99,34 +94,9 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   let busyWays: number[];
 
   before(async () => {
-    const segments = await readOsmSegments(MONACO);
-    await store.network.replaceCountry(
-      { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
-      segments,
-    );
-    await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
-    rt = {
-      store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
-    };
-    network = (await rt.networks.get("mc"))!;
-    const sim = new Simulation(network, {
-      from: "2025-03",
-      to: "2025-03",
-      tripsPerDay: 20,
-      seed: 11,
-      source: "lbs",
-    });
-    const trips = [...sim.trips()];
-    truth = trips.map((t) => t.truth);
-    const written = writeSimulation(trips, dir);
-    await ingestFiles(rt, [written.months[0].traces], {
-      ...{ country: "mc", source: "lbs", vehicleClass: "personal" },
-      matcher: tripMatcher(network),
-    });
-    const org = await store.accounts.createOrganization("Planners");
-    await store.accounts.addUser(EMAIL, org.id);
-    ctx = { store, networks: rt.networks, orgId: org.id };
+    const month = await simulatedMonacoMonth(store, dir, { tripsPerDay: 20, seed: 11, presets: true });
+    ({ rt, network, ctx } = month);
+    truth = month.trips.map((t) => t.truth);
     await createZoneSet(
       {
         insight_login_email: EMAIL,
@@ -433,7 +403,7 @@ describe("analysis catalogue against the simulation's ground truth (Monaco, one 
   /** Matched passages of the analysis' trips, as Network_Performance finds them. */
   const matchedPassages = async (spec: AnalysisSpec, segments: AnalysedSegment[]) => {
     const out: SegmentPassage[][] = [];
-    const finder = passageFinder(spec, network, segments, travelledStretches(network));
+    const finder = passageFinder(spec, network, segments);
     await scanPassages(spec, compute(), network, finder, (met) => void out.push(met));
     return out;
   };

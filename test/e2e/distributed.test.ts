@@ -1,14 +1,18 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { runCli, startServer, type RunningServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { monacoDistricts } from "../helpers/zones.js";
-import { openDistributedServices, type DistributedServices } from "../helpers/distributed.js";
+import {
+  exitOf,
+  openDistributedServices,
+  startWorkerProcess,
+  type DistributedServices,
+  type WorkerProcess,
+} from "../helpers/distributed.js";
 
 /**
  * The distributed deployment end to end (issue 15): two `serve --role api` and two `serve --role worker`
@@ -18,7 +22,6 @@ import { openDistributedServices, type DistributedServices } from "../helpers/di
  * with SIGTERM (it hands the job back: the next one runs it as the same attempt).
  */
 
-const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 const EMAIL = "planner@example.org";
 const MONTH = "2025-03";
 const DATE_RANGE = { start_date: "03/01/2025", end_date: "03/31/2025" };
@@ -44,38 +47,28 @@ async function cli(d: Pick<Deployment, "dataDir" | "env">, ...args: string[]): P
 /** Network, trips and an organization with a user and a key, all through the CLI. */
 async function provision(d: Pick<Deployment, "dataDir" | "env">, traces: string): Promise<string> {
   await cli(d, "import-osm", DEMO_PBF, "--country", "mc");
-  await cli(d, "ingest", traces, "--country", "mc", "--source", "lbs", "--threads", "1");
+  // Ingested here, not in chunks: no worker runs yet (test/e2e/distributed-ingest.test.ts has chunks).
+  await cli(
+    d,
+    "ingest",
+    traces,
+    "--country",
+    "mc",
+    "--source",
+    "lbs",
+    "--threads",
+    "1",
+    "--chunk-trips",
+    "0",
+  );
   await cli(d, "org", "create", "Agency");
   await cli(d, "user", "add", EMAIL, "--org", "Agency");
   return (await cli(d, "key", "create", "--org", "Agency")).trim();
 }
 
-/** A `serve --role worker` process; resolves once its runners poll. */
-interface WorkerProcess {
-  child: ChildProcess;
-  output: () => string;
-}
-
 async function startWorker(d: Deployment): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", CLI, "serve", "--role", "worker", "--job-workers", "1"],
-    { env: { ...process.env, STREETFLOW_DATA_DIR: d.dataDir, ...d.env } },
-  );
-  let out = "";
-  child.stdout.on("data", (b) => (out += b));
-  child.stderr.on("data", (b) => (out += b));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", () => out.includes("Streetflow worker:") && resolve());
-    child.once("exit", (code) => reject(new Error(`worker exited with ${code}:\n${out}`)));
-  });
-  return { child, output: () => out };
+  return await startWorkerProcess(d.dataDir, d.env);
 }
-
-const exitOf = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 function request(server: RunningServer, key: string, path: string, body?: unknown) {
   const sep = path.includes("?") ? "&" : "?";

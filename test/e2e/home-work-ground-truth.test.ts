@@ -5,21 +5,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
-import { tripMatcher } from "../../src/engine/matching/index.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
-import { readOsmSegments } from "../../src/engine/network/osm-import.js";
-import { Simulation, writeSimulation, type Device } from "../../src/engine/simulate/index.js";
+import type { Device } from "../../src/engine/simulate/index.js";
 import { distanceM } from "../../src/engine/analysis/home-work.js";
 import { aggregateOd } from "../../src/app/analyses/od-metrics.js";
 import { HomeWorkScan } from "../../src/app/analyses/home-work-metrics.js";
 import type { AppContext } from "../../src/app/context.js";
-import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { boxFeature } from "../helpers/zones.js";
+import { PLANNER_EMAIL, simulatedMonacoMonth } from "../helpers/simulated-month.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
-const EMAIL = "planner@example.org";
+const EMAIL = PLANNER_EMAIL;
 
 /** Distance errors of inferred places against the true ones: how many were placed, and how well. */
 function score(pairs: { truth: LonLat; inferred: LonLat | null }[]) {
@@ -54,32 +51,9 @@ describe("home and work inference against the simulation's ground truth (Monaco,
   let ctx: { store: SqliteStore; networks: NetworkRegistry; orgId: string };
 
   before(async () => {
-    const segments = await readOsmSegments(MONACO);
-    await store.network.replaceCountry(
-      { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
-      segments,
-    );
-    rt = {
-      store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
-    };
-    const network = (await rt.networks.get("mc"))!;
-    const sim = new Simulation(network, {
-      from: "2025-03",
-      to: "2025-03",
-      tripsPerDay: 100,
-      seed: 7,
-      source: "lbs",
-    });
-    devices = sim.devices;
-    const written = writeSimulation([...sim.trips()], dir);
-    await ingestFiles(rt, [written.months[0].traces], {
-      ...{ country: "mc", source: "lbs", vehicleClass: "personal" },
-      matcher: tripMatcher(network),
-    });
-    const org = await store.accounts.createOrganization("Planners");
-    await store.accounts.addUser(EMAIL, org.id);
-    ctx = { store, networks: rt.networks, orgId: org.id };
+    const month = await simulatedMonacoMonth(store, dir, { tripsPerDay: 100, seed: 7 });
+    ({ rt, ctx } = month);
+    devices = month.sim.devices;
     await createZoneSet(
       {
         insight_login_email: EMAIL,

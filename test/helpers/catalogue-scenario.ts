@@ -3,6 +3,7 @@ import { after, before } from "node:test";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeTestApp, type TestContext } from "./app.js";
+import type { Segment } from "../../src/engine/network/types.js";
 import { boxZone, seedStreetQuarters, STREET, streetWeekTrips } from "./street-scenario.js";
 import { at } from "./network.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
@@ -18,45 +19,67 @@ import { startQuickRunner } from "./analyses.js";
  * and the week of 6-12 January 2025: 7 cars eastbound Monday 07:00 (10 min),
  * 2 trucks eastbound Saturday noon (20 min), 1 car westbound Tuesday 08:30 (6 min).
  */
-export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRunner }> {
-  const dir = tempDir("streetflow-catalogue-");
-  const store = new SqliteStore(join(dir, "streetflow.db"));
+export async function catalogueApp(): Promise<AnalysisApp> {
+  return await analysisApp("streetflow-catalogue-", STREET, async (ctx) => {
+    await seedStreetQuarters(ctx.store);
+    await streetZoneSets(ctx);
+    await ctx.store.trips.appendTrips("mc", streetWeekTrips());
+  });
+}
+
+export interface AnalysisApp {
+  ctx: TestContext;
+  runner: JobRunner;
+}
+
+/**
+ * A file store holding `segments` as country "mc", the test app over it and a quick job runner; `fill`
+ * adds zone sets and trips before the runner starts.
+ */
+export async function analysisApp(
+  dirPrefix: string,
+  segments: Segment[],
+  fill: (ctx: TestContext) => Promise<void>,
+): Promise<AnalysisApp> {
+  const store = new SqliteStore(join(tempDir(dirPrefix), "streetflow.db"));
   await store.network.replaceCountry(
-    { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
-    STREET,
+    { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
+    segments,
   );
   const ctx = await makeTestApp(store);
-  await seedStreetQuarters(store);
+  await fill(ctx);
+  const runner = await startQuickRunner(
+    store,
+    new URL("../../src/app/analyses/compute.ts", import.meta.url).href,
+  );
+  return { ctx, runner };
+}
+
+/** Creates a zone set of `features` as orgA's user. */
+export async function zoneSetOf(ctx: TestContext, name: string, features: unknown[]): Promise<void> {
   await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,
-      zone_set_name: "Street",
-      zones: {
-        type: "FeatureCollection",
-        features: [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 320)],
-      },
+      zone_set_name: name,
+      zones: { type: "FeatureCollection", features },
     },
-    { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
+    { store: ctx.store, networks: ctx.networks, orgId: ctx.orgA.orgId },
   );
+}
+
+async function streetZoneSets(ctx: TestContext): Promise<void> {
+  const store = ctx.store;
+  await zoneSetOf(ctx, "Street", [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 320)]);
   const zoneCtx = { store, networks: ctx.networks, orgId: ctx.orgA.orgId };
-  const collection = async (name: string, features: unknown[]) =>
-    await createZoneSet(
-      {
-        insight_login_email: ctx.orgA.email,
-        zone_set_name: name,
-        zones: { type: "FeatureCollection", features },
-      },
-      zoneCtx,
-    );
-  await collection("Middle", [boxZone("Centre", 3, 120, 180, { is_pass: 1 })]);
-  await collection("Gate", [
+  await zoneSetOf(ctx, "Middle", [boxZone("Centre", 3, 120, 180, { is_pass: 1 })]);
+  await zoneSetOf(ctx, "Gate", [
     {
       type: "Feature",
       properties: { name: "Gate", id: 4 },
       geometry: { type: "LineString", coordinates: [at(130, 0), at(170, 0)] },
     },
   ]);
-  await collection("Block", [boxZone("Block", 5, -20, 320)]);
+  await zoneSetOf(ctx, "Block", [boxZone("Block", 5, -20, 320)]);
   await createZoneSet(
     {
       insight_login_email: ctx.orgA.email,
@@ -79,12 +102,6 @@ export async function catalogueApp(): Promise<{ ctx: TestContext; runner: JobRun
     zoneCtx,
   );
   await createZoneSet({ insight_login_email: ctx.orgA.email, zone_set_name: "Way 1", osm_ids: [1] }, zoneCtx);
-  await store.trips.appendTrips("mc", streetWeekTrips());
-  const runner = await startQuickRunner(
-    store,
-    new URL("../../src/app/analyses/compute.ts", import.meta.url).href,
-  );
-  return { ctx, runner };
 }
 
 /** Polls the analysis' status until it leaves Processing; answers the final status entry. */
@@ -105,13 +122,14 @@ export async function finished(
 }
 
 /**
- * The catalogue app for one test suite (started before its tests, stopped after them) and the requests
- * its tests make: a create body over the street week, creating, downloading a metric's CSV text.
+ * An analysis app for one test suite (started by `start` before its tests, stopped after them) and the
+ * requests its tests make as orgA: a create body (`defaults`, then `extra`), creating, fetching a result
+ * (`get`) and its text (`download`).
  */
-export function catalogueSuite() {
-  let app: { ctx: TestContext; runner: JobRunner } | null = null;
+export function analysisSuite(start: () => Promise<AnalysisApp>, defaults: Record<string, unknown>) {
+  let app: AnalysisApp | null = null;
   before(async () => {
-    app = await catalogueApp();
+    app = await start();
   });
   after(async () => {
     await app!.runner.stop();
@@ -119,25 +137,36 @@ export function catalogueSuite() {
     await app!.ctx.store.close();
   });
   const ctx = () => app!.ctx;
+  const get = (uuid: string, metric: string) =>
+    ctx().app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx().orgA.key}`,
+    });
   return {
     ctx,
     base: (extra: Record<string, unknown>) => ({
       insight_login_email: ctx().orgA.email,
-      travel_mode_type: "All_Vehicles",
-      oz_sets: [{ name: "Street" }],
-      date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
-      day_types: "Average Day|17",
-      day_parts: "All Day|0023",
+      ...defaults,
       ...extra,
     }),
     create: (body: Record<string, unknown>) =>
       ctx().app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx().orgA.key}`, payload: body }),
-    download: async (uuid: string, metric: string) =>
-      (
-        await ctx().app.inject({
-          method: "GET",
-          url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx().orgA.key}`,
-        })
-      ).body,
+    get,
+    download: async (uuid: string, metric: string) => (await get(uuid, metric)).body,
   };
 }
+
+/** All vehicles over the street week, all day, from the Street zones (the catalogue tests' common fields). */
+export const STREET_WEEK = {
+  travel_mode_type: "All_Vehicles",
+  oz_sets: [{ name: "Street" }],
+  date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
+  day_types: "Average Day|17",
+  day_parts: "All Day|0023",
+};
+
+/** The catalogue app for one test suite; `start` may add to it (zone sets) after it started. */
+export const catalogueSuite = (
+  defaults: Record<string, unknown> = {},
+  start: () => Promise<AnalysisApp> = catalogueApp,
+) => analysisSuite(start, { ...STREET_WEEK, ...defaults });

@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { Redis } from "ioredis";
 
@@ -62,3 +64,34 @@ export async function openDistributedServices(): Promise<
     },
   };
 }
+
+const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
+
+/** A `serve --role worker` process and everything it printed so far. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Starts `streetflow serve --role worker --job-workers 1`; resolves once its runners poll. */
+export async function startWorkerProcess(dataDir: string, env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "serve", "--role", "worker", "--job-workers", "1"],
+    { env: { ...process.env, STREETFLOW_DATA_DIR: dataDir, ...env } },
+  );
+  let out = "";
+  child.stdout.on("data", (b) => (out += b));
+  child.stderr.on("data", (b) => (out += b));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", () => out.includes("Streetflow worker:") && resolve());
+    child.once("exit", (code) => reject(new Error(`worker exited with ${code}:\n${out}`)));
+  });
+  return { child, output: () => out };
+}
+
+/** Resolves with the exit code once the process has ended (at once if it has). */
+export const exitOf = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

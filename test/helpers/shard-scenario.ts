@@ -4,11 +4,9 @@ import { createZoneSet } from "../../src/app/zone-sets.js";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
-import { DijkstraWorkspace, pathTo, timeWeight } from "../../src/engine/network/routing.js";
-import { ACCESS_CAR, type LonLat } from "../../src/engine/network/types.js";
-import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
+import { ACCESS_CAR } from "../../src/engine/network/types.js";
 import type { Store } from "../../src/app/ports/store.js";
-import { randomOf, type Random } from "../../bench/lib/synthetic.js";
+import { randomOf, syntheticMatchedTrips } from "../../bench/lib/synthetic.js";
 import { boxFeature } from "./zones.js";
 
 const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
@@ -40,8 +38,16 @@ export async function shardScenario(
     ["2025-03", 41],
     ["2025-04", 29],
   ] as const) {
+    // Whole seconds plus odd milliseconds: durations that are no whole number of seconds.
     const trips = [
-      ...syntheticTrips(network, tripsPerMonth, random, Date.parse(`${month}-01T00:00:00Z`), devices),
+      ...syntheticMatchedTrips(network, tripsPerMonth, random, {
+        startFrom: Date.parse(`${month}-01T00:00:00Z`),
+        startSpanMs: 27 * 86_400_000,
+        routesPerTree: 50,
+        extraMsPerStep: 7,
+        classCuts: [0.8, 0.93],
+        deviceOf: (n) => `device-${n % devices}`,
+      }),
     ];
     for (let i = 0; i < trips.length; i += batch)
       await store.trips.appendTrips("mc", trips.slice(i, i + batch));
@@ -105,65 +111,4 @@ function passZones(network: Network) {
       const zone = boxFeature(`Gate ${i + 1}`, 100 + i, [lon - d, lat - d, lon + d, lat + d]);
       return { ...zone, properties: { ...zone.properties, is_pass: 1 } };
     });
-}
-
-function* syntheticTrips(
-  network: Network,
-  count: number,
-  random: Random,
-  monthStart: number,
-  devices: number,
-): Generator<MatchedTrip> {
-  const workspace = new DijkstraWorkspace(network);
-  const weight = timeWeight(network);
-  const car = (edge: number) => (network.segments[edge >> 1].access & ACCESS_CAR) !== 0;
-  const nodeCount = network.graph.nodeCount;
-  let made = 0;
-  while (made < count) {
-    workspace.run(Math.floor(random() * nodeCount), weight, { allowed: car });
-    for (let k = 0; k < 50 && made < count; k++) {
-      const edges = pathTo(network, workspace, Math.floor(random() * nodeCount));
-      if (!edges || edges.length === 0) continue;
-      yield tripAlong(network, edges, random, monthStart, `device-${made++ % devices}`);
-    }
-  }
-}
-
-function tripAlong(
-  network: Network,
-  edges: number[],
-  random: Random,
-  monthStart: number,
-  deviceId: string,
-): MatchedTrip {
-  // Whole seconds plus odd milliseconds: durations that are no whole number of seconds.
-  const startT = monthStart + Math.floor(random() * 27 * 86_400_000);
-  let t = startT;
-  let lengthM = 0;
-  const path = edges.map((edge) => {
-    const s = network.segments[edge >> 1];
-    const enterT = t;
-    t += Math.round((s.lengthM / (s.speedKph / 3.6)) * 1000) + 7;
-    lengthM += s.lengthM;
-    return { segmentId: s.id, forward: (edge & 1) === 0, enterT, exitT: t };
-  });
-  const endOf = (edge: number, atStart: boolean): LonLat => {
-    const coords = network.segments[edge >> 1].coords;
-    const forward = (edge & 1) === 0;
-    return atStart === forward ? coords[0] : coords[coords.length - 1];
-  };
-  const r = random();
-  const vehicleClass: VehicleClass =
-    r < 0.8 ? "personal" : r < 0.93 ? "medium_commercial" : "heavy_commercial";
-  return {
-    deviceId,
-    vehicleClass,
-    source: vehicleClass === "personal" ? "lbs" : "telematics",
-    origin: endOf(edges[0], true),
-    destination: endOf(edges[edges.length - 1], false),
-    startT,
-    endT: t,
-    lengthM,
-    path,
-  };
 }

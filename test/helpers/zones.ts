@@ -1,19 +1,10 @@
+import { boxPolygon } from "../../src/shared/geometry.js";
+
 /** A polygon zone feature covering the box [west, south, east, north] in degrees. */
-export const boxFeature = (name: string, id: number, [w, s, e, n]: number[]) => ({
+export const boxFeature = (name: string, id: number, bounds: number[]) => ({
   type: "Feature",
   properties: { name, id },
-  geometry: {
-    type: "Polygon",
-    coordinates: [
-      [
-        [w, s],
-        [e, s],
-        [e, n],
-        [w, n],
-        [w, s],
-      ],
-    ],
-  },
+  geometry: boxPolygon(bounds),
 });
 
 /** Three Monaco districts the demo trips run between: an analysis over them has flows in every demo month. */

@@ -98,24 +98,29 @@ describe("the analysis catalogue over HTTP: OD_MF_Analysis, Segment_Analysis, AA
       "sample_size",
     ]);
     // Every trip runs the whole street: 10 × 1,111.1 / 7 = 1,587 on every segment. Each 100 m piece takes a
-    // third of the trip: cars east 1.8 km/h (7), trucks 0.9 (2), the car west 3.0 (1); mean 1.74; nearest-rank
-    // p5 0.9, p50 1.8, p95 3.0. The way's 300 m take the whole trip: the same speeds. Trips last
-    // (70 + 40 + 6) / 10 = 11.6 min and are 280 m long.
-    const values = `${day},1587,1.7,0.9,1.8,3,12,0.28`;
+    // third of the trip, but a trip travels only 90 m of its first and last piece (it starts and ends 10 m
+    // from the street's ends). The middle piece (the gate's, 10001): 100 m in 200 s, cars east 1.8 km/h (7),
+    // trucks 0.9 (2), the car west 3.0 (1); mean 1.74; nearest-rank p5 0.9, p50 1.8, p95 3.0. An end piece
+    // (10000, 10002): 90 m, cars 1.62, trucks 0.81, the car west 2.7; mean 1.566; p5 0.8, p50 1.6, p95 2.7.
+    // The way: 280 m over the whole trip, cars 1.68, trucks 0.84, the car west 2.8; mean 1.624; p5 0.8,
+    // p50 1.7, p95 2.8. Trips last (70 + 40 + 6) / 10 = 11.6 min and are 280 m long.
+    const row = (speeds: string) => `${day},1587,${speeds},12,0.28`;
+    const [middle, end] = [row("1.7,0.9,1.8,3"), row("1.6,0.8,1.6,2.7")];
     assert.deepEqual(await download(uuid, "sa_all"), [
       "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,day_part," +
         "average_daily_segment_traffic,avg_segment_speed_kph,segment_speed_kph_p5,segment_speed_kph_p50," +
         "segment_speed_kph_p95,avg_trip_duration,avg_trip_length",
-      `All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,${values}`,
-      `All Vehicles,4,Gate,4,1,Gate,residential,N/A,${values}`,
-      `All Vehicles,5,Block,10000,1,Way 1,residential,N/A,${values}`,
-      `All Vehicles,5,Block,10001,1,Way 1,residential,N/A,${values}`,
-      `All Vehicles,5,Block,10002,1,Way 1,residential,N/A,${values}`,
+      `All Vehicles,1,Way 1,1,1,Way 1,residential,N/A,${row("1.6,0.8,1.7,2.8")}`,
+      `All Vehicles,4,Gate,4,1,Gate,residential,N/A,${middle}`,
+      `All Vehicles,5,Block,10000,1,Way 1,residential,N/A,${end}`,
+      `All Vehicles,5,Block,10001,1,Way 1,residential,N/A,${middle}`,
+      `All Vehicles,5,Block,10002,1,Way 1,residential,N/A,${end}`,
       "",
     ]);
+    // The trucks alone on the way: 280 m in 20 min, 0.84 km/h.
     assert.equal(
       (await download(uuid, "sa_comm"))[1],
-      `Commercial,1,Way 1,1,1,Way 1,residential,N/A,${day},317,0.9,0.9,0.9,0.9,20,0.28`,
+      `Commercial,1,Way 1,1,1,Way 1,residential,N/A,${day},317,0.8,0.8,0.8,0.8,20,0.28`,
     );
     // Whole-trip speed: 0.28 km in 10 min = 1.68 km/h (cars east), 0.84 (trucks), 2.8 (car west).
     assert.equal(

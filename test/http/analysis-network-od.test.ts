@@ -1,9 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { JobRunner } from "../../src/jobs/runner.js";
-import { createZoneSet } from "../../src/app/zone-sets.js";
-import type { TestContext } from "../helpers/app.js";
-import { catalogueApp, finished } from "../helpers/catalogue-scenario.js";
+import { catalogueApp, catalogueSuite, finished, zoneSetOf } from "../helpers/catalogue-scenario.js";
 import { at } from "../helpers/network.js";
 
 /**
@@ -13,60 +10,32 @@ import { at } from "../helpers/network.js";
  * west segment (x 0..100) and one along the east segment (x 200..300).
  */
 describe("Network_OD over HTTP: between the first and the last road segment a trip travels", () => {
-  let ctx: TestContext;
-  let runner: JobRunner;
-  before(async () => {
-    ({ ctx, runner } = await catalogueApp());
-    const line = (name: string, id: number, x0: number, x1: number) => ({
-      type: "Feature",
-      properties: { name, id },
-      geometry: { type: "LineString", coordinates: [at(x0, 0), at(x1, 0)] },
-    });
-    await createZoneSet(
-      {
-        insight_login_email: ctx.orgA.email,
-        zone_set_name: "Ends",
-        zones: {
-          type: "FeatureCollection",
-          features: [line("West end", 7, 30, 70), line("East end", 8, 230, 270)],
-        },
-      },
-      { store: ctx.store, networks: ctx.networks, orgId: ctx.orgA.orgId },
-    );
-  });
-  after(async () => {
-    await runner.stop();
-    await ctx.app.close();
-    await ctx.store.close();
-  });
-
-  const base = (extra: Record<string, unknown>) => ({
-    insight_login_email: ctx.orgA.email,
-    travel_mode_type: "All_Vehicles",
-    analysis_type: "Network_OD",
-    oz_sets: [{ name: "Ends" }],
-    dz_sets: [{ name: "Ends" }],
-    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
-    day_types: "Average Day|17",
-    day_parts: "All Day|0023",
-    ...extra,
-  });
-  const create = (body: Record<string, unknown>) =>
-    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
-  const download = async (uuid: string, metric: string) =>
-    (
-      await ctx.app.inject({
-        method: "GET",
-        url: `/api/v2/analyses/download/uuid/${uuid}/${metric}?key=${ctx.orgA.key}`,
-      })
-    ).body.split("\n");
+  const {
+    ctx,
+    base,
+    create,
+    download: csv,
+  } = catalogueSuite(
+    { analysis_type: "Network_OD", oz_sets: [{ name: "Ends" }], dz_sets: [{ name: "Ends" }] },
+    async () => {
+      const app = await catalogueApp();
+      const line = (name: string, id: number, x0: number, x1: number) => ({
+        type: "Feature",
+        properties: { name, id },
+        geometry: { type: "LineString", coordinates: [at(x0, 0), at(x1, 0)] },
+      });
+      await zoneSetOf(app.ctx, "Ends", [line("West end", 7, 30, 70), line("East end", 8, 230, 270)]);
+      return app;
+    },
+  );
+  const download = async (uuid: string, metric: string) => (await csv(uuid, metric)).split("\n");
   const day = "0: Average Day (M-Su),0: All Day (12am-12am)";
 
   it("pairs each trip's first origin segment with its last destination segment", async () => {
     const res = await create(base({}));
     assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
-    const done = await finished(ctx, uuid);
+    const done = await finished(ctx(), uuid);
     assert.equal(done.status, "Data Available");
     assert.deepEqual(done.metrics, ["od_all", "od_pers", "od_comm", "sample_size"]);
     // East: 9 trips (9 × 1,111.1 / 7 days = 1,429), entering the west segment at the start and leaving the
@@ -88,7 +57,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
 
   it("counts trips rather than daily averages with trip_counts", async () => {
     const res = await create(base({ analysis_name: "Network counts", output_type: "trip_counts" }));
-    const done = await finished(ctx, res.json().uuid);
+    const done = await finished(ctx(), res.json().uuid);
     // 9 × 1,111.1 = 10,000 east, 1,111 west.
     assert.deepEqual(
       (await download(res.json().uuid, "od_all")).slice(1, 3).map((l) => l.split(",").slice(-4).join(",")),
@@ -108,7 +77,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
       }),
     );
     assert.equal(res.statusCode, 201, res.body);
-    const done = await finished(ctx, res.json().uuid);
+    const done = await finished(ctx(), res.json().uuid);
     assert.equal(done.status, "Data Available");
     assert.deepEqual(done.metrics, ["np_all", "np_pers", "np_comm", "sample_size"]);
     // The way takes the whole trip, which runs 280 m of its 300 (x 10 to 290: the first and last segments
@@ -137,7 +106,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
         enable_15min: true,
       }),
     );
-    await finished(ctx, quarters.json().uuid);
+    await finished(ctx(), quarters.json().uuid);
     const periods = (await download(quarters.json().uuid, "np_all")).slice(1, -1).map((l) => l.split(",")[9]);
     assert.deepEqual(periods, ["07:00-07:15", "08:30-08:45", "12:00-12:15"]);
   });
@@ -160,7 +129,7 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
     // The same figures as the full np_all above (cars east at 07:00: 1.7 km/h, 600 s, 1,111 a day, 7 trips).
     const speed = await performance("Performance speed", "Speed");
     assert.equal(speed.statusCode, 201, speed.body);
-    await finished(ctx, speed.json().uuid);
+    await finished(ctx(), speed.json().uuid);
     const speedCsv = await download(speed.json().uuid, "np_all");
     assert.equal(
       speedCsv[0],
@@ -168,15 +137,15 @@ describe("Network_OD over HTTP: between the first and the last road segment a tr
         "free_flow_speed_kph,average_daily_segment_traffic,sample_size",
     );
     assert.equal(speedCsv[1], `${cars},1.7,1.7,1.7,1.7,1.7,1.7,N/A,1111,7`);
-    const detail = await ctx.app.inject({
+    const detail = await ctx().app.inject({
       method: "GET",
-      url: `/api/v2/analyses/${speed.json().uuid}?key=${ctx.orgA.key}`,
+      url: `/api/v2/analyses/${speed.json().uuid}?key=${ctx().orgA.key}`,
     });
     assert.equal(detail.json().analysis.metric_type, "speed");
 
     const travel = await performance("Performance time", "travel_time");
     assert.equal(travel.statusCode, 201, travel.body);
-    await finished(ctx, travel.json().uuid);
+    await finished(ctx(), travel.json().uuid);
     const travelCsv = await download(travel.json().uuid, "np_all");
     assert.equal(
       travelCsv[0],

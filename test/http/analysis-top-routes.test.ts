@@ -1,19 +1,18 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import shp from "shpjs";
 import type { FeatureCollection, LineString } from "geojson";
-import type { JobRunner } from "../../src/jobs/runner.js";
-import { createZoneSet } from "../../src/app/zone-sets.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { makeTestApp, type TestContext } from "../helpers/app.js";
-import { startQuickRunner } from "../helpers/analyses.js";
-import { finished } from "../helpers/catalogue-scenario.js";
+import {
+  analysisApp,
+  analysisSuite,
+  finished,
+  STREET_WEEK,
+  zoneSetOf,
+} from "../helpers/catalogue-scenario.js";
 import { at, seg } from "../helpers/network.js";
 import { boxZone } from "../helpers/street-scenario.js";
-import { tempDir } from "../helpers/temp-dir.js";
 
 /**
  * A street from x 0 to 300 m (three 100 m pieces M0 M1 M2, way 1) with a northern loop N (way 2, 200 m:
@@ -86,63 +85,26 @@ const TRIPS = [
 ];
 
 describe("Top_Routes_OD and Top_Routes_ZA over HTTP: the most used routes, overlapping paths merged", () => {
-  let ctx: TestContext;
-  let runner: JobRunner;
-  before(async () => {
-    const store = new SqliteStore(join(tempDir("streetflow-top-routes-"), "streetflow.db"));
-    await store.network.replaceCountry(
-      { country: "mc", source: "test", segmentCount: SEGMENTS.length, importedAt: "" },
-      SEGMENTS,
-    );
-    ctx = await makeTestApp(store);
-    await createZoneSet(
-      {
-        insight_login_email: ctx.orgA.email,
-        zone_set_name: "Ends",
-        zones: {
-          type: "FeatureCollection",
-          features: [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 420)],
-        },
-      },
-      { store, networks: ctx.networks, orgId: ctx.orgA.orgId },
-    );
-    await store.trips.appendTrips("mc", TRIPS);
-    runner = await startQuickRunner(
-      store,
-      new URL("../../src/app/analyses/compute.ts", import.meta.url).href,
-    );
-  });
-  after(async () => {
-    await runner.stop();
-    await ctx.app.close();
-    await ctx.store.close();
-  });
-
-  const base = (extra: Record<string, unknown>) => ({
-    insight_login_email: ctx.orgA.email,
-    travel_mode_type: "All_Vehicles",
-    analysis_type: "Top_Routes_OD",
-    oz_sets: [{ name: "Ends" }],
-    dz_sets: [{ name: "Ends" }],
-    date_ranges: [{ start_date: "01/06/2025", end_date: "01/12/2025" }],
-    day_types: "Average Day|17",
-    day_parts: "All Day|0023",
-    output_type: "trip_counts",
-    unit_of_measurement: "km",
-    ...extra,
-  });
-  const create = (body: Record<string, unknown>) =>
-    ctx.app.inject({ method: "POST", url: `/api/v2/analyses?key=${ctx.orgA.key}`, payload: body });
-  const get = (uuid: string, name: string) =>
-    ctx.app.inject({
-      method: "GET",
-      url: `/api/v2/analyses/download/uuid/${uuid}/${name}?key=${ctx.orgA.key}`,
-    });
+  const { ctx, base, create, get } = analysisSuite(
+    async () =>
+      await analysisApp("streetflow-top-routes-", SEGMENTS, async (app) => {
+        await zoneSetOf(app, "Ends", [boxZone("West", 1, -20, 50), boxZone("East", 2, 250, 420)]);
+        await app.store.trips.appendTrips("mc", TRIPS);
+      }),
+    {
+      ...STREET_WEEK,
+      analysis_type: "Top_Routes_OD",
+      oz_sets: [{ name: "Ends" }],
+      dz_sets: [{ name: "Ends" }],
+      output_type: "trip_counts",
+      unit_of_measurement: "km",
+    },
+  );
   const run = async (body: Record<string, unknown>) => {
     const res = await create(body);
     assert.equal(res.statusCode, 201, res.body);
     const { uuid } = res.json();
-    const done = await finished(ctx, uuid);
+    const done = await finished(ctx(), uuid);
     assert.equal(done.status, "Data Available");
     return { uuid: uuid as string, metrics: done.metrics };
   };
@@ -178,9 +140,9 @@ describe("Top_Routes_OD and Top_Routes_ZA over HTTP: the most used routes, overl
 
   it("serves the routes as a line shapefile, one record per route row, drawn along its path", async () => {
     const { uuid } = await run(base({ analysis_name: "Routes shapefile" }));
-    const status = await ctx.app.inject({
+    const status = await ctx().app.inject({
       method: "POST",
-      url: `/api/v2/analyses/status?key=${ctx.orgA.key}`,
+      url: `/api/v2/analyses/status?key=${ctx().orgA.key}`,
       payload: { analyses: [{ uuid }] },
     });
     assert.ok(status.json().analyses[0].shapefiles.includes("top_routes"));

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
+import { NO_SHEDDING } from "../../src/api/heavy.js";
+import type { OverloadSettings } from "../../src/config/config.js";
 import { issueApiKey } from "../../src/app/accounts.js";
 import type { Store, StoreDescription } from "../../src/app/ports/store.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
@@ -33,9 +35,10 @@ interface Server {
   pool?: HeavyPool;
 }
 
-async function serve(store: Store, pool?: HeavyPool): Promise<Server> {
+async function serve(store: Store, pool?: HeavyPool, overload?: Partial<OverloadSettings>): Promise<Server> {
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-  const app = await buildApp({ store, networks, heavy: pool, security: UNLIMITED_RATES });
+  const shedding = { ...NO_SHEDDING, ...overload };
+  const app = await buildApp({ store, networks, heavy: pool, security: UNLIMITED_RATES, overload: shedding });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -73,11 +76,11 @@ interface Answer extends Record<string, unknown> {
   error: { code: string; message: string; field?: string };
 }
 
-const post = async (base: string, path: string, key: string, body: object) => {
+const post = async (base: string, path: string, key: string, body: object | string) => {
   const res = await fetch(`${base}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-service-key": key, "x-stl-key": key },
-    body: JSON.stringify(body),
+    body: typeof body === "string" ? body : JSON.stringify(body),
   });
   return {
     status: res.status,
@@ -211,6 +214,7 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   let keyA: string;
   let keyB: string;
   let locker: pg.Client;
+  let statsLocker: pg.Client;
 
   before(async () => {
     if (skip) return;
@@ -221,10 +225,13 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
     keyB = await keyOf(store, "Org B");
     locker = new pg.Client({ connectionString: description.url });
     await locker.connect();
+    statsLocker = new pg.Client({ connectionString: description.url });
+    await statsLocker.connect();
   });
   after(async () => {
     if (skip) return admin.end().catch(() => {});
     await locker.end();
+    await statsLocker.end();
     await store.close();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
@@ -233,6 +240,22 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   /** Holds every OSM-way search at its first read until `release`. */
   const lock = () => locker.query("BEGIN; LOCK TABLE network_imports IN ACCESS EXCLUSIVE MODE");
   const release = () => locker.query("COMMIT");
+  /** Holds every counts metrics call at its read of the segment statistics until `releaseStats`. */
+  const lockStats = () =>
+    statsLocker.query("BEGIN; LOCK TABLE segment_month_totals IN ACCESS EXCLUSIVE MODE");
+  const releaseStats = () => statsLocker.query("COMMIT");
+  const metrics = (base: string, key: string) =>
+    post(base, "/counts/v1/metrics", key, {
+      geometry: { polygon: { type: "polygon", coordinates: [circle(150, 150, 400, 64)] } },
+      country: "mc",
+      mode: "vehicle",
+      fields: ["segment_id", "year_month", "trips_volume"],
+      day_part: "all",
+      day_type: "all",
+      direction: "bidirectional",
+      date: { year: 2025 },
+      data_version: 1,
+    });
   /** Resolves once the pool holds `depth` requests (queued or running). */
   const untilDepth = async (pool: HeavyPool, depth: number) => {
     while (pool.depth < depth) await new Promise((r) => setTimeout(r, 5));
@@ -240,8 +263,13 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   const untilRunning = async (pool: HeavyPool, running: number) => {
     while (pool.running < running) await new Promise((r) => setTimeout(r, 5));
   };
-  const withPool = async (limits: Partial<HeavyPoolLimits>, body: (s: Server) => Promise<void>) => {
-    const server = await serve(store, await HeavyPool.start(description, { ...LIMITS, ...limits }));
+  const withPool = async (
+    limits: Partial<HeavyPoolLimits>,
+    body: (s: Server) => Promise<void>,
+    overload?: Partial<OverloadSettings>,
+  ) => {
+    const pool = await HeavyPool.start(description, { ...LIMITS, ...limits });
+    const server = await serve(store, pool, overload);
     try {
       await body(server);
     } finally {
@@ -329,4 +357,128 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
       });
     },
   );
+  it(
+    "sheds a queued request at its deadline, long before the wait limit; one a free thread took runs on",
+    { skip },
+    async () => {
+      const overload = { deadlineMs: 300 };
+      await withPool(
+        { threads: 1, maxWaitMs: 60_000 },
+        async (server) => {
+          await lock();
+          const running = osmSearch(server.base, keyA);
+          await untilRunning(server.pool!, 1);
+          const queued = await osmSearch(server.base, keyB);
+          assertShed(queued, 503, "overloaded");
+          const waited = Number(/no worker thread free within (\d+) ms/.exec(queued.json.error.message)?.[1]);
+          assert.ok(waited <= overload.deadlineMs, queued.json.error.message);
+          await release();
+          // Taken by a free thread at once: only the time limit bounds it, not the 300 ms deadline.
+          assert.equal((await running).status, 200);
+        },
+        overload,
+      );
+    },
+  );
+
+  it(
+    "answers a request that queued at its deadline while its thread still works on it, then counts it until done",
+    { skip },
+    async () => {
+      await withPool(
+        { threads: 1, maxWaitMs: 60_000 },
+        async (server) => {
+          await lockStats();
+          const first = metrics(server.base, keyA);
+          await untilRunning(server.pool!, 1);
+          await lock();
+          const second = osmSearch(server.base, keyB);
+          await untilDepth(server.pool!, 2);
+          // The metrics call finishes; the search takes the thread and waits at the table lock.
+          await releaseStats();
+          assert.equal((await first).status, 200);
+          const late = await second;
+          assertShed(late, 503, "overloaded");
+          assert.match(late.json.error.message, /not ready by its deadline/);
+          // Not waited for, yet still on its thread: it holds its place in the queue depth.
+          assert.equal(server.pool!.depth, 1);
+          await release();
+          while (server.pool!.depth > 0) await new Promise((r) => setTimeout(r, 5));
+          assert.equal((await osmSearch(server.base, keyB)).status, 200);
+        },
+        { deadlineMs: 8_000 },
+      );
+    },
+  );
+
+  it(
+    "refuses at once, before reading the body, what the work ahead would not finish by its deadline",
+    { skip },
+    async () => {
+      await withPool(
+        { threads: 1, maxWaitMs: 60_000 },
+        async (server) => {
+          // One search held 1.5 s at the lock: the pool now expects a search to take at least that long.
+          await lock();
+          const slow = osmSearch(server.base, keyA);
+          await untilRunning(server.pool!, 1);
+          await new Promise((r) => setTimeout(r, 1_500));
+          await release();
+          assert.equal((await slow).status, 200);
+          await lock();
+          const running = osmSearch(server.base, keyA);
+          await untilRunning(server.pool!, 1);
+          // No free thread, and a search alone is expected to outlast the 1 s deadline: refused.
+          const refused = await osmSearch(server.base, keyB);
+          assertShed(refused, 503, "overloaded");
+          assert.match(refused.json.error.message, /would not let it finish in time/);
+          // Refused in onRequest: a body that is not even JSON gets the 503, not a 400.
+          assertShed(await post(server.base, "/api/v2/osm_ids/search", keyB, "{not json"), 503, "overloaded");
+          await release();
+          assert.equal((await running).status, 200);
+        },
+        { deadlineMs: 1_000 },
+      );
+    },
+  );
+});
+
+describe("event-loop shedding (@fastify/under-pressure): every route but /healthz answers 503", () => {
+  let store: SqliteStore;
+  let server: Server;
+  let key: string;
+
+  before(async () => {
+    store = new SqliteStore(":memory:");
+    await importGrid(store);
+    key = await keyOf(store, "Pressure org");
+    // A 1 MB heap limit that any process passes: the pressure check trips from its first sample on.
+    server = await serve(store, undefined, { maxHeapMb: 1, sampleIntervalMs: 10 });
+  });
+  after(async () => {
+    await stop(server);
+    await store.close();
+  });
+
+  it("sheds with the catalogue body and Retry-After, before authentication, and keeps /healthz answering", async () => {
+    const account = () =>
+      fetch(`${server.base}/api/v2/account`, { headers: { "x-stl-key": key } }).then(async (res) => ({
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        json: (await res.json()) as Answer,
+      }));
+    // The plugin's first sample comes sampleIntervalMs after the start.
+    let shed = await account();
+    while (shed.status !== 503) shed = await account();
+    assert.equal(shed.json.error.code, "overloaded");
+    assert.match(shed.json.error.message, /MB of memory in use/);
+    assert.equal(shed.retryAfter, "2");
+    // Refused before the key is looked up: no key at all gets the 503 too, not a 401.
+    const anonymous = await post(server.base, "/counts/v1/segmentcount", "", { segment_ids: [1] });
+    assert.equal(anonymous.status, 503);
+    assert.equal(anonymous.json.error.code, "overloaded");
+    const health = await fetch(`${server.base}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: "ok" });
+  });
 });

@@ -232,6 +232,76 @@ describe("Zone_Activity_Analysis home and work locations over HTTP (hand-counted
     assert.equal(detail.json().analysis.geography_type, "admin_10");
   });
 
+  it("adds every trip- and traveler-attribute variant beside the home and work locations", async () => {
+    const { uuid, metrics } = await run({
+      hwl_enable_resident: true,
+      trip_attributes: true,
+      traveler_attributes: true,
+      unit_of_measurement: "km",
+      trip_duration_bins: "0-10,10-20,20+",
+      trip_length_bins: "0-1,1+",
+      trip_speed_bins: "0-5,5+",
+    });
+    assert.deepEqual(metrics, [
+      "za_all",
+      "za_pers",
+      "za_comm",
+      "za_trip_duration",
+      "za_trip_length",
+      "za_trip_speed",
+      "za_trip_circuity",
+      "za_trip_purpose",
+      "za_income",
+      "home_grid_all",
+      "work_grid_all",
+      "sample_size",
+    ]);
+    const identity = "device_type,zone_id,zone_name,zone_is_pass_through,zone_direction,day_type,day_part";
+    // West meets 122 trips: commuters 60, reverse commuters 30, shoppers 20 and the one-off 2, all W↔E
+    // (1.48 km in 15 min, 5.9 km/h), and the neighbours' 10 Saturday trips M↔W (0.74 km, 3.0 km/h).
+    // East meets the 112 W↔E trips (not the neighbours'). Every trip takes 15 minutes.
+    assert.deepEqual(await download(uuid, "za_trip_length"), [
+      `${identity},trip_length_km_0_1,trip_length_km_1_plus`,
+      `${west},0.082,0.918`,
+      `${east},0,1`,
+      "",
+    ]);
+    assert.deepEqual((await download(uuid, "za_trip_speed")).slice(1), [
+      `${west},0.082,0.918`,
+      `${east},0,1`,
+      "",
+    ]);
+    assert.deepEqual((await download(uuid, "za_trip_duration")).slice(1), [
+      `${west},0,1,0`,
+      `${east},0,1,0`,
+      "",
+    ]);
+    // Paths as straight as the street: circuity 1.
+    assert.deepEqual((await download(uuid, "za_trip_circuity")).slice(1), [
+      `${west},1,0,0,0,0,0`,
+      `${east},1,0,0,0,0,0`,
+      "",
+    ]);
+    // The hand-made trips carry no purpose or income band: all unknown.
+    assert.deepEqual(await download(uuid, "za_trip_purpose"), [
+      `${identity},purpose_hbw,purpose_hbo,purpose_nhbw,purpose_wbo,purpose_unknown`,
+      `${west},0,0,0,0,1`,
+      `${east},0,0,0,0,1`,
+      "",
+    ]);
+    assert.deepEqual((await download(uuid, "za_income")).slice(1), [
+      `${west},0,0,0,0,0,1`,
+      `${east},0,0,0,0,0,1`,
+      "",
+    ]);
+    // The home and work locations are those of the first case, residents only.
+    assert.deepEqual((await download(uuid, "home_grid_all")).slice(1), [
+      `${west},Resident,${cell(W)},1`,
+      `${east},Resident,${cell(E)},1`,
+      "",
+    ]);
+  });
+
   it("refuses home and work locations without a traveller kind, for trucks, and an unknown geography", async () => {
     const none = await create({});
     assert.equal(none.statusCode, 400);

@@ -8,6 +8,7 @@ import {
   type Segment,
 } from "../../src/engine/network/types.js";
 import { makeTestApp, type TestContext } from "../helpers/app.js";
+import { boxRing } from "../../src/shared/geometry.js";
 
 let nextNode = 1;
 function piece(
@@ -65,15 +66,7 @@ const YY = [
   ]),
 ];
 
-const box = (w: number, s: number, e: number, n: number) => [
-  [
-    [w, s],
-    [e, s],
-    [e, n],
-    [w, n],
-    [w, s],
-  ],
-];
+const box = (w: number, s: number, e: number, n: number) => [boxRing([w, s, e, n])];
 const ALL_ZZ = box(6.99, 44.99, 7.02, 45.01);
 
 describe("POST /api/v2/osm_ids/search", () => {

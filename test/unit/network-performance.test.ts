@@ -2,12 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { NetworkPerformanceTally } from "../../src/engine/analysis/network-performance.js";
 import { networkOdPair } from "../../src/engine/analysis/network-od.js";
-import {
-  SegmentTally,
-  travelledStretches,
-  wholeSegments,
-  type SegmentPassage,
-} from "../../src/engine/analysis/segment-analysis.js";
+import { SegmentTally, type SegmentPassage } from "../../src/engine/analysis/segment-analysis.js";
 import { Network } from "../../src/engine/network/network.js";
 import { tripsToColumns } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, PathStep } from "../../src/engine/trips/types.js";
@@ -91,39 +86,29 @@ describe("a trip's first and last steps", () => {
     step(2, true, 32, 42),
   ]);
   const west = matched(at(180, 0), at(130, 0), [step(1, false, 0, 25)]);
-  const passagesOf = (stepLength: typeof wholeSegments, trips: MatchedTrip[]) => {
+  const passagesOf = (trips: MatchedTrip[]) => {
     const cols = tripsToColumns(trips);
-    const finder = new SegmentTally(lookup, stepLength(network), sizes);
+    const finder = new SegmentTally(lookup, network, sizes);
     return trips.map((_, i) => finder.passages(cols, i, (id) => network.indexOfSegment(id)));
   };
   const metres = (ps: SegmentPassage[]) =>
     ps.map((p) => [p.segment, Math.round(p.lengthM * 1e6) / 1e6, p.ms]);
 
   it("count only the stretch travelled: from the origin, to the destination, between them on one segment", () => {
-    const [e, w] = passagesOf(travelledStretches, [east, west]);
+    const [e, w] = passagesOf([east, west]);
     assert.deepEqual(metres(e), [
       [0, 60, 12_000],
       [1, 100, 20_000],
       [2, 50, 10_000],
     ]);
     assert.deepEqual(metres(w), [[1, 50, 25_000]]);
-    // Whole segments (Segment_Analysis, Network_OD) count 100 m on each.
-    assert.deepEqual(
-      passagesOf(wholeSegments, [east, west])
-        .flat()
-        .map((p) => Math.round(p.lengthM)),
-      [100, 100, 100, 100],
-    );
   });
 
   it("give speeds, free flow, travel time index and delay from that stretch", () => {
     const tally = new NetworkPerformanceTally();
     // The east trip at night, and at half its speed at rush hour: their first segment, x 40 to 100.
     const slow = [step(0, true, 0, 24), step(1, true, 24, 64), step(2, true, 64, 84)];
-    const [[night], [rush]] = passagesOf(travelledStretches, [
-      east,
-      matched(east.origin, east.destination, slow),
-    ]);
+    const [[night], [rush]] = passagesOf([east, matched(east.origin, east.destination, slow)]);
     tally.add(night, trip(), { dayTypes: [0], period: 2, hour: 2 });
     tally.add(rush, trip(), { dayTypes: [0], period: 8, hour: 8 });
     const row = tally.rows([50]).find((r) => r.period === 8)!;

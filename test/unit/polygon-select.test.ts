@@ -2,14 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { IndexedPolygon, segmentsIntersect } from "../../src/engine/network/polygon-select.js";
 import type { LonLat } from "../../src/engine/network/types.js";
+import { boxRing } from "../../src/shared/geometry.js";
 
-const square = (w: number, s: number, e: number, n: number): LonLat[] => [
-  [w, s],
-  [e, s],
-  [e, n],
-  [w, n],
-  [w, s],
-];
+const square = (w: number, s: number, e: number, n: number): LonLat[] => boxRing([w, s, e, n]);
 
 describe("IndexedPolygon", () => {
   const withHole = new IndexedPolygon([square(0, 0, 10, 10), square(4, 4, 6, 6)]);

@@ -257,6 +257,30 @@ test("device counts follow trips per day and the vehicle mix", () => {
   assert.ok(Math.abs(sim.devices.length - 10) <= 2);
 });
 
+test("presence: devices seen on a share of days, each seen day a whole day of trips, the same trips per day", () => {
+  assert.equal(deviceCounts({ tripsPerDay: 1000, seed: 1, source: "lbs", presence: 0.1 }).personal, 3400);
+  const panel = new Simulation(network, { ...JANUARY, presence: 0.1 });
+  assert.ok(Math.abs(panel.devices.length / new Simulation(network, JANUARY).devices.length - 10) < 1);
+  const seen = [...panel.trips()];
+  // Trips per day stay near the asked 50 (31 days), whoever makes them.
+  assert.ok(Math.abs(seen.length / 31 - 50) < 10, `${seen.length / 31} trips a day`);
+  const daysSeen = new Map<string, Set<string>>();
+  for (const t of seen) {
+    const days = daysSeen.get(t.deviceId) ?? new Set<string>();
+    daysSeen.set(t.deviceId, days.add(new Date(t.truth.startT).toISOString().slice(0, 10)));
+  }
+  // Each device is seen on about one day in ten: 3.1 of 31 on average.
+  const meanDays = [...daysSeen.values()].reduce((sum, d) => sum + d.size, 0) / panel.devices.length;
+  assert.ok(meanDays > 2 && meanDays < 4, `${meanDays} days seen`);
+  // Presence 1 is the default: it draws nothing, so the trips are those of a simulation without the option.
+  assert.deepEqual(
+    [...simulate(network, { ...JANUARY, presence: 1 })].map((t) => t.truth.tripId),
+    trips.map((t) => t.truth.tripId),
+  );
+  assert.throws(() => new Simulation(network, { ...JANUARY, presence: 0 }), /presence/);
+  assert.throws(() => new Simulation(network, { ...JANUARY, presence: 1.5 }), /presence/);
+});
+
 test("invalid options are refused", () => {
   assert.throws(() => new Simulation(network, { ...JANUARY, from: "2025-13" }), /YYYY-MM/);
   assert.throws(() => new Simulation(network, { ...JANUARY, from: "2025-03", to: "2025-02" }), /after/);

@@ -15,7 +15,7 @@ import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { HEAVY_ROUTE } from "../heavy.js";
+import { admissionOf, heavyRoute } from "../heavy.js";
 
 /** Metrics (the one charged call), its later pages, and the caller's usage. */
 export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (app, { config }) => {
@@ -38,7 +38,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     "/metrics",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      config: HEAVY_ROUTE,
+      config: heavyRoute("countsMetrics"),
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],
@@ -59,12 +59,13 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
         ttlMs: config.resultTtlMs,
         now: config.now().toISOString(),
       };
-      let result = await heavy.run("countsMetrics", { ...request.body, unitsLeft, paging }, key.id);
+      const admission = admissionOf(request, key.id);
+      let result = await heavy.run("countsMetrics", { ...request.body, unitsLeft, paging }, admission);
       const segments = result.segments;
       await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
       // Not computed for want of units, yet the quota now allows it (raised meanwhile): compute it.
       if (!result.page)
-        result = await heavy.run("countsMetrics", { ...request.body, unitsLeft: null, paging }, key.id);
+        result = await heavy.run("countsMetrics", { ...request.body, unitsLeft: null, paging }, admission);
       const page = result.page!;
       await chargeMetricsCall(store, key, segments, filters.fields.length, new Date(paging.now));
       return metricsBody(page);

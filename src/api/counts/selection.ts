@@ -5,7 +5,7 @@ import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
 import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { HEAVY_ROUTE } from "../heavy.js";
+import { admissionOf, heavyRoute } from "../heavy.js";
 
 /** Geometry lookup, its later pages, and the segment count. */
 export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> = async (
@@ -28,7 +28,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/geometry",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      config: HEAVY_ROUTE,
+      config: heavyRoute("countsGeometry"),
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
@@ -44,7 +44,11 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
         now: config.now().toISOString(),
       };
       const selection = request.body;
-      const page = await app.heavy.run("countsGeometry", { selection, paging }, request.apiKey.id);
+      const page = await app.heavy.run(
+        "countsGeometry",
+        { selection, paging },
+        admissionOf(request, request.apiKey.id),
+      );
       return geometryBody(page);
     },
   );
@@ -72,7 +76,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     "/segmentcount",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      config: HEAVY_ROUTE,
+      config: heavyRoute("countsSegmentCount"),
       schema: {
         summary: "The most segments a metrics call with this selection can return",
         tags: ["counts"],
@@ -87,7 +91,11 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
       },
     },
     async (request) => {
-      const count = await app.heavy.run("countsSegmentCount", request.body, request.apiKey.id);
+      const count = await app.heavy.run(
+        "countsSegmentCount",
+        request.body,
+        admissionOf(request, request.apiKey.id),
+      );
       return { request_id: crypto.randomUUID(), segment_count: count, status: "done" as const };
     },
   );

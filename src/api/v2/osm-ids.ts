@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { parseOsmIdSearch, type OsmIdSearchRequest } from "../../domain/osm-id-search.js";
 import { KeyQuery } from "../schemas.js";
 import { BODY_LIMITS } from "../limits.js";
-import { HEAVY_ROUTE } from "../heavy.js";
+import { admissionOf, heavyRoute } from "../heavy.js";
 
 /** [lon, lat] with an optional altitude; ranges are checked by the domain so the message names the position. */
 const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
@@ -64,7 +64,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/osm_ids/search",
     {
       bodyLimit: BODY_LIMITS.geometry,
-      config: HEAVY_ROUTE,
+      config: heavyRoute("osmIdSearch"),
       schema: {
         summary:
           "OSM ways whose road segments meet a polygon or lie within a radius (to build osm_ids zone sets)",
@@ -81,7 +81,7 @@ export const osmIdRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const search = parseOsmIdSearch(request.body as OsmIdSearchRequest);
-      const rows = await app.heavy.run("osmIdSearch", search, request.principal?.keyId);
+      const rows = await app.heavy.run("osmIdSearch", search, admissionOf(request, request.principal?.keyId));
       return {
         status: "success" as const,
         columns: [...COLUMNS],

@@ -8,7 +8,7 @@ import { TRACE_SOURCES } from "../../engine/trips/types.js";
 import { zoneDefOf } from "../../engine/zones/compile.js";
 import type { ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
-import { aggregateOd, ALL, COMMERCIAL, modeOf, PERSONAL } from "./od-metrics.js";
+import { aggregateOd, ALL, COMMERCIAL, featuresOf, modeOf, PERSONAL } from "./od-metrics.js";
 
 /** Device groups of the OD scan (od-metrics.ts GROUPS): all five are tallied, three are reported. */
 const GROUP_COUNT = 5;
@@ -54,16 +54,7 @@ const isPassThrough = (f: ZoneFeature) => zoneDefOf(f).isPass;
 export async function computeAadtMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
   const year = spec.options?.aadtYear;
   if (year === undefined) throw new Error("the analysis has no aadt_year; create it again with one");
-  const features = async (refs: AnalysisSpec["originSets"]) => {
-    const out: ZoneFeature[] = [];
-    for (const ref of refs) {
-      const set = await ctx.store.zoneSets.get(spec.orgId, ref.uuid);
-      if (!set)
-        throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-      out.push(...set.featureCollection.features);
-    }
-    return out;
-  };
+  const features = async (refs: AnalysisSpec["originSets"]) => await featuresOf(ctx, spec, refs);
   const referenceSets = spec.aadtSets ?? [];
   const zones = [...(await features(spec.originSets)), ...(await features(referenceSets))];
   const reported = (await features(spec.originSets)).length;

@@ -1,52 +1,10 @@
-import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
-import type { ZoneFeature } from "../../domain/records.js";
+import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { networkOdPair, NetworkOdTally } from "../../engine/analysis/network-od.js";
 import { odCsv } from "../../engine/analysis/od-csv.js";
-import { SegmentTally, type StepLength, wholeSegments } from "../../engine/analysis/segment-analysis.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
-import { groupNames } from "./od-metrics.js";
-import type { Network } from "../../engine/network/network.js";
-import {
-  analysedSegments,
-  daySlicerOf,
-  lookupOf,
-  scanPassages,
-  type AnalysedSegment,
-} from "./segment-metrics.js";
-
-/** The zones of the referenced sets, in order; a set deleted since creation fails the analysis. */
-export async function featuresOf(
-  ctx: ComputeContext,
-  spec: AnalysisSpec,
-  refs: ZoneSetRef[],
-): Promise<ZoneFeature[]> {
-  const features: ZoneFeature[] = [];
-  for (const ref of refs) {
-    const set = await ctx.store.zoneSets.get(spec.orgId, ref.uuid);
-    if (!set)
-      throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    features.push(...set.featureCollection.features);
-  }
-  return features;
-}
-
-/**
- * Finds a trip's passages over the analysed segments (its tally side is unused by network types), each
- * step counted by `stepLength` (whole segments unless told).
- */
-export function passageFinder(
-  spec: AnalysisSpec,
-  network: Network,
-  segments: AnalysedSegment[],
-  stepLength: StepLength = wholeSegments(network),
-) {
-  return new SegmentTally(lookupOf(segments, network), stepLength, {
-    segments: segments.length,
-    dayTypes: spec.dayTypes.length,
-    dayParts: spec.dayParts.length,
-  });
-}
+import { featuresOf, groupNames } from "./od-metrics.js";
+import { analysedSegments, daySlicerOf, passageFinder, scanPassages } from "./segment-metrics.js";
 
 /**
  * Network_OD: `od_<suffix>` (and `_pers` / `_comm`) in the od_* shape, between the line zones of

@@ -4,13 +4,20 @@ import { networkTimeZone } from "../networks.js";
 import { toCsv, type CsvValue } from "../../engine/analysis/csv.js";
 import { DaySlicer } from "../../engine/analysis/day-slicer.js";
 import { NetworkPerformanceTally } from "../../engine/analysis/network-performance.js";
-import { travelledStretches } from "../../engine/analysis/segment-analysis.js";
 import { LocalClock } from "../../engine/time.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { metricGroups } from "./catalogue-groups.js";
-import { featuresOf, passageFinder } from "./network-od-metrics.js";
-import { groupNames, range } from "./od-metrics.js";
-import { analysedSegments, percentilesOf, scanPassages, speedIn, speedUnit } from "./segment-metrics.js";
+import { featuresOf, groupNames, range } from "./od-metrics.js";
+import {
+  analysedSegments,
+  passageFinder,
+  percentilesOf,
+  SA_IDENTITY_COLUMNS,
+  segmentIdentity,
+  scanPassages,
+  speedIn,
+  speedUnit,
+} from "./segment-metrics.js";
 
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -23,24 +30,16 @@ function periodLabel(period: number, quarters: boolean): string {
   return `${pad(Math.floor(from / 60))}:${pad(from % 60)}-${pad(Math.floor(to / 60))}:${pad(to % 60)}`;
 }
 
+/** Segment_Analysis' identity columns, the hour or quarter hour (`period`) in place of its `day_part`. */
+const NP_IDENTITY_COLUMNS = [...SA_IDENTITY_COLUMNS.filter((c) => c !== "day_part"), "period"];
+
 /** Which `metric_type` keeps a column: the identity and traffic columns are in every one. */
 type ColumnKind = "identity" | "speed" | "travel_time" | "traffic";
 
 function npColumnKinds(spec: AnalysisSpec): [string, ColumnKind][] {
   const unit = speedUnit(spec);
   return [
-    ...[
-      "device_type",
-      "zone_id",
-      "zone_name",
-      "segment_id",
-      "osm_id",
-      "segment_name",
-      "road_class",
-      "zone_direction",
-      "day_type",
-      "period",
-    ].map((c): [string, ColumnKind] => [c, "identity"]),
+    ...NP_IDENTITY_COLUMNS.map((c): [string, ColumnKind] => [c, "identity"]),
     [`avg_speed_${unit}`, "speed"],
     ...percentilesOf(spec).map((p): [string, ColumnKind] => [`speed_${unit}_p${p}`, "speed"]),
     [`free_flow_speed_${unit}`, "speed"],
@@ -93,8 +92,7 @@ export async function computeNetworkPerformanceMetrics(
     new LocalClock(await networkTimeZone(ctx.store, spec.country)),
   );
   const tally = new NetworkPerformanceTally();
-  // A trip's first and last steps count only the stretch it travelled (from its origin, to its destination).
-  const finder = passageFinder(spec, network, segments, travelledStretches(network));
+  const finder = passageFinder(spec, network, segments);
   await scanPassages(spec, ctx, network, finder, (passages, trip) => {
     for (const p of passages) {
       const slice = slicer.at(p.enterT);
@@ -123,17 +121,8 @@ export async function computeNetworkPerformanceMetrics(
       rows
         .filter((r) => groups.includes(r.group))
         .map((r) => {
-          const s = segments[r.segment];
           const row: CsvValue[] = [
-            names[r.group],
-            s.zone.id,
-            s.zone.name,
-            s.segmentId,
-            s.osmId,
-            s.name,
-            s.roadClass,
-            s.zone.direction === null ? "N/A" : s.zone.direction,
-            spec.dayTypes[r.dayType].label,
+            ...segmentIdentity(segments[r.segment], names[r.group], spec.dayTypes[r.dayType].label),
             periodLabel(r.period, quarters),
             speed(r.avgSpeedMs),
             ...r.percentilesMs.map(speed),

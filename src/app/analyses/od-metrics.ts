@@ -1,4 +1,4 @@
-import type { AnalysisSpec } from "../../domain/analyses/spec.js";
+import type { AnalysisSpec, ZoneSetRef } from "../../domain/analyses/spec.js";
 import { monthlyExpansion, onWeightGrid } from "../../engine/expansion.js";
 import { networkTimeZone } from "../networks.js";
 import {
@@ -25,7 +25,7 @@ import { VEHICLE_CLASS_OF_CODE } from "../../engine/trips/codes.js";
 import { TRACE_SOURCES, type VehicleClass } from "../../engine/trips/types.js";
 import { findTravelMode, type TravelMode } from "../../domain/travel-modes.js";
 import type { Store, TripScanOptions } from "../ports/store.js";
-import type { ZoneFeature } from "../../domain/records.js";
+import type { StoredZoneSet, ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { ZoneTally } from "../../engine/analysis/zone-tally.js";
 import { vendorOptionsOf } from "../../domain/analyses/vendor-options.js";
@@ -86,19 +86,38 @@ interface ZoneSide {
   compiled: CompiledZoneSet;
 }
 
-async function loadSide(
+/** The zone sets an analysis references, in order; a set deleted since creation fails the analysis. */
+export async function referencedSets(
   store: Store,
   spec: AnalysisSpec,
-  refs: AnalysisSpec["originSets"],
-  network: Network,
-): Promise<ZoneSide> {
-  const sets = [];
+  refs: ZoneSetRef[],
+): Promise<StoredZoneSet[]> {
+  const sets: StoredZoneSet[] = [];
   for (const ref of refs) {
     const set = await store.zoneSets.get(spec.orgId, ref.uuid);
     if (!set)
       throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
     sets.push(set);
   }
+  return sets;
+}
+
+/** The zones of the referenced sets, in order. */
+export async function featuresOf(
+  ctx: ComputeContext,
+  spec: AnalysisSpec,
+  refs: ZoneSetRef[],
+): Promise<ZoneFeature[]> {
+  return (await referencedSets(ctx.store, spec, refs)).flatMap((set) => set.featureCollection.features);
+}
+
+async function loadSide(
+  store: Store,
+  spec: AnalysisSpec,
+  refs: AnalysisSpec["originSets"],
+  network: Network,
+): Promise<ZoneSide> {
+  const sets = await referencedSets(store, spec, refs);
   const features = sets.flatMap((set) => set.featureCollection.features);
   const keys = sets.flatMap((set) => set.featureCollection.features.map((_, i) => `${set.uuid}#${i}`));
   return { features, keys, compiled: compileZoneSet(features, network) };

@@ -17,7 +17,6 @@ import {
   type SegmentLookup,
   type SegmentPassage,
   type SegmentRow,
-  wholeSegments,
 } from "../../engine/analysis/segment-analysis.js";
 import type { Network } from "../../engine/network/network.js";
 import type { Segment } from "../../engine/network/types.js";
@@ -32,6 +31,7 @@ import type { ComputeContext, MetricCsvs } from "./compute.js";
 import {
   ALL,
   distributionOptions,
+  featuresOf,
   GROUPS_OF_CLASS,
   groupNames,
   METRES_PER_UNIT,
@@ -122,6 +122,22 @@ export function lookupOf(segments: AnalysedSegment[], network: Network): Segment
   return lookup;
 }
 
+/**
+ * The tally that finds a trip's passages over the analysed segments, sized for the analysis' day types
+ * and parts (the network types use only its passages).
+ */
+export function passageFinder(
+  spec: AnalysisSpec,
+  network: Network,
+  segments: AnalysedSegment[],
+): SegmentTally {
+  return new SegmentTally(lookupOf(segments, network), network, {
+    segments: segments.length,
+    dayTypes: spec.dayTypes.length,
+    dayParts: spec.dayParts.length,
+  });
+}
+
 export const SA_IDENTITY_COLUMNS = [
   "device_type",
   "zone_id",
@@ -134,6 +150,12 @@ export const SA_IDENTITY_COLUMNS = [
   "day_type",
   "day_part",
 ];
+
+/** The values of the identity columns up to `day_type` (the time slice's column follows). */
+export function segmentIdentity(s: AnalysedSegment, groupName: string, dayType: string): CsvValue[] {
+  const direction = s.zone.direction === null ? "N/A" : s.zone.direction;
+  return [groupName, s.zone.id, s.zone.name, s.segmentId, s.osmId, s.name, s.roadClass, direction, dayType];
+}
 
 export const speedUnit = (spec: AnalysisSpec) => (spec.unit === "km" ? "kph" : "mph");
 /** m/s → mph or km/h, one decimal. */
@@ -164,14 +186,7 @@ export function saColumns(spec: AnalysisSpec): string[] {
 export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeContext): Promise<MetricCsvs> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const features: ZoneFeature[] = [];
-  for (const ref of spec.originSets) {
-    const set = await ctx.store.zoneSets.get(spec.orgId, ref.uuid);
-    if (!set)
-      throw new Error(`zone set "${ref.name}" was deleted after the analysis was created; create it again`);
-    features.push(...set.featureCollection.features);
-  }
-  const segments = analysedSegments(features, network, classesOf(spec));
+  const segments = analysedSegments(await featuresOf(ctx, spec, spec.originSets), network, classesOf(spec));
   if (segments.every((s) => s.parts.length === 0))
     throw new Error(
       `the zones hold no road segment of the network (segment_types: ${vendorOptionsOf(spec).segmentTypes.join(", ")}); ` +
@@ -186,21 +201,10 @@ export async function computeSegmentMetrics(spec: AnalysisSpec, ctx: ComputeCont
     const days = slicer.daysPerType[dayType];
     return days > 0 ? Math.round(weight / days) : 0;
   };
-  const identity = (r: Pick<SegmentRow, "group" | "segment" | "dayType" | "dayPart">): CsvValue[] => {
-    const s = segments[r.segment];
-    return [
-      names[r.group],
-      s.zone.id,
-      s.zone.name,
-      s.segmentId,
-      s.osmId,
-      s.name,
-      s.roadClass,
-      s.zone.direction === null ? "N/A" : s.zone.direction,
-      spec.dayTypes[r.dayType].label,
-      spec.dayParts[r.dayPart].label,
-    ];
-  };
+  const identity = (r: Pick<SegmentRow, "group" | "segment" | "dayType" | "dayPart">): CsvValue[] => [
+    ...segmentIdentity(segments[r.segment], names[r.group], spec.dayTypes[r.dayType].label),
+    spec.dayParts[r.dayPart].label,
+  ];
   const metrics: MetricCsvs = {};
   for (const [name, groups] of metricGroups(spec, "sa"))
     metrics[name] = toCsv(
@@ -241,11 +245,7 @@ export async function scanSegments(
   network: Network,
   segments: AnalysedSegment[],
 ) {
-  const tally = new SegmentTally(lookupOf(segments, network), wholeSegments(network), {
-    segments: segments.length,
-    dayTypes: spec.dayTypes.length,
-    dayParts: spec.dayParts.length,
-  });
+  const tally = passageFinder(spec, network, segments);
   const options = { ...distributionOptions(spec, network), percentiles: null };
   const distributions = spec.tripAttributes || spec.travelerAttributes ? new OdDistributions(options) : null;
   const slicer = await daySlicerOf(spec, ctx);

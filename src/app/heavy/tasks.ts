@@ -15,6 +15,7 @@ import { unitsOf } from "../counts/metering.js";
 import { searchOsmIds } from "../networks.js";
 import { firstPage, type ResultPage } from "../counts/results.js";
 import type { AppContext } from "../context.js";
+import type { RetryLaterError } from "../../domain/errors.js";
 
 /**
  * The requests heavy enough to leave the event loop: counts metrics and selections, and OSM-way search.
@@ -130,12 +131,29 @@ export type HeavyTaskName = keyof typeof HEAVY_TASKS;
 export type HeavyInput<N extends HeavyTaskName> = Parameters<(typeof HEAVY_TASKS)[N]>[1];
 export type HeavyOutput<N extends HeavyTaskName> = Awaited<ReturnType<(typeof HEAVY_TASKS)[N]>>;
 
+/** Who asks for a heavy task, and by when its answer is due (a pool's admission control; ignored inline). */
+export interface HeavyAdmission {
+  /** An API key id: a pool refuses one key that floods it (429) before the others. */
+  caller?: string;
+  /**
+   * `performance.now()` by which the answer is due (the request's arrival plus its budget): a pool sheds
+   * what its queue would not finish by then (503 `overloaded`) rather than let the client wait past it.
+   */
+  deadline?: number;
+}
+
 /** Runs heavy tasks: inline (below), or on a worker-thread pool with admission control (src/main/heavy-pool.ts). */
 export interface HeavyRunner {
-  /** `caller` (an API key id) lets a pool refuse one key that floods it (429) before the others. */
-  run<N extends HeavyTaskName>(name: N, input: HeavyInput<N>, caller?: string): Promise<HeavyOutput<N>>;
-  /** True when a new heavy request would be refused at once (answered before reading its body). */
-  saturated(): boolean;
+  run<N extends HeavyTaskName>(
+    name: N,
+    input: HeavyInput<N>,
+    admission?: HeavyAdmission,
+  ): Promise<HeavyOutput<N>>;
+  /**
+   * The refusal a new `name` request due by `deadline` would get now (503 `overloaded`), or null: asked
+   * before the body is read or the key looked up, so shedding costs next to nothing.
+   */
+  refusal(name: HeavyTaskName, deadline?: number): RetryLaterError | null;
   close(): Promise<void>;
 }
 
@@ -146,7 +164,7 @@ export function inlineRunner(ctx: HeavyContext): HeavyRunner {
       const task = HEAVY_TASKS[name] as (c: HeavyContext, i: HeavyInput<N>) => Promise<HeavyOutput<N>>;
       return await task(ctx, input);
     },
-    saturated: () => false,
+    refusal: () => null,
     close: async () => {},
   };
 }

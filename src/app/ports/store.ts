@@ -68,7 +68,42 @@ export interface Store {
   readonly notifications: NotificationRepo;
   /** Passwords, roles, sessions, lockouts, reset links, the audit log and per-key rate limits. */
   readonly security: SecurityRepo;
+  /** The chunks of distributed ingests (issue 15): their input until done, then their done marker. */
+  readonly ingestChunks: IngestChunkRepo;
   close(): Promise<void>;
+}
+
+/** One chunk of a distributed ingest as its caller follows it. */
+export interface IngestChunkState {
+  seq: number;
+  state: "queued" | "done" | "failed";
+  /** What storing it gave (the chunk use case's counts), once done. */
+  result: Record<string, unknown> | null;
+  failure: string | null;
+}
+
+/**
+ * Chunks of a distributed ingest: the caller stores each chunk's input (packed raw trips) here, where
+ * every worker reads it; the worker that stores the chunk's trips marks it done in the same
+ * transaction, so a chunk run twice (its first worker died after committing) stores nothing twice.
+ */
+export interface IngestChunkRepo {
+  add(ingestId: string, seq: number, input: Uint8Array): Promise<void>;
+  /** The input of a chunk still to do; null once it is done (or failed, or unknown). */
+  input(ingestId: string, seq: number): Promise<Uint8Array | null>;
+  /**
+   * Inside the transaction that stores the chunk: locks its marker until the commit (two runs of one
+   * chunk take turns) and answers whether it is still to do.
+   */
+  lockUndone(ingestId: string, seq: number): Promise<boolean>;
+  /** Marks the chunk done with its result and drops its input; in the transaction of its trips. */
+  markDone(ingestId: string, seq: number, result: Record<string, unknown>): Promise<void>;
+  /** Marks a chunk that is still to do failed for good, dropping its input. */
+  markFailed(ingestId: string, seq: number, reason: string): Promise<void>;
+  /** Every chunk of the ingest, by seq. */
+  list(ingestId: string): Promise<IngestChunkState[]>;
+  /** Forgets the ingest's chunks (its caller has the report). */
+  drop(ingestId: string): Promise<void>;
 }
 
 export interface TagRepo {

@@ -8,33 +8,30 @@ import { nearestRank } from "./od-distributions.js";
  */
 export type SegmentLookup = Map<number, [number[], number[]]>;
 
-/** Metres trip i travelled on its path step k, whose network segment is `index`. */
-export type StepLength = (cols: TripColumns, i: number, k: number, index: number) => number;
-
-/** Every step counts its segment's whole length. */
-export const wholeSegments =
-  (network: Network): StepLength =>
-  (_cols, _i, _k, index) =>
-    network.segments[index].lengthM;
-
 /**
- * Every step counts its segment's whole length but the trip's first, counted from the snapped origin, and
- * its last, counted to the snapped destination (a one-step trip: origin to destination along it).
+ * Metres trip i travelled on its path step k, whose network segment is `index`: the segment's whole length
+ * but on the trip's first step, counted from the snapped origin, and its last, counted to the snapped
+ * destination (a one-step trip: origin to destination along it). Every analysis built on passages
+ * (Segment_Analysis, Network_Performance, Network_OD) measures speeds over these metres.
  */
-export const travelledStretches =
-  (network: Network): StepLength =>
-  (cols, i, k, index) => {
-    const segment = network.segments[index];
-    const first = k === cols.pathStart[i];
-    const last = k === cols.pathStart[i + 1] - 1;
-    if (!first && !last) return segment.lengthM;
-    return network.travelledM(
-      segment,
-      cols.pathForward[k] === 1,
-      first ? [cols.originLon[i], cols.originLat[i]] : null,
-      last ? [cols.destLon[i], cols.destLat[i]] : null,
-    );
-  };
+export function travelledOnStep(
+  network: Network,
+  cols: TripColumns,
+  i: number,
+  k: number,
+  index: number,
+): number {
+  const segment = network.segments[index];
+  const first = k === cols.pathStart[i];
+  const last = k === cols.pathStart[i + 1] - 1;
+  if (!first && !last) return segment.lengthM;
+  return network.travelledM(
+    segment,
+    cols.pathForward[k] === 1,
+    first ? [cols.originLon[i], cols.originLat[i]] : null,
+    last ? [cols.destLon[i], cols.destLat[i]] : null,
+  );
+}
 
 /** Where a trip's passage over one analysed segment falls and what it was like. */
 export interface SegmentPassage {
@@ -84,13 +81,13 @@ export class SegmentTally {
 
   constructor(
     private readonly lookup: SegmentLookup,
-    private readonly lengthOf: StepLength,
+    private readonly network: Network,
     private readonly sizes: { segments: number; dayTypes: number; dayParts: number },
   ) {}
 
   /**
-   * The analysed segments trip i travels, each once: the steps on its network segments summed, entered
-   * at the first. `indexOf` maps a stored segment id to its network index.
+   * The analysed segments trip i travels, each once: the steps on its network segments summed (the metres
+   * of `travelledOnStep`), entered at the first. `indexOf` maps a stored segment id to its network index.
    */
   passages(
     cols: TripColumns,
@@ -105,7 +102,7 @@ export class SegmentTally {
       const entry = this.lookup.get(index);
       if (!entry) continue;
       const ms = cols.pathExitMs[k] - cols.pathEnterMs[k];
-      const lengthM = this.lengthOf(cols, i, k, index);
+      const lengthM = travelledOnStep(this.network, cols, i, k, index);
       for (const segment of entry[cols.pathForward[k]]) {
         const seen = this.met.get(segment);
         if (seen) {

@@ -20,6 +20,11 @@ export interface ZoneActivityRow {
   sample: number;
 }
 
+/** The zones a trip meets, each once (a trip starting and ending in one zone meets it once). */
+export function zonesMet(seen: ObservedTrip): Set<number> {
+  return new Set([...seen.origins, ...seen.destinations].map((v) => v.zone));
+}
+
 /**
  * Zone activity: per zone, device group, day type and day part, the trips that meet the zone the way
  * its pass-through setting says (start or end in a plain zone, pass through a pass-through zone).
@@ -30,7 +35,7 @@ export class ZoneActivity {
   private readonly cells = new Map<string, ActivityCell>();
 
   add(seen: ObservedTrip): void {
-    const zones = new Set([...seen.origins, ...seen.destinations].map((v) => v.zone));
+    const zones = zonesMet(seen);
     const { trip } = seen;
     const durationS = (trip.endT - trip.startT) / 1000;
     for (const group of trip.groups)

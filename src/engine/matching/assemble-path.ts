@@ -93,10 +93,10 @@ function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: numbe
   if (alongM > 0) {
     return [{ segIndex: a.segIndex, forward: a.forward, startAlongM: a.alongM, endAlongM: b.alongM }];
   }
-  const { network } = ctx;
   const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
   if (!edges) throw new Error("matched transition has no route");
-  const lengthOf = (segIndex: number) => network.segments[segIndex].lengthM;
+  const lengths = ctx.lines.lengthM;
+  const lengthOf = (segIndex: number) => lengths[segIndex];
   const legs: Leg[] = [
     {
       segIndex: a.segIndex,

@@ -45,18 +45,16 @@ interface Approach {
  * each in every direction its segment's oneway flag allows.
  */
 export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatchOptions): Candidate[] {
-  const { network, mode } = ctx;
+  const { network, allowed, lines } = ctx;
   const [w, s, e, n] = network.ruler.bufferPoint([p.lon, p.lat], opts.searchRadiusM);
   const approaches: Approach[] = [];
   for (const segIndex of network.searchBox(w, s, e, n)) {
-    const segment = network.segments[segIndex];
-    if (network.allows(segment, mode)) addApproaches(ctx, segIndex, p, opts.searchRadiusM, approaches);
+    if (allowed[segIndex] === 1) addApproaches(ctx, segIndex, p, opts.searchRadiusM, approaches);
   }
   approaches.sort((x, y) => x.distanceM - y.distanceM || x.segIndex - y.segIndex || x.alongM - y.alongM);
   const out: Candidate[] = [];
   for (const ap of nearestPlaces(ctx, approaches, opts.maxCandidates)) {
-    const segment = network.segments[ap.segIndex];
-    const lengthM = segment.lengthM;
+    const lengthM = lines.lengthM[ap.segIndex];
     const alongM = Math.min(Math.max(ap.alongM, 0), lengthM);
     const from = network.graph.edgeFrom[2 * ap.segIndex];
     const to = network.graph.edgeTo[2 * ap.segIndex];
@@ -72,7 +70,7 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
       exitNode: to,
       exitCostM: lengthM - alongM,
     });
-    if (!segment.oneway) {
+    if (lines.oneway[ap.segIndex] === 0) {
       out.push({
         segIndex: ap.segIndex,
         forward: false,
@@ -160,7 +158,7 @@ function addApproaches(
     cumM += lenM;
   }
   if (bestK >= 0) out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM, bestDistanceM));
-  const lengthM = ctx.network.segments[segIndex].lengthM;
+  const lengthM = ctx.lines.lengthM[segIndex];
   if (cumM > 0 && lengthM !== cumM) {
     // Keep along-distances consistent with the stored length the router uses.
     for (let i = added; i < out.length; i++) out[i].alongM *= lengthM / cumM;

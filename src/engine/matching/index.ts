@@ -47,8 +47,7 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       closePiece();
       continue;
     }
-    const emissions = new Float64Array(step.candidates.length);
-    for (let j = 0; j < emissions.length; j++) emissions[j] = emissionLogProb(step.candidates[j], o.sigmaM);
+    const emissions = step.candidates.map((c) => emissionLogProb(c, o.sigmaM));
     if (current) {
       const prev = current.steps[current.steps.length - 1];
       const lastScores = current.scores[current.scores.length - 1];

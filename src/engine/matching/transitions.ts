@@ -65,7 +65,7 @@ export function transitionLogProbs(
   ctx: MatchContext,
   prev: Step,
   next: Step,
-  prevScores: Float64Array,
+  prevScores: number[],
   o: ResolvedMatchOptions,
 ): Float64Array {
   const gc = greatCircleM(ctx, prev, next);
@@ -113,7 +113,7 @@ export function transitionLogProbs(
 interface TransitionRow {
   logProbs: Float64Array;
   bestVia: Float64Array;
-  prevScores: Float64Array;
+  prevScores: number[];
   nNext: number;
   gc: number;
   beta: number;
@@ -128,7 +128,7 @@ function record(row: TransitionRow, i: number, j: number, routeM: number): void 
 }
 
 /** Live prev candidates grouped by exit node (one query serves a group), best group score first. */
-function exitGroupsBestFirst(prev: Step, prevScores: Float64Array): number[][] {
+function exitGroupsBestFirst(prev: Step, prevScores: number[]): number[][] {
   const groups: number[][] = [];
   const tops: number[] = [];
   for (let i = 0; i < prev.candidates.length; i++) {
@@ -158,7 +158,7 @@ function searchReach(
   prev: Step,
   next: Step,
   members: number[],
-  prevScores: Float64Array,
+  prevScores: number[],
   bestVia: Float64Array,
   gc: number,
   beta: number,

@@ -1,14 +1,17 @@
 import type { Step } from "./candidates.js";
 
-/** Viterbi lattice of one trip piece: per step, each candidate's best log score and its predecessor. */
+/**
+ * Viterbi lattice of one trip piece: per step, each candidate's best log score and its predecessor.
+ * Plain arrays: a few short ones per GPS point, and allocating small typed arrays cost several times more.
+ */
 export interface Lattice {
   steps: Step[];
-  scores: Float64Array[];
-  back: Int32Array[];
+  scores: number[][];
+  back: number[][];
 }
 
-export function startLattice(step: Step, emissions: Float64Array): Lattice {
-  return { steps: [step], scores: [emissions], back: [new Int32Array(emissions.length).fill(-1)] };
+export function startLattice(step: Step, emissions: number[]): Lattice {
+  return { steps: [step], scores: [emissions], back: [emissions.map(() => -1)] };
 }
 
 /**
@@ -19,26 +22,30 @@ export function startLattice(step: Step, emissions: Float64Array): Lattice {
 export function advanceLattice(
   lattice: Lattice,
   step: Step,
-  emissions: Float64Array,
+  emissions: number[],
   transitions: Float64Array,
 ): boolean {
   const prevScores = lattice.scores[lattice.scores.length - 1];
   const nNext = emissions.length;
-  const scores = new Float64Array(nNext).fill(-Infinity);
-  const back = new Int32Array(nNext).fill(-1);
+  const scores: number[] = [];
+  const back: number[] = [];
   let reachable = false;
   for (let j = 0; j < nNext; j++) {
+    let best = -Infinity;
+    let from = -1;
     for (let i = 0; i < prevScores.length; i++) {
       const s = prevScores[i] + transitions[i * nNext + j];
-      if (s > scores[j]) {
-        scores[j] = s;
-        back[j] = i;
+      if (s > best) {
+        best = s;
+        from = i;
       }
     }
-    if (back[j] >= 0) {
-      scores[j] += emissions[j];
+    if (from >= 0) {
+      best += emissions[j];
       reachable = true;
     }
+    scores.push(best);
+    back.push(from);
   }
   if (!reachable) return false;
   lattice.steps.push(step);

@@ -5,13 +5,17 @@ import type { DijkstraWorkspace } from "./routing.js";
  * Every node within `radius` of one source with its exact shortest-path cost
  * and the edge the tree reaches it by, in an open-addressing hash table
  * (at most half full, so a lookup takes one or two
- * probes: a binary search was a tenth of all matching time).
+ * probes: a binary search was a tenth of all matching time). The table is a
+ * run of slots in a shared arena: a typed array per ball cost a fifth of a cold
+ * matching pass in allocation and filling alone.
  */
 interface Ball {
   radius: number;
   /** Slots − 1 (a power of two minus one). */
   mask: number;
-  /** Slot k holds node `table[2k]` (−1 = empty) and its cost `table[2k + 1]`: one cache line per probe. */
+  /** The ball's first slot in `table` / `viaEdge`. */
+  base: number;
+  /** Slot s holds node + 1 at `table[2s]` (0 = empty) and its cost at `table[2s + 1]`: one cache line per probe. */
   table: Float64Array;
   viaEdge: Int32Array;
 }
@@ -34,7 +38,9 @@ export interface RouteBallOptions {
  * when it is within the query's bound, Infinity otherwise.
  */
 export class RouteBalls {
-  private readonly balls = new Map<number, Ball>();
+  /** Ball of each source node, if any. */
+  private readonly balls: (Ball | undefined)[];
+  private readonly arena = new SlotArena();
   private entries = 0;
   /** Hits and searches, for benchmarks. */
   readonly stats = { hits: 0, grown: 0, live: 0, cleared: 0 };
@@ -44,11 +50,14 @@ export class RouteBalls {
     private readonly workspace: DijkstraWorkspace,
     private readonly weights: Float64Array,
     private readonly opts: RouteBallOptions,
-  ) {}
+  ) {
+    this.balls = new Array<Ball | undefined>(network.graph.nodeCount).fill(undefined);
+  }
 
-  /** Forgets every ball (their memory goes with them). */
+  /** Forgets every ball (the arena's memory is kept for the next ones). */
   clear(): void {
-    this.balls.clear();
+    this.balls.fill(undefined);
+    this.arena.reset();
     this.entries = 0;
   }
 
@@ -57,7 +66,7 @@ export class RouteBalls {
    * most `maxCost`, else Infinity.
    */
   costsTo(source: number, targets: Int32Array, count: number, maxCost: number, out: Float64Array): void {
-    const ball = this.balls.get(source);
+    const ball = this.balls[source];
     // One lookup per target; a target outside a ball smaller than the bound needs a larger ball.
     if (ball && costsInBall(ball, targets, count, maxCost, out)) {
       this.stats.hits++;
@@ -76,7 +85,7 @@ export class RouteBalls {
 
   /** Edges of a shortest path from `source` to `target` in travel order (no bound); null when unreachable. */
   pathTo(source: number, target: number): number[] | null {
-    const ball = this.balls.get(source);
+    const ball = this.balls[source];
     if (ball && costIn(ball, target) !== Infinity) {
       this.stats.hits++;
       return edgesTo(this.network, ball, target);
@@ -94,60 +103,95 @@ export class RouteBalls {
   private grow(source: number, radius: number, old: Ball | undefined): Ball {
     const tree = this.workspace.run(source, this.weights, { maxCost: radius });
     const reached = this.workspace.reachedNodes();
-    const ball = emptyBall(radius, reached.length);
-    for (const node of reached) {
-      const k = freeSlot(ball, node);
-      ball.table[2 * k] = node;
-      ball.table[2 * k + 1] = tree.cost[node];
-      ball.viaEdge[k] = tree.viaEdge[node];
-    }
-    const n = ball.viaEdge.length;
-    if (old) this.entries -= old.viaEdge.length;
-    if (this.entries + n > this.opts.maxEntries) {
-      this.balls.clear();
+    const slots = slotsFor(reached.length);
+    if (old) this.entries -= old.mask + 1;
+    if (this.entries + slots > this.opts.maxEntries) {
+      this.clear();
       this.stats.cleared++;
-      this.entries = 0;
     }
-    this.balls.set(source, ball);
-    this.entries += n;
+    const ball = this.arena.take(radius, slots);
+    for (const node of reached) {
+      const s = freeSlot(ball, node);
+      ball.table[2 * s] = node + 1;
+      ball.table[2 * s + 1] = tree.cost[node];
+      ball.viaEdge[s] = tree.viaEdge[node];
+    }
+    this.balls[source] = ball;
+    this.entries += slots;
     return ball;
   }
 }
 
-function emptyBall(radius: number, count: number): Ball {
+/** Hash slots for `count` nodes: a power of two, at least 8 and at least twice the count. */
+function slotsFor(count: number): number {
   let slots = 8;
   while (slots < 2 * count) slots *= 2;
-  return {
-    radius,
-    mask: slots - 1,
-    table: new Float64Array(2 * slots).fill(-1),
-    viaEdge: new Int32Array(slots),
-  };
+  return slots;
 }
 
-/** Fibonacci hashing of a node id into the table, linear probing. */
+/** Slots per arena chunk (16 bytes of table + 4 of tree edge each): 5 MB. */
+const CHUNK_SLOTS = 1 << 18;
+
+/**
+ * Hands out runs of zeroed hash slots from a few large typed arrays. Runs are
+ * never freed one by one (a regrown ball leaves its old run unused); `reset`
+ * zeroes what was handed out and starts again, when the cache starts afresh.
+ */
+class SlotArena {
+  private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
+  private current = 0;
+
+  take(radius: number, slots: number): Ball {
+    let chunk = this.chunks[this.current];
+    while (chunk && chunk.used + slots > chunk.viaEdge.length) chunk = this.chunks[++this.current];
+    if (!chunk) {
+      const size = Math.max(CHUNK_SLOTS, slots);
+      chunk = { table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: 0 };
+      this.chunks.push(chunk);
+    }
+    const base = chunk.used;
+    chunk.used += slots;
+    return { radius, mask: slots - 1, base, table: chunk.table, viaEdge: chunk.viaEdge };
+  }
+
+  reset(): void {
+    for (const chunk of this.chunks) {
+      chunk.table.fill(0, 0, 2 * chunk.used);
+      chunk.used = 0;
+    }
+    this.current = 0;
+  }
+}
+
+/** Fibonacci hashing of a node id into the ball's slots, linear probing; returns an absolute slot. */
 function firstSlot(ball: Ball, node: number): number {
-  return Math.imul(node, 0x9e3779b1) & ball.mask;
+  return ball.base + (Math.imul(node, 0x9e3779b1) & ball.mask);
+}
+
+function nextSlot(ball: Ball, s: number): number {
+  return ball.base + ((s - ball.base + 1) & ball.mask);
 }
 
 function freeSlot(ball: Ball, node: number): number {
-  let k = firstSlot(ball, node);
-  while (ball.table[2 * k] !== -1) k = (k + 1) & ball.mask;
-  return k;
+  let s = firstSlot(ball, node);
+  while (ball.table[2 * s] !== 0) s = nextSlot(ball, s);
+  return s;
 }
 
+/** Absolute slot of `node` in the ball, −1 when it is not in it. */
 function indexIn(ball: Ball, node: number): number {
   const table = ball.table;
-  for (let k = firstSlot(ball, node); ; k = (k + 1) & ball.mask) {
-    const v = table[2 * k];
-    if (v === node) return k;
-    if (v === -1) return -1;
+  const key = node + 1;
+  for (let s = firstSlot(ball, node); ; s = nextSlot(ball, s)) {
+    const v = table[2 * s];
+    if (v === key) return s;
+    if (v === 0) return -1;
   }
 }
 
 function costIn(ball: Ball, node: number): number {
-  const k = indexIn(ball, node);
-  return k < 0 ? Infinity : ball.table[2 * k + 1];
+  const s = indexIn(ball, node);
+  return s < 0 ? Infinity : ball.table[2 * s + 1];
 }
 
 /**

@@ -140,6 +140,8 @@ export class Simulation {
   }
 
   private *deviceDay(device: Device, dayStart: number, dayType: DayType, rng: Rng): Generator<SimulatedTrip> {
+    // Drawn only when some days are unseen, so a full-presence simulation keeps its random stream.
+    if (device.presence < 1 && !rng.chance(device.presence)) return;
     const n = rng.poisson(device.tripsPerDay * dayFactor(device.vehicleClass, dayType));
     const departures = Array.from({ length: n }, () =>
       departureSecond(device.vehicleClass, dayType, rng),
@@ -352,6 +354,8 @@ function validate(opts: SimulateOptions): void {
   if (!Number.isInteger(opts.seed)) throw new EngineError("invalid_option", "seed must be an integer");
   if (opts.devices !== undefined && !(opts.devices >= 1))
     throw new EngineError("invalid_option", "devices must be at least 1");
+  if (opts.presence !== undefined && !(opts.presence > 0 && opts.presence <= 1))
+    throw new EngineError("invalid_option", "presence must be in (0, 1]");
   if (opts.samplingS !== undefined && !(opts.samplingS > 0))
     throw new EngineError("invalid_option", "samplingS must be positive");
   if (opts.noiseM !== undefined && !(opts.noiseM >= 0))

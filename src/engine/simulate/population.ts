@@ -210,8 +210,10 @@ export interface Device {
   home: Anchor;
   work: Anchor | null;
   incomeBand: number;
-  /** Mean trips on an average day (scaled per weekday/weekend by the demand model). */
+  /** Mean trips on an average day it is seen (scaled per weekday/weekend by the demand model). */
   tripsPerDay: number;
+  /** Share of days the device is in the data at all (see PopulationOptions.presence). */
+  presence: number;
   /** Telematics units report at a fixed interval; phones (lbs) at irregular ones around the mean. */
   samplingS: number;
   noiseM: number;
@@ -226,6 +228,12 @@ export interface PopulationOptions {
   source: SourceMix;
   /** Total devices; by default derived from tripsPerDay and each class's usual daily trips. */
   devices?: number;
+  /**
+   * Share of days (0..1] a device is in the data: a location panel sees a phone on some days only, and
+   * on those days its whole day of trips. Devices grow by 1/presence so the trips per day stay as asked.
+   * Default 1 (seen every day).
+   */
+  presence?: number;
   /** Sampling interval in seconds: fixed for telematics, mean for lbs (defaults: 5/10/15 s per unit, 30 s). */
   samplingS?: number;
   /** σ of the positional noise per axis in metres (defaults: lbs 10, telematics 5). */
@@ -293,7 +301,8 @@ export function vehicleMixOf(mix?: Partial<Record<VehicleClass, number>>): Recor
 /** How many devices of each class: enough to make the class's share of tripsPerDay at its usual rate. */
 export function deviceCounts(opts: PopulationOptions): Record<VehicleClass, number> {
   const mix = vehicleMixOf(opts.vehicleMix);
-  const raw = VEHICLE_CLASSES.map((c) => (opts.tripsPerDay * mix[c]) / TRIPS_PER_DEVICE[c]);
+  const presence = opts.presence ?? 1;
+  const raw = VEHICLE_CLASSES.map((c) => (opts.tripsPerDay * mix[c]) / TRIPS_PER_DEVICE[c] / presence);
   const rawTotal = raw.reduce((a, b) => a + b, 0);
   const scale = opts.devices !== undefined && rawTotal > 0 ? opts.devices / rawTotal : 1;
   return Object.fromEntries(
@@ -306,6 +315,7 @@ export function buildPopulation(land: Landscape, opts: PopulationOptions): Devic
   const rng = new Rng(opts.seed, "population");
   const mix = vehicleMixOf(opts.vehicleMix);
   const counts = deviceCounts(opts);
+  const presence = opts.presence ?? 1;
   const homePicks = weightCache(land, land.homeWeight);
   const depotPicks = weightCache(land, land.workWeight);
   const devices: Device[] = [];
@@ -327,7 +337,8 @@ export function buildPopulation(land: Landscape, opts: PopulationOptions): Devic
         home,
         work: worker ? workAnchor(land, home, mode, rng) : null,
         incomeBand: commercial ? 0 : incomeBandAt(home.point, land, opts.seed, rng),
-        tripsPerDay: (opts.tripsPerDay * mix[vehicleClass]) / counts[vehicleClass],
+        tripsPerDay: (opts.tripsPerDay * mix[vehicleClass]) / counts[vehicleClass] / presence,
+        presence,
         samplingS:
           opts.samplingS ??
           (source === "telematics" ? TELEMATICS_INTERVALS_S[rng.int(3)] : DEFAULT_LBS_SAMPLING_S),

@@ -292,6 +292,19 @@ export const PG_MIGRATIONS: string[] = [
   );
   CREATE INDEX audit_log_org ON audit_log (org_id, id);
   `,
+  // Chunks of distributed ingests (issue 15): input until done, then the done marker and its result.
+  `
+  CREATE TABLE ingest_chunks (
+    ingest_id ctext NOT NULL,
+    seq integer NOT NULL,
+    state ctext NOT NULL DEFAULT 'queued',
+    input bytea,
+    result text,
+    failure text,
+    created_at ctext NOT NULL,
+    PRIMARY KEY (ingest_id, seq)
+  );
+  `,
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */

@@ -5,6 +5,7 @@ import { createPool, PgDb, poolSettingsFromEnv, type PoolSettings } from "./db.j
 import { PostgresNetwork, PostgresPresetAreas, PostgresZoneSets } from "./geography.js";
 import { PostgresJobQueue } from "./job-queue.js";
 import { migrate } from "./migrations.js";
+import { PostgresIngestChunks } from "./ingest-chunks.js";
 import type { Store } from "../../app/ports/store.js";
 import { PostgresTrips, PostgresTripStats } from "./trips.js";
 
@@ -33,6 +34,7 @@ export class PostgresStore implements Store {
   readonly tags: PostgresTags;
   readonly notifications: PostgresNotifications;
   readonly security: PostgresSecurity;
+  readonly ingestChunks: PostgresIngestChunks;
 
   private constructor(
     readonly db: PgDb,
@@ -52,6 +54,7 @@ export class PostgresStore implements Store {
     this.tags = new PostgresTags(db);
     this.notifications = new PostgresNotifications(db);
     this.security = new PostgresSecurity(db);
+    this.ingestChunks = new PostgresIngestChunks(db);
   }
 
   /** Connects to `url` (postgres://user@host:port/db), applies missing migrations, and answers the store. */

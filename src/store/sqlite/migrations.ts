@@ -292,6 +292,17 @@ export const MIGRATIONS: Migration[] = [
   `,
   addZoneSetBbox,
   addSegmentYearRollups,
+  // Chunks of distributed ingests (issue 15): input until done, then the done marker and its result.
+  `CREATE TABLE ingest_chunks (
+    ingest_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'queued',
+    input BLOB,
+    result TEXT,
+    failure TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (ingest_id, seq)
+  );`,
 ];
 
 /**

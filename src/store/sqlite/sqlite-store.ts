@@ -18,6 +18,7 @@ import type {
   NotificationRepo,
   TagRepo,
   SecurityRepo,
+  IngestChunkRepo,
 } from "../../app/ports/store.js";
 import type {
   ApiKeyRecord,
@@ -40,6 +41,7 @@ import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
 import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
+import { SqliteIngestChunks } from "./ingest-chunks.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
 import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
@@ -81,6 +83,7 @@ export class SqliteStore implements Store {
   readonly tags: TagRepo;
   readonly notifications: NotificationRepo;
   readonly security: SecurityRepo;
+  readonly ingestChunks: IngestChunkRepo;
   private readonly gate: TransactionGate;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
@@ -113,6 +116,7 @@ export class SqliteStore implements Store {
     this.tags = asyncPort<TagRepo>(new SqliteTags(this.db), gate);
     this.notifications = asyncPort<NotificationRepo>(new SqliteNotifications(this.db), gate);
     this.security = asyncPort<SecurityRepo>(new SqliteSecurity(this.db), gate);
+    this.ingestChunks = asyncPort<IngestChunkRepo>(new SqliteIngestChunks(this.db), gate);
   }
 
   /**

@@ -86,6 +86,18 @@ export class FlowMap {
     this.setVisible(true);
   }
 
+  /**
+   * How many distinct home/work places the map rendered shaded, once it has drawn what it was given (the
+   * browser suite reads it from the drawer: the shading is proven drawn, not only computed).
+   */
+  async renderedPlaces(): Promise<number> {
+    if (!this.added) return 0;
+    if (!this.map.loaded()) await new Promise((resolve) => this.map.once("idle", resolve));
+    const features = this.map.queryRenderedFeatures({ layers: [FLOW_LAYERS.places] });
+    // A place cut by tile borders comes back once per tile.
+    return new Set(features.map((f) => String(f.properties?.name))).size;
+  }
+
   /** Marks one flow (from the table or a click), or none. */
   highlight(key: string | null): void {
     if (!this.added) return;

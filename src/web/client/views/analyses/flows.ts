@@ -3,6 +3,7 @@
  * device type / day type / day part, top-N, sorting, the day-part profile and the flow-map features.
  */
 import { OD_METRICS as SHARED_OD_METRICS, type AnalysisTypeName } from "../../../../shared/vocabulary.js";
+import { boxPolygon } from "../../../../shared/geometry.js";
 import type { Feature, FeatureCollection } from "geojson";
 import { csvRecords } from "./csv.js";
 import { flowArc, zoneAnchor, type LngLat } from "./geometry.js";
@@ -394,23 +395,7 @@ export function parseHomeWorkCsv(text: string): { flows: OdFlow[]; cells: Featur
     const share = Math.round((numberOrNull(r.trip_share) ?? 0) * 1000) / 10;
     const bounds = ["grid_west", "grid_south", "grid_east", "grid_north"].map((c) => numberOrNull(r[c]));
     if (bounds.every((b) => b !== null) && !cells.has(name)) {
-      const [w, s, e, n] = bounds as number[];
-      cells.set(name, {
-        type: "Feature",
-        properties: { name },
-        geometry: {
-          type: "Polygon",
-          coordinates: [
-            [
-              [w, s],
-              [e, s],
-              [e, n],
-              [w, n],
-              [w, s],
-            ],
-          ],
-        },
-      });
+      cells.set(name, { type: "Feature", properties: { name }, geometry: boxPolygon(bounds as number[]) });
     }
     return {
       deviceType: r.traveler_type,

@@ -563,6 +563,10 @@ export class AnalysisResults {
         // Closed or tab left while the layers were being added: keep them hidden.
         this.flowMap.setVisible(this.active && this.detail !== null);
         this.flowMap.highlight(this.selected);
+        return this.homeWork ? this.flowMap.renderedPlaces() : 0;
+      })
+      .then((places) => {
+        this.drawer.dataset.placesShaded = String(places);
       });
     const drawn = shown.length - unplaced;
     this.mapNote.textContent =
@@ -578,7 +582,7 @@ export class AnalysisResults {
 
   /**
    * Home/work places shaded by their share (the largest of the zones shown, relative to the largest
-   * place); other metrics' destinations as they are.
+   * place drawn); other metrics' destinations as they are.
    */
   private shadedPlaces(shown: OdFlow[]): Feature[] {
     if (!this.homeWork) return this.zones.destinations;
@@ -587,13 +591,16 @@ export class AnalysisResults {
       const key = f.destinationName.toLowerCase();
       shareOf.set(key, Math.max(shareOf.get(key) ?? 0, f.odTraffic));
     }
-    const max = Math.max(1, ...shareOf.values());
-    return this.zones.destinations.flatMap((place) => {
+    const placed = this.zones.destinations.flatMap((place) => {
       const share = shareOf.get(String(place.properties?.name ?? "").toLowerCase());
-      return share === undefined
-        ? []
-        : [{ ...place, properties: { ...place.properties, share: share / max } }];
+      return share === undefined ? [] : [{ place, share }];
     });
+    // Relative to the largest place drawn: the suppressed places' row (no shape) would pale every cell.
+    const max = Math.max(1, ...placed.map((p) => p.share));
+    return placed.map(({ place, share }) => ({
+      ...place,
+      properties: { ...place.properties, share: share / max },
+    }));
   }
 
   /** Network_Performance: every segment of the slice, its line coloured by its average speed. */

@@ -1,0 +1,192 @@
+import { deserialize, serialize } from "node:v8";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
+import { MatchPool, type BatchMatcher, type MatchOutcome } from "../engine/ingest/match-pool.js";
+import type { IngestCounts } from "../engine/ingest/pipeline.js";
+import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
+import { LocalClock } from "../engine/time.js";
+import type { MatchedTrip, RawTrip } from "../engine/trips/types.js";
+import type { AppContext } from "./context.js";
+import { requireNetwork, storeTrips } from "./ingest.js";
+import { networkTimeZone } from "./networks.js";
+
+/**
+ * One chunk of a distributed ingest (issue 15): raw trips, already split by the caller, that any worker
+ * process map-matches and stores. The chunk's trips, their segment and day tallies and its done marker
+ * commit in one transaction, so a chunk run again (its worker died, its lease ran out) stores nothing
+ * twice and loses nothing.
+ */
+export const INGEST_CHUNK_JOB = "ingest-chunk";
+
+export interface IngestChunkPayload {
+  ingestId: string;
+  /** 0-based place of the chunk in the ingest's reading order. */
+  seq: number;
+  country: string;
+}
+
+/** What storing one chunk gave: the matcher's and the store's counts of the ingest report. */
+export type IngestChunkResult = Pick<
+  IngestCounts,
+  "matchedTrips" | "splitByMatcher" | "unmatchedTrips" | "matchErrors" | "stored" | "duplicates"
+> & {
+  /** The first match-error messages (the rest are only counted). */
+  problems: string[];
+  moreProblems: number;
+};
+
+const MAX_CHUNK_PROBLEMS = 20;
+
+/** Chunk input as stored: the packed trip columns (v8), deflated (fast level: NaN and time columns shrink most). */
+export function encodeChunk(trips: RawTrip[]): Uint8Array {
+  return deflateRawSync(serialize(packRawTrips(trips)), { level: 1 });
+}
+
+export function decodeChunk(input: Uint8Array): RawTrip[] {
+  return unpackRawTrips(deserialize(inflateRawSync(input)) as PackedRawTrips);
+}
+
+/** How a run of a chunk ended: stored now, found done already (or dropped), or given up before storing. */
+export type ChunkOutcome =
+  { type: "stored"; result: IngestChunkResult } | { type: "done already" } | { type: "abandoned" };
+
+/**
+ * Matches a chunk's trips with `match` and stores them with the chunk's done marker. `keepGoing` is
+ * asked between groups of trips and before storing: false (the worker is stopping, or lost its lease)
+ * gives the chunk up with nothing written.
+ */
+export async function storeIngestChunk(
+  ctx: AppContext,
+  chunk: IngestChunkPayload,
+  match: BatchMatcher,
+  keepGoing: () => boolean = () => true,
+): Promise<ChunkOutcome> {
+  const { ingestChunks } = ctx.store;
+  const input = await ingestChunks.input(chunk.ingestId, chunk.seq);
+  if (!input) return { type: "done already" };
+  const trips = decodeChunk(input);
+  const outcomes = await matchAll(trips, match, keepGoing);
+  if (!outcomes || !keepGoing()) return { type: "abandoned" };
+  const { matched, result } = tallyOutcomes(trips, outcomes);
+  const cells = new SegmentCellAccumulator(
+    await requireNetwork(ctx, chunk.country),
+    new LocalClock(await networkTimeZone(ctx.store, chunk.country)),
+  );
+  return await ctx.store.transaction(async (): Promise<ChunkOutcome> => {
+    if (!(await ingestChunks.lockUndone(chunk.ingestId, chunk.seq))) return { type: "done already" };
+    if (matched.length > 0) {
+      const { inserted, duplicates } = await storeTrips(ctx, chunk.country, matched, cells);
+      result.stored = inserted;
+      result.duplicates = duplicates;
+    }
+    await ingestChunks.markDone(chunk.ingestId, chunk.seq, { ...result });
+    return { type: "stored", result };
+  });
+}
+
+/** Raw trips per matching request, and requests in flight at once (enough to keep a pool's threads busy). */
+const GROUP_TRIPS = 64;
+const GROUPS_IN_FLIGHT = 8;
+
+/** Outcomes in trip order; null when `keepGoing` said stop between waves of groups. */
+async function matchAll(
+  trips: RawTrip[],
+  match: BatchMatcher,
+  keepGoing: () => boolean,
+): Promise<MatchOutcome[] | null> {
+  const outcomes: MatchOutcome[] = [];
+  const wave = GROUP_TRIPS * GROUPS_IN_FLIGHT;
+  for (let at = 0; at < trips.length; at += wave) {
+    if (!keepGoing()) return null;
+    const groups: Promise<MatchOutcome[]>[] = [];
+    for (let g = at; g < Math.min(at + wave, trips.length); g += GROUP_TRIPS)
+      groups.push(matchGroup(trips.slice(g, g + GROUP_TRIPS), match));
+    for (const group of await Promise.all(groups)) for (const outcome of group) outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** A matcher that failed as a whole (not one trip's matching) fails every trip of the group. */
+async function matchGroup(trips: RawTrip[], match: BatchMatcher): Promise<MatchOutcome[]> {
+  try {
+    return await match(trips);
+  } catch (e) {
+    return trips.map(() => ({ error: (e as Error).message }));
+  }
+}
+
+/** The matched trips in reading order and the matcher's counts, as the ingest pipeline counts them. */
+function tallyOutcomes(
+  trips: RawTrip[],
+  outcomes: MatchOutcome[],
+): { matched: MatchedTrip[]; result: IngestChunkResult } {
+  const result: IngestChunkResult = {
+    matchedTrips: 0,
+    splitByMatcher: 0,
+    unmatchedTrips: 0,
+    matchErrors: 0,
+    stored: 0,
+    duplicates: 0,
+    problems: [],
+    moreProblems: 0,
+  };
+  const matched: MatchedTrip[] = [];
+  outcomes.forEach((outcome, i) => {
+    if (outcome.error !== undefined) {
+      result.matchErrors++;
+      const when = new Date(trips[i].points[0].t).toISOString();
+      const message = `matching the trip of ${trips[i].deviceId} at ${when} failed: ${outcome.error}`;
+      if (result.problems.length < MAX_CHUNK_PROBLEMS) result.problems.push(message);
+      else result.moreProblems++;
+      return;
+    }
+    if (outcome.matched.length === 0) result.unmatchedTrips++;
+    if (outcome.matched.length > 1) result.splitByMatcher++;
+    result.matchedTrips += outcome.matched.length;
+    for (const trip of outcome.matched) matched.push(trip);
+  });
+  return { matched, result };
+}
+
+/**
+ * A worker process's matching threads per country (MatchPool: a copy of the network each), kept warm
+ * across chunks and rebuilt when the country's network was imported again.
+ */
+export class ChunkMatchers {
+  /** Promises, so runners starting chunks of one country at once share one pool. */
+  private readonly pools = new Map<string, { importedAt: string; pool: Promise<MatchPool> }>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly threads: number,
+  ) {}
+
+  async for(country: string): Promise<BatchMatcher> {
+    const code = country.toLowerCase();
+    const importedAt =
+      (await this.ctx.store.network.countries()).find((c) => c.country === code)?.importedAt ?? "";
+    let current = this.pools.get(code);
+    if (current && current.importedAt !== importedAt) {
+      this.pools.delete(code);
+      this.ctx.networks.invalidate(code);
+      void current.pool.then((pool) => pool.close()).catch(() => {});
+      current = undefined;
+    }
+    if (!current) {
+      current = {
+        importedAt,
+        pool: requireNetwork(this.ctx, code).then((network) => new MatchPool(network, this.threads)),
+      };
+      this.pools.set(code, current);
+      // A failed start is not kept: the next chunk tries again.
+      current.pool.catch(() => this.pools.get(code) === current && this.pools.delete(code));
+    }
+    return (await current.pool).match;
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map(({ pool }) => pool.then((p) => p.close()).catch(() => {})));
+  }
+}

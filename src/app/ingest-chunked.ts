@@ -1,0 +1,283 @@
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { addCounts, emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
+import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
+import { emptySplitCounts } from "../engine/ingest/split-trips.js";
+import type { RawTrip } from "../engine/trips/types.js";
+import { fail } from "../domain/errors.js";
+import type { AppContext } from "./context.js";
+import type { IngestChunkState } from "./ports/store.js";
+import {
+  encodeChunk,
+  INGEST_CHUNK_JOB,
+  type IngestChunkPayload,
+  type IngestChunkResult,
+} from "./ingest-chunk.js";
+import {
+  assertReadableTrace,
+  progressLine,
+  sha256Of,
+  type IngestFilesOptions,
+  type IngestReport,
+} from "./ingest.js";
+
+export interface ChunkedIngestOptions extends Omit<
+  IngestFilesOptions,
+  "matcher" | "threads" | "matchPool" | "batchSize"
+> {
+  /** Raw trips per chunk (one job); the last chunk of a file takes the rest. */
+  chunkTrips: number;
+  /** How often the caller looks at its chunks while waiting (default 500 ms). */
+  pollMs?: number;
+}
+
+export interface ChunkedIngestReport extends IngestReport {
+  /** Chunks queued for the workers. */
+  chunks: number;
+  /** `chunk N: reason` of the chunks that failed for good (their trips are not stored). */
+  failedChunks: string[];
+}
+
+/** Raw trips per chunk when STREETFLOW_INGEST_CHUNK_TRIPS is not set. */
+export const DEFAULT_CHUNK_TRIPS = 5000;
+
+interface FileRun {
+  path: string;
+  startedAt: string;
+  counts: SplitFileCounts;
+  /** The file's chunks: seq from … to (exclusive). */
+  from: number;
+  to: number;
+}
+
+/**
+ * Ingest for several processes (issue 15): this process reads each file and splits it into trips (one
+ * TripSplitter over the file, so trips are cut exactly as by ingestFiles), packs them into chunks of
+ * `chunkTrips` trips in the shared store and queues one job per chunk; any worker process matches and
+ * stores a chunk (storeIngestChunk). It waits for every chunk, then records the files as ingest runs
+ * and compacts, as ingestFiles does, and reports the same counts.
+ */
+export async function ingestFilesInChunks(
+  ctx: AppContext,
+  files: string[],
+  opts: ChunkedIngestOptions,
+): Promise<ChunkedIngestReport> {
+  const country = opts.country.toLowerCase();
+  const paths = files.map((f) => resolve(f));
+  paths.forEach(assertReadableTrace);
+  // Only its presence: this process matches nothing, so it need not build the network.
+  if (!(await ctx.store.network.countries()).some((c) => c.country === country))
+    throw fail("unknown_country", { country });
+  const log = opts.onProgress ?? (() => {});
+  const problems = new ProblemList(opts.maxProblems ?? 20);
+  const ingestId = randomUUID();
+  const runs: FileRun[] = [];
+  const tracker = new ChunkTracker(ctx, ingestId, opts.pollMs ?? 500, log);
+  let seq = 0;
+  const queueChunk = async (trips: RawTrip[]) => {
+    await tracker.waitUntil(MAX_OUTSTANDING_CHUNKS - 1);
+    await ctx.store.ingestChunks.add(ingestId, seq, encodeChunk(trips));
+    const payload: IngestChunkPayload = { ingestId, seq, country };
+    await ctx.store.jobs.enqueue(INGEST_CHUNK_JOB, payload);
+    tracker.queued = ++seq;
+  };
+  try {
+    for (const path of paths) {
+      const run: FileRun = {
+        path,
+        startedAt: new Date().toISOString(),
+        counts: emptyFileCounts(),
+        from: seq,
+        to: seq,
+      };
+      runs.push(run);
+      log(`${path}: reading (chunks of ${opts.chunkTrips.toLocaleString("en-US")} trips for the workers)`);
+      await readIntoChunks(path, opts, run.counts, problems, queueChunk);
+      run.to = seq;
+      log(`${path}: read, ${seq - run.from} chunks queued`);
+      if (run.counts.interrupted) break;
+    }
+    const chunks = await tracker.waitUntil(0);
+    const report = reportOf(runs, chunks, problems);
+    report.interrupted = runs.some((r) => r.counts.interrupted)
+      ? String(opts.signal?.reason ?? "interrupted")
+      : undefined;
+    await recordRuns(ctx, country, opts, report, runs, chunks);
+    return report;
+  } finally {
+    await ctx.store.ingestChunks.drop(ingestId);
+  }
+}
+
+async function readIntoChunks(
+  path: string,
+  opts: ChunkedIngestOptions,
+  counts: SplitFileCounts,
+  problems: ProblemList,
+  queueChunk: (trips: RawTrip[]) => Promise<void>,
+): Promise<void> {
+  let pending: RawTrip[] = [];
+  const split = splitTraceFile(
+    path,
+    {
+      source: opts.source,
+      vehicleClass: opts.vehicleClass,
+      onProblem: (m) => problems.add(m),
+      onProgress: (c) => opts.onProgress?.(`${path}: ${c.pointsRead.toLocaleString("en-US")} points read`),
+      signal: opts.signal,
+    },
+    counts,
+  );
+  for await (const trips of split) {
+    for (const trip of trips) pending.push(trip);
+    while (pending.length >= opts.chunkTrips) {
+      await queueChunk(pending.slice(0, opts.chunkTrips));
+      pending = pending.slice(opts.chunkTrips);
+    }
+  }
+  // Stopped part-way: the trips still open were dropped, and the last partial chunk goes too, as a
+  // partial batch does in ingestFiles.
+  if (!counts.interrupted && pending.length > 0) await queueChunk(pending);
+}
+
+/** After this long with no chunk done, the caller says that it is waiting for worker processes. */
+const IDLE_NOTICE_MS = 15_000;
+
+/**
+ * Chunks queued and not yet done at most: the reader waits beyond that, so the store holds a bounded
+ * amount of chunk input (about 1.3 MB a chunk of 5,000 trips) however large the files and slow the workers.
+ */
+export const MAX_OUTSTANDING_CHUNKS = 32;
+
+/** Follows an ingest's chunks in the store, logging each change of how many are done. */
+class ChunkTracker {
+  queued = 0;
+  private shown = -1;
+  private changedAt = Date.now();
+  private noticed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly ingestId: string,
+    private readonly pollMs: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Polls until at most `outstanding` chunks are still to do; answers every chunk. */
+  async waitUntil(outstanding: number): Promise<IngestChunkState[]> {
+    for (;;) {
+      const chunks = await this.ctx.store.ingestChunks.list(this.ingestId);
+      const finished = chunks.filter((c) => c.state !== "queued");
+      this.report(finished);
+      if (this.queued - finished.length <= outstanding) return chunks;
+      await new Promise((r) => setTimeout(r, this.pollMs));
+    }
+  }
+
+  private report(finished: IngestChunkState[]): void {
+    if (this.queued === 0) return;
+    if (finished.length !== this.shown) {
+      this.shown = finished.length;
+      this.changedAt = Date.now();
+      const stored = finished.reduce((sum, c) => sum + Number(c.result?.stored ?? 0), 0);
+      this.log(
+        `chunks: ${finished.length}/${this.queued} done, ${stored.toLocaleString("en-US")} trips stored`,
+      );
+    } else if (!this.noticed && Date.now() - this.changedAt > IDLE_NOTICE_MS) {
+      this.noticed = true;
+      this.log(
+        "no chunk finished for a while: is a `streetflow serve --role worker` (or --role all) process running on this database and Redis?",
+      );
+    }
+  }
+}
+
+function reportOf(runs: FileRun[], chunks: IngestChunkState[], problems: ProblemList): ChunkedIngestReport {
+  const report: ChunkedIngestReport = {
+    files: [],
+    totals: emptyIngestCounts(),
+    problems: [],
+    moreProblems: 0,
+    chunks: chunks.length,
+    failedChunks: [],
+  };
+  for (const run of runs) {
+    const counts = fileCounts(run.counts);
+    for (const chunk of chunks.slice(run.from, run.to)) {
+      if (chunk.state === "failed")
+        report.failedChunks.push(`chunk ${chunk.seq + 1}: ${chunk.failure ?? "failed"}`);
+      const result = chunk.result as IngestChunkResult | null;
+      if (!result) continue;
+      addChunkCounts(counts, result);
+      result.problems.forEach((p) => problems.add(p));
+      problems.more += result.moreProblems;
+    }
+    report.files.push({ path: run.path, counts });
+    addCounts(report.totals, counts);
+  }
+  report.problems = problems.kept;
+  report.moreProblems = problems.more;
+  return report;
+}
+
+/** Each whole file (read to its end, every chunk stored) is recorded as an ingest run; then the months are compacted. */
+async function recordRuns(
+  ctx: AppContext,
+  country: string,
+  opts: ChunkedIngestOptions,
+  report: ChunkedIngestReport,
+  runs: FileRun[],
+  chunks: IngestChunkState[],
+): Promise<void> {
+  const log = opts.onProgress ?? (() => {});
+  for (const [i, run] of runs.entries()) {
+    const counts = report.files[i].counts;
+    log(`${run.path}: done, ${progressLine(counts)}`);
+    const whole = !run.counts.interrupted && chunks.slice(run.from, run.to).every((c) => c.state === "done");
+    if (!whole) continue;
+    await ctx.store.trips.recordIngestRun({
+      country,
+      source: opts.source,
+      path: run.path,
+      sizeBytes: statSync(run.path).size,
+      sha256: await sha256Of(run.path),
+      startedAt: run.startedAt,
+      finishedAt: new Date().toISOString(),
+      counts: { ...counts },
+    });
+  }
+  const { chunksBefore, chunksAfter } = await ctx.store.trips.compact(country);
+  if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
+}
+
+function emptyFileCounts(): SplitFileCounts {
+  return { ...emptySplitCounts(), readErrors: 0, interrupted: 0 };
+}
+
+/** The reader's counts of a file as the ingest report's counts (the chunks add the rest). */
+function fileCounts(read: SplitFileCounts): IngestCounts {
+  return { ...emptyIngestCounts(), ...structuredClone(read) };
+}
+
+function addChunkCounts(into: IngestCounts, r: IngestChunkResult): void {
+  into.matchedTrips += r.matchedTrips;
+  into.splitByMatcher += r.splitByMatcher;
+  into.unmatchedTrips += r.unmatchedTrips;
+  into.matchErrors += r.matchErrors;
+  into.stored += r.stored;
+  into.duplicates += r.duplicates;
+}
+
+/** The first problem messages, in reading order, and how many more there were. */
+class ProblemList {
+  readonly kept: string[] = [];
+  more = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(message: string): void {
+    if (this.kept.length < this.max) this.kept.push(message);
+    else this.more++;
+  }
+}

@@ -1,0 +1,131 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import CheapRuler from "cheap-ruler";
+import type { AppContext } from "../../src/app/context.js";
+import { encodeChunk, storeIngestChunk, type IngestChunkPayload } from "../../src/app/ingest-chunk.js";
+import type { BatchMatcher } from "../../src/engine/ingest/match-pool.js";
+import { tripMatcher } from "../../src/engine/matching/index.js";
+import type { RawTrip } from "../../src/engine/trips/types.js";
+import { networksOf } from "../../src/main/runtime.js";
+import { gridNetwork } from "../helpers/grid-network.js";
+import { storeDigest } from "../helpers/store-digest.js";
+import { backends } from "./backends.js";
+
+/**
+ * The chunk use case of a distributed ingest on both stores: a chunk's trips, tallies and done marker
+ * commit together, so a run that died before its commit leaves nothing, and a chunk run again (or twice
+ * at once) stores its trips once.
+ */
+const stores = await backends();
+after(async () => {
+  await Promise.all(stores.map((b) => b.dispose()));
+});
+
+const network = gridNetwork({ size: 8 });
+const match: BatchMatcher = async (trips) => trips.map((trip) => ({ matched: tripMatcher(network)(trip) }));
+
+/** Trips along the grid's rows, one device each, a minute per block. */
+function rowTrips(count: number): RawTrip[] {
+  const ruler = new CheapRuler(43.725, "meters");
+  const start = Date.UTC(2025, 2, 3, 8);
+  return Array.from({ length: count }, (_, i) => ({
+    deviceId: `d${i}`,
+    vehicleClass: "personal",
+    source: "lbs",
+    points: Array.from({ length: 12 }, (_, k) => {
+      const [lon, lat] = ruler.offset([7.41, 43.725], k * 50, (i % 8) * 150);
+      return { lon, lat, t: start + i * 3_600_000 + k * 10_000 };
+    }),
+  }));
+}
+
+async function contextOf(open: () => Promise<AppContext["store"]>): Promise<AppContext> {
+  const store = await open();
+  await store.network.replaceCountry(
+    {
+      country: "mc",
+      source: "grid",
+      segmentCount: network.segments.length,
+      importedAt: new Date().toISOString(),
+    },
+    network.segments,
+  );
+  return { store, networks: networksOf(store) };
+}
+
+const chunk = (seq: number): IngestChunkPayload => ({ ingestId: "ingest-1", seq, country: "mc" });
+
+for (const backend of stores) {
+  describe(`ingest chunks on ${backend.name}`, { skip: backend.skip }, () => {
+    it("a chunk stores its trips and tallies with its done marker; run again, it stores nothing", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(6)));
+      const first = await storeIngestChunk(ctx, chunk(0), match);
+      assert.equal(first.type, "stored");
+      const stored = first.type === "stored" ? first.result.stored : 0;
+      assert.ok(stored >= 6, `matched and stored (${stored})`);
+      const digest = await storeDigest(ctx.store, "mc");
+      assert.equal(digest.trips, stored);
+
+      assert.deepEqual(await storeIngestChunk(ctx, chunk(0), match), { type: "done already" });
+      assert.deepEqual(await storeDigest(ctx.store, "mc"), digest);
+      const [state] = await ctx.store.ingestChunks.list("ingest-1");
+      assert.equal(state.state, "done");
+      assert.equal(state.result?.stored, stored);
+      assert.equal(await ctx.store.ingestChunks.input("ingest-1", 0), null, "the input is dropped once done");
+    });
+
+    it("a run that dies before its commit leaves nothing; the retry stores the chunk once", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(5)));
+      // The chunk's transaction joins this one, which then fails as a killed worker's would.
+      await assert.rejects(
+        ctx.store.transaction(async () => {
+          await storeIngestChunk(ctx, chunk(0), match);
+          throw new Error("killed");
+        }),
+        /killed/,
+      );
+      assert.equal((await storeDigest(ctx.store, "mc")).trips, 0);
+      assert.equal((await ctx.store.ingestChunks.list("ingest-1"))[0].state, "queued");
+      assert.equal((await storeIngestChunk(ctx, chunk(0), match)).type, "stored");
+      const retried = await storeDigest(ctx.store, "mc");
+
+      // The same chunk stored at the first go, in a fresh store.
+      const clean = await contextOf(() => backend.open());
+      await clean.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(5)));
+      await storeIngestChunk(clean, chunk(0), match);
+      assert.deepEqual(retried, await storeDigest(clean.store, "mc"));
+    });
+
+    it("two runs of one chunk at once: one stores it, the other finds it done", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(4)));
+      const outcomes = await Promise.all([
+        storeIngestChunk(ctx, chunk(0), match),
+        storeIngestChunk(ctx, chunk(0), match),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.type).sort(), ["done already", "stored"]);
+      const stored = outcomes.find((o) => o.type === "stored");
+      assert.equal(
+        (await storeDigest(ctx.store, "mc")).trips,
+        stored?.type === "stored" ? stored.result.stored : -1,
+      );
+    });
+
+    it("a chunk given up before storing (worker stopping) writes nothing and stays to do", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(3)));
+      assert.deepEqual(await storeIngestChunk(ctx, chunk(0), match, () => false), { type: "abandoned" });
+      assert.equal((await storeDigest(ctx.store, "mc")).trips, 0);
+      assert.equal((await ctx.store.ingestChunks.list("ingest-1"))[0].state, "queued");
+      await ctx.store.ingestChunks.markFailed("ingest-1", 0, "interrupted 3 times");
+      assert.deepEqual(
+        (await ctx.store.ingestChunks.list("ingest-1")).map((c) => [c.state, c.failure]),
+        [["failed", "interrupted 3 times"]],
+      );
+      await ctx.store.ingestChunks.drop("ingest-1");
+      assert.deepEqual(await ctx.store.ingestChunks.list("ingest-1"), []);
+    });
+  });
+}

@@ -1,0 +1,125 @@
+import { after, before, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AppContext } from "../../src/app/context.js";
+import { ingestFiles } from "../../src/app/ingest.js";
+import { ingestFilesInChunks, MAX_OUTSTANDING_CHUNKS } from "../../src/app/ingest-chunked.js";
+import { tripMatcher } from "../../src/engine/matching/index.js";
+import { readOsmSegments } from "../../src/engine/network/osm-import.js";
+import type { Segment } from "../../src/engine/network/types.js";
+import { Simulation } from "../../src/engine/simulate/index.js";
+import { writeSimulation } from "../../src/engine/simulate/writers.js";
+import { IngestChunkJobs } from "../../src/jobs/ingest-chunk-job.js";
+import { networksOf } from "../../src/main/runtime.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { storeDigest } from "../helpers/store-digest.js";
+
+/**
+ * The command's side of a distributed ingest on one SQLite store and its own queue, with a job loop
+ * standing in for a worker process (the real IngestChunkJobs, matching on a MatchPool thread): the same
+ * report and stored data as ingestFiles, with more chunks than may wait at once (the reader waits for
+ * the worker).
+ */
+const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+
+let dir: string;
+let segments: Segment[];
+let file: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "sf-ingest-chunked-"));
+  segments = await readOsmSegments(MONACO);
+  const ctx = await contextOf("setup");
+  const sim = new Simulation((await ctx.networks.get("mc"))!, {
+    ...{ from: "2025-03", to: "2025-03", tripsPerDay: 8, seed: 5, source: "lbs" },
+    ...{ samplingS: 30, noiseM: 10 },
+  });
+  file = writeSimulation(sim.trips(), join(dir, "traces")).months[0].traces;
+  await ctx.store.close();
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function contextOf(name: string): Promise<AppContext> {
+  const store = new SqliteStore(join(dir, `${name}.sqlite`));
+  await store.network.replaceCountry(
+    { country: "mc", source: "test", segmentCount: segments.length, importedAt: new Date().toISOString() },
+    segments,
+  );
+  return { store, networks: networksOf(store) };
+}
+
+/** Claims and runs ingest chunk jobs until stopped, as a worker process's runner does. */
+function jobLoop(ctx: AppContext): { stop: () => Promise<number> } {
+  const jobs = new IngestChunkJobs(ctx, 1);
+  let stopping = false;
+  let ran = 0;
+  const runner = {
+    queue: ctx.store.jobs,
+    workerId: "test-worker",
+    leaseMs: 60_000,
+    heartbeatMs: 20_000,
+    maxAttempts: 3,
+    log: () => {},
+    stopping: () => false,
+  };
+  const loop = (async () => {
+    while (!stopping) {
+      const job = await ctx.store.jobs.claim(runner.workerId, runner.leaseMs);
+      if (!job) await new Promise((r) => setTimeout(r, 10));
+      else {
+        await jobs.run(job, runner);
+        ran++;
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await loop;
+      await jobs.close();
+      return ran;
+    },
+  };
+}
+
+const common = { country: "mc", source: "lbs", vehicleClass: "personal" } as const;
+
+it("chunks stored by a worker give ingestFiles' report and stored data", async () => {
+  const single = await contextOf("single");
+  const reference = await ingestFiles(single, [file], {
+    ...common,
+    matcher: tripMatcher((await single.networks.get("mc"))!),
+  });
+  const expected = await storeDigest(single.store, "mc");
+  await single.store.close();
+
+  const ctx = await contextOf("chunked");
+  const worker = jobLoop(ctx);
+  const lines: string[] = [];
+  const chunkTrips = Math.max(1, Math.floor(reference.totals.trips / (MAX_OUTSTANDING_CHUNKS + 8)));
+  const report = await ingestFilesInChunks(ctx, [file], {
+    ...common,
+    chunkTrips,
+    pollMs: 5,
+    onProgress: (line) => lines.push(line),
+  });
+  const ran = await worker.stop();
+  assert.ok(report.chunks > MAX_OUTSTANDING_CHUNKS, `more chunks (${report.chunks}) than may wait at once`);
+  assert.equal(ran, report.chunks);
+  assert.deepEqual(report.failedChunks, []);
+  assert.deepEqual(report.totals, reference.totals);
+  assert.deepEqual(report.problems, reference.problems);
+  assert.deepEqual(await storeDigest(ctx.store, "mc"), expected);
+  assert.equal((await ctx.store.trips.listIngestRuns("mc")).length, 1, "the file is recorded as ingested");
+  assert.ok(
+    lines.includes(
+      `chunks: ${report.chunks}/${report.chunks} done, ${report.totals.stored.toLocaleString("en-US")} trips stored`,
+    ),
+    lines.join("\n"),
+  );
+  assert.deepEqual(await ctx.store.jobs.claim("anyone", 1000), null, "no job left");
+  await ctx.store.close();
+});
