@@ -6,7 +6,8 @@
  * worker threads. Every run is preceded by an untimed one (V8 compiled, route balls filled, workers
  * started), so the figures compare steady states; each ingest goes into a fresh SQLite file. Reports
  * points per CPU second (the per-core figure) and wall time (the parallel speed-up is a wall-time
- * ratio), and whether the parallel ingest stored exactly the trips of the single-threaded one.
+ * ratio), and whether the parallel ingest stored exactly the trips and per-segment tallies of the
+ * single-threaded one.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -73,8 +74,9 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         }),
       );
       const digest = await storedDigest(rt);
+      const talliesDigest = storedTalliesDigest(rt.store as SqliteStore);
       await rt.store.close();
-      return { ...timed, report: timed.value, digest };
+      return { ...timed, report: timed.value, digest, talliesDigest };
     };
     await ingestOnce(false);
     const single = await ingestOnce(false);
@@ -110,6 +112,8 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         single.cpuS / Math.max(parallel.cpuS / 2, parallel.mainThreadCpuS, parallel.busiestOtherThreadCpuS),
       ),
       sameTripsStored: parallel.digest === single.digest,
+      sameTalliesStored: parallel.talliesDigest === single.talliesDigest,
+      talliesSha1: single.talliesDigest.slice(0, 12),
       loadAvg1m: round(loadavg()[0]),
     };
   } finally {
@@ -151,6 +155,25 @@ async function splitTrips(file: string): Promise<RawTrip[]> {
 async function storedDigest(rt: AppContext): Promise<string> {
   const hash = createHash("sha1");
   for await (const trip of rt.store.trips.scan("mc", {})) hash.update(JSON.stringify(trip));
+  return hash.digest("hex");
+}
+
+/** SHA-1 over every packed tally row of the country (totals, details, year rollups), in key order. */
+function storedTalliesDigest(store: SqliteStore): string {
+  const hash = createHash("sha1");
+  for (const [table, period] of [
+    ["segment_month_totals", "month"],
+    ["segment_month_details", "month"],
+    ["segment_year_rollups", "year"],
+  ]) {
+    const rows = store.db
+      .prepare(
+        `SELECT segment_id, ${period}, cells FROM ${table} WHERE country = 'mc' ORDER BY segment_id, ${period}`,
+      )
+      .raw()
+      .iterate() as Iterable<[number, string, Buffer]>;
+    for (const [segmentId, when, cells] of rows) hash.update(`${table}|${segmentId}|${when}|`).update(cells);
+  }
   return hash.digest("hex");
 }
 

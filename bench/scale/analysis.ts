@@ -126,7 +126,7 @@ async function measure(
 const round = (x: number) => Number(x.toFixed(2));
 
 /** A worker process, resolved once its runner is started. */
-function startWorker(env: {
+export function startWorker(env: {
   url: string;
   prefix: string;
   shardTrips: number;
@@ -157,7 +157,7 @@ function startWorker(env: {
   });
 }
 
-async function stopWorker(child: ChildProcess): Promise<void> {
+export async function stopWorker(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
@@ -165,7 +165,7 @@ async function stopWorker(child: ChildProcess): Promise<void> {
 }
 
 /** User + system CPU seconds of a process and all its threads. */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }

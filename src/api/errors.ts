@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from "typebox";
 import { logRequestLine } from "./logging.js";
 import { DomainError, RetryLaterError, ValidationError, fail } from "../domain/errors.js";
+import { ERROR_CATALOGUE, errorMessage } from "../domain/error-catalogue.js";
 
 /** The one error body every failing request gets. */
 export const ErrorBody = Type.Object(
@@ -33,6 +34,23 @@ export const braceless = (message: string) => message.replace(/\{/g, "(").replac
 function body(code: string, message: string, field?: string): ErrorPayload {
   const text = braceless(message);
   return { status: "error", error: field ? { code, message: text, field } : { code, message: text } };
+}
+
+/**
+ * 503 `overloaded` with Retry-After, sent without raising an error (no stack trace to capture): the cheap
+ * path of shedding, taken in onRequest hooks. The request is marked so that it is tallied, not logged alone.
+ */
+export function sendOverloaded(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reason: string,
+  seconds: number,
+): void {
+  request.shed = true;
+  void reply
+    .status(ERROR_CATALOGUE.overloaded.status)
+    .header("retry-after", String(seconds))
+    .send(body("overloaded", errorMessage("overloaded", { reason, seconds })));
 }
 
 /** The status and body of a catalogue error. */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import underPressure from "@fastify/under-pressure";
 import type { HeavyAdmission, HeavyTaskName } from "../app/heavy/tasks.js";
 import type { OverloadSettings } from "../config/config.js";
-import { retryLater } from "../domain/errors.js";
+import { sendOverloaded } from "./errors.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -14,6 +14,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** `performance.now()` by which the answer is due: arrival plus the deadline budget. */
     deadline: number;
+    /** Refused by load shedding before any work (tallied in the log rather than logged alone). */
+    shed: boolean;
   }
 }
 
@@ -53,11 +55,14 @@ export async function registerLoadShedding(app: FastifyInstance, settings: Overl
   if (maxEventLoopDelayMs + maxEventLoopUtilizationPct + maxHeapMb > 0)
     await registerPressureChecks(app, settings);
   app.decorateRequest("deadline", Infinity);
-  app.addHook("onRequest", async (request) => {
+  app.decorateRequest("shed", false);
+  // A callback hook: answering without calling `done` ends the request here (Fastify's early response).
+  app.addHook("onRequest", (request, reply, done) => {
     request.deadline = performance.now() + settings.deadlineMs;
     const task = request.routeOptions.config.heavy;
     const refusal = task && request.server.heavy.refusal(task, request.deadline);
-    if (refusal) throw refusal;
+    if (refusal) return sendOverloaded(request, reply, refusal.reason, refusal.seconds);
+    done();
   });
 }
 
@@ -69,10 +74,10 @@ async function registerPressureChecks(app: FastifyInstance, settings: OverloadSe
     eventLoopUtilizationMode: "interval",
     maxHeapUsedBytes: settings.maxHeapMb * 1024 * 1024,
     sampleInterval: settings.sampleIntervalMs,
-    pressureHandler: async (request, _reply, type, value) => {
+    // Answered here, the plugin's hook chain stops (Fastify skips the hooks of a sent reply).
+    pressureHandler: (request, reply, type, value) => {
       if (request.routeOptions.config.neverShed) return;
-      const reason = pressureReason(type, value);
-      throw retryLater("overloaded", { reason, seconds: EVENT_LOOP_RETRY_SECONDS }, EVENT_LOOP_RETRY_SECONDS);
+      sendOverloaded(request, reply, pressureReason(type, value), EVENT_LOOP_RETRY_SECONDS);
     },
   });
 }

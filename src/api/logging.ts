@@ -18,6 +18,8 @@ export function redactUrl(url: string): string {
  * method, route (the pattern, never the key-bearing URL), status and time; pino adds `reqId`.
  */
 class OneLinePerRequest extends LogController {
+  private shed = 0;
+
   override incomingRequest(): void {}
   override routeNotFound(): void {}
   override requestCompleted(
@@ -25,9 +27,26 @@ class OneLinePerRequest extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    logRequestLine(request, reply, error);
+    if (request.shed) this.tallyShed(request);
+    else logRequestLine(request, reply, error);
+  }
+
+  /**
+   * Requests shed under overload come by the thousand a second: one line per SHED_TALLY_MS counts them,
+   * so logging does not add to the load it reports.
+   */
+  private tallyShed(request: FastifyRequest): void {
+    if (this.shed++ > 0) return;
+    const log = request.server.log;
+    setTimeout(() => {
+      log.warn({ shed: this.shed, seconds: SHED_TALLY_MS / 1000 }, "requests shed (503 overloaded)");
+      this.shed = 0;
+    }, SHED_TALLY_MS).unref();
   }
 }
+
+/** How often the count of shed requests is logged while requests are shed. */
+const SHED_TALLY_MS = 10_000;
 
 /** The request's one log line; also called for requests Fastify rejects before routing. */
 export function logRequestLine(request: FastifyRequest, reply: FastifyReply, error?: Error | null): void {

@@ -158,7 +158,9 @@ export interface OverloadSettings {
 
 export function overloadSettingsOf(env: NodeJS.ProcessEnv = process.env): OverloadSettings {
   const whole = (name: string, fallback: number, min: number) => wholeSetting(env, name, fallback, min);
-  const utilization = whole("STREETFLOW_SHED_EVENT_LOOP_UTILIZATION", 98, 0);
+  // Off by default: a loop kept busy by one user's page load is busy, not overloaded (measured at load 26:
+  // 98 % over 250 ms refused most of a single browser's first requests).
+  const utilization = whole("STREETFLOW_SHED_EVENT_LOOP_UTILIZATION", 0, 0);
   if (utilization > 100)
     throw fail(
       "invalid_option",
@@ -168,10 +170,12 @@ export function overloadSettingsOf(env: NodeJS.ProcessEnv = process.env): Overlo
   return {
     // 2 s minus a margin for what the pool does not see: the event loop before and after the work.
     deadlineMs: whole("STREETFLOW_REQUEST_DEADLINE_MS", 1_500, 1),
-    maxEventLoopDelayMs: whole("STREETFLOW_SHED_EVENT_LOOP_DELAY_MS", 200, 0),
+    // Requests already wait about a second in the loop: shed before they would wait two.
+    maxEventLoopDelayMs: whole("STREETFLOW_SHED_EVENT_LOOP_DELAY_MS", 1_000, 0),
     maxEventLoopUtilizationPct: utilization,
     maxHeapMb: whole("STREETFLOW_SHED_HEAP_MB", 0, 0),
-    sampleIntervalMs: whole("STREETFLOW_SHED_SAMPLE_MS", 250, 10),
+    // A whole second, so one long callback does not make the mean.
+    sampleIntervalMs: whole("STREETFLOW_SHED_SAMPLE_MS", 1_000, 10),
   };
 }
 

@@ -7,12 +7,12 @@ import { generatePassword } from "../domain/security/passwords.js";
 import { setPassword } from "../app/security/sessions.js";
 import { importNetwork } from "../app/network-import.js";
 import { tripMatcher } from "../engine/matching/index.js";
-import type { Network } from "../engine/network/network.js";
-import { Simulation, type SimulateOptions } from "../engine/simulate/index.js";
+import { MatchPool } from "../engine/ingest/match-pool.js";
+import { addCounts, emptyIngestCounts } from "../engine/ingest/pipeline.js";
 import type { TraceSource } from "../engine/trips/types.js";
 import { storeTransitRiders } from "../app/transit.js";
-import { writeSimulation } from "../engine/simulate/writers.js";
-import { formatIngestReport, ingestFiles } from "../app/ingest.js";
+import { formatIngestReport, ingestFiles, type IngestReport } from "../app/ingest.js";
+import { DemoSimulations } from "./demo-simulation.js";
 import type { AppContext } from "../app/context.js";
 
 /** The shipped demo network (repo `data/osm/`), resolved from src/ or dist/ alike. */
@@ -96,30 +96,41 @@ export function demoYear(today = new Date()): { from: string; to: string } {
  * fresh install has the same data): location-based traces of every road class and a small
  * connected-vehicle fleet, ingested like any other traces (split, map-matched, stored), and
  * transit riders on the imported bus routes and rail lines, stored as they travelled.
+ * Traces are simulated on a worker thread while earlier months are matched (on worker threads too)
+ * and stored, so a first start uses every core.
  */
 async function loadDemoTrips(ctx: AppContext, dataDir: string, log: (line: string) => void): Promise<void> {
   const network = await ctx.networks.get(DEMO_COUNTRY);
   if (!network) return;
   const { from, to } = demoYear();
-  log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
-  await simulateAndIngest(ctx, network, "lbs", join(dataDir, "demo-traces"), log, {
-    from,
-    to,
-    tripsPerDay: DEMO_TRIPS_PER_DAY,
-    seed: 2024,
-    source: "lbs",
-    presence: DEMO_PHONE_PRESENCE,
-  });
-  log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
-  await simulateAndIngest(ctx, network, "telematics", join(dataDir, "demo-traces-cvd"), log, {
-    from,
-    to,
-    tripsPerDay: DEMO_CVD_TRIPS_PER_DAY,
-    seed: 2025,
-    source: "telematics",
-    // Connected vehicles are cars and trucks.
-    vehicleMix: { bicycle: 0, pedestrian: 0 },
-  });
+  const simulations = new DemoSimulations(network);
+  const matchPool = new MatchPool(network, availableParallelism());
+  try {
+    // Both asked now: the fleet is simulated while the first traces are still being ingested.
+    const lbs = simulations.months(join(dataDir, "demo-traces"), {
+      from,
+      to,
+      tripsPerDay: DEMO_TRIPS_PER_DAY,
+      seed: 2024,
+      source: "lbs",
+      presence: DEMO_PHONE_PRESENCE,
+    });
+    const cvd = simulations.months(join(dataDir, "demo-traces-cvd"), {
+      from,
+      to,
+      tripsPerDay: DEMO_CVD_TRIPS_PER_DAY,
+      seed: 2025,
+      source: "telematics",
+      // Connected vehicles are cars and trucks.
+      vehicleMix: { bicycle: 0, pedestrian: 0 },
+    });
+    log(`Simulating demo trips ${from} to ${to} (${DEMO_TRIPS_PER_DAY} per day) and map-matching them...`);
+    await ingestMonths(ctx, lbs, "lbs", matchPool, log);
+    log(`Simulating a connected-vehicle fleet (${DEMO_CVD_TRIPS_PER_DAY} trips per day)...`);
+    await ingestMonths(ctx, cvd, "telematics", matchPool, log);
+  } finally {
+    await Promise.all([simulations.close(), matchPool.close()]);
+  }
   log(`Simulating transit riders (${DEMO_TRANSIT_RIDERS_PER_DAY} journeys per day)...`);
   await storeTransitRiders(
     ctx,
@@ -129,26 +140,30 @@ async function loadDemoTrips(ctx: AppContext, dataDir: string, log: (line: strin
   );
 }
 
-async function simulateAndIngest(
+/** Ingests each month's trace file as it comes, with one pool of matching threads; one report for all. */
+async function ingestMonths(
   ctx: AppContext,
-  network: Network,
+  files: AsyncIterable<string>,
   source: TraceSource,
-  dir: string,
+  matchPool: MatchPool,
   log: (line: string) => void,
-  options: SimulateOptions,
 ): Promise<void> {
-  const written = writeSimulation(new Simulation(network, options).trips(), dir);
-  const report = await ingestFiles(
-    ctx,
-    written.months.map((m) => m.traces),
-    {
+  // Required by ingestFiles; with a pool the trips are matched on its threads.
+  const matcher = tripMatcher(matchPool.network);
+  const report: IngestReport = { files: [], totals: emptyIngestCounts(), problems: [], moreProblems: 0 };
+  for await (const file of files) {
+    const month = await ingestFiles(ctx, [file], {
       country: DEMO_COUNTRY,
       source,
       vehicleClass: "personal",
-      matcher: tripMatcher(network),
-      threads: availableParallelism(),
+      matcher,
+      matchPool,
       onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),
-    },
-  );
+    });
+    report.files.push(...month.files);
+    addCounts(report.totals, month.totals);
+    report.problems.push(...month.problems);
+    report.moreProblems += month.moreProblems;
+  }
   for (const line of formatIngestReport(report)) log(`  ${line}`);
 }

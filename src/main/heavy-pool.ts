@@ -5,9 +5,10 @@ import type {
   HeavyOutput,
   HeavyRunner,
   HeavyTaskName,
+  Refusal,
 } from "../app/heavy/tasks.js";
 import { errorFromWire } from "../app/heavy/wire.js";
-import { retryLater, type RetryLaterError } from "../domain/errors.js";
+import { retryLater } from "../domain/errors.js";
 import type { StoreDescription } from "../store/open.js";
 import type { HeavyReply, HeavyTaskMessage } from "./heavy-worker.js";
 
@@ -67,8 +68,12 @@ interface Ticket {
 
 const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-const overloaded = (reason: string, waitMs: number) =>
-  retryLater("overloaded", { reason, seconds: secondsOf(waitMs) }, secondsOf(waitMs));
+const refusalOf = (reason: string, waitMs: number): Refusal => ({ reason, seconds: secondsOf(waitMs) });
+
+const overloaded = (reason: string, waitMs: number) => {
+  const refusal = refusalOf(reason, waitMs);
+  return retryLater("overloaded", refusal, refusal.seconds);
+};
 
 /**
  * Heavy requests on worker threads (piscina) with admission control, so no request queues without bound
@@ -136,17 +141,17 @@ export class HeavyPool implements HeavyRunner {
     return work / this.limits.threads;
   }
 
-  refusal(name: HeavyTaskName, deadline = Infinity): RetryLaterError | null {
+  refusal(name: HeavyTaskName, deadline = Infinity): Refusal | null {
     const now = performance.now();
     const wait = this.expectedWaitMs(now);
     if (this.inFlight >= this.limits.maxDepth)
-      return overloaded(`${this.limits.maxDepth} heavy requests in progress`, wait);
+      return refusalOf(`${this.limits.maxDepth} heavy requests in progress`, wait);
     // Waited past its deadline already (in the event loop, for the store): too late whatever comes next.
-    if (now >= deadline) return overloaded("it waited past its deadline before it reached the pool", wait);
+    if (now >= deadline) return refusalOf("it waited past its deadline before it reached the pool", wait);
     // A free thread takes it at once: however long it runs, that is its size, not overload.
     if (this.threadFree()) return null;
     if (now + wait + this.runTimes.expected(name) > deadline)
-      return overloaded(`the heavy work queued would not let it finish in time`, wait);
+      return refusalOf(`the heavy work queued would not let it finish in time`, wait);
     return null;
   }
 
@@ -156,7 +161,7 @@ export class HeavyPool implements HeavyRunner {
     { caller, deadline = Infinity }: HeavyAdmission = {},
   ): Promise<HeavyOutput<N>> {
     const refused = this.refusal(name, deadline);
-    if (refused) throw refused;
+    if (refused) throw retryLater("overloaded", refused, refused.seconds);
     const { perKey } = this.limits;
     if (caller && (this.perCaller.get(caller) ?? 0) >= perKey)
       throw retryLater("key_busy", { max: perKey, seconds: 1 }, 1);

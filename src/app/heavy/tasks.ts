@@ -15,7 +15,6 @@ import { unitsOf } from "../counts/metering.js";
 import { searchOsmIds } from "../networks.js";
 import { firstPage, type ResultPage } from "../counts/results.js";
 import type { AppContext } from "../context.js";
-import type { RetryLaterError } from "../../domain/errors.js";
 
 /**
  * The requests heavy enough to leave the event loop: counts metrics and selections, and OSM-way search.
@@ -142,6 +141,12 @@ export interface HeavyAdmission {
   deadline?: number;
 }
 
+/** Why a request is shed (503 `overloaded`), and when to retry: a plain value, so refusing raises no error. */
+export interface Refusal {
+  reason: string;
+  seconds: number;
+}
+
 /** Runs heavy tasks: inline (below), or on a worker-thread pool with admission control (src/main/heavy-pool.ts). */
 export interface HeavyRunner {
   run<N extends HeavyTaskName>(
@@ -153,7 +158,7 @@ export interface HeavyRunner {
    * The refusal a new `name` request due by `deadline` would get now (503 `overloaded`), or null: asked
    * before the body is read or the key looked up, so shedding costs next to nothing.
    */
-  refusal(name: HeavyTaskName, deadline?: number): RetryLaterError | null;
+  refusal(name: HeavyTaskName, deadline?: number): Refusal | null;
   close(): Promise<void>;
 }
 

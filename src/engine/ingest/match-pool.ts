@@ -23,7 +23,10 @@ const WORKER = new URL(
 export class MatchPool {
   private readonly pool: Piscina;
 
-  constructor(network: Network, threads: number) {
+  constructor(
+    readonly network: Network,
+    threads: number,
+  ) {
     this.pool = new Piscina({
       filename: WORKER.href,
       minThreads: threads,

@@ -71,7 +71,7 @@ export function assemblePath(
   if (moving.length === 0) return null;
   const times = positions.map((p) => p.t);
   const path = moving.map((tr) => ({
-    segmentId: ctx.network.segments[tr.segIndex].id,
+    segmentId: ctx.lines.id[tr.segIndex],
     forward: tr.forward,
     enterT: latestTimeAt(tr.fromM, distanceAt, times),
     exitT: earliestTimeAt(tr.toM, distanceAt, times),

@@ -22,14 +22,15 @@ export interface MatchContext {
 /**
  * Every segment's line in flat arrays for the candidate search: vertices of segment i are
  * `start[i]` … `start[i + 1] − 1`, interleaved lon/lat in `lonLat`, and `pieceM[k]` is the length of
- * the piece from vertex k to k + 1 in cheap-ruler's local metres. `lengthM` and `oneway` copy the
- * segments' fields: the candidate search touches many segments per fix, and reading them from the
- * segment objects was a cache miss each (half of the search's time).
+ * the piece from vertex k to k + 1 in cheap-ruler's local metres. `id`, `lengthM` and `oneway` copy
+ * the segments' fields: the candidate search and path assembly touch many segments per fix, and
+ * reading them from the segment objects was a cache miss each (half of the search's time).
  */
 export interface SegmentLines {
   start: Int32Array;
   lonLat: Float64Array;
   pieceM: Float64Array;
+  id: Float64Array;
   lengthM: Float64Array;
   oneway: Uint8Array;
 }
@@ -57,15 +58,16 @@ function segmentLines(network: Network): SegmentLines {
       }
     });
   });
+  const id = Float64Array.from(segments, (s) => s.id);
   const lengthM = Float64Array.from(segments, (s) => s.lengthM);
   const oneway = Uint8Array.from(segments, (s) => (s.oneway ? 1 : 0));
-  linesOfNetwork.set(network, (lines = { start, lonLat, pieceM, lengthM, oneway }));
+  linesOfNetwork.set(network, (lines = { start, lonLat, pieceM, id, lengthM, oneway }));
   return lines;
 }
 
 /**
  * Route balls: a first search from a node covers 500 m (half the transitions at 30 s sampling need less;
- * a ball doubles when a query needs more); legs beyond 4 km are searched live. 4 M hash slots ≈ 64 MB per context at most.
+ * a ball doubles when a query needs more); legs beyond 4 km are searched live. 4 M hash slots of 20 bytes ≈ 80 MB per context at most.
  */
 const ROUTE_BALLS = { minRadius: 500, maxRadius: 4000, maxEntries: 4_000_000 };
 

@@ -13,8 +13,11 @@ interface Ball {
   radius: number;
   /** Slots − 1 (a power of two minus one). */
   mask: number;
-  /** The ball's first slot in `table` / `viaEdge`. */
+  /** The arena chunk holding the ball, and its first slot in that chunk's `table` / `viaEdge`. */
+  chunk: number;
   base: number;
+  /** Queries answered since the cache last made room: the busiest balls are kept. */
+  uses: number;
   /** Slot s holds node + 1 at `table[2s]` (0 = empty) and its cost at `table[2s + 1]`: one cache line per probe. */
   table: Float64Array;
   viaEdge: Int32Array;
@@ -40,9 +43,9 @@ export interface RouteBallOptions {
 export class RouteBalls {
   /** Ball of each source node, if any. */
   private readonly balls: (Ball | undefined)[];
-  private readonly arena = new SlotArena();
+  private arena = new SlotArena();
   private entries = 0;
-  /** Hits and searches, for benchmarks. */
+  /** Hits and searches, for benchmarks; `cleared` counts the times the cache made room. */
   readonly stats = { hits: 0, grown: 0, live: 0, cleared: 0 };
 
   constructor(
@@ -62,6 +65,31 @@ export class RouteBalls {
   }
 
   /**
+   * Makes room when the cache is full: keeps the balls used most since the
+   * last time, up to three quarters of the budget, moved together at the start
+   * of the arena, and forgets the others. Starting
+   * afresh instead cost a steady ingest a burst of searches every few thousand
+   * traces (Monaco at 30 s: twice the searched nodes of a full set).
+   */
+  private makeRoom(): void {
+    const busiest = this.balls
+      .map((ball, source) => ({ ball, source }))
+      .filter((b): b is { ball: Ball; source: number } => b.ball !== undefined && b.ball.uses > 0)
+      .sort((x, y) => y.ball.uses - x.ball.uses || x.source - y.source);
+    this.balls.fill(undefined);
+    this.entries = 0;
+    const kept: Ball[] = [];
+    for (const { ball, source } of busiest) {
+      const slots = ball.mask + 1;
+      if (this.entries + slots > KEEP_SHARE * this.opts.maxEntries) break;
+      kept.push(ball);
+      this.balls[source] = ball;
+      this.entries += slots;
+    }
+    this.arena.compact(kept);
+  }
+
+  /**
    * Fills `out[j]` with the cost from `source` to `targets[j]` when it is at
    * most `maxCost`, else Infinity.
    */
@@ -70,6 +98,7 @@ export class RouteBalls {
     // One lookup per target; a target outside a ball smaller than the bound needs a larger ball.
     if (ball && costsInBall(ball, targets, count, maxCost, out)) {
       this.stats.hits++;
+      ball.uses++;
       return;
     }
     if (maxCost > this.opts.maxRadius) {
@@ -88,6 +117,7 @@ export class RouteBalls {
     const ball = this.balls[source];
     if (ball && costIn(ball, target) !== Infinity) {
       this.stats.hits++;
+      ball.uses++;
       return edgesTo(this.network, ball, target);
     }
     this.stats.live++;
@@ -104,12 +134,16 @@ export class RouteBalls {
     const tree = this.workspace.run(source, this.weights, { maxCost: radius });
     const reached = this.workspace.reachedNodes();
     const slots = slotsFor(reached.length);
-    if (old) this.entries -= old.mask + 1;
+    if (old) {
+      this.entries -= old.mask + 1;
+      this.balls[source] = undefined;
+    }
     if (this.entries + slots > this.opts.maxEntries) {
-      this.clear();
+      this.makeRoom();
       this.stats.cleared++;
     }
     const ball = this.arena.take(radius, slots);
+    ball.uses = 1 + (old ? old.uses : 0);
     for (const node of reached) {
       const s = freeSlot(ball, node);
       ball.table[2 * s] = node + 1;
@@ -129,6 +163,9 @@ function slotsFor(count: number): number {
   return slots;
 }
 
+/** Share of the budget the busiest balls may keep when the cache makes room. */
+const KEEP_SHARE = 0.75;
+
 /** Slots per arena chunk (16 bytes of table + 4 of tree edge each): 5 MB. */
 const CHUNK_SLOTS = 1 << 18;
 
@@ -142,16 +179,9 @@ class SlotArena {
   private current = 0;
 
   take(radius: number, slots: number): Ball {
-    let chunk = this.chunks[this.current];
-    while (chunk && chunk.used + slots > chunk.viaEdge.length) chunk = this.chunks[++this.current];
-    if (!chunk) {
-      const size = Math.max(CHUNK_SLOTS, slots);
-      chunk = { table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: 0 };
-      this.chunks.push(chunk);
-    }
-    const base = chunk.used;
-    chunk.used += slots;
-    return { radius, mask: slots - 1, base, table: chunk.table, viaEdge: chunk.viaEdge };
+    const { chunk, base } = this.place(slots);
+    const { table, viaEdge } = this.chunks[chunk];
+    return { radius, mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
   }
 
   reset(): void {
@@ -160,6 +190,47 @@ class SlotArena {
       chunk.used = 0;
     }
     this.current = 0;
+  }
+
+  /**
+   * Moves the kept balls, in address order, to the start of the arena (a ball
+   * only ever moves down, so nothing unmoved is overwritten), zeroes the rest
+   * and starts their use counts afresh.
+   */
+  compact(kept: Ball[]): void {
+    kept.sort((x, y) => x.chunk - y.chunk || x.base - y.base);
+    const usedBefore = this.chunks.map((chunk) => chunk.used);
+    for (const chunk of this.chunks) chunk.used = 0;
+    this.current = 0;
+    for (const ball of kept) {
+      const slots = ball.mask + 1;
+      const { chunk, base } = this.place(slots);
+      const to = this.chunks[chunk];
+      if (chunk === ball.chunk) {
+        to.table.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
+        to.viaEdge.copyWithin(base, ball.base, ball.base + slots);
+      } else {
+        to.table.set(ball.table.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
+        to.viaEdge.set(ball.viaEdge.subarray(ball.base, ball.base + slots), base);
+      }
+      Object.assign(ball, { chunk, base, table: to.table, viaEdge: to.viaEdge, uses: 0 });
+    }
+    this.chunks.forEach((chunk, c) => chunk.table.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
+  }
+
+  /** The first chunk from the current one with room for `slots`, allocated when none has. */
+  private place(slots: number): { chunk: number; base: number } {
+    while (this.current < this.chunks.length) {
+      const chunk = this.chunks[this.current];
+      if (chunk.used + slots <= chunk.viaEdge.length) {
+        chunk.used += slots;
+        return { chunk: this.current, base: chunk.used - slots };
+      }
+      this.current++;
+    }
+    const size = Math.max(CHUNK_SLOTS, slots);
+    this.chunks.push({ table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: slots });
+    return { chunk: this.current, base: 0 };
   }
 }
 

@@ -31,11 +31,15 @@ export interface DijkstraOptions {
   allowed?: (edge: number) => boolean;
 }
 
+/** One workspace per network for `dijkstra`: building one (queue, CSR heads) cost more than a short search. */
+const sharedWorkspaces = new WeakMap<Network, DijkstraWorkspace>();
+
 /**
  * Bounded one-to-many Dijkstra over the directed graph. Stops when every node
  * in `targets` is settled or the frontier passes `maxCost`. `allowed` filters
- * edges (for example by travel mode). Allocates fresh arrays; callers running
- * many searches should keep a `DijkstraWorkspace`.
+ * edges (for example by travel mode). Returns a tree of its own (copies of a
+ * shared workspace's arrays, so it may be kept); callers that need no copy
+ * should keep a `DijkstraWorkspace`.
  */
 export function dijkstra(
   network: Network,
@@ -43,7 +47,10 @@ export function dijkstra(
   weight: EdgeWeight,
   opts: DijkstraOptions = {},
 ): ShortestPathTree {
-  return new DijkstraWorkspace(network).run(source, weight, opts);
+  let workspace = sharedWorkspaces.get(network);
+  if (!workspace) sharedWorkspaces.set(network, (workspace = new DijkstraWorkspace(network)));
+  const tree = workspace.run(source, weight, opts);
+  return { cost: tree.cost.slice(), viaEdge: tree.viaEdge.slice() };
 }
 
 /**
