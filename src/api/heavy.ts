@@ -77,6 +77,9 @@ async function registerPressureChecks(app: FastifyInstance, settings: OverloadSe
     // Answered here, the plugin's hook chain stops (Fastify skips the hooks of a sent reply).
     pressureHandler: (request, reply, type, value) => {
       if (request.routeOptions.config.neverShed) return;
+      // No delay sample at all (the plugin says Infinity) means one callback held the loop for the whole
+      // sample — start-up work, or one long task — and the loop is free now: not requests queueing.
+      if (type === "eventLoopDelay" && !Number.isFinite(value)) return;
       sendOverloaded(request, reply, pressureReason(type, value), EVENT_LOOP_RETRY_SECONDS);
     },
   });
