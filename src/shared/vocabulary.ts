@@ -45,6 +45,17 @@ export const ANALYSIS_TYPES = [
 ] as const;
 export type AnalysisTypeName = (typeof ANALYSIS_TYPES)[number];
 
+/**
+ * Network_Performance's `metric_type`: which figures the np_* CSVs carry besides the identity and traffic
+ * columns (docs/analyses.md).
+ */
+export const NP_METRIC_TYPES = ["all", "speed", "travel_time"] as const;
+export type NpMetricType = (typeof NP_METRIC_TYPES)[number];
+
+/** Top_Routes_OD / _ZA's `top_routes_count`: routes kept per zone pair (zone), day type and day part. */
+export const DEFAULT_TOP_ROUTES = 10;
+export const MAX_TOP_ROUTES = 100;
+
 /** Output types of an analysis (`output_type`). */
 export const OUTPUT_TYPES = ["index", "volume", "trip_counts", "aadt", "zone_counts"] as const;
 export type OutputType = (typeof OUTPUT_TYPES)[number];

@@ -64,6 +64,8 @@ export interface CatalogueCase {
   metric?: string;
   /** Top-routes types draw routes: "Show routes map" opens the drawer "Top routes: <name>". */
   routes?: boolean;
+  /** Type-specific fields the form set, as the analysis detail (GET /api/v2/analyses/{uuid}) echoes them. */
+  detail?: Record<string, unknown>;
 }
 
 /** The first date range set to the first to the last day with data (the inputs' limits). */
@@ -154,16 +156,24 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     type: "Network_Performance",
     name: "Catalogue road speeds",
     screenshot: "result-network-performance.png",
-    fill: (form) => origins(form, CATALOGUE_ZONE_SETS.roads),
+    detail: { metric_type: "all" },
+    fill: async (form) => {
+      await origins(form, CATALOGUE_ZONE_SETS.roads);
+      // Chosen from the other value back to the default: the map draws speeds and the travel time index.
+      await form.getByLabel("Figures").selectOption({ label: "Speeds only" });
+      await form.getByLabel("Figures").selectOption({ label: "Speeds and travel times" });
+    },
   },
   {
     type: "Top_Routes_OD",
     name: "Catalogue top routes",
     screenshot: "result-top-routes-od.png",
     routes: true,
+    detail: { top_routes_count: 5 },
     fill: async (form) => {
       await origins(form);
       await check(form, "Destination zone sets", CATALOGUE_ZONE_SETS.districts);
+      await form.getByLabel("Routes per zone pair or zone").fill("5");
     },
   },
   {
@@ -171,6 +181,7 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     name: "Catalogue zone routes",
     screenshot: "result-top-routes-za.png",
     routes: true,
+    detail: { top_routes_count: 10 },
     fill: (form) => origins(form),
   },
 ];
@@ -223,4 +234,15 @@ export async function createAndMap(
   const drawn = Number(await drawer.getAttribute("data-flows-drawn"));
   assert.ok(Number.isInteger(drawn), `${c.type}: the drawer says how many results it drew`);
   return { drawer, drawn };
+}
+
+/** The analysis detail of the organization's analysis named `name` (GET /api/v2/analyses/{uuid}). */
+export async function analysisDetailNamed(server: WebServer, name: string): Promise<Record<string, unknown>> {
+  const list = (await (await callApi(server, "GET", "/api/v2/analyses")).json()) as {
+    analyses: { uuid: string; name: string }[];
+  };
+  const entry = list.analyses.find((a) => a.name === name);
+  assert.ok(entry, `analysis "${name}" listed`);
+  const res = await callApi(server, "GET", `/api/v2/analyses/${entry.uuid}`);
+  return ((await res.json()) as { analysis: Record<string, unknown> }).analysis;
 }

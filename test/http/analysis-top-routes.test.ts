@@ -136,6 +136,12 @@ describe("Top_Routes_OD and Top_Routes_ZA over HTTP: the most used routes, overl
       rows.map((r) => r.split(",").slice(7, 12).join(",")),
       ["1,1,714,60,1190", "2,2,357,30,1190", "1,3,238,100,238"],
     );
+    // The analysis detail echoes the count it keeps.
+    const detail = await ctx().app.inject({
+      method: "GET",
+      url: `/api/v2/analyses/${uuid}?key=${ctx().orgA.key}`,
+    });
+    assert.equal(detail.json().analysis.top_routes_count, 2);
   });
 
   it("serves the routes as a line shapefile, one record per route row, drawn along its path", async () => {

@@ -11,8 +11,10 @@ import {
   usToIso,
   TRAVEL_MODES as FORM_MODES,
   OUTPUT_TYPES as FORM_OUTPUT_TYPES,
+  METRIC_TYPE_CHOICES,
   type AnalysisForm,
 } from "../../src/web/client/views/analyses/form-logic.js";
+import { NP_METRIC_TYPES } from "../../src/domain/analyses/network-performance.js";
 import { TRAVEL_MODES } from "../../src/domain/travel-modes.js";
 import { OUTPUT_TYPES } from "../../src/domain/analyses/spec.js";
 
@@ -131,6 +133,31 @@ describe("web analyses: form rules", () => {
       [],
     );
     assert.equal("dz_sets" in activity || "geography_type" in activity, false);
+  });
+
+  it("sends top_routes_count with the top-routes types and metric_type with Network_Performance", () => {
+    const routes = form({ analysisType: "Top_Routes_ZA", destinationSets: [], topRoutesCount: " 25 " });
+    assert.equal(analysisRequest(routes).top_routes_count, 25);
+    // Left empty: the server's default, sent as such.
+    assert.equal(analysisRequest({ ...routes, topRoutesCount: "" }).top_routes_count, 10);
+    for (const bad of ["0", "101", "2.5", "ten"])
+      assert.deepEqual(
+        checkForm({ ...routes, topRoutesCount: bad }, SUPPORTED).map((i) => i.field),
+        ["top_routes_count"],
+        bad,
+      );
+    const np = form({ analysisType: "Network_Performance", destinationSets: [], metricType: "travel_time" });
+    assert.equal(analysisRequest(np).metric_type, "travel_time");
+    assert.equal(analysisRequest({ ...np, metricType: undefined }).metric_type, "all");
+    assert.deepEqual(
+      METRIC_TYPE_CHOICES.map((m) => m.value),
+      [...NP_METRIC_TYPES],
+    );
+    // Neither field is sent with another type.
+    const od = analysisRequest(form({ topRoutesCount: "5", metricType: "speed" }));
+    assert.equal("top_routes_count" in od || "metric_type" in od, false);
+    assert.equal(issueSlot("top_routes_count"), "top_routes_count");
+    assert.equal(issueSlot("metric_type"), "metric_type");
   });
 
   it("puts each server issue next to its field", () => {

@@ -115,6 +115,11 @@ const AnalysisDetail = Type.Object({
   metric_type: Type.Optional(
     Type.String({ description: "Network_Performance: the figures reported (all, speed or travel_time)" }),
   ),
+  top_routes_count: Type.Optional(
+    Type.Integer({
+      description: "Top_Routes_OD / _ZA: routes kept per zone pair (zone), day type and day part",
+    }),
+  ),
   // The vendor options as stored (defaults filled in); docs/analyses.md says what each does.
   enable_home_work_locations: Type.Boolean(),
   hwl_enable_visitor: Type.Boolean(),
@@ -153,6 +158,7 @@ function typeDetail(spec: StoredAnalysis["spec"]) {
     ...(options.geographyType !== undefined && { geography_type: options.geographyType }),
     ...(options.homeWorkGeography !== undefined && { geography_type: options.homeWorkGeography }),
     ...(spec.analysisType === "Network_Performance" && { metric_type: options.npMetricType ?? "all" }),
+    ...(options.topRoutes !== undefined && { top_routes_count: options.topRoutes }),
   };
 }
 

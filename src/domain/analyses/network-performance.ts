@@ -1,12 +1,12 @@
 import type { AnalysisTypeDef, TypeRequest } from "./catalogue.js";
 import { requireLineZones } from "./network-od.js";
+import { NP_METRIC_TYPES, type NpMetricType } from "../../shared/vocabulary.js";
 
 /**
  * `metric_type`: which figures the np_* CSVs carry besides the identity columns. The vendor documents no
  * such option publicly, so the values are Streetflow's own (docs/analyses.md, Network_Performance).
  */
-export const NP_METRIC_TYPES = ["all", "speed", "travel_time"] as const;
-export type NpMetricType = (typeof NP_METRIC_TYPES)[number];
+export { NP_METRIC_TYPES, type NpMetricType };
 
 /** Absent, empty or null is `all`; matched case-insensitively; anything else an issue listing the valid values. */
 function readMetricType({ body, issues }: TypeRequest): NpMetricType {

@@ -1,8 +1,8 @@
 import type { AnalysisOptions, AnalysisTypeDef, TypeRequest } from "./catalogue.js";
+import { DEFAULT_TOP_ROUTES, MAX_TOP_ROUTES } from "../../shared/vocabulary.js";
 
-/** Routes kept per zone pair (or zone), day type and day part when the request names no count. */
-export const DEFAULT_TOP_ROUTES = 10;
-export const MAX_TOP_ROUTES = 100;
+// Routes kept per zone pair (or zone), day type and day part: shared with the web client's form.
+export { DEFAULT_TOP_ROUTES, MAX_TOP_ROUTES };
 
 /**
  * `top_routes_count`: a whole number 1..MAX_TOP_ROUTES, as number or digit string; absent, empty or null

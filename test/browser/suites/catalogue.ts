@@ -1,7 +1,12 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { signedInPage, type BrowserEnv } from "../../helpers/browser.js";
-import { CATALOGUE_CASES, createAndMap, createCatalogueZoneSets } from "../catalogue-form.js";
+import {
+  analysisDetailNamed,
+  CATALOGUE_CASES,
+  createAndMap,
+  createCatalogueZoneSets,
+} from "../catalogue-form.js";
 
 /** Issue 13: each catalogue type is offered by the form, runs, and its results are drawn on the map. */
 export function catalogueSuite(env: BrowserEnv): void {
@@ -15,6 +20,11 @@ export function catalogueSuite(env: BrowserEnv): void {
         const page = await signedInPage(env.browser, env.server);
         const { drawer, drawn } = await createAndMap(page, c);
         assert.ok(drawn > 0, `${c.type}: results drawn on the map (${drawn})`);
+        if (c.detail) {
+          // The form sent the type's own fields (top_routes_count, metric_type) and the analysis kept them.
+          const detail = await analysisDetailNamed(env.server, c.name);
+          for (const [field, value] of Object.entries(c.detail)) assert.equal(detail[field], value, field);
+        }
         if (c.metric) {
           // Home/work places of at least 5 devices are shaded: createAndMap waited for the map to render them.
           assert.ok(Number(await drawer.getAttribute("data-places-shaded")) > 0, "shaded places");

@@ -6,7 +6,11 @@
 import {
   DEFAULT_DAY_PARTS,
   DEFAULT_DAY_TYPES,
+  DEFAULT_TOP_ROUTES,
+  MAX_TOP_ROUTES,
   NON_VEHICLE_TRAVEL_MODES,
+  NP_METRIC_TYPES,
+  type NpMetricType,
   TRAVEL_MODES as SHARED_TRAVEL_MODES,
   type AnalysisTypeName,
   type OutputType,
@@ -157,7 +161,19 @@ export interface AnalysisTypeChoice {
   segments?: boolean;
   /** Where the zones' travellers live and work (enable_home_work_locations). */
   homeWork?: boolean;
+  /** Routes kept per zone pair or zone (top_routes_count). */
+  topRoutes?: boolean;
+  /** Network_Performance's figures (metric_type). */
+  metricType?: boolean;
 }
+
+export { DEFAULT_TOP_ROUTES, MAX_TOP_ROUTES };
+
+/** Network_Performance's `metric_type` values (src/shared/vocabulary.ts) and the words shown for them. */
+export const METRIC_TYPE_CHOICES: { value: NpMetricType; label: string }[] = NP_METRIC_TYPES.map((value) => ({
+  value,
+  label: { all: "Speeds and travel times", speed: "Speeds only", travel_time: "Travel times only" }[value],
+}));
 
 /** The traveller kinds of home and work locations, as the request's hwl_enable_<kind> flags name them. */
 export const HOME_WORK_KINDS = [
@@ -218,18 +234,21 @@ export const ANALYSIS_TYPE_CHOICES: AnalysisTypeChoice[] = [
     label: "Road speeds and delay per hour (Network_Performance, line zones)",
     destinations: false,
     geography: false,
+    metricType: true,
   },
   {
     value: "Top_Routes_OD",
     label: "Most used routes between zones (Top_Routes_OD)",
     destinations: true,
     geography: false,
+    topRoutes: true,
   },
   {
     value: "Top_Routes_ZA",
     label: "Most used routes through zones (Top_Routes_ZA)",
     destinations: false,
     geography: false,
+    topRoutes: true,
   },
 ];
 
@@ -251,6 +270,10 @@ export interface AnalysisForm {
   aadtSets?: string[];
   /** AADT's year, as typed. */
   aadtYear?: string;
+  /** Top routes kept per zone pair or zone, as typed. */
+  topRoutesCount?: string;
+  /** Network_Performance's figures ("all" when not chosen). */
+  metricType?: string;
   /** Segment_Analysis' road classes (none: all). */
   segmentTypes?: string[];
   /** Zone_Activity_Analysis' home and work locations: the traveller kinds asked for (none: off). */
@@ -292,6 +315,8 @@ export function checkForm(form: AnalysisForm, supported: UsRange[] | null): Issu
     issues.push({ field: "az_sets", message: "Choose at least one AADT reference zone set." });
   if (type.aadt && !/^20\d\d$/.test(form.aadtYear?.trim() ?? ""))
     issues.push({ field: "aadt_year", message: "Enter the year, 2000 to 2099." });
+  if (type.topRoutes && !validTopRoutes(form.topRoutesCount))
+    issues.push({ field: "top_routes_count", message: `Enter a whole number from 1 to ${MAX_TOP_ROUTES}.` });
   if (type.geography && !form.geographyType)
     issues.push({ field: "geography_type", message: "Choose the preset areas the trips go to." });
   issues.push(...checkDateRanges(form.dateRanges, supported));
@@ -303,6 +328,14 @@ export function checkForm(form: AnalysisForm, supported: UsRange[] | null): Issu
   grammar("day_types", form.dayTypes, DAY_TYPE_ITEM, "Weekday|15");
   grammar("day_parts", form.dayParts, DAY_PART_ITEM, "Evening|1921");
   return issues;
+}
+
+/** Empty (the default count) or a whole number 1..MAX_TOP_ROUTES. */
+function validTopRoutes(typed: string | undefined): boolean {
+  const text = typed?.trim() ?? "";
+  if (text === "") return true;
+  const n = Number(text);
+  return /^\d+$/.test(text) && n >= 1 && n <= MAX_TOP_ROUTES;
 }
 
 /** The POST /api/v2/analyses body; zone sets by uuid (the API takes {name} or {uuid}). */
@@ -329,6 +362,8 @@ export function analysisRequest(form: AnalysisForm): Record<string, unknown> {
     body.aadt_year = Number(form.aadtYear);
   }
   if (type.segments && form.segmentTypes?.length) body.segment_types = form.segmentTypes;
+  if (type.topRoutes) body.top_routes_count = Number(form.topRoutesCount?.trim() || DEFAULT_TOP_ROUTES);
+  if (type.metricType) body.metric_type = form.metricType || "all";
   if (type.homeWork && form.homeWorkKinds?.length) {
     body.enable_home_work_locations = true;
     for (const { value } of HOME_WORK_KINDS) body[`hwl_enable_${value}`] = form.homeWorkKinds.includes(value);
@@ -351,6 +386,8 @@ const SLOTS = [
   "az_sets",
   "aadt_year",
   "segment_types",
+  "top_routes_count",
+  "metric_type",
   "enable_home_work_locations",
   "homework_geography",
   "date_ranges",

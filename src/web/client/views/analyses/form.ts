@@ -6,7 +6,10 @@ import { el, setStatus, statusLine } from "../../ui.js";
 import type { AnalysesApi } from "./api.js";
 import {
   ANALYSIS_TYPE_CHOICES,
+  DEFAULT_TOP_ROUTES,
   HOME_WORK_KINDS,
+  MAX_TOP_ROUTES,
+  METRIC_TYPE_CHOICES,
   SEGMENT_TYPES,
   analysisRequest,
   analysisTypeChoice,
@@ -196,6 +199,34 @@ export function analysisForm(
     ...segmentTypes,
   );
 
+  const topRoutesCount = el("input", {
+    type: "number",
+    min: "1",
+    max: String(MAX_TOP_ROUTES),
+    step: "1",
+    id: nextId("af-top-routes"),
+  });
+  topRoutesCount.value = String(DEFAULT_TOP_ROUTES);
+  const topRoutesGroup = labelled(
+    "Routes per zone pair or zone",
+    topRoutesCount,
+    slots,
+    "top_routes_count",
+    `The most used routes kept per day type and day part, 1 to ${MAX_TOP_ROUTES}.`,
+  );
+  const metricType = el(
+    "select",
+    { id: nextId("af-metric-type") },
+    ...METRIC_TYPE_CHOICES.map((m) => el("option", { value: m.value }, m.label)),
+  );
+  const metricTypeGroup = labelled(
+    "Figures",
+    metricType,
+    slots,
+    "metric_type",
+    "Traffic and sample size come with every choice.",
+  );
+
   const homeWorkKinds = HOME_WORK_KINDS.map((k) => checkbox("hwl_kinds", k.value, k.label));
   const homeWorkPlaces = el("select", {}, el("option", { value: "" }, "500 m grid cells"));
   const homeWorkGroup = el(
@@ -282,6 +313,8 @@ export function analysisForm(
     geographyGroup,
     aadtGroup,
     segmentGroup,
+    topRoutesGroup,
+    metricTypeGroup,
     homeWorkGroup,
     choiceGroup("Date ranges", slots, "date_ranges", periodsHint, rangeRows, addRange),
     dayTypes.group,
@@ -406,6 +439,8 @@ export function analysisForm(
     middleGroup.hidden = !type.middleFilters;
     aadtGroup.hidden = !type.aadt;
     segmentGroup.hidden = !type.segments;
+    topRoutesGroup.hidden = !type.topRoutes;
+    metricTypeGroup.hidden = !type.metricType;
     homeWorkGroup.hidden = !type.homeWork;
   };
   analysisType.addEventListener("change", updateType);
@@ -548,6 +583,8 @@ export function analysisForm(
       .filter((i) => i.checked)
       .map((i) => i.value as HomeWorkKind),
     homeWorkGeography: homeWorkPlaces.value,
+    topRoutesCount: topRoutesCount.value,
+    metricType: metricType.value,
     dateRanges: rangeInputs().map(({ start, end }) => ({ start: start.value, end: end.value })),
     dayTypes: dayTypes.items(),
     dayParts: dayParts.items(),
