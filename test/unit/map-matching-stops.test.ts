@@ -8,10 +8,24 @@ import assert from "node:assert/strict";
 import { matchTrip } from "../../src/engine/matching/index.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
-import { networkOf, tripOf, type XY } from "../helpers/metric-network.js";
+import { networkOf, tripOf, type RoadSpec, type XY } from "../helpers/metric-network.js";
 
 const id = segmentIdOf;
 const stepsOf = (trip: MatchedTrip) => trip.path.map((s) => [s.segmentId, s.forward]);
+/** Way 1 along y = 0 in pieces between the given x, nodes numbered 1, 2, … from the west. */
+function roadThrough(xs: number[]): RoadSpec[] {
+  return xs.slice(1).map((x, k) => ({
+    wayId: 1,
+    index: k,
+    from: k + 1,
+    to: k + 2,
+    xy: [
+      [xs[k], 0],
+      [x, 0],
+    ],
+  }));
+}
+
 const eastbound = [
   [id(1, 0), true],
   [id(1, 1), true],
@@ -21,36 +35,7 @@ const eastbound = [
 test("a car waiting at a junction with jittering fixes makes no spur back along the road behind it", () => {
   // A 20 m piece of road before the junction at x = 300, a side street leaving at x = 280.
   const network = networkOf([
-    {
-      wayId: 1,
-      index: 0,
-      from: 1,
-      to: 2,
-      xy: [
-        [0, 0],
-        [280, 0],
-      ],
-    },
-    {
-      wayId: 1,
-      index: 1,
-      from: 2,
-      to: 3,
-      xy: [
-        [280, 0],
-        [300, 0],
-      ],
-    },
-    {
-      wayId: 1,
-      index: 2,
-      from: 3,
-      to: 4,
-      xy: [
-        [300, 0],
-        [600, 0],
-      ],
-    },
+    ...roadThrough([0, 280, 300, 600]),
     {
       wayId: 2,
       index: 0,
@@ -77,38 +62,7 @@ test("a car waiting at a junction with jittering fixes makes no spur back along 
 });
 
 test("fixes of a car waiting mid-road that jump back 30 m are noise, not a pair of U-turns", () => {
-  const network = networkOf([
-    {
-      wayId: 1,
-      index: 0,
-      from: 1,
-      to: 2,
-      xy: [
-        [0, 0],
-        [300, 0],
-      ],
-    },
-    {
-      wayId: 1,
-      index: 1,
-      from: 2,
-      to: 3,
-      xy: [
-        [300, 0],
-        [600, 0],
-      ],
-    },
-    {
-      wayId: 1,
-      index: 2,
-      from: 3,
-      to: 4,
-      xy: [
-        [600, 0],
-        [900, 0],
-      ],
-    },
-  ]);
+  const network = networkOf([...roadThrough([0, 300, 600, 900])]);
   // Waiting at x ≈ 165: each kept fix is more than 2σ from the one before, some 30 m behind it.
   const xy: XY[] = [
     [50, 0],
@@ -137,26 +91,7 @@ test("fixes of a car waiting mid-road that jump back 30 m are noise, not a pair 
 
 test("one stray fix beside a oneway dead end does not break the trip", () => {
   const network = networkOf([
-    {
-      wayId: 1,
-      index: 0,
-      from: 1,
-      to: 2,
-      xy: [
-        [0, 0],
-        [400, 0],
-      ],
-    },
-    {
-      wayId: 1,
-      index: 1,
-      from: 2,
-      to: 3,
-      xy: [
-        [400, 0],
-        [900, 0],
-      ],
-    },
+    ...roadThrough([0, 400, 900]),
     // A oneway ramp out of the road that leads nowhere the car can come back from.
     {
       wayId: 3,
