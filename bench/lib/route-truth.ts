@@ -152,6 +152,8 @@ export interface AccuracyTotals {
   tripsRecall95: number;
   extraPieces: number;
   cpuMs: number;
+  /** Matched length off the true route, by cause (see `offRouteCause`). */
+  offRouteM: Record<string, number>;
 }
 
 /** Matches every vehicle's noisy trace and sums recall and precision by segment length. */
@@ -173,6 +175,7 @@ export function measureAccuracy(
     tripsRecall95: 0,
     extraPieces: 0,
     cpuMs: 0,
+    offRouteM: {},
   };
   const lengthOf = (s: DirectedSegment) => network.segmentById(s.segmentId)!.lengthM;
   for (const vehicle of vehicles) {
@@ -212,11 +215,61 @@ export function measureAccuracy(
       totals.matchedM += lengthOf(s);
       if (truthKeys.has(keyOf(s))) totals.preciseM += lengthOf(s);
     }
+    for (const m of matched) addOffRoute(network, truth, m.path, totals.offRouteM);
     totals.truthM += truthM;
     totals.recalledM += recalledM;
     if (recalledM >= 0.95 * truthM) totals.tripsRecall95++;
   }
   return totals;
+}
+
+/**
+ * Sorts the matched length off the true route by cause, one maximal run of off-route steps at a time:
+ * `reverse` the true route's own segments driven the other way (U-turn pairs, back-and-forth at a
+ * stop), `start`/`end` a run at either end of a matched piece (first or last segment overshoot),
+ * `spur` a run that leaves the true route at a node and comes back to the same node, `partly-reverse`
+ * a run mixing both, and `detour` a run onto other roads between two points of the true route
+ * (parallel roads, shortcuts), split at 60 m and 200 m.
+ */
+export function addOffRoute(
+  network: Network,
+  truth: DirectedSegment[],
+  path: DirectedSegment[],
+  out: Record<string, number>,
+): void {
+  const onRoute = new Set(truth.map(keyOf));
+  const truthSegments = new Set(truth.map((s) => s.segmentId));
+  const lengthOf = (s: DirectedSegment) => network.segmentById(s.segmentId)!.lengthM;
+  for (let i = 0; i < path.length;) {
+    if (onRoute.has(keyOf(path[i]))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < path.length && !onRoute.has(keyOf(path[j]))) j++;
+    const run = path.slice(i, j);
+    const runM = run.reduce((sum, s) => sum + lengthOf(s), 0);
+    const cause = offRouteCause(network, run, runM, truthSegments, i === 0, j === path.length);
+    out[cause] = (out[cause] ?? 0) + runM;
+    i = j;
+  }
+}
+
+function offRouteCause(
+  network: Network,
+  run: DirectedSegment[],
+  runM: number,
+  truthSegments: Set<number>,
+  atStart: boolean,
+  atEnd: boolean,
+): string {
+  if (run.every((s) => truthSegments.has(s.segmentId))) return "reverse";
+  if (atStart) return "start";
+  if (atEnd) return "end";
+  const { edgeFrom, edgeTo } = network.graph;
+  if (edgeFrom[edgeOf(network, run[0])] === edgeTo[edgeOf(network, run[run.length - 1])]) return "spur";
+  if (run.some((s) => truthSegments.has(s.segmentId))) return "partly-reverse";
+  return runM < 60 ? "detour <60 m" : runM < 200 ? "detour 60-200 m" : "detour >200 m";
 }
 
 export function summary(t: AccuracyTotals) {
@@ -231,5 +284,11 @@ export function summary(t: AccuracyTotals) {
     tripsRecall95Pct: pct(t.tripsRecall95 / t.vehicles),
     extraTripsPct: pct(t.extraPieces / t.vehicles),
     pointsPerCpuS: Math.round(t.points / (t.cpuMs / 1000)),
+    /** Share of the matched length off the true route, by cause: what precision loses where. */
+    offRoutePctByCause: Object.fromEntries(
+      Object.entries(t.offRouteM)
+        .sort((a, b) => b[1] - a[1])
+        .map(([cause, m]) => [cause, Number(((100 * m) / t.matchedM).toFixed(3))]),
+    ),
   };
 }

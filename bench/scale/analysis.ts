@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale analysis [trips=1000000] [zones=1000] [workers=1,2,4] [shardTrips=100000]`:
+ * `npm run bench -- scale analysis [trips=1000000] [zones=1000] [workers=1,2,4] [shardTrips=250000]`:
  * one OD_Analysis (the bench/analysis.ts grid and request) on PostgreSQL + Redis, computed by 1, 2 and 4
  * worker processes (`streetflow serve --role worker --job-workers 1`), split into shard jobs (BullMQ
  * flows); first computed whole by one worker (STREETFLOW_SHARD_TRIPS=0) as the baseline.
@@ -25,6 +25,7 @@ import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import type { Store } from "../../src/app/ports/store.js";
 import { createAnalysis } from "../../src/app/analyses/lifecycle.js";
+import { DEFAULT_SHARD_TRIPS } from "../../src/app/analyses/shards.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { sharedDataFile } from "../../test/helpers/shared-data.js";
@@ -39,7 +40,7 @@ export default async function scaleAnalysis(args: string[]): Promise<Record<stri
   const trips = Number(args[0] ?? 1_000_000);
   const zones = Number(args[1] ?? 1000);
   const workerCounts = (args[2] ?? "1,2,4").split(",").map(Number);
-  const shardTrips = Number(args[3] ?? 100_000);
+  const shardTrips = Number(args[3] ?? DEFAULT_SHARD_TRIPS);
   const file = sharedDataFile(EXTRACT);
   if (!file) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, await readOsmSegments(file));
@@ -125,7 +126,7 @@ async function measure(
 const round = (x: number) => Number(x.toFixed(2));
 
 /** A worker process, resolved once its runner is started. */
-function startWorker(env: {
+export function startWorker(env: {
   url: string;
   prefix: string;
   shardTrips: number;
@@ -156,7 +157,7 @@ function startWorker(env: {
   });
 }
 
-async function stopWorker(child: ChildProcess): Promise<void> {
+export async function stopWorker(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
@@ -164,7 +165,7 @@ async function stopWorker(child: ChildProcess): Promise<void> {
 }
 
 /** User + system CPU seconds of a process and all its threads. */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }

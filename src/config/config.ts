@@ -61,9 +61,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Trips per analysis shard when STREETFLOW_SHARD_TRIPS is not set (app/analyses/shards.ts says the same). */
-const DEFAULT_SHARD_TRIPS = 100_000;
+const DEFAULT_SHARD_TRIPS = 250_000;
 
-/** Trips per analysis shard: STREETFLOW_SHARD_TRIPS, default 100,000. */
+/** Trips per analysis shard: STREETFLOW_SHARD_TRIPS, default 250,000. */
 function shardTripsOf(value: string | undefined): number {
   if (value === undefined || value.trim() === "") return DEFAULT_SHARD_TRIPS;
   const n = Number(value);

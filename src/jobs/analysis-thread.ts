@@ -1,24 +1,40 @@
 import type { AnalysisSpec } from "../domain/analyses/spec.js";
-import type { ComputeAnalysis, ComputeShard, MergeShards } from "../app/analyses/compute.js";
+import type {
+  ComputeAnalysis,
+  ComputeMergePart,
+  ComputeShard,
+  MergeShards,
+} from "../app/analyses/compute.js";
 import type { AnalysisShard } from "../app/analyses/shards.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
+import { AnalysisMemo } from "../app/analyses/memo.js";
 
-/** What a worker computes: the whole analysis, one shard's partial sums, or the merge of every shard's. */
+/**
+ * What a worker computes: the whole analysis, one shard's partial sums, one part of a split merge
+ * (some od_* CSVs, serialised), or the merge of every shard's partials (and of the parts' CSVs).
+ */
 export type WorkerTask =
-  { type: "whole" } | { type: "shard"; shard: AnalysisShard } | { type: "merge"; partials: Uint8Array[] };
+  | { type: "whole" }
+  | { type: "shard"; shard: AnalysisShard }
+  | { type: "merge-part"; partials: Uint8Array[]; part: number; parts: number }
+  | { type: "merge"; partials: Uint8Array[]; parts?: Uint8Array[] };
 
-/** What the runner hands a worker thread. */
-export interface WorkerInput {
+/** What the runner hands its worker thread when starting it: the store the thread opens, once. */
+export interface ThreadData {
   /** The store to read, opened in the thread (SQLite read-only, or PostgreSQL). */
   store: StoreDescription;
+}
+
+/** One task the runner hands its (warm) worker thread. */
+export interface WorkerInput {
   spec: AnalysisSpec;
   /** URL of a module exporting `computeAnalysis: ComputeAnalysis` (and computeShard, mergeShards to shard). */
   computeModule: string;
-  task?: WorkerTask;
+  task: WorkerTask;
 }
 
-/** Messages a worker posts to the runner. */
+/** Messages a worker posts to the runner; every task ends with one result, partial or error. */
 export type WorkerMessage =
   | { type: "progress"; progress: number }
   | { type: "result"; results: Record<string, string> }
@@ -26,38 +42,76 @@ export type WorkerMessage =
   | { type: "error"; message: string };
 
 /**
- * Runs one analysis task in a worker thread over the thread's own read-only context (opened by the
- * composition root's thread entry, src/main/analysis-worker.ts); results go back by message, never to the
- * store.
+ * A worker thread's state across its tasks: its read-only context (opened by the composition root's
+ * thread entry, src/main/analysis-worker.ts), the networks it loaded (with the import they came from)
+ * and what the analyses' tasks keep between them (compiled zones). A thread stays warm for the next
+ * shard of an analysis instead of starting, loading the network and compiling the zones again.
+ */
+export class AnalysisThreadState {
+  readonly memo = new AnalysisMemo();
+  /** Per country: the importedAt of the network the registry holds. */
+  private readonly imports = new Map<string, string>();
+
+  constructor(readonly ctx: AppContext) {}
+
+  /** Drops the country's network when it was imported again since it was loaded (by any process). */
+  async refreshNetwork(country: string): Promise<void> {
+    const code = country.toLowerCase();
+    const now = (await this.ctx.store.network.countries()).find((c) => c.country === code)?.importedAt ?? "";
+    if (this.imports.has(code) && this.imports.get(code) !== now) this.ctx.networks.invalidate(code);
+    this.imports.set(code, now);
+  }
+}
+
+/**
+ * Runs one analysis task in the worker thread; results go back by message, never to the store. The
+ * last task of an analysis in this thread (whole, or the merge) drops what the thread kept for it.
  */
 export async function runAnalysisInThread(
-  ctx: AppContext,
+  thread: AnalysisThreadState,
   input: WorkerInput,
-  post: (m: WorkerMessage) => void,
+  post: (m: WorkerMessage, transfer?: ArrayBuffer[]) => void,
 ): Promise<void> {
+  const { spec, task } = input;
   try {
+    await thread.refreshNetwork(spec.country);
     const compute = (await import(input.computeModule)) as {
       computeAnalysis: ComputeAnalysis;
       computeShard: ComputeShard;
+      computeMergePart: ComputeMergePart;
       mergeShards: MergeShards;
     };
-    const computeCtx = { ...ctx, onProgress: (progress: number) => post({ type: "progress", progress }) };
-    const task = input.task ?? { type: "whole" };
-    if (task.type === "shard") {
-      // Progress of a shard is its parent's business (shards done of all).
-      const partial = await compute.computeShard(input.spec, task.shard, { ...ctx, onProgress: () => {} });
-      post({ type: "partial", partial });
+    const ctx = { ...thread.ctx, memo: thread.memo };
+    if (task.type === "shard" || task.type === "merge-part") {
+      // Progress of a child job is its parent's business (children done of all).
+      const quiet = { ...ctx, onProgress: () => {} };
+      const partial =
+        task.type === "shard"
+          ? await compute.computeShard(spec, task.shard, quiet)
+          : await compute.computeMergePart(spec, task.partials, task.part, task.parts, quiet);
+      post({ type: "partial", partial }, ownBuffer(partial));
       return;
     }
+    const computeCtx = { ...ctx, onProgress: (progress: number) => post({ type: "progress", progress }) };
     const results =
       task.type === "merge"
-        ? await compute.mergeShards(input.spec, task.partials, computeCtx)
-        : await compute.computeAnalysis(input.spec, computeCtx);
+        ? await compute.mergeShards(spec, task.partials, computeCtx, task.parts)
+        : await compute.computeAnalysis(spec, computeCtx);
     const notCsv = Object.entries(results ?? {}).find(([, csv]) => typeof csv !== "string");
     if (!results || notCsv)
       throw new Error(`the computation returned no CSV text for ${notCsv?.[0] ?? "its metrics"}`);
     post({ type: "result", results });
   } catch (e) {
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    if (task.type === "whole" || task.type === "merge") thread.memo.forget(spec.uuid);
   }
+}
+
+/** The bytes' buffer when they fill it alone, to hand over without a copy (else none: copied). */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer[] {
+  const { buffer } = bytes;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
+    ? [buffer]
+    : [];
 }

@@ -1,11 +1,20 @@
-import { Worker } from "node:worker_threads";
 import type { Store } from "../app/ports/store.js";
 import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
-import type { Job, JobQueue } from "../app/ports/job-queue.js";
-import type { WorkerInput, WorkerMessage, WorkerTask } from "./analysis-thread.js";
-import { DEFAULT_SHARD_TRIPS, planShards, SHARD_JOB, type ShardJobPayload } from "../app/analyses/shards.js";
+import type { ChildJob, Job, JobQueue } from "../app/ports/job-queue.js";
+import type { WorkerInput, WorkerTask } from "./analysis-thread.js";
+import { WarmThread, type TaskEnd } from "./warm-thread.js";
+import {
+  DEFAULT_MERGE_PARTS,
+  DEFAULT_SHARD_TRIPS,
+  MERGE_PART_JOB,
+  mergePartsOf,
+  planShards,
+  SHARD_JOB,
+  type MergePartJobPayload,
+  type ShardJobPayload,
+} from "../app/analyses/shards.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { INGEST_CHUNK_JOB } from "../app/ingest-chunk.js";
 import type { IngestChunkJobs } from "./ingest-chunk-job.js";
@@ -34,6 +43,11 @@ export interface RunnerOptions {
    * takes (see app/analyses/shards.ts); 0 runs every analysis whole.
    */
   shardTrips?: number;
+  /**
+   * With shards: how many merge parts (child jobs) write a sharded analysis' od_* metrics side by side
+   * before its job writes the rest; 1 merges in the analysis' job alone.
+   */
+  mergeParts?: number;
   log?: (line: string) => void;
   /** Called once an analysis is Data Available or Failed (the completion webhook); errors are logged. */
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
@@ -42,29 +56,17 @@ export interface RunnerOptions {
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
-type WorkerOutcome = Extract<WorkerMessage, { type: "result" | "partial" | "error" }> | { type: "lost" };
+type WorkerOutcome = TaskEnd | { type: "lost" };
 
 // The default compute module, beside this file: .ts under tsx (tests, `npm run streetflow`), else .js.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url).href;
 
 /**
- * Starts the worker thread. A built .js entry starts as it is; under tsx the `--import tsx` flag does not
- * reach worker threads on Node 20, so a small script registers tsx's loader in the thread before
- * importing a .ts entry.
- */
-function startWorker(entry: string, input: WorkerInput): Worker {
-  if (!entry.endsWith(".ts")) return new Worker(new URL(entry), { workerData: input });
-  const tsxApi = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: input });
-}
-
-/**
- * Polls the queue and runs analysis jobs one at a time, each in a worker
- * thread so a long computation never blocks the HTTP server. It renews the
- * job's lease while the worker runs; a failed renewal means the job was
- * cancelled (or taken over), and the worker is terminated.
+ * Polls the queue and runs analysis jobs one at a time in its worker thread, so a long computation
+ * never blocks the HTTP server; the thread stays warm between jobs (the shards of an analysis reuse
+ * its network and compiled zones). It renews the job's lease while the thread computes; a failed
+ * renewal means the job was cancelled (or taken over), and the thread is terminated.
  */
 export class JobRunner {
   private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks">> & {
@@ -73,7 +75,7 @@ export class JobRunner {
     ingestChunks?: IngestChunkJobs;
   };
   private timer: NodeJS.Timeout | null = null;
-  private current: Worker | null = null;
+  private readonly thread: WarmThread;
   /** The job being run by the current tick, if any. */
   private running: Promise<void> | null = null;
   private stopping = false;
@@ -87,11 +89,13 @@ export class JobRunner {
       maxAttempts: 3,
       computeModule: COMPUTE_MODULE,
       shardTrips: DEFAULT_SHARD_TRIPS,
+      mergeParts: DEFAULT_MERGE_PARTS,
       log: () => {},
       onFinished: () => {},
       ...options,
       leaseMs,
     };
+    this.thread = new WarmThread(this.o.workerModule, { store: this.o.workerStore });
   }
 
   /** Starts polling, first taking back the jobs of dead processes of this host (see lease-owner.ts). */
@@ -116,7 +120,7 @@ export class JobRunner {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.current?.terminate();
+    await this.thread.terminate();
     // The job's own ending (handing it back to the queue) runs before stop resolves; tick logs its errors.
     await this.running?.catch(() => {});
   }
@@ -145,7 +149,7 @@ export class JobRunner {
   }
 
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === SHARD_JOB) return await this.runShard(job);
+    if (job.kind === SHARD_JOB || job.kind === MERGE_PART_JOB) return await this.runShard(job);
     if (job.kind === INGEST_CHUNK_JOB) return await this.runIngestChunk(job);
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
@@ -165,17 +169,14 @@ export class JobRunner {
     }
     await store.analyses.markRunning(uuid);
     const task = await this.shardedTask(job, analysis);
-    if (task === "split") {
-      this.o.log(
-        `analysis ${analysis.name} (${uuid}) split into ${await queue.flows!.childCount(job.id)} shards`,
-      );
+    if ("split" in task) {
+      this.o.log(`analysis ${analysis.name} (${uuid}) ${task.split}`);
       return;
     }
     this.o.log(
       `analysis ${analysis.name} (${uuid}) ${task.type === "merge" ? "merging its shards" : "started"}, attempt ${job.attempts}`,
     );
     const outcome = await this.runWorker(job, {
-      store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
       task,
@@ -223,14 +224,17 @@ export class JobRunner {
 
   /**
    * What the claimed analysis job computes. With flows and a shardable analysis: on its first run the
-   * job is split into one child per shard ("split": the job waits for them); once they are all done it
-   * merges their partial sums. Otherwise, and when the compute module has no shard functions, whole.
+   * job is split into one child per shard ("split": the job waits for them); once they are all done,
+   * its merge is split into merge parts (children after the shards) when it has more than one; once
+   * those are done too it merges the shards' partial sums with the parts' CSVs. Otherwise, and when
+   * the compute module has no shard functions, whole.
    */
-  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | "split"> {
+  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | { split: string }> {
     const { flows } = this.o.queue;
     if (!flows || this.o.shardTrips <= 0) return { type: "whole" };
-    let children: { kind: string; payload: ShardJobPayload }[] = [];
-    if ((await flows.childCount(job.id)) === 0) {
+    const rounds = await flows.childRounds(job.id);
+    let children: ChildJob[] = [];
+    if (rounds.length === 0) {
       const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
       if (typeof compute.computeShard !== "function" || typeof compute.mergeShards !== "function")
         return { type: "whole" };
@@ -241,13 +245,34 @@ export class JobRunner {
         payload: { analysisUuid: analysis.uuid, parentJobId: job.id, index, total: shards.length, shard },
       }));
     }
-    if (await flows.split(job.id, this.o.workerId, children)) return "split";
-    const partials = await flows.childResults(job.id);
+    if (await flows.split(job.id, this.o.workerId, children))
+      return { split: `split into ${await flows.childCount(job.id)} shards` };
+    const results = await flows.childResults(job.id);
     // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
-    if (partials.length === 0) return { type: "whole" };
-    const missing = partials.findIndex((p) => p === null);
-    if (missing >= 0) throw new Error(`job ${job.id}: the result of shard ${missing} is missing`);
-    return { type: "merge", partials: partials as Uint8Array[] };
+    if (results.length === 0) return { type: "whole" };
+    const shards = rounds[0] ?? results.length;
+    const partials = present(job, results.slice(0, shards), "shard");
+    const parts = await this.mergeParts(analysis, job, shards);
+    if (parts.length > 0 && (await flows.split(job.id, this.o.workerId, parts, shards)))
+      return { split: `merge split into ${parts.length} parts` };
+    // Parts are added only after the shards are done: their results follow the shards' (third pass).
+    const partResults = results.slice(shards);
+    return {
+      type: "merge",
+      partials,
+      parts: partResults.length > 0 ? present(job, partResults, "merge part") : undefined,
+    };
+  }
+
+  /** The merge part children of a job with `shards` shards done: none when it merges in one job. */
+  private async mergeParts(analysis: StoredAnalysis, job: Job, shards: number): Promise<ChildJob[]> {
+    const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
+    const count = mergePartsOf(analysis.spec, this.o.mergeParts);
+    if (count <= 1 || typeof compute.computeMergePart !== "function") return [];
+    return Array.from({ length: count }, (_, part) => ({
+      kind: MERGE_PART_JOB,
+      payload: { analysisUuid: analysis.uuid, parentJobId: job.id, part, parts: count, shards },
+    }));
   }
 
   /**
@@ -257,24 +282,25 @@ export class JobRunner {
   private async runShard(job: Job): Promise<void> {
     const { store, queue, workerId } = this.o;
     const flows = queue.flows!;
-    const { analysisUuid: uuid, parentJobId, index, total, shard } = job.payload as ShardJobPayload;
+    const { analysisUuid: uuid, parentJobId } = job.payload as ShardJobPayload | MergePartJobPayload;
     const analysis = await store.analyses.getByUuid(uuid);
-    const name = `analysis ${analysis?.name ?? "?"} (${uuid}) shard ${index + 1}/${total}`;
+    const { label, total } = childLabel(job);
+    const name = `analysis ${analysis?.name ?? "?"} (${uuid}) ${label}`;
     if (!analysis || !["queued", "running"].includes(analysis.state)) {
       await queue.fail(job.id, workerId, "the analysis is no longer running");
       return;
     }
     if (job.attempts > this.o.maxAttempts) {
-      const reason = `${name.slice(name.indexOf("shard"))} was interrupted ${job.attempts - 1} times while running; create the analysis again`;
+      const reason = `${label} was interrupted ${job.attempts - 1} times while running; create the analysis again`;
       await this.finishFailed(job, uuid, reason);
       await this.reportFinished(uuid);
       return;
     }
+    const task = await this.childTask(job);
     const outcome = await this.runWorker(job, {
-      store: this.o.workerStore,
       spec: analysis.spec,
       computeModule: this.o.computeModule,
-      task: { type: "shard", shard },
+      task,
     });
     if (this.stopping && outcome.type !== "partial") {
       await queue.release(job.id, workerId);
@@ -283,9 +309,12 @@ export class JobRunner {
     }
     if (outcome.type === "partial") {
       if (await flows.completeWithResult(job.id, workerId, outcome.partial)) {
-        const { done } = await flows.childProgress(parentJobId);
         // The merge is the last step: shards bring the progress to 99 % at most.
-        await store.analyses.setProgress(uuid, Math.min(0.99, done / total));
+        if (job.kind === SHARD_JOB)
+          await store.analyses.setProgress(
+            uuid,
+            Math.min(0.99, (await flows.childProgress(parentJobId)).done / total),
+          );
         this.o.log(`${name} done`);
       }
     } else if (outcome.type === "error" && job.attempts < this.o.maxAttempts) {
@@ -300,6 +329,14 @@ export class JobRunner {
     }
   }
 
+  /** What a child job computes: its shard, or its merge part over the partial sums of every shard. */
+  private async childTask(job: Job): Promise<WorkerTask> {
+    if (job.kind === SHARD_JOB) return { type: "shard", shard: (job.payload as ShardJobPayload).shard };
+    const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;
+    const results = await this.o.queue.flows!.childResults(parentJobId);
+    return { type: "merge-part", partials: present(job, results.slice(0, shards), "shard"), part, parts };
+  }
+
   private async runIngestChunk(job: Job): Promise<void> {
     const { ingestChunks, queue, workerId } = this.o;
     if (!ingestChunks) {
@@ -309,36 +346,44 @@ export class JobRunner {
     await ingestChunks.run(job, { ...this.o, stopping: () => this.stopping });
   }
 
-  /** Runs the worker to its exit and reports how it ended. */
-  private runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
+  /** Runs the task in the warm thread and reports how it ended. */
+  private async runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
     const { store, queue, workerId, leaseMs, heartbeatMs } = this.o;
-    const worker = startWorker(this.o.workerModule, input);
-    let settle: (v: WorkerOutcome) => void = () => {};
-    const outcome = new Promise<WorkerOutcome>((resolve) => (settle = resolve));
-    // The first word wins: a result posted before a crash still counts, a cancel beats the exit it causes.
-    let finished: WorkerOutcome | null = null;
-    const finish = (v: WorkerOutcome) => (finished ??= v);
-
+    // The first word wins: a cancel beats the error its termination causes.
+    let lost = false;
     const logFailure = (what: string) => (e: unknown) =>
       this.o.log(`job ${job.id}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
     const heartbeat = setInterval(() => {
       queue.heartbeat(job.id, workerId, leaseMs).then((held) => {
         if (held) return;
-        finish({ type: "lost" });
-        void worker.terminate();
+        lost = true;
+        void this.thread.terminate();
       }, logFailure("heartbeat"));
     }, heartbeatMs);
-    worker.on("message", (m: WorkerMessage) => {
-      if (m.type === "progress")
-        store.analyses.setProgress(input.spec.uuid, m.progress).catch(logFailure("progress"));
-      else finish(m);
-    });
-    worker.on("error", (e) => finish({ type: "error", message: `the computation failed: ${e.message}` }));
-    worker.on("exit", (code) => {
+    try {
+      const end = await this.thread.run(input, (progress) => {
+        store.analyses.setProgress(input.spec.uuid, progress).catch(logFailure("progress"));
+      });
+      return lost ? { type: "lost" } : end;
+    } finally {
       clearInterval(heartbeat);
-      settle(finish({ type: "error", message: `the computation stopped unexpectedly (exit code ${code})` }));
-    });
-    this.current = worker;
-    return outcome.finally(() => (this.current = null));
+    }
   }
+}
+
+/** A child job's name in the log and failure reasons ("shard 2/10", "merge part 1/2"), and its round's size. */
+function childLabel(job: Job): { label: string; total: number } {
+  if (job.kind === SHARD_JOB) {
+    const { index, total } = job.payload as ShardJobPayload;
+    return { label: `shard ${index + 1}/${total}`, total };
+  }
+  const { part, parts } = job.payload as MergePartJobPayload;
+  return { label: `merge part ${part + 1}/${parts}`, total: parts };
+}
+
+/** The children's results, every one present (a missing one is an error of the job). */
+function present(job: Job, results: (Uint8Array | null)[], what: string): Uint8Array[] {
+  const missing = results.findIndex((r) => r === null);
+  if (missing >= 0) throw new Error(`job ${job.id}: the result of ${what} ${missing} is missing`);
+  return results as Uint8Array[];
 }

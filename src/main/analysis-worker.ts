@@ -1,22 +1,29 @@
 /**
- * The job runner's worker thread (src/jobs/runner.ts starts it): opens its own read-only store from the
- * runner's description through the store factory, and computes one analysis over it.
+ * The job runner's worker thread (src/jobs/runner.ts starts it, one per runner, and keeps it warm):
+ * opens its own read-only store from the runner's description through the store factory, once, then
+ * computes the tasks the runner posts, one at a time, until the runner terminates it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { runAnalysisInThread, type WorkerInput } from "../jobs/analysis-thread.js";
+import {
+  AnalysisThreadState,
+  runAnalysisInThread,
+  type ThreadData,
+  type WorkerInput,
+} from "../jobs/analysis-thread.js";
 import { NetworkRegistry } from "../engine/network/registry.js";
 import { openStore } from "../store/open.js";
 
 if (parentPort) {
   const port = parentPort;
-  const input = workerData as WorkerInput;
-  const store = await openStore(input.store, { readonly: true });
-  try {
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-    await runAnalysisInThread({ store, storeDescription: input.store, networks }, input, (m) =>
-      port.postMessage(m),
+  const { store: description } = workerData as ThreadData;
+  const store = await openStore(description, { readonly: true });
+  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const thread = new AnalysisThreadState({ store, storeDescription: description, networks });
+  // Tasks run one after another: the runner posts the next only once this one has answered.
+  let queue = Promise.resolve();
+  port.on("message", (input: WorkerInput) => {
+    queue = queue.then(() =>
+      runAnalysisInThread(thread, input, (m, transfer) => port.postMessage(m, transfer ?? [])),
     );
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -160,6 +160,9 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
     );
     const owners = new Set(log.filter((l) => l.includes(spec.uuid) && / shard \d+\/9 done/.test(l)));
     assert.equal(owners.size, 9);
+    // Then od_all and od_pers + od_comm are written by two merge parts, and the job takes their CSVs.
+    assert.ok(log.some((l) => l.includes(`(${spec.uuid}) merge split into 2 parts`)));
+    assert.equal(log.filter((l) => l.includes(spec.uuid) && / merge part \d\/2 done/.test(l)).length, 2);
   });
 
   it("retries a shard that failed once; the result is still the single-process one", async () => {

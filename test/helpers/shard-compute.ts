@@ -1,9 +1,11 @@
 import { existsSync, writeFileSync } from "node:fs";
 import {
   computeAnalysis as realCompute,
+  computeMergePart as realMergePart,
   computeShard as realShard,
   mergeShards as realMerge,
   type ComputeAnalysis,
+  type ComputeMergePart,
   type ComputeShard,
   type MergeShards,
 } from "../../src/app/analyses/compute.js";
@@ -15,6 +17,7 @@ import {
  */
 export const computeAnalysis: ComputeAnalysis = realCompute;
 export const mergeShards: MergeShards = realMerge;
+export const computeMergePart: ComputeMergePart = realMergePart;
 
 export const computeShard: ComputeShard = async (spec, shard, ctx) => {
   if (spec.name.startsWith("hang")) await new Promise(() => setInterval(() => {}, 1000));

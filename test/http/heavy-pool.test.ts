@@ -5,6 +5,7 @@ import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { NO_SHEDDING } from "../../src/api/heavy.js";
+import type { LogSink } from "../../src/api/logging.js";
 import type { OverloadSettings } from "../../src/config/config.js";
 import { issueApiKey } from "../../src/app/accounts.js";
 import type { Store, StoreDescription } from "../../src/app/ports/store.js";
@@ -35,10 +36,22 @@ interface Server {
   pool?: HeavyPool;
 }
 
-async function serve(store: Store, pool?: HeavyPool, overload?: Partial<OverloadSettings>): Promise<Server> {
+async function serve(
+  store: Store,
+  pool?: HeavyPool,
+  overload?: Partial<OverloadSettings>,
+  logSink?: LogSink,
+): Promise<Server> {
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   const shedding = { ...NO_SHEDDING, ...overload };
-  const app = await buildApp({ store, networks, heavy: pool, security: UNLIMITED_RATES, overload: shedding });
+  const app = await buildApp({
+    store,
+    networks,
+    heavy: pool,
+    security: UNLIMITED_RATES,
+    overload: shedding,
+    logSink,
+  });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -447,13 +460,15 @@ describe("event-loop shedding (@fastify/under-pressure): every route but /health
   let store: SqliteStore;
   let server: Server;
   let key: string;
+  const lines: string[] = [];
 
   before(async () => {
     store = new SqliteStore(":memory:");
     await importGrid(store);
     key = await keyOf(store, "Pressure org");
     // A 1 MB heap limit that any process passes: the pressure check trips from its first sample on.
-    server = await serve(store, undefined, { maxHeapMb: 1, sampleIntervalMs: 10 });
+    const logSink = { write: (line: string) => void lines.push(line) };
+    server = await serve(store, undefined, { maxHeapMb: 1, sampleIntervalMs: 10 }, logSink);
   });
   after(async () => {
     await stop(server);
@@ -480,5 +495,9 @@ describe("event-loop shedding (@fastify/under-pressure): every route but /health
     const health = await fetch(`${server.base}/healthz`);
     assert.equal(health.status, 200);
     assert.deepEqual(await health.json(), { status: "ok" });
+    // Shed requests are tallied (one line per 10 s), not logged one by one; /healthz has its line.
+    const logged = lines.map((l) => JSON.parse(l) as { status?: number; route?: string });
+    assert.ok(logged.some((l) => l.route === "/healthz" && l.status === 200));
+    assert.ok(!logged.some((l) => l.status === 503));
   });
 });

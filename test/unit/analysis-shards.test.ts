@@ -3,12 +3,14 @@ import assert from "node:assert/strict";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import {
   computeAnalysis,
+  computeMergePart,
   computeShard,
   mergeShards,
   type ComputeContext,
 } from "../../src/app/analyses/compute.js";
-import { cutShards, planShards } from "../../src/app/analyses/shards.js";
+import { cutShards, mergePartsOf, planShards } from "../../src/app/analyses/shards.js";
 import { odShardPartial } from "../../src/app/analyses/od-metrics.js";
+import { AnalysisMemo } from "../../src/app/analyses/memo.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
 
 /**
@@ -35,10 +37,12 @@ describe("analysis shards", () => {
     const spec = await scenario.spec(name, extra);
     const shards = await planShards(spec, store, shardTrips);
     assert.ok(shards && shards.length > 1, "the analysis splits into shards");
+    // As in a warm worker thread: the shards and the merge share the analysis' compiled zones.
+    const warm = { ...ctx, memo: new AnalysisMemo() };
     const partials = [];
-    for (const shard of shards) partials.push(await computeShard(spec, shard, ctx));
+    for (const shard of shards) partials.push(await computeShard(spec, shard, warm));
     if (reverse) partials.reverse();
-    return { spec, shards, metrics: await mergeShards(spec, partials, ctx) };
+    return { spec, shards, partials, metrics: await mergeShards(spec, partials, warm) };
   };
 
   for (const [label, extra] of [
@@ -56,6 +60,28 @@ describe("analysis shards", () => {
       for (const name of Object.keys(whole)) assert.equal(metrics[name], whole[name], `${name} differs`);
       const od = Object.keys(whole).find((m) => /^od_(all|comm)$/.test(m))!;
       assert.ok(whole[od].split("\n").length > 50, "the analysis has rows to compare");
+    });
+
+  // All vehicles: od_all, od_pers, od_comm (2 parts of at most 2); Truck: od_comm alone (1 part).
+  for (const [label, extra, twoOrFewer] of [
+    ["all vehicles", {}, 2],
+    ["commercial by weight", { travel_mode_type: "Truck", output_type: "zone_counts" }, 1],
+  ] as const)
+    it(`${label}: a merge split into parts (od_* metrics apart) gives the whole run's CSVs`, async () => {
+      const { spec, partials } = await sharded(`Parts ${label}`, extra, 1);
+      const whole = await computeAnalysis(spec, ctx);
+      for (const count of [1, 2, 3]) {
+        const parts = mergePartsOf(spec, count);
+        const results = [];
+        // Each part in a thread of its own (no memo shared with the merge).
+        for (let part = 0; part < parts; part++)
+          results.push(await computeMergePart(spec, partials, part, parts, ctx));
+        const metrics = await mergeShards(spec, partials, ctx, results);
+        assert.deepEqual(Object.keys(metrics), Object.keys(whole), `${parts} parts: the metrics, in order`);
+        for (const name of Object.keys(whole))
+          assert.equal(metrics[name], whole[name], `${parts} parts: ${name} differs`);
+      }
+      assert.equal(mergePartsOf(spec, 2), twoOrFewer);
     });
 
   it("merges raw sums to the very bits of one pass (expansion weights like 10000/37 included)", async () => {

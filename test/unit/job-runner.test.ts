@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAnalysis } from "../../src/app/analyses/lifecycle.js";
+import { cancelAnalysis, createAnalysis } from "../../src/app/analyses/lifecycle.js";
 import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
 import { JobRunner } from "../../src/jobs/runner.js";
@@ -143,6 +143,31 @@ describe("job runner", () => {
     );
     assert.notEqual(owners[0], owners[1]);
     await Promise.all([runner.stop(), other.stop()]);
+    await store.close();
+  });
+
+  it("keeps its worker thread warm across jobs, and replaces the thread of a cancelled one", async () => {
+    const threadCompute = new URL("../helpers/thread-compute.ts", import.meta.url).href;
+    const { store, analysis, runner } = await setup("warm-first", threadCompute);
+    const another = (name: string) =>
+      createAnalysis(store, { ...analysis.spec, uuid: crypto.randomUUID(), name });
+    const threadOf = async (uuid: string) =>
+      await until(async () => {
+        const a = (await store.analyses.getByUuid(uuid))!;
+        return a.state === "done" ? ((await store.analyses.result(uuid, "thread")) ?? "") : undefined;
+      });
+    await runner.start();
+    const first = await threadOf(analysis.uuid);
+    const second = await threadOf((await another("warm-second")).uuid);
+    assert.equal(second, first, "the second job ran in the first one's thread");
+    const hanging = await another("hang-cancelled");
+    await until(async () =>
+      (await store.analyses.getByUuid(hanging.uuid))!.progress === 0.5 ? true : undefined,
+    );
+    await cancelAnalysis(store, analysis.spec.orgId, hanging.uuid);
+    const afterCancel = await threadOf((await another("warm-after-cancel")).uuid);
+    assert.notEqual(afterCancel, first, "the cancelled job's thread was terminated; a new one runs the next");
+    await runner.stop();
     await store.close();
   });
 });

@@ -11,12 +11,20 @@ import { computeAadtMetrics } from "./aadt-metrics.js";
 import { computeNetworkOdMetrics } from "./network-od-metrics.js";
 import { computeNetworkPerformanceMetrics } from "./network-performance-metrics.js";
 import { computeTopRoutesMetrics } from "./top-routes-metrics.js";
-import { computeShardPartial, mergeShardPartials, type AnalysisShard } from "./shards.js";
+import {
+  computeMergePart as mergePart,
+  computeShardPartial,
+  mergeShardPartials,
+  type AnalysisShard,
+} from "./shards.js";
+import type { AnalysisMemo } from "./memo.js";
 
 /** What a compute function may use: the context of a worker thread over a read-only store, and its progress. */
 export interface ComputeContext extends AppContext {
   /** Fraction done, 0..1; shown as the analysis' progress. */
   onProgress(fraction: number): void;
+  /** Kept between the tasks of an analysis in a warm worker thread (its shards and merge); absent: none kept. */
+  memo?: AnalysisMemo;
 }
 
 /** Metric name → CSV text (header row first). The keys become the analysis' downloadable metrics. */
@@ -98,13 +106,24 @@ export type MergeShards = (
   spec: AnalysisSpec,
   partials: readonly Uint8Array[],
   ctx: ComputeContext,
+  /** The results of the merge parts, when the merge was split (see shards.ts, MERGE_PART_JOB). */
+  parts?: readonly Uint8Array[],
 ) => Promise<MetricCsvs>;
+/** One part of a split merge (optional: a compute module without it merges in one job). */
+export type ComputeMergePart = (
+  spec: AnalysisSpec,
+  partials: readonly Uint8Array[],
+  part: number,
+  parts: number,
+  ctx: ComputeContext,
+) => Promise<Uint8Array>;
 
 export const computeShard: ComputeShard = computeShardPartial;
+export const computeMergePart: ComputeMergePart = mergePart;
 
 /** The merged shards' metrics plus the sample behind them: what computeAnalysis answers for the whole. */
-export const mergeShards: MergeShards = async (spec, partials, ctx) => {
-  const metrics = await mergeShardPartials(spec, partials, ctx);
+export const mergeShards: MergeShards = async (spec, partials, ctx, parts) => {
+  const metrics = await mergeShardPartials(spec, partials, ctx, parts);
   metrics.sample_size = await sampleSizeCsv(spec, ctx.store);
   ctx.onProgress(1);
   return metrics;

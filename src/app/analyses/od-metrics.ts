@@ -151,6 +151,23 @@ async function presetSide(
   return { features, keys, compiled: compileZoneSet(features, network) };
 }
 
+/** The origin and destination zones of an OD analysis, compiled on the network. */
+async function loadSides(
+  store: Store,
+  spec: AnalysisSpec,
+  network: Network,
+): Promise<{ origins: ZoneSide; destinations: ZoneSide; same: boolean }> {
+  const origins = await loadSide(store, spec, spec.originSets, network);
+  const preset = spec.options?.geographyType;
+  const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
+  const destinations = same
+    ? origins
+    : preset !== undefined
+      ? await presetSide(store, spec.country, preset, network)
+      : await loadSide(store, spec, spec.destinationSets, network);
+  return { origins, destinations, same };
+}
+
 const sameSets = (a: AnalysisSpec["originSets"], b: AnalysisSpec["originSets"]) =>
   a.length === b.length && a.every((r, i) => r.uuid === b[i].uuid);
 
@@ -234,14 +251,11 @@ async function prepareOd(
 ): Promise<OdScan> {
   const network = await ctx.networks.get(spec.country);
   if (!network) throw new Error(`no road network is imported for country "${spec.country}"`);
-  const origins = await loadSide(ctx.store, spec, spec.originSets, network);
-  const preset = spec.options?.geographyType;
-  const same = preset === undefined && sameSets(spec.originSets, spec.destinationSets);
-  const destinations = same
-    ? origins
-    : preset !== undefined
-      ? await presetSide(ctx.store, spec.country, preset, network)
-      : await loadSide(ctx.store, spec, spec.destinationSets, network);
+  const load = () => loadSides(ctx.store, spec, network);
+  // A warm thread compiles an analysis' zones once for all its shards and its merge.
+  const { origins, destinations, same } = ctx.memo
+    ? await ctx.memo.get(spec.uuid, "od-zone-sides", network, load)
+    : await load();
   const aggregator = new OdAggregator(
     origins.compiled,
     destinations.compiled,
@@ -376,20 +390,74 @@ export async function odShardPartial(
   };
 }
 
-/** The OD metrics of the merged shard partials: the same CSVs as computeOdMetrics over all trips. */
+/**
+ * The OD metrics of the merged shard partials: the same CSVs as computeOdMetrics over all trips. With
+ * `odParts` (the merge parts' CSVs, see odMergePart), the od_* metrics come from them and only the
+ * zone totals, tallies and calibration counts of the partials are added here, not their cells.
+ */
 export async function mergeOdPartials(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   partials: readonly OdPartial[],
+  odParts?: readonly MetricCsvs[],
 ): Promise<MetricCsvs> {
   const scan = await prepareOd(spec, ctx);
   for (const p of partials) {
-    scan.aggregator.absorb(p.aggregator);
+    scan.aggregator.absorb(p.aggregator, odParts ? [] : undefined);
     if (p.quarterHours) scan.quarterHours?.absorb(p.quarterHours);
     scan.zones.absorb(p.zones);
     if (p.calibration) scan.calibration?.absorb(p.calibration);
   }
-  return await odMetricsOf(spec, ctx, finishOd(spec, scan));
+  const given = odParts && (Object.assign({}, ...odParts) as MetricCsvs);
+  return await odMetricsOf(spec, ctx, finishOd(spec, scan), given);
+}
+
+/**
+ * The od_* metrics (od_all, od_pers, od_comm, ...) with the device groups each holds, in the order the
+ * metrics are written. They hold most of an analysis' rows.
+ */
+function odMetricGroups(spec: AnalysisSpec): [string, number[]][] {
+  const mode = modeOf(spec);
+  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
+  // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
+  const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
+  // Metric name → the groups whose rows it holds; the groups are disjoint, so one pass writes them all.
+  const wanted: [string, number[]][] = [];
+  if (mode.suffix === "comm") wanted.push(["od_comm", commercial]);
+  else {
+    wanted.push([`od_${mode.suffix}`, [ALL]]);
+    if (has("personal") && spec.vehicleClasses.length > 1) wanted.push(["od_pers", [PERSONAL]]);
+    if (has("medium_commercial") || has("heavy_commercial")) wanted.push(["od_comm", commercial]);
+  }
+  return wanted;
+}
+
+/** Into how many merge parts (at most `max`) an OD analysis' od_* metrics split: one per metric at most. */
+export function odMergeParts(spec: AnalysisSpec, max: number): number {
+  return Math.max(1, Math.min(max, odMetricGroups(spec).length));
+}
+
+/**
+ * Merge part `part` of `parts`: the od_* metrics j with j % parts === part, from the cells of their
+ * device groups only (with every partial's zone totals and calibration counts, which their columns and
+ * volume scale read). Parts run side by side on several workers; mergeOdPartials then takes their CSVs.
+ */
+export async function odMergePart(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  partials: readonly OdPartial[],
+  part: number,
+  parts: number,
+): Promise<MetricCsvs> {
+  const wanted = odMetricGroups(spec).filter((_, j) => j % parts === part);
+  const scan = await prepareOd(spec, ctx);
+  const groups = wanted.flatMap(([, g]) => g);
+  for (const p of partials) {
+    scan.aggregator.absorb(p.aggregator, groups);
+    if (p.calibration) scan.calibration?.absorb(p.calibration);
+  }
+  const od = finishOd(spec, scan);
+  return odCsvs(od.aggregator, od.scale, odLabels(spec, od), wanted);
 }
 
 /**
@@ -402,30 +470,31 @@ export async function computeOdMetrics(spec: AnalysisSpec, ctx: ComputeContext):
   return await odMetricsOf(spec, ctx, await aggregateOd(spec, ctx));
 }
 
-/** The OD metric CSVs of an aggregation. */
-async function odMetricsOf(spec: AnalysisSpec, ctx: ComputeContext, od: OdAggregation): Promise<MetricCsvs> {
-  const { aggregator, origins, destinations, same, scale, distributions, options, zones } = od;
-  const labels: OdLabels = {
+/** The labels of an aggregation's rows: device groups, zones, day types and parts. */
+function odLabels(spec: AnalysisSpec, od: OdAggregation): OdLabels {
+  return {
     groups: [allGroupName(spec), ...GROUPS.slice(1).map((g) => g.name)],
-    origins: origins.compiled.zones,
-    destinations: destinations.compiled.zones,
+    origins: od.origins.compiled.zones,
+    destinations: od.destinations.compiled.zones,
     dayTypes: spec.dayTypes.map((d) => d.label),
     dayParts: spec.dayParts.map((p) => p.label),
   };
+}
+
+/** The OD metric CSVs of an aggregation; the od_* ones from `given` when merge parts wrote them. */
+async function odMetricsOf(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  od: OdAggregation,
+  given?: MetricCsvs,
+): Promise<MetricCsvs> {
+  const { aggregator, same, scale, distributions, options, zones } = od;
+  const labels = odLabels(spec, od);
   const mode = modeOf(spec);
   const metrics: MetricCsvs = {};
-  const has = (c: VehicleClass) => spec.vehicleClasses.includes(c);
-  // Truck and By_Weight modes split commercial traffic into medium and heavy vehicles.
-  const commercial = mode.byWeight ? [COMMERCIAL, MEDIUM, HEAVY] : [COMMERCIAL];
-  // Metric name → the groups whose rows it holds; the groups are disjoint, so one pass writes them all.
-  const wanted: [string, number[]][] = [];
-  if (mode.suffix === "comm") wanted.push(["od_comm", commercial]);
-  else {
-    wanted.push([`od_${mode.suffix}`, [ALL]]);
-    if (has("personal") && spec.vehicleClasses.length > 1) wanted.push(["od_pers", [PERSONAL]]);
-    if (has("medium_commercial") || has("heavy_commercial")) wanted.push(["od_comm", commercial]);
-  }
-  Object.assign(metrics, odCsvs(aggregator, scale, labels, wanted));
+  const wanted = odMetricGroups(spec);
+  if (!given) Object.assign(metrics, odCsvs(aggregator, scale, labels, wanted));
+  else for (const [name] of wanted) metrics[name] = given[name];
   metrics[`zone_od_${mode.suffix}`] = zoneCsv(aggregator, labels, same, scale);
   if (spec.tripAttributes || spec.travelerAttributes)
     Object.assign(metrics, distributionCsvs(spec, options, distributions, aggregator, scale, labels));

@@ -2,7 +2,15 @@ import { deserialize, serialize } from "node:v8";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import type { Store, TripChunkEntry } from "../ports/store.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
-import { mergeOdPartials, odShardable, odShardPartial, scanMonths, type OdPartial } from "./od-metrics.js";
+import {
+  mergeOdPartials,
+  odMergePart,
+  odMergeParts,
+  odShardable,
+  odShardPartial,
+  scanMonths,
+  type OdPartial,
+} from "./od-metrics.js";
 
 /**
  * Analysis shards (issue 15): an analysis split into parts that any worker computes, one per month ×
@@ -31,11 +39,38 @@ export interface ShardJobPayload {
   shard: AnalysisShard;
 }
 
+/**
+ * Job kind and payload of one merge part: once every shard is done, the od_* metrics (most of the
+ * rows) are written by `parts` children side by side, each from every shard's partial sums; the
+ * analysis' job then takes their CSVs and writes the rest. Children of the analysis' job after its shards.
+ */
+export const MERGE_PART_JOB = "analysis-merge-part";
+export interface MergePartJobPayload {
+  analysisUuid: string;
+  parentJobId: string;
+  part: number;
+  parts: number;
+  /** The analysis job's first `shards` children are its shards (their results, the partial sums). */
+  shards: number;
+}
+
+/** Merge parts when none are configured: the od_* metrics written by 2 workers side by side. */
+export const DEFAULT_MERGE_PARTS = 2;
+
+/** Into how many merge parts (at most `max`) a sharded analysis' merge splits; 1: merged in one job. */
+export function mergePartsOf(spec: AnalysisSpec, max: number): number {
+  return odMergeParts(spec, max);
+}
+
 /** The types whose computation splits into shards; every other type runs whole, in one job. */
 export const SHARDED_TYPES: readonly string[] = ["OD_Analysis", "OD_Preset_Geography"];
 
-/** Trips per shard when none is configured: a month of ~100,000 trips is one shard. */
-export const DEFAULT_SHARD_TRIPS = 100_000;
+/**
+ * Trips per shard when none is configured. Each shard's partial sums are read by every merge part, so
+ * shards much smaller than this make the merge the longer task; 1,000,000 trips make 4 shards, about 2
+ * per worker on 2 workers (docs/performance.md, "scale analysis").
+ */
+export const DEFAULT_SHARD_TRIPS = 250_000;
 
 export function isShardable(spec: AnalysisSpec): boolean {
   return SHARDED_TYPES.includes(spec.analysisType) && odShardable(spec);
@@ -84,18 +119,32 @@ export async function computeShardPartial(
   return serialize(partial);
 }
 
-/** Adds the partials of every shard (in shard order) and writes the analysis' metric CSVs. */
+/**
+ * Adds the partials of every shard (in shard order) and writes the analysis' metric CSVs; with the
+ * results of its merge parts (computeMergePart), their od_* CSVs are taken as they are.
+ */
 export async function mergeShardPartials(
   spec: AnalysisSpec,
   partials: readonly Uint8Array[],
   ctx: ComputeContext,
+  parts?: readonly Uint8Array[],
 ): Promise<MetricCsvs> {
-  return await mergeOdPartials(
-    spec,
-    ctx,
-    partials.map((p) => deserialize(p) as OdPartial),
-  );
+  const odParts = parts?.map((p) => deserialize(p) as MetricCsvs);
+  return await mergeOdPartials(spec, ctx, partials.map(readPartial), odParts);
 }
+
+/** Merge part `part` of `parts`: some od_* metrics' CSVs from every shard's partial sums, serialised (v8). */
+export async function computeMergePart(
+  spec: AnalysisSpec,
+  partials: readonly Uint8Array[],
+  part: number,
+  parts: number,
+  ctx: ComputeContext,
+): Promise<Uint8Array> {
+  return serialize(await odMergePart(spec, ctx, partials.map(readPartial), part, parts));
+}
+
+const readPartial = (bytes: Uint8Array) => deserialize(bytes) as OdPartial;
 
 /** Compaction replaces chunks by new ones (new ids): a shard would then miss or double trips. */
 async function assertUnchanged(

@@ -36,13 +36,17 @@ export interface ChildJob {
  */
 export interface JobFlows {
   /**
-   * Adds `children` under the running job (unless it has children already: a runner died after
-   * splitting it, and the children added then stand) and parks it until they are all done; that
-   * split does not count as an attempt. False when every child is done already: merge at once.
+   * Adds `children` under the running job as a new round of children (numbered on from the earlier
+   * rounds'), unless the job has more than `after` children already (a runner died after splitting
+   * it, and the children added then stand), and parks it until they are all done; that split does not
+   * count as an attempt. `after` is the number of children of the earlier rounds (0: the first split).
+   * False when every child is done already: go on at once.
    */
-  split(jobId: string, workerId: string, children: readonly ChildJob[]): Promise<boolean>;
-  /** How many children the job was split into (0: not split). */
+  split(jobId: string, workerId: string, children: readonly ChildJob[], after?: number): Promise<boolean>;
+  /** How many children the job was split into, over all rounds (0: not split). */
   childCount(jobId: string): Promise<number>;
+  /** The number of children of each round of splits, in order ([]: not split). */
+  childRounds(jobId: string): Promise<number[]>;
   /** Completes a running child with its result; a result of an earlier attempt is replaced. */
   completeWithResult(jobId: string, workerId: string, result: Uint8Array): Promise<boolean>;
   /** The children's results in child order; null for a child without one (yet). */

@@ -90,11 +90,12 @@ export class CellTable {
     while (MAX_LOAD * (this.mask + 1) < capacity) this.grow();
   }
 
-  /** Adds exported records (of a table with the same stride) to this table's cells. */
-  absorbRecords(from: CellRecords): void {
+  /** Adds exported records (of a table with the same stride) to this table's cells; `keep` picks the keys. */
+  absorbRecords(from: CellRecords, keep?: (key: number) => boolean): void {
     this.reserve(Math.max(this.size, from.keys.length) * 1.25);
     for (let i = 0; i < from.keys.length; i++) {
       const key = from.keys[i];
+      if (keep && !keep(key)) continue;
       const group = this.groupOf(key);
       const r = this.recordOf(group, key - group * this.stride);
       this.records[r + 1] += from.weights[i];

@@ -352,11 +352,22 @@ export class OdAggregator {
     };
   }
 
-  /** Adds another aggregator's exported sums to these. */
-  absorb(state: OdAggregatorState): void {
+  /**
+   * Adds another aggregator's exported sums to these. With `cellGroups`, only the cells of those
+   * device groups are added (none for an empty list): a merge that writes some od_* metrics only
+   * needs their groups' cells; the zone totals are always added.
+   */
+  absorb(state: OdAggregatorState, cellGroups?: readonly number[]): void {
     this.tripsSeen += state.tripsSeen;
     this.tripsInZones += state.tripsInZones;
-    this.cells.absorbRecords(state.cells);
+    if (!cellGroups) this.cells.absorbRecords(state.cells);
+    else if (cellGroups.length > 0) {
+      const [S, P] = [this.sliceCount, this.partCount];
+      const wanted = new Uint8Array(GROUP_SLOTS);
+      for (const g of cellGroups) wanted[g] = 1;
+      // key = pair × S + slice, slice = (dayType × GROUP_SLOTS + group) × P + dayPart
+      this.cells.absorbRecords(state.cells, (key) => wanted[Math.floor((key % S) / P) % GROUP_SLOTS] === 1);
+    }
     this.originTotals.absorbSums(state.originTotals);
     this.destinationTotals.absorbSums(state.destinationTotals);
   }

@@ -5,7 +5,14 @@ import { candidatesOf, emissionLogProb, type Step } from "./candidates.js";
 import { matchContextOf, type MatchContext } from "./context.js";
 import { resolveOptions, type MatchOptions, type ResolvedMatchOptions } from "./options.js";
 import { transitionLogProbs } from "./transitions.js";
-import { advanceLattice, mostLikelySequence, startLattice, type Lattice } from "./viterbi.js";
+import {
+  advanceLattice,
+  dropLastStep,
+  mostLikelySequence,
+  restoreStep,
+  startLattice,
+  type Lattice,
+} from "./viterbi.js";
 
 export { DEFAULT_MATCH_OPTIONS, type MatchOptions } from "./options.js";
 export { routeMismatchFraction, endpointErrorM } from "./accuracy.js";
@@ -49,16 +56,45 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
     }
     const emissions = step.candidates.map((c) => emissionLogProb(c, o.sigmaM));
     if (current) {
-      const prev = current.steps[current.steps.length - 1];
-      const lastScores = current.scores[current.scores.length - 1];
-      const transitions = transitionLogProbs(ctx, prev, step, lastScores, o);
-      if (advanceLattice(current, step, emissions, transitions)) continue;
+      if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o))
+        continue;
       closePiece();
     }
     lattice = startLattice(step, emissions);
   }
   closePiece();
   return trips;
+}
+
+function extend(
+  ctx: MatchContext,
+  lattice: Lattice,
+  step: Step,
+  emissions: number[],
+  o: ResolvedMatchOptions,
+): boolean {
+  const prev = lattice.steps[lattice.steps.length - 1];
+  const lastScores = lattice.scores[lattice.scores.length - 1];
+  return advanceLattice(lattice, step, emissions, transitionLogProbs(ctx, prev, step, lastScores, o));
+}
+
+/**
+ * When no candidate of `step` is reachable, the stray fix may be the previous one: noise that put it
+ * nearer to other roads than the driven one crowds the driven road out of its candidates (e.g. beside
+ * a bundle of oneway ramps). Drops that fix and links `step` to the one before; keeps it otherwise.
+ */
+function extendPastStrayFix(
+  ctx: MatchContext,
+  lattice: Lattice,
+  step: Step,
+  emissions: number[],
+  o: ResolvedMatchOptions,
+): boolean {
+  if (lattice.steps.length < 2) return false;
+  const dropped = dropLastStep(lattice);
+  if (extend(ctx, lattice, step, emissions, o)) return true;
+  restoreStep(lattice, dropped);
+  return false;
 }
 
 function sortedByTime(points: GpsPoint[]): GpsPoint[] {

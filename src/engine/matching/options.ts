@@ -42,7 +42,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   betaPerSecondM: 0.5,
   betaMinM: 5,
   uTurnPenaltyM: 50,
-  backwardToleranceM: 20,
+  backwardToleranceM: 40,
   maxDetourBetas: 50,
   minRouteBoundM: 2000,
   routeBoundFactor: 4,

@@ -1,5 +1,5 @@
 import type { MatchContext } from "./context.js";
-import { alongMoveM, isUTurnAtNode, type Step } from "./candidates.js";
+import { alongMoveM, isUTurnAtNode, type Candidate, type Step } from "./candidates.js";
 import type { ResolvedMatchOptions } from "./options.js";
 
 /** Straight-line metres between the two GPS points (not the snapped ones), as Newson & Krumm compare. */
@@ -47,6 +47,7 @@ class Scratch {
 }
 
 const scratch = new Scratch();
+const ends = new Int32Array(2);
 
 /**
  * Log transition probabilities prev × next (row-major): exponential on
@@ -95,19 +96,70 @@ export function transitionLogProbs(
     let count = 0;
     for (let j = 0; j < nNext; j++) if (reachM[j] >= 0) targets[count++] = nextC[j].entryNode;
     ctx.routes.costsTo(prevC[members[0]].exitNode, targets, count, maxCostM, nodeM);
-    for (const i of members) {
-      const a = prevC[i];
-      for (let j = 0, t = 0; j < nNext; j++) {
-        if (reachM[j] < 0) continue;
-        const routeM = nodeM[t++];
-        const b = nextC[j];
-        if (routeM === Infinity || alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
-        const uTurnM = isUTurnAtNode(a, b) ? o.uTurnPenaltyM : 0;
-        record(lattice, i, j, a.exitCostM + routeM + b.entryCostM + uTurnM);
-      }
-    }
+    recordGroup(ctx, lattice, prev, next, members, reachM, nodeM, o);
   }
   return logProbs;
+}
+
+/**
+ * Records the routed transitions of one exit-node group. A route that turns back costs `uTurnPenaltyM`:
+ * in place at a's exit node onto a's own segment, or as the first or last edge of the routed path (back
+ * along a's segment, or along b's segment past b and back); a shortest path never turns back in its
+ * middle (that would be a cycle). Without charging the routed ones too, a waiting car's jittering fixes
+ * were matched as spurs onto the segment behind it and back, for free. The path is looked at only for
+ * pairs whose route is at least as long as the reverse edge and which could still be j's best.
+ */
+function recordGroup(
+  ctx: MatchContext,
+  lattice: TransitionRow,
+  prev: Step,
+  next: Step,
+  members: number[],
+  reachM: Float64Array,
+  nodeM: Float64Array,
+  o: ResolvedMatchOptions,
+): void {
+  const prevC = prev.candidates;
+  const nextC = next.candidates;
+  for (let j = 0, t = 0; j < nextC.length; j++) {
+    if (reachM[j] < 0) continue;
+    const routeM = nodeM[t++];
+    if (routeM === Infinity) continue;
+    const b = nextC[j];
+    // Ends of the path from the group's exit node to b's entry node: 0 not looked up, 1 in `ends`, −1 none.
+    let endsState = 0;
+    for (const i of members) {
+      const a = prevC[i];
+      if (alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
+      const plainM = a.exitCostM + routeM + b.entryCostM;
+      if (isUTurnAtNode(a, b)) {
+        record(lattice, i, j, plainM + o.uTurnPenaltyM);
+        continue;
+      }
+      const aBack = reverseEdgeOf(a);
+      const bBack = reverseEdgeOf(b);
+      // A route cheaper than an edge cannot contain it (a oneway's reverse edge costs ∞).
+      if (routeM < ctx.edgeCostM[aBack] && routeM < ctx.edgeCostM[bBack]) {
+        record(lattice, i, j, plainM);
+        continue;
+      }
+      if (!canBeBest(lattice, i, j, plainM, o.uTurnPenaltyM)) continue;
+      if (endsState === 0) endsState = ctx.routes.pathEnds(a.exitNode, b.entryNode, ends) ? 1 : -1;
+      const turnsBack = endsState === 1 && (ends[0] === aBack || ends[1] === bBack);
+      record(lattice, i, j, plainM + (turnsBack ? o.uTurnPenaltyM : 0));
+    }
+  }
+}
+
+/** Whether i → j with a route of `routeM` or `routeM + extraM` could beat j's best so far (ties kept). */
+function canBeBest(row: TransitionRow, i: number, j: number, routeM: number, extraM: number): boolean {
+  const offM = routeM > row.gc ? routeM - row.gc : Math.max(0, row.gc - routeM - extraM);
+  return row.prevScores[i] - offM / row.beta >= row.bestVia[j];
+}
+
+/** The directed edge opposite to the candidate's direction of travel. */
+function reverseEdgeOf(c: Candidate): number {
+  return 2 * c.segIndex + (c.forward ? 1 : 0);
 }
 
 interface TransitionRow {

@@ -54,6 +54,23 @@ export function advanceLattice(
   return true;
 }
 
+/** One step of a lattice with its scores and back pointers, as taken off by `dropLastStep`. */
+export interface LatticeStep {
+  step: Step;
+  scores: number[];
+  back: number[];
+}
+
+export function dropLastStep(lattice: Lattice): LatticeStep {
+  return { step: lattice.steps.pop()!, scores: lattice.scores.pop()!, back: lattice.back.pop()! };
+}
+
+export function restoreStep(lattice: Lattice, dropped: LatticeStep): void {
+  lattice.steps.push(dropped.step);
+  lattice.scores.push(dropped.scores);
+  lattice.back.push(dropped.back);
+}
+
 /** Candidate index per step along the most likely sequence (ties go to the lower index: deterministic). */
 export function mostLikelySequence(lattice: Lattice): number[] {
   const last = lattice.scores.length - 1;

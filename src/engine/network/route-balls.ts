@@ -130,6 +130,35 @@ export class RouteBalls {
     return edges.reverse();
   }
 
+  /**
+   * First and last edge of a shortest path from `source` to `target` into `out[0]` and `out[1]`;
+   * false when the path has no edge or there is none. Walks the cached tree without allocating (the
+   * matcher asks this for many candidate pairs to see whether a route turns back).
+   */
+  pathEnds(source: number, target: number, out: Int32Array): boolean {
+    const ball = this.balls[source];
+    if (!ball || costIn(ball, target) === Infinity) {
+      const edges = this.pathTo(source, target);
+      if (!edges || edges.length === 0) return false;
+      out[0] = edges[0];
+      out[1] = edges[edges.length - 1];
+      return true;
+    }
+    ball.uses++;
+    let first = -1;
+    let last = -1;
+    for (let n = target; ;) {
+      const via = ball.viaEdge[indexIn(ball, n)];
+      if (via < 0) break;
+      if (last < 0) last = via;
+      first = via;
+      n = this.network.graph.edgeFrom[via];
+    }
+    out[0] = first;
+    out[1] = last;
+    return first >= 0;
+  }
+
   private grow(source: number, radius: number, old: Ball | undefined): Ball {
     const tree = this.workspace.run(source, this.weights, { maxCost: radius });
     const reached = this.workspace.reachedNodes();

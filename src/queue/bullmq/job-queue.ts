@@ -117,10 +117,11 @@ export class BullJobQueue implements JobQueue, JobFlows {
    * parent, ids `<parent>-child-<index>` (never added twice), and failParentOnFailure: a child failed
    * for good (or cancelled) fails the parent. moveToWaitingChildren then parks the parent.
    */
-  async split(jobId: string, workerId: string, children: readonly ChildJob[]): Promise<boolean> {
+  async split(jobId: string, workerId: string, children: readonly ChildJob[], after = 0): Promise<boolean> {
     const job = await BullJob.fromId(this.queue, jobId);
     if (!job || (await this.isCancelled(jobId))) return false;
-    if ((await this.childCount(jobId)) === 0) {
+    const rounds = await this.childRounds(jobId);
+    if (rounds.reduce((a, b) => a + b, 0) === after && children.length > 0) {
       await this.flowProducer.addBulk(
         children.map((child, i) => ({
           name: child.kind,
@@ -128,7 +129,7 @@ export class BullJobQueue implements JobQueue, JobFlows {
           prefix: this.queue.opts.prefix,
           data: child.payload ?? null,
           opts: {
-            jobId: childId(jobId, i),
+            jobId: childId(jobId, after + i),
             priority: job.opts.priority,
             parent: { id: jobId, queue: this.queue.qualifiedName },
             failParentOnFailure: true,
@@ -137,7 +138,8 @@ export class BullJobQueue implements JobQueue, JobFlows {
           },
         })),
       );
-      await this.redis.set(this.mark("children", jobId), String(children.length), "EX", KEEP_SECONDS);
+      const counts = [...rounds, children.length].join(",");
+      await this.redis.set(this.mark("children", jobId), counts, "EX", KEEP_SECONDS);
     }
     let waiting: boolean;
     try {
@@ -157,7 +159,13 @@ export class BullJobQueue implements JobQueue, JobFlows {
   }
 
   async childCount(jobId: string): Promise<number> {
-    return Number((await this.redis.get(this.mark("children", jobId))) ?? 0);
+    return (await this.childRounds(jobId)).reduce((a, b) => a + b, 0);
+  }
+
+  /** The children mark holds each round's count, comma-separated. */
+  async childRounds(jobId: string): Promise<number[]> {
+    const counts = await this.redis.get(this.mark("children", jobId));
+    return counts ? counts.split(",").map(Number) : [];
   }
 
   /** The result is a key beside the child (kept like finished jobs, dropped with the parent's end). */
