@@ -191,6 +191,25 @@ describe("analyses endpoints", () => {
     assert.equal((await status([{ name: "Invalid" }])).json().analyses[0].status, "Not Found");
   });
 
+  it("accepts fields of other analysis types (a vendor client's fixed body shape), ignores them with a warning", async () => {
+    const res = await create(
+      odRequest(ctx.orgA.email, {
+        analysis_name: "Fixed shape",
+        top_routes_count: "ten",
+        metric_type: "speed",
+        aadt_year: null,
+        geography_type: "",
+      }),
+    );
+    // Not read, so not validated: "ten" would be refused by a top-routes type. Empty values warn of nothing.
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(res.json().warnings, [
+      "metric_type is not read by OD_Analysis and was ignored",
+      "top_routes_count is not read by OD_Analysis and was ignored",
+    ]);
+    await lifecycle("POST", `cancel/${res.json().uuid}`);
+  });
+
   it("ignores unknown fields with a warning, names the field a misspelt one meant, writes no braces", async () => {
     const res = await create(odRequest(ctx.orgA.email, { analysis_name: "Stray keys", "11": "", colour: 1 }));
     assert.equal(res.statusCode, 201);

@@ -9,7 +9,7 @@ import {
   requireAnalysis,
   statusEntry,
 } from "../../app/analyses/lifecycle.js";
-import { ignoredRequestFields } from "../../domain/analyses/spec.js";
+import { ignoredRequestFields, otherTypeFields, otherTypeFieldWarnings } from "../../domain/analyses/spec.js";
 import { validateAnalysisRequest } from "../../app/analyses/validate.js";
 import { AnalysisRequestSchema } from "../../domain/analyses/request.js";
 import {
@@ -274,7 +274,17 @@ export const analysisRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const ignored = ignoredRequestFields(request.body);
       if (ignored.length)
         request.log.warn({ analysis: created.uuid, ignored }, "analysis request: unknown fields ignored");
-      const warnings = ignored.length ? { warnings: ignoredFieldWarnings(ignored) } : {};
+      const otherType = otherTypeFields(request.body, spec.analysisType);
+      if (otherType.length)
+        request.log.warn(
+          { analysis: created.uuid, ignored: otherType },
+          "analysis request: fields of other analysis types ignored",
+        );
+      const warningList = [
+        ...ignoredFieldWarnings(ignored),
+        ...otherTypeFieldWarnings(otherType, spec.analysisType),
+      ];
+      const warnings = warningList.length ? { warnings: warningList } : {};
       return reply
         .status(201)
         .send({ name: created.name, status: "success" as const, uuid: created.uuid, ...warnings });

@@ -371,6 +371,23 @@ export function ignoredRequestFields(body: unknown): string[] {
   return isObject(body) ? unknownFields(body, KNOWN_FIELDS).ignored : [];
 }
 
+/**
+ * Fields of other analysis types that the request gives a value (`top_routes_count` with OD_Analysis, …).
+ * They are accepted and ignored, not refused: vendor clients build one body shape for every type. The
+ * create answer warns of each (the zone-set fields are refused instead: they name the zones counted).
+ */
+export function otherTypeFields(body: unknown, analysisType: string): string[] {
+  if (!isObject(body)) return [];
+  const own = new Set(analysisTypeDef(analysisType)?.fields ?? []);
+  const typeFields = new Set(ANALYSIS_CATALOGUE.flatMap((t) => t.fields));
+  const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+  return [...typeFields].filter((f) => !own.has(f) && given(body[f]));
+}
+
+/** One warning per field of another type, as the create answer lists them. */
+export const otherTypeFieldWarnings = (fields: string[], analysisType: string) =>
+  fields.map((f) => `${f} is not read by ${analysisType} and was ignored`);
+
 /** The login a create request is made for, trimmed; a body that is no object, or lacks it, fails at once. */
 export function analysisLoginEmail(body: unknown): string {
   if (!isObject(body)) throw new ValidationError([{ field: "body", message: "must be a JSON object" }]);
