@@ -300,12 +300,18 @@ async function radiusFor(base: string, key: string, centre: LonLat) {
 }
 
 async function segmentCount(base: string, key: string, geometry: object): Promise<number> {
-  const res = await fetch(`${base}/counts/v1/segmentcount`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-service-key": key },
-    body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
-  });
-  return ((await res.json()) as { segment_count: number }).segment_count;
+  // A loaded machine may shed these too (503, 429): asked again, since the bisection needs every answer.
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${base}/counts/v1/segmentcount`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-key": key },
+      body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
+    });
+    if (res.ok) return ((await res.json()) as { segment_count: number }).segment_count;
+    if (attempt >= 20 || ![429, 503].includes(res.status))
+      throw new Error(`segmentcount: ${res.status} ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** A closed ring of `positions` positions around the network's bounding box (every segment inside). */

@@ -106,4 +106,37 @@ describe("PostgreSQL segment counts: whole-month rollups", { skip: postgres.skip
     await assertRollupsExact(store, reference);
     await reference.close();
   });
+
+  it("kept in memory, answer what is stored after writes by this store, by another, and rolled back", async () => {
+    const reader = (await postgres.open()) as PostgresStore;
+    const writer = await PostgresStore.open(reader.db.pool.options.connectionString!, { pool: { max: 2 } });
+    const cells = randomCells(new Rng(29, "pg-rollup-cache"), 1200);
+    const f = wholeWeekFilters().find((x) => x.directions.length === 2 && x.sources.length === 2)!;
+    const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
+    // Twice: the second answer comes from memory.
+    const check = async (empty = false) => {
+      const stored = await reader.segmentStats.queryCells(q);
+      assert.equal(stored.length === 0, empty);
+      assert.deepEqual(await reader.segmentStats.query(q), stored);
+      assert.deepEqual(await reader.segmentStats.query(q), stored);
+    };
+    await check(true);
+    await reader.segmentStats.add("li", cells.slice(0, 400)); // this store
+    await check();
+    await writer.segmentStats.add("li", cells.slice(400, 800)); // another process
+    await check();
+    // Read inside a transaction that then rolls back: nothing of it may stay in memory.
+    await assert.rejects(
+      reader.transaction(async () => {
+        await reader.segmentStats.add("li", cells.slice(800));
+        assert.deepEqual(await reader.segmentStats.query(q), await reader.segmentStats.queryCells(q));
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    await check();
+    await writer.segmentStats.add("li", cells.slice(800));
+    await check();
+    await writer.close();
+  });
 });

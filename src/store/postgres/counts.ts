@@ -14,6 +14,7 @@ import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../
 import type { PgDb } from "./db.js";
 import { eachRollupMonth, rollupKey } from "../sqlite/segment-rollups.js";
 import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
+import { PgRollupCache, type RollupRow } from "./rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
@@ -46,8 +47,18 @@ const READ_DETAILS = readPacked("segment_month_details");
 const READ_ROLLUPS = `SELECT segment_id, year, cells FROM segment_year_rollups
    WHERE country = $1 AND segment_id = ANY($2::bigint[]) AND year BETWEEN $3 AND $4`;
 
+const READ_VERSION = "SELECT version FROM segment_counts_versions WHERE country = $1";
+
 export class PostgresSegmentStats implements SegmentStatsRepo {
+  private readonly rollups = new PgRollupCache();
+
   constructor(private readonly db: PgDb) {}
+
+  /** The version of the country's rollups (0: none written yet); read before the rows it covers. */
+  private async version(country: string): Promise<number> {
+    const [row] = await this.db.prepared<{ version: number }>(READ_VERSION, [country]);
+    return row?.version ?? 0;
+  }
 
   async add(country: string, cells: SegmentStatCell[]): Promise<void> {
     const groups = new Map<string, SegmentStatCell[]>();
@@ -134,11 +145,12 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     const params = [q.country, q.segmentIds, months[0], months[months.length - 1]];
     const rollup = useRollups ? rollupKey(q) : null;
     // Whole days of the whole week: the precomputed rollups (details, when asked, still from the cells).
-    const [totals, details] = await Promise.all([
+    const [fromRollups, totals, details] = await Promise.all([
+      rollup !== null ? this.fromRollups(q, rollup, months) : [],
       rollup === null ? this.db.prepared<PackedRow>(READ_TOTALS, params) : null,
       q.details !== false ? this.db.prepared<PackedRow>(READ_DETAILS, params) : null,
     ]);
-    const found: SegmentMonthStats[] = rollup !== null ? await this.fromRollups(q, rollup, months) : [];
+    const found: SegmentMonthStats[] = fromRollups;
     for (const { segment_id, month, cells } of totals ?? []) {
       if (!wanted.has(month)) continue;
       const stats = emptySegmentMonth(segment_id, month);
@@ -169,12 +181,17 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       wanted.get(year)![Number(m.slice(5, 7))] = m;
     }
     const years = [...wanted.keys()];
-    const rows = await this.db.prepared<{ segment_id: number; year: string; cells: Buffer }>(READ_ROLLUPS, [
-      q.country,
-      q.segmentIds,
-      years[0],
-      years[years.length - 1],
-    ]);
+    const read = async (segmentIds: number[]) =>
+      await this.db.prepared<RollupRow>(READ_ROLLUPS, [
+        q.country,
+        segmentIds,
+        years[0],
+        years[years.length - 1],
+      ]);
+    // Inside a transaction (its own uncommitted writes, or a rollback to come) nothing is kept.
+    const rows = this.db.inTransaction
+      ? await read(q.segmentIds)
+      : await this.rollups.rows(q.country, q.segmentIds, years, await this.version(q.country), read);
     const found: SegmentMonthStats[] = [];
     for (const { segment_id, year, cells } of rows) {
       const asked = wanted.get(year);

@@ -312,7 +312,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
   );
   `,
   // Whole-month rollups of the packed counts (src/store/sqlite/segment-rollups.ts, the same BLOBs as
-  // SQLite's segment_year_rollups): one row per segment × year, computed here from the month totals.
+  // SQLite's segment_year_rollups): one row per segment × year, computed here from the month totals; and
+  // the version of each country's rollups, for the copies processes keep in memory.
   async (client) => {
     await client.query(`
       CREATE TABLE segment_year_rollups (
@@ -321,6 +322,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
         year ctext NOT NULL,
         cells bytea NOT NULL,
         PRIMARY KEY (country, segment_id, year)
+      );
+      -- Bumped with every write of a country's rollups: what processes keep in memory (rollup-cache.ts).
+      CREATE TABLE segment_counts_versions (
+        country ctext PRIMARY KEY,
+        version bigint NOT NULL
       )`);
     await rebuildYearRollups(client);
   },

@@ -5,7 +5,8 @@ import { monthRollup, replaceMonths, type RollupEntry } from "../sqlite/segment-
  * The whole-month rollups of the PostgreSQL store: the BLOBs of src/store/sqlite/segment-rollups.ts
  * (the same functions compute them, so an answer from them is bit for bit the cells path's), one row
  * per segment × year in `segment_year_rollups`, kept at ingest (PostgresSegmentStats.add, under the
- * segment-year's lock) and computed from the month totals by the migration that adds the table.
+ * segment-year's lock) and computed from the month totals by the migration that adds the table. Every
+ * write bumps the country's version (`segment_counts_versions`), so copies kept in memory are never stale.
  */
 
 /** Runs one statement: a PgDb's `rows`, or a migrating connection's query. */
@@ -33,7 +34,7 @@ export class YearRollupBatch {
     entry.months.set(m, monthRollup(m, totals));
   }
 
-  /** Each segment-year's stored rollup with the new months replaced, in two statements. */
+  /** Each segment-year's stored rollup with the new months replaced, and the country's version bumped. */
   async write(rows: Rows): Promise<void> {
     if (this.years.size === 0) return;
     const entries = [...this.years.values()];
@@ -52,6 +53,12 @@ export class YearRollupBatch {
        SELECT $1, s, y, c FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS k(s, y, c)
        ON CONFLICT (country, segment_id, year) DO UPDATE SET cells = excluded.cells`,
       [this.country, ids, years, blobs],
+    );
+    // In the same transaction: a process that kept the former rollups in memory drops them (rollup-cache.ts).
+    await rows(
+      `INSERT INTO segment_counts_versions (country, version) VALUES ($1, 1)
+       ON CONFLICT (country) DO UPDATE SET version = segment_counts_versions.version + 1`,
+      [this.country],
     );
     this.years.clear();
   }
