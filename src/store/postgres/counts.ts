@@ -12,6 +12,7 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
+import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
@@ -83,6 +84,10 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       await put("segment_month_totals", packedTotals);
       await put("segment_month_details", packedDetails);
     });
+  }
+
+  async addBatch(country: string, batch: SegmentCellBatch): Promise<void> {
+    await this.add(country, cellsOfBatch(batch));
   }
 
   async query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {
