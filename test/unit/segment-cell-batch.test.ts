@@ -5,12 +5,6 @@ import { SegmentCellAccumulator, cellsOfBatch } from "../../src/engine/counts/se
 import { Network } from "../../src/engine/network/network.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { LocalClock } from "../../src/engine/time.js";
-import {
-  TRACE_SOURCES,
-  TRIP_PURPOSES,
-  VEHICLE_CLASSES,
-  type MatchedTrip,
-} from "../../src/engine/trips/types.js";
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate } from "../../src/store/sqlite/migrations.js";
 import { gridNetwork } from "../helpers/counts.js";

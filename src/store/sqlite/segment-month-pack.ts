@@ -225,12 +225,12 @@ function mergeTotals(
 ): Buffer {
   const s = stored ? totalsView(stored) : null;
   const m = s ? s.cell.length : 0;
-  // Cells in both are counted once: the union's size.
-  let n = order.length + m;
-  for (let i = 0, j = 0; i < order.length && j < m;)
-    if (order[i] >>> 16 === s!.cell[j]) (n--, i++, j++);
-    else if (order[i] >>> 16 < s!.cell[j]) i++;
-    else j++;
+  const n = unionSize(
+    order.length,
+    (i) => order[i] >>> 16,
+    m,
+    (j) => s!.cell[j],
+  );
   const buffer = new ArrayBuffer(HEADER_BYTES + 18 * n);
   const t = totalsView(new Uint8Array(header(buffer, n)));
   let i = 0;
@@ -263,6 +263,18 @@ function mergeTotals(
   return Buffer.from(buffer);
 }
 
+/** Keys in either of two sorted lists of distinct keys, those in both counted once. */
+function unionSize(n: number, a: (i: number) => number, m: number, b: (j: number) => number): number {
+  let both = 0;
+  for (let i = 0, j = 0; i < n && j < m;) {
+    const [x, y] = [a(i), b(j)];
+    if (x <= y) i++;
+    if (y <= x) j++;
+    if (x === y) both++;
+  }
+  return n + m - both;
+}
+
 /** The group's detail counters as (cell << 8 | counter) × 2^32 + count, sorted (keys < 2^20: exact). */
 function batchDetails(batch: SegmentCellBatch, first: number, order: Uint32Array): Float64Array {
   let n = 0;
@@ -290,11 +302,7 @@ function mergeDetails(
   const s = stored ? detailsView(stored) : null;
   const m = s ? s.key.length : 0;
   const keyOf = (i: number) => Math.floor(added[i] / 2 ** 32);
-  let n = added.length + m;
-  for (let i = 0, j = 0; i < added.length && j < m;)
-    if (keyOf(i) === s!.key[j]) (n--, i++, j++);
-    else if (keyOf(i) < s!.key[j]) i++;
-    else j++;
+  const n = unionSize(added.length, keyOf, m, (j) => s!.key[j]);
   const buffer = new ArrayBuffer(HEADER_BYTES + 8 * n);
   const d = detailsView(new Uint8Array(header(buffer, n)));
   let i = 0;
