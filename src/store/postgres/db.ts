@@ -25,6 +25,16 @@ export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolS
   };
 }
 
+/**
+ * The pool of one heavy-request worker thread (src/main/heavy-worker.ts): a thread runs one request at a
+ * time, reading with at most two statements at once (totals or rollups, and details), so a small pool
+ * (STREETFLOW_DATABASE_THREAD_POOL_MAX, default 2) serves it; the process's own pool keeps
+ * STREETFLOW_DATABASE_POOL_MAX. Budget per API process: POOL_MAX + threads × THREAD_POOL_MAX.
+ */
+export function threadPoolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+  return { ...poolSettingsFromEnv(env), max: positive(env.STREETFLOW_DATABASE_THREAD_POOL_MAX, 2) };
+}
+
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && Number.isInteger(n) && n > 0 ? n : fallback;
@@ -56,6 +66,14 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/** One name per statement text, the same in every store of the process (node-postgres keys its per-connection cache by name). */
+const statementNames = new Map<string, string>();
+const statementName = (sql: string): string => {
+  let name = statementNames.get(sql);
+  if (!name) statementNames.set(sql, (name = `streetflow_${statementNames.size + 1}`));
+  return name;
+};
+
 /**
  * Queries on the pool, or on the transaction's connection while `transaction` runs: repositories
  * need not know whether they are inside one (AsyncLocalStorage carries the connection).
@@ -71,6 +89,14 @@ export class PgDb {
 
   async rows<R>(sql: string, params: unknown[] = []): Promise<R[]> {
     return (await this.client.query(sql, params)).rows as R[];
+  }
+
+  /**
+   * `rows` as a named (prepared) statement: each connection parses and plans it once, then only binds
+   * and runs it. For the hot reads, whose text never changes (arrays travel as one parameter).
+   */
+  async prepared<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.client.query({ name: statementName(sql), text: sql, values: params })).rows as R[];
   }
 
   async row<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
