@@ -225,7 +225,7 @@ export async function storeTrips(
   return await ctx.store.transaction(async () => {
     const result = await ctx.store.trips.appendTrips(country, trips);
     for (const trip of result.stored) cells.addTrip(trip);
-    await ctx.store.segmentStats.add(country, cells.drain());
+    await ctx.store.segmentStats.addBatch(country, cells.drainBatch());
     return result;
   });
 }
