@@ -68,6 +68,11 @@ export class OdSums {
     return this.cells.size;
   }
 
+  /** Makes room for `cells` fine cells. */
+  reserve(cells: number): void {
+    this.cells.reserve(cells);
+  }
+
   /** The fine index of a trip's group mask, weekday and slot. */
   fineOf(mask: number, weekday: number, slot: number): number {
     return (mask * WEEKDAYS + weekday) * this.slots + slot;
