@@ -2,6 +2,7 @@ import type { LonLat } from "../network/types.js";
 import type { PathStep } from "../trips/types.js";
 import { alongMoveM, type Candidate } from "./candidates.js";
 import type { MatchContext } from "./context.js";
+import { doubleRow } from "./rows.js";
 
 /** A matched position with the time of its GPS point. */
 export interface MatchedPosition {
@@ -42,7 +43,8 @@ export function assemblePath(
   backwardToleranceM: number,
 ): AssembledPath | null {
   const traversals: Traversal[] = [];
-  const distanceAt = [0];
+  const distanceAt = doubleRow();
+  distanceAt.push(0);
   let cursorM = 0;
   let at = positions[0].candidate;
   for (let k = 1; k < positions.length; k++) {
@@ -69,7 +71,8 @@ export function assemblePath(
   }
   const moving = traversals.filter((tr) => tr.toM > tr.fromM);
   if (moving.length === 0) return null;
-  const times = positions.map((p) => p.t);
+  const times = doubleRow();
+  for (const p of positions) times.push(p.t);
   const path = moving.map((tr) => ({
     segmentId: ctx.lines.id[tr.segIndex],
     forward: tr.forward,

@@ -4,6 +4,7 @@ import { assemblePath } from "./assemble-path.js";
 import { candidatesOf, emissionLogProb, type Step } from "./candidates.js";
 import { matchContextOf, type MatchContext } from "./context.js";
 import { resolveOptions, type MatchOptions, type ResolvedMatchOptions } from "./options.js";
+import { doubleRow } from "./rows.js";
 import { transitionLogProbs } from "./transitions.js";
 import {
   advanceLattice,
@@ -54,7 +55,8 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       closePiece();
       continue;
     }
-    const emissions = step.candidates.map((c) => emissionLogProb(c, o.sigmaM));
+    const emissions = doubleRow();
+    for (const c of step.candidates) emissions.push(emissionLogProb(c, o.sigmaM));
     if (current) {
       if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o))
         continue;
