@@ -1,8 +1,11 @@
 /**
- * `npm run bench -- scale counts [seconds=10] [rates=50,200,1000] [processes=1,2]`: POST /counts/v1/metrics
- * for ~1,000 segments × the 12 months of 2025 (the Liechtenstein store of bench/counts.ts) offered open-loop
- * at fixed rates to 1 and 2 real `streetflow serve --role api` processes on the same SQLite file (requests
- * alternate between them, as a load balancer would) from 32 clients (keys) in turn. Per run: answered 200 per second, latency p50/p99/max
+ * `npm run bench -- scale counts [seconds=10] [rates=50,200,1000] [processes=1,2] [backend=sqlite]`: POST
+ * /counts/v1/metrics for ~1,000 segments × the 12 months of 2025 (the Liechtenstein store of
+ * bench/counts.ts) offered open-loop at fixed rates to 1 and 2 real `streetflow serve --role api` processes
+ * (requests alternate between them, as a load balancer would) from 32 clients (keys) in turn, on each
+ * backend named (bench/scale/deployment.ts): `sqlite`, the processes on one SQLite file; `postgres`,
+ * PostgreSQL + Redis as a distributed deployment runs; `backend=sqlite,postgres` runs both, one after the
+ * other, for a side-by-side comparison under the same load. Arguments go by name or by position. Per run: answered 200 per second, latency p50/p99/max
  * measured from each request's scheduled send time (so a slow server cannot hide queueing), the requests
  * shed (503 `overloaded`, 429 `key_busy`), and the server processes' CPU seconds.
  * Then `/healthz` probed every 10 ms while heavy polygon queries run (a 10,000-position polygon over the
@@ -10,15 +13,12 @@
  * side, one with heavy requests inline (STREETFLOW_POOL_THREADS=0).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { issueApiKey } from "../../src/app/accounts.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 import type { Network } from "../../src/engine/network/network.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import {
   bisectRadius,
   centreOf,
@@ -27,6 +27,7 @@ import {
   quantile,
   radiusSelector,
 } from "../counts.js";
+import { backendsOf, deploy } from "./deployment.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 const TARGET_SEGMENTS = 1_000;
@@ -35,77 +36,84 @@ const CLIENT_TIMEOUT_MS = 60_000;
 const CLIENTS = 32;
 
 export default async function scaleCounts(args: string[]): Promise<Record<string, unknown>> {
-  const arg = (name: string, fallback: string) =>
-    args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback;
-  const seconds = Number(arg("seconds", "10"));
-  const rates = arg("rates", "50,200,1000").split(",").map(Number);
-  const processCounts = arg("processes", "1,2").split(",").map(Number);
+  const arg = argsOf(args);
+  const seconds = Number(arg("seconds", 0, "10"));
+  const rates = arg("rates", 1, "50,200,1000").split(",").map(Number);
+  const processCounts = arg("processes", 2, "1,2").split(",").map(Number);
+  const backends = backendsOf(arg("backend", 3, "sqlite"));
   const source = await extractStatsStore();
   if (!source) return { skipped: "shared data absent (the Liechtenstein extract)" };
-  const dataDir = mkdtempSync(join(tmpdir(), "streetflow-bench-scale-"));
-  try {
-    copyFileSync(source.file, join(dataDir, "streetflow.db"));
-    const keys = await newKeys(join(dataDir, "streetflow.db"), CLIENTS);
-    const key = keys[0];
-    const load = loadavg();
-    const runs = [];
-    let selection: { segments: number; radiusM: number } | null = null;
-    for (const processes of processCounts) {
-      const servers = await Promise.all(Array.from({ length: processes }, () => startApi(dataDir, {})));
-      try {
-        const bases = servers.map((s) => s.base);
-        selection ??= await radiusFor(bases[0], key, centreOf(source.network));
-        const body = metricsBody(radiusSelector(centreOf(source.network), selection.radiusM));
-        for (const base of bases) for (let i = 0; i < 5; i++) await send(base, key, body); // warm-up
-        for (const rate of rates) {
-          const cpu = servers.map((s) => cpuSeconds(s.pid));
-          const stats = await offer(bases, keys, body, rate, seconds);
-          const used = servers.reduce((sum, s, i) => sum + cpuSeconds(s.pid) - cpu[i], 0);
-          runs.push({ processes, offeredPerS: rate, ...stats, serverCpuS: round(used, 1) });
+  const load = loadavg();
+  const runs = [];
+  const healthz = [];
+  let selection: { segments: number; radiusM: number } | null = null;
+  for (const backend of backends) {
+    const deployment = await deploy(backend, source);
+    try {
+      const keys = await deployment.newKeys(CLIENTS);
+      const key = keys[0];
+      for (const processes of processCounts) {
+        const servers = await Promise.all(
+          Array.from({ length: processes }, () => startApi(deployment.dataDir, deployment.env)),
+        );
+        try {
+          const bases = servers.map((s) => s.base);
+          selection ??= await radiusFor(bases[0], key, centreOf(source.network));
+          const body = metricsBody(radiusSelector(centreOf(source.network), selection.radiusM));
+          for (const base of bases) for (let i = 0; i < 5; i++) await send(base, key, body); // warm-up
+          for (const rate of rates) {
+            const cpu = servers.map((s) => cpuSeconds(s.pid));
+            const loadBefore = loadavg()[0];
+            const stats = await offer(bases, keys, body, rate, seconds);
+            const used = servers.reduce((sum, s, i) => sum + cpuSeconds(s.pid) - cpu[i], 0);
+            runs.push({
+              backend,
+              processes,
+              offeredPerS: rate,
+              ...stats,
+              serverCpuS: round(used, 1),
+              loadAvg1m: round(loadBefore, 2),
+            });
+          }
+        } finally {
+          await Promise.all(servers.map((s) => s.stop()));
         }
-      } finally {
-        await Promise.all(servers.map((s) => s.stop()));
       }
-    }
-    const healthz = [];
-    for (const [label, env] of [
-      ["pool", {}],
-      ["inline", { STREETFLOW_POOL_THREADS: "0" }],
-    ] as const) {
-      const server = await startApi(dataDir, env);
-      try {
-        healthz.push({ heavy: label, ...(await healthzDuringHeavy(server.base, key, source.network)) });
-      } finally {
-        await server.stop();
+      for (const [label, env] of [
+        ["pool", {}],
+        ["inline", { STREETFLOW_POOL_THREADS: "0" }],
+      ] as const) {
+        const server = await startApi(deployment.dataDir, { ...deployment.env, ...env });
+        try {
+          healthz.push({
+            backend,
+            heavy: label,
+            ...(await healthzDuringHeavy(server.base, key, source.network)),
+          });
+        } finally {
+          await server.stop();
+        }
       }
+    } finally {
+      await deployment.dispose();
     }
-    return {
-      network: `${source.network.size} segments`,
-      selection,
-      secondsPerRun: seconds,
-      runs,
-      healthz,
-      loadAvg1m: round(load[0], 2),
-      loadAvgAfter1m: round(loadavg()[0], 2),
-    };
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
   }
+  return {
+    network: `${source.network.size} segments`,
+    selection,
+    secondsPerRun: seconds,
+    runs,
+    healthz,
+    loadAvg1m: round(load[0], 2),
+    loadAvgAfter1m: round(loadavg()[0], 2),
+  };
 }
 
-/** Keys of as many organizations: the offered load comes from many clients, not one flooding key. */
-export async function newKeys(file: string, count: number): Promise<string[]> {
-  const store = new SqliteStore(file);
-  try {
-    const keys = [];
-    for (let i = 0; i < count; i++) {
-      const org = await store.accounts.createOrganization(`bench-scale-${crypto.randomUUID()}`);
-      keys.push((await issueApiKey(store, org.id)).key);
-    }
-    return keys;
-  } finally {
-    await store.close();
-  }
+/** `name=value`, else the `position`-th bare argument (the older positional form), else `fallback`. */
+export function argsOf(args: string[]) {
+  const bare = args.filter((a) => !a.includes("="));
+  return (name: string, position: number, fallback: string) =>
+    args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? bare[position] ?? fallback;
 }
 
 export interface Api {
@@ -292,12 +300,18 @@ async function radiusFor(base: string, key: string, centre: LonLat) {
 }
 
 async function segmentCount(base: string, key: string, geometry: object): Promise<number> {
-  const res = await fetch(`${base}/counts/v1/segmentcount`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-service-key": key },
-    body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
-  });
-  return ((await res.json()) as { segment_count: number }).segment_count;
+  // A loaded machine may shed these too (503, 429): asked again, since the bisection needs every answer.
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${base}/counts/v1/segmentcount`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-key": key },
+      body: JSON.stringify({ geometry, country: "li", mode: "vehicle" }),
+    });
+    if (res.ok) return ((await res.json()) as { segment_count: number }).segment_count;
+    if (attempt >= 20 || ![429, 503].includes(res.status))
+      throw new Error(`segmentcount: ${res.status} ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** A closed ring of `positions` positions around the network's bounding box (every segment inside). */

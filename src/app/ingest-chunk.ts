@@ -2,7 +2,7 @@ import { deserialize, serialize } from "node:v8";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
 import { MatchPool, type BatchMatcher, type MatchOutcome } from "../engine/ingest/match-pool.js";
-import type { IngestCounts } from "../engine/ingest/pipeline.js";
+import { countOutcome, emptyMatchCounts, type MatchCounts } from "../engine/ingest/pipeline.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
 import type { MatchedTrip, RawTrip } from "../engine/trips/types.js";
@@ -26,10 +26,7 @@ export interface IngestChunkPayload {
 }
 
 /** What storing one chunk gave: the matcher's and the store's counts of the ingest report. */
-export type IngestChunkResult = Pick<
-  IngestCounts,
-  "matchedTrips" | "splitByMatcher" | "unmatchedTrips" | "matchErrors" | "stored" | "duplicates"
-> & {
+export type IngestChunkResult = MatchCounts & {
   /** The first match-error messages (the rest are only counted). */
   problems: string[];
   moreProblems: number;
@@ -120,30 +117,14 @@ function tallyOutcomes(
   trips: RawTrip[],
   outcomes: MatchOutcome[],
 ): { matched: MatchedTrip[]; result: IngestChunkResult } {
-  const result: IngestChunkResult = {
-    matchedTrips: 0,
-    splitByMatcher: 0,
-    unmatchedTrips: 0,
-    matchErrors: 0,
-    stored: 0,
-    duplicates: 0,
-    problems: [],
-    moreProblems: 0,
+  const result: IngestChunkResult = { ...emptyMatchCounts(), problems: [], moreProblems: 0 };
+  const addProblem = (message: string) => {
+    if (result.problems.length < MAX_CHUNK_PROBLEMS) result.problems.push(message);
+    else result.moreProblems++;
   };
   const matched: MatchedTrip[] = [];
   outcomes.forEach((outcome, i) => {
-    if (outcome.error !== undefined) {
-      result.matchErrors++;
-      const when = new Date(trips[i].points[0].t).toISOString();
-      const message = `matching the trip of ${trips[i].deviceId} at ${when} failed: ${outcome.error}`;
-      if (result.problems.length < MAX_CHUNK_PROBLEMS) result.problems.push(message);
-      else result.moreProblems++;
-      return;
-    }
-    if (outcome.matched.length === 0) result.unmatchedTrips++;
-    if (outcome.matched.length > 1) result.splitByMatcher++;
-    result.matchedTrips += outcome.matched.length;
-    for (const trip of outcome.matched) matched.push(trip);
+    for (const trip of countOutcome(trips[i], outcome, result, addProblem)) matched.push(trip);
   });
   return { matched, result };
 }

@@ -20,7 +20,7 @@ export type HeavyReply = { ok: true; value: unknown } | { ok: false; error: Wire
  * its own networks, built on first use, so threads share nothing and the event loop never waits for them.
  */
 // Writable only for the later pages of long counts answers (the store's countsResults); everything else is read.
-const store = await openStore((workerData as { store: StoreDescription }).store);
+const store = await openStore((workerData as { store: StoreDescription }).store, { thread: true });
 const ctx: HeavyContext = {
   store,
   networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),

@@ -4,6 +4,7 @@ import { fail } from "../domain/errors.js";
 export type { StoreDescription };
 import type { JobQueue } from "../app/ports/job-queue.js";
 import { PostgresStore } from "./postgres/postgres-store.js";
+import { threadPoolSettingsFromEnv } from "./postgres/db.js";
 import { SqliteStore } from "./sqlite/sqlite-store.js";
 import { BullJobQueue } from "../queue/bullmq/job-queue.js";
 
@@ -13,14 +14,20 @@ export function describeStore(sqliteFile: string, env = process.env): StoreDescr
   return url ? { kind: "postgres", url } : { kind: "sqlite", file: sqliteFile };
 }
 
-/** Opens the described store; `readonly` only affects SQLite (worker threads never write). */
+/**
+ * Opens the described store; `readonly` only affects SQLite (worker threads never write); `thread` opens
+ * PostgreSQL with a worker thread's small pool (threadPoolSettingsFromEnv).
+ */
 export async function openStore(
   description: StoreDescription,
-  options: { readonly?: boolean } = {},
+  options: { readonly?: boolean; thread?: boolean } = {},
 ): Promise<Store> {
-  return description.kind === "postgres"
-    ? await PostgresStore.open(description.url)
-    : new SqliteStore(description.file, { readonly: options.readonly ?? false });
+  if (description.kind === "sqlite")
+    return new SqliteStore(description.file, { readonly: options.readonly ?? false });
+  return await PostgresStore.open(
+    description.url,
+    options.thread ? { pool: threadPoolSettingsFromEnv() } : {},
+  );
 }
 
 /**

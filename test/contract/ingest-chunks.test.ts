@@ -75,6 +75,30 @@ for (const backend of stores) {
       assert.equal(await ctx.store.ingestChunks.input("ingest-1", 0), null, "the input is dropped once done");
     });
 
+    it("a chunk counts its match outcomes as the ingest pipeline does and keeps the error messages", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(4)));
+      const failing: BatchMatcher = async (trips) =>
+        trips.map((trip) => {
+          if (trip.deviceId === "d1") return { error: "no road" };
+          if (trip.deviceId === "d2") return { matched: [] };
+          return { matched: tripMatcher(network)(trip) };
+        });
+      const outcome = await storeIngestChunk(ctx, chunk(0), failing);
+      assert.equal(outcome.type, "stored");
+      const result = outcome.type === "stored" ? outcome.result : null;
+      assert.equal(result?.matchErrors, 1);
+      assert.equal(result?.unmatchedTrips, 1);
+      assert.equal(result?.stored, result?.matchedTrips);
+      assert.ok((result?.matchedTrips ?? 0) >= 2);
+      assert.equal(result?.problems.length, 1);
+      assert.match(
+        result!.problems[0],
+        /^matching the trip of d1 at 2025-03-03T09:00:00.000Z failed: no road$/,
+      );
+      assert.equal(result?.moreProblems, 0);
+    });
+
     it("a run that dies before its commit leaves nothing; the retry stores the chunk once", async () => {
       const ctx = await contextOf(() => backend.open());
       await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(5)));

@@ -1,9 +1,7 @@
-import { basename } from "node:path";
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
-import { readTraceFile } from "./read-traces.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
 import type { BatchMatcher, MatchOutcome } from "./match-pool.js";
-import { formatProblem } from "./types.js";
+import { readTrips } from "./split-file.js";
 
 /** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
 export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
@@ -11,7 +9,8 @@ export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
 /** Where matched trips go (the trip store); answers what it kept. */
 export type TripSink = (trips: MatchedTrip[]) => Promise<{ inserted: number; duplicates: number }>;
 
-export interface IngestCounts extends SplitCounts {
+/** What matching and storing trips counted (a distributed ingest's chunk reports these). */
+export interface MatchCounts {
   /** Matched trips the matcher produced (one raw trip may give several, or none). */
   matchedTrips: number;
   /** Raw trips the matcher split into several matched trips (where the match broke off, e.g. a gap). */
@@ -22,24 +21,21 @@ export interface IngestCounts extends SplitCounts {
   matchErrors: number;
   stored: number;
   duplicates: number;
+}
+
+export interface IngestCounts extends SplitCounts, MatchCounts {
   /** 1 when reading the file failed part-way (e.g. a corrupt .gz); what was read before is kept. */
   readErrors: number;
   /** 1 when the ingest was stopped part-way (`signal` aborted): the trips still open were not stored. */
   interrupted: number;
 }
 
+export function emptyMatchCounts(): MatchCounts {
+  return { matchedTrips: 0, splitByMatcher: 0, unmatchedTrips: 0, matchErrors: 0, stored: 0, duplicates: 0 };
+}
+
 export function emptyIngestCounts(): IngestCounts {
-  return {
-    ...emptySplitCounts(),
-    matchedTrips: 0,
-    splitByMatcher: 0,
-    unmatchedTrips: 0,
-    matchErrors: 0,
-    stored: 0,
-    duplicates: 0,
-    readErrors: 0,
-    interrupted: 0,
-  };
+  return { ...emptySplitCounts(), ...emptyMatchCounts(), readErrors: 0, interrupted: 0 };
 }
 
 export interface TraceIngestOptions {
@@ -98,7 +94,7 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   // Batches are cut at exactly `batchSize` trips in reading order, however matching groups them, so every
   // run hands the store the same batches and the tallies add up in the same order (bit for bit).
   const keep = (trip: RawTrip, outcome: MatchOutcome) => {
-    for (const matched of outcomeOf(trip, outcome, opts, counts)) {
+    for (const matched of countOutcome(trip, outcome, counts, opts.onProblem)) {
       batch.push(matched);
       if (batch.length === batchSize) {
         fullBatches.push(batch);
@@ -113,25 +109,18 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     await storeFullBatches();
   };
 
-  try {
-    reading: for await (const records of readTraceFile(path))
-      for (const record of records) {
-        if (opts.signal?.aborted) break reading;
-        if (record.problem) {
-          counts.badRows++;
-          opts.onProblem?.(formatProblem(record.problem));
-          continue;
-        }
-        await take(splitter.push(record.point));
-        if (splitter.counts.pointsRead % progressEvery === 0)
-          opts.onProgress?.(merge(counts, splitter.counts));
-      }
-  } catch (e) {
-    counts.readErrors++;
-    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
-  }
-  if (opts.signal?.aborted) counts.interrupted = 1;
-  else await take(splitter.flush());
+  const reading = readTrips(
+    path,
+    splitter,
+    {
+      onProblem: opts.onProblem,
+      onProgress: () => opts.onProgress?.(merge(counts, splitter.counts)),
+      progressEvery,
+      signal: opts.signal,
+    },
+    counts,
+  );
+  for await (const trips of reading) await take(trips);
   // Trips already sent to matching are complete: their whole batches are stored.
   await matching.finish();
   await storeFullBatches();
@@ -149,16 +138,20 @@ function matchOne(trip: RawTrip, matcher: TripMatcher): MatchOutcome {
   }
 }
 
-function outcomeOf(
+/**
+ * Counts one raw trip's match outcome into `counts` and answers its matched trips (none when matching
+ * failed: that goes to `onProblem`). The chunks of a distributed ingest count with it too.
+ */
+export function countOutcome(
   trip: RawTrip,
   outcome: MatchOutcome,
-  opts: TraceIngestOptions,
-  counts: IngestCounts,
+  counts: MatchCounts,
+  onProblem?: (message: string) => void,
 ): MatchedTrip[] {
   if (outcome.error !== undefined) {
     counts.matchErrors++;
     const when = new Date(trip.points[0].t).toISOString();
-    opts.onProblem?.(`matching the trip of ${trip.deviceId} at ${when} failed: ${outcome.error}`);
+    onProblem?.(`matching the trip of ${trip.deviceId} at ${when} failed: ${outcome.error}`);
     return [];
   }
   const { matched } = outcome;

@@ -12,25 +12,54 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
+import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
+import { eachRollupMonth, rollupKey } from "../sqlite/segment-rollups.js";
+import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
+import { PgRollupCache, type RollupRow } from "./rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
 /**
  * Segment counts in the packed layout of segment-month-pack.ts (one totals and one details row per
- * segment × month), as in SQLite. Adding is read-modify-write of those rows, so each segment-month is
- * locked while it is updated: two ingest workers adding to the same segment-month take turns instead
- * of losing one's counts. The locks are transaction-scoped advisory locks on LOCK_BUCKETS buckets of
- * segment-months, taken in bucket order (no deadlock): one lock per segment-month would overflow the
- * server's lock table (max_locks_per_transaction) when one batch touches thousands of them.
+ * segment × month), as in SQLite, with the same whole-month rollups per segment × year
+ * (segment-rollups.ts). Adding is read-modify-write of those rows, so each segment-year is locked while
+ * it is updated: two ingest workers adding to the same segment-year take turns instead of losing one's
+ * counts (the year, not the month: its rollup row holds every month). The locks are transaction-scoped
+ * advisory locks on LOCK_BUCKETS buckets of segment-years, taken in bucket order (no deadlock): one lock
+ * per segment-year would overflow the server's lock table (max_locks_per_transaction) when one batch
+ * touches thousands of them.
  */
-/** Advisory lock buckets of segment-months: the most locks one add holds. */
+/** Advisory lock buckets of segment-years: the most locks one add holds. */
 const LOCK_BUCKETS = 256;
-/** The first key of the two-key advisory locks of segment counts (any constant, the same everywhere). */
-const LOCK_SPACE = 0x53_46_43_54; // "SFCT"
+/**
+ * The first key of the two-key advisory locks of segment counts (any constant, the same everywhere). Not
+ * the segment-month locks' "SFCT" of the releases before the rollups: a process of such a release, still
+ * adding while this one starts, would not keep its rollups either.
+ */
+const LOCK_SPACE = 0x53_46_43_59; // "SFCY"
+
+/** The reads of a query, as named statements (PgDb.prepared): the same text whatever the selection. */
+const readPacked = (table: string) =>
+  `SELECT segment_id, month, cells FROM ${table}
+   WHERE country = $1 AND segment_id = ANY($2::bigint[]) AND month BETWEEN $3 AND $4`;
+const READ_TOTALS = readPacked("segment_month_totals");
+const READ_DETAILS = readPacked("segment_month_details");
+const READ_ROLLUPS = `SELECT segment_id, year, cells FROM segment_year_rollups
+   WHERE country = $1 AND segment_id = ANY($2::bigint[]) AND year BETWEEN $3 AND $4`;
+
+const READ_VERSION = "SELECT version FROM segment_counts_versions WHERE country = $1";
 
 export class PostgresSegmentStats implements SegmentStatsRepo {
+  private readonly rollups = new PgRollupCache();
+
   constructor(private readonly db: PgDb) {}
+
+  /** The version of the country's rollups (0: none written yet); read before the rows it covers. */
+  private async version(country: string): Promise<number> {
+    const [row] = await this.db.prepared<{ version: number }>(READ_VERSION, [country]);
+    return row?.version ?? 0;
+  }
 
   async add(country: string, cells: SegmentStatCell[]): Promise<void> {
     const groups = new Map<string, SegmentStatCell[]>();
@@ -49,7 +78,7 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     await this.db.transaction(async () => {
       await this.db.run(
         `SELECT pg_advisory_xact_lock($4, b) FROM (
-           SELECT DISTINCT (hashtextextended($1 || '|' || s || '|' || m, 0) % $5)::int AS b
+           SELECT DISTINCT (hashtextextended($1 || '|' || s || '|' || left(m, 4), 0) % $5)::int AS b
            FROM unnest($2::bigint[], $3::text[]) AS k(s, m)) buckets ORDER BY b`,
         [country, ids, months, LOCK_SPACE, LOCK_BUCKETS],
       );
@@ -65,6 +94,7 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       const [totals, details] = [await stored("segment_month_totals"), await stored("segment_month_details")];
       const packedTotals: Buffer[] = [];
       const packedDetails: Buffer[] = [];
+      const rollups = new YearRollupBatch(country);
       for (const { segmentId, month } of keys) {
         const k = `${segmentId}|${month}`;
         const counters = SegmentMonthCounters.decode(totals.get(k), details.get(k));
@@ -72,6 +102,7 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
         const packed = counters.encode();
         packedTotals.push(packed.totals);
         packedDetails.push(packed.details);
+        rollups.set(segmentId, month, packed.totals);
       }
       const put = (table: string, blobs: Buffer[]) =>
         this.db.run(
@@ -82,38 +113,109 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
         );
       await put("segment_month_totals", packedTotals);
       await put("segment_month_details", packedDetails);
+      await rollups.write(async (sql, params) => await this.db.rows(sql, params));
     });
   }
 
+  async addBatch(country: string, batch: SegmentCellBatch): Promise<void> {
+    await this.add(country, cellsOfBatch(batch));
+  }
+
   async query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {
+    return await this.read(q, true);
+  }
+
+  /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
+  async queryCells(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {
+    return await this.read(q, false);
+  }
+
+  /** Every rollup computed again from the month totals (after packed rows were copied in as they are). */
+  async rebuildYearRollups(): Promise<void> {
+    const client = await this.db.pool.connect();
+    try {
+      await rebuildYearRollups(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  private async read(q: SegmentStatsQuery, useRollups: boolean): Promise<SegmentMonthStats[]> {
     const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
     if (q.segmentIds.length === 0 || lists.some((l) => l.length === 0)) return [];
     const mask = cellMask(q);
-    const months = [...new Set(q.months)];
-    const read = (table: string) =>
-      this.db.rows<PackedRow>(
-        `SELECT segment_id, month, cells FROM ${table}
-         WHERE country = $1 AND segment_id = ANY($2::bigint[]) AND month = ANY($3::text[])`,
-        [q.country, q.segmentIds, months],
-      );
-    const found: SegmentMonthStats[] = [];
-    for (const { segment_id, month, cells } of await read("segment_month_totals")) {
+    const months = [...new Set(q.months)].sort();
+    const wanted = new Set(months);
+    // Months asked are one or twelve in a row: the range is read and the exact list checked here.
+    const params = [q.country, q.segmentIds, months[0], months[months.length - 1]];
+    const rollup = useRollups ? rollupKey(q) : null;
+    // Whole days of the whole week: the precomputed rollups (details, when asked, still from the cells).
+    const [fromRollups, totals, details] = await Promise.all([
+      rollup !== null ? this.fromRollups(q, rollup, months) : [],
+      rollup === null ? this.db.prepared<PackedRow>(READ_TOTALS, params) : null,
+      q.details !== false ? this.db.prepared<PackedRow>(READ_DETAILS, params) : null,
+    ]);
+    const found: SegmentMonthStats[] = fromRollups;
+    for (const { segment_id, month, cells } of totals ?? []) {
+      if (!wanted.has(month)) continue;
       const stats = emptySegmentMonth(segment_id, month);
       addTotals(cells, mask, stats);
       if (stats.trips > 0) found.push(stats);
     }
-    if (q.details !== false && found.length > 0) {
+    if (details && found.length > 0) {
       const byKey = new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
-      for (const { segment_id, month, cells } of await read("segment_month_details")) {
+      for (const { segment_id, month, cells } of details) {
         const stats = byKey.get(`${segment_id}|${month}`);
         if (stats) addDetails(cells, mask, stats);
       }
     }
-    return found.sort(
-      (a, b) => a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0),
-    );
+    return found.sort(bySegmentAndMonth);
+  }
+
+  /** The asked months (sorted YYYY-MM) with trips, from the segment-years' rollups. */
+  private async fromRollups(
+    q: SegmentStatsQuery,
+    key: number,
+    months: string[],
+  ): Promise<SegmentMonthStats[]> {
+    // Per year asked: its months' keys (YYYY-MM) by month number, undefined where not asked.
+    const wanted = new Map<string, (string | undefined)[]>();
+    for (const m of months) {
+      const year = m.slice(0, 4);
+      if (!wanted.has(year)) wanted.set(year, new Array<string | undefined>(13));
+      wanted.get(year)![Number(m.slice(5, 7))] = m;
+    }
+    const years = [...wanted.keys()];
+    const read = async (segmentIds: number[]) =>
+      await this.db.prepared<RollupRow>(READ_ROLLUPS, [
+        q.country,
+        segmentIds,
+        years[0],
+        years[years.length - 1],
+      ]);
+    // Inside a transaction (its own uncommitted writes, or a rollback to come) nothing is kept.
+    const rows = this.db.inTransaction
+      ? await read(q.segmentIds)
+      : await this.rollups.rows(q.country, q.segmentIds, years, await this.version(q.country), read);
+    const found: SegmentMonthStats[] = [];
+    for (const { segment_id, year, cells } of rows) {
+      const asked = wanted.get(year);
+      if (!asked) continue;
+      eachRollupMonth(cells, key, asked, (month, trips, speedCount, speedSumKph) =>
+        found.push({
+          ...emptySegmentMonth(segment_id, month),
+          trips,
+          speedSumKph,
+          speedCount,
+        }),
+      );
+    }
+    return found;
   }
 }
+
+const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
+  a.segmentId - b.segmentId || (a.month < b.month ? -1 : a.month > b.month ? 1 : 0);
 
 /** Counts paging state in the shared database: any API process serves any page. */
 export class PostgresCountsResults implements CountsResultRepo {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
+import { BinaryCopyOut, type CopyRow } from "./copy-out.js";
 
 /**
  * Connection pool settings. Every API process and every worker holds its own pool, so the sum of
@@ -23,6 +24,16 @@ export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolS
     connectionTimeoutMillis: 10_000,
     statementTimeoutMillis: positive(env.STREETFLOW_DATABASE_STATEMENT_TIMEOUT_MS, 120_000),
   };
+}
+
+/**
+ * The pool of one heavy-request worker thread (src/main/heavy-worker.ts): a thread runs one request at a
+ * time, reading with at most two statements at once (totals or rollups, and details), so a small pool
+ * (STREETFLOW_DATABASE_THREAD_POOL_MAX, default 2) serves it; the process's own pool keeps
+ * STREETFLOW_DATABASE_POOL_MAX. Budget per API process: POOL_MAX + threads × THREAD_POOL_MAX.
+ */
+export function threadPoolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+  return { ...poolSettingsFromEnv(env), max: positive(env.STREETFLOW_DATABASE_THREAD_POOL_MAX, 2) };
 }
 
 function positive(value: string | undefined, fallback: number): number {
@@ -56,6 +67,14 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/** One name per statement text, the same in every store of the process (node-postgres keys its per-connection cache by name). */
+const statementNames = new Map<string, string>();
+const statementName = (sql: string): string => {
+  let name = statementNames.get(sql);
+  if (!name) statementNames.set(sql, (name = `streetflow_${statementNames.size + 1}`));
+  return name;
+};
+
 /**
  * Queries on the pool, or on the transaction's connection while `transaction` runs: repositories
  * need not know whether they are inside one (AsyncLocalStorage carries the connection).
@@ -71,6 +90,14 @@ export class PgDb {
 
   async rows<R>(sql: string, params: unknown[] = []): Promise<R[]> {
     return (await this.client.query(sql, params)).rows as R[];
+  }
+
+  /**
+   * `rows` as a named (prepared) statement: each connection parses and plans it once, then only binds
+   * and runs it. For the hot reads, whose text never changes (arrays travel as one parameter).
+   */
+  async prepared<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.client.query({ name: statementName(sql), text: sql, values: params })).rows as R[];
   }
 
   async row<R>(sql: string, params: unknown[] = []): Promise<R | undefined> {
@@ -98,6 +125,22 @@ export class PgDb {
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
       throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * The rows of `COPY (query) TO STDOUT (FORMAT binary)`, as raw field bytes (copy-out.ts): bytea
+   * without the text format's hex. COPY takes no parameters: `query` holds literals (pg.escapeLiteral).
+   */
+  async copyRows(query: string): Promise<CopyRow[]> {
+    const copy = new BinaryCopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`);
+    const joined = this.current.getStore();
+    if (joined) return await copy.run(joined);
+    const client = await this.pool.connect();
+    try {
+      return await copy.run(client);
     } finally {
       client.release();
     }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { rebuildYearRollups } from "./segment-rollups.js";
 
 /**
  * Versioned schema of the PostgreSQL store. Every process runs `migrate` on start: an advisory lock
@@ -12,8 +13,13 @@ import type pg from "pg";
  * - trip chunks live in one partition per month (`trip_chunks_YYYY_MM`, created on first use by
  *   PostgresTrips), so old months can be detached or dropped whole;
  * - memberships carry a sequence, the order of joining that SQLite keeps as rowid.
+ *
+ * A step is SQL, or a function run on the migrating connection inside the step's transaction (data that
+ * is computed in TypeScript, as the rollups from the packed totals).
  */
-export const PG_MIGRATIONS: string[] = [
+export type PgMigration = string | ((client: pg.PoolClient) => Promise<void>);
+
+export const PG_MIGRATIONS: PgMigration[] = [
   `
   CREATE DOMAIN ctext AS text COLLATE "C";
 
@@ -305,6 +311,25 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (ingest_id, seq)
   );
   `,
+  // Whole-month rollups of the packed counts (src/store/sqlite/segment-rollups.ts, the same BLOBs as
+  // SQLite's segment_year_rollups): one row per segment × year, computed here from the month totals; and
+  // the version of each country's rollups, for the copies processes keep in memory.
+  async (client) => {
+    await client.query(`
+      CREATE TABLE segment_year_rollups (
+        country ctext NOT NULL,
+        segment_id bigint NOT NULL,
+        year ctext NOT NULL,
+        cells bytea NOT NULL,
+        PRIMARY KEY (country, segment_id, year)
+      );
+      -- Bumped with every write of a country's rollups: what processes keep in memory (rollup-cache.ts).
+      CREATE TABLE segment_counts_versions (
+        country ctext PRIMARY KEY,
+        version bigint NOT NULL
+      )`);
+    await rebuildYearRollups(client);
+  },
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */
@@ -325,7 +350,9 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     for (let v = rows[0].v; v < PG_MIGRATIONS.length; v++) {
       try {
         await client.query("BEGIN");
-        await client.query(PG_MIGRATIONS[v]);
+        const step = PG_MIGRATIONS[v];
+        if (typeof step === "string") await client.query(step);
+        else await step(client);
         await client.query("INSERT INTO streetflow_migrations (version) VALUES ($1)", [v + 1]);
         await client.query("COMMIT");
       } catch (e) {
