@@ -86,6 +86,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   let path: Path = "rollups";
   const stats: SegmentStatsRepo = {
     add: async (country, cells) => await store.segmentStats.add(country, cells),
+    addBatch: async (country, batch) => await store.segmentStats.addBatch(country, batch),
     query: async (q) => (path === "cells" ? cellsOnly.queryCells(q) : await store.segmentStats.query(q)),
   };
   const provider = timedProvider(metricsFromAggregates(stats, tripTalliesOf(store.tripStats)));

@@ -13,6 +13,11 @@ import type { Store } from "../../src/app/ports/store.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
+import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js";
+import { Network } from "../../src/engine/network/network.js";
+import { LocalClock } from "../../src/engine/time.js";
+import { gridNetwork } from "../helpers/counts.js";
+import { randomTrips } from "../helpers/random-trips.js";
 
 /** The storage ports' contract, run against every backend: the same calls give the same answers. */
 const all = await backends();
@@ -337,6 +342,33 @@ for (const backend of all) {
         .filter((c) => c.segmentId === 7 && c.month === "2025-01")
         .reduce((n, c) => n + c.trips, 0);
       assert.equal(some[0].trips, want);
+      await reference.close();
+    });
+
+    it("segment counts: an ingest batch adds what its cells add", async () => {
+      const store = await backend.open();
+      const reference = new SqliteStore(":memory:");
+      const network = new Network("li", gridNetwork());
+      const trips = randomTrips(network, new Rng(6, "contract-batch"), 400);
+      const [a, b] = [0, 1].map(() => new SegmentCellAccumulator(network, new LocalClock("Europe/Vaduz")));
+      for (let i = 0; i < trips.length; i += 200) {
+        for (const trip of trips.slice(i, i + 200)) [a, b].forEach((cells) => cells.addTrip(trip));
+        await store.segmentStats.addBatch("li", a.drainBatch());
+        await reference.segmentStats.add("li", b.drain());
+      }
+      const q = {
+        country: "li",
+        segmentIds: network.segments.map((s) => s.id),
+        months: ["2025-01", "2025-02"],
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        hours: Array.from({ length: 24 }, (_, h) => h),
+        directions: ["with", "against"] as const,
+        vehicleClasses: [...SEGMENT_COUNT_CLASSES],
+        sources: [...TRACE_SOURCES],
+      };
+      const stats = await store.segmentStats.query(q);
+      assert.ok(stats.length > 20, `${stats.length} segment-months`);
+      assert.deepEqual(stats, await reference.segmentStats.query(q));
       await reference.close();
     });
 

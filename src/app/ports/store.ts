@@ -3,6 +3,7 @@ import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import type { TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatCell, SegmentMonthStats } from "../../engine/counts/segment-stats.js";
+import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import type {
   TagSummary,
   Organization,
@@ -288,6 +289,8 @@ export interface SegmentStatsQuery {
 export interface SegmentStatsRepo {
   /** Adds the cells to what is stored (cells with equal keys sum up). */
   add(country: string, cells: SegmentStatCell[]): Promise<void>;
+  /** Adds an ingest batch's tallies: the same as `add` with its cells (`cellsOfBatch`), without a cell object each. */
+  addBatch(country: string, batch: SegmentCellBatch): Promise<void>;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
   query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]>;
 }

@@ -1,39 +1,103 @@
 import type { SegmentStatCell } from "./segment-stats.js";
-import { SPEED_BIN_KPH, SPEED_BINS } from "./segment-stats.js";
+import {
+  INCOME_COUNTER,
+  MAX_INCOME_BAND,
+  PURPOSE_COUNTER,
+  SPEED_BIN_KPH,
+  SPEED_BINS,
+} from "./segment-stats.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
-import { isSegmentCounted } from "../trips/codes.js";
+import { isSegmentCounted, TRIP_PURPOSE_CODES } from "../trips/codes.js";
 import { TRACE_SOURCES, VEHICLE_CLASSES, type MatchedTrip } from "../trips/types.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
 const MIN_SPEED_SAMPLE_S = 1;
 
-/** The local hour a UTC hour falls in, with a small number for it (month, weekday and hour together). */
+/** The local hour a UTC hour falls in: its month (numbered as first seen) and its hour of the week. */
 interface LocalHour {
   month: string;
-  weekday: number;
-  hour: number;
-  slot: number;
+  monthNo: number;
+  hourOfWeek: number;
 }
 
 const HOUR_MS = 3_600_000;
-const HOURS_PER_WEEK = 168;
+const CLASS_AND_SOURCES = VEHICLE_CLASSES.length * TRACE_SOURCES.length;
 
 /**
- * Folds matched trips into per-segment cells (segment × month × day of week ×
- * hour × direction × vehicle class × source) in local time, so segment counts
- * are precomputed at ingest and metrics queries never scan trips. Cells are
- * found by numbers, not by string keys: building and hashing a key string per
- * path step cost more than matching the trip.
+ * A cell's number within its segment-month: ((hour of week × 2 + direction) × classes + class) ×
+ * sources + source, hour of week = (ISO weekday − 1) × 24 + hour, direction 0 with the geometry,
+ * class and source by their place in VEHICLE_CLASSES and TRACE_SOURCES. The store maps it onto its
+ * own layout.
+ */
+export const TALLY_CELLS = 7 * 24 * 2 * CLASS_AND_SOURCES;
+
+/** What a tally cell number stands for. */
+export function tallyCellFields(
+  cell: number,
+): Pick<SegmentStatCell, "dayOfWeek" | "hour" | "direction" | "vehicleClass" | "source"> {
+  const source = cell % TRACE_SOURCES.length;
+  const vehicleClass = Math.floor(cell / TRACE_SOURCES.length) % VEHICLE_CLASSES.length;
+  const hourAndDirection = Math.floor(cell / CLASS_AND_SOURCES);
+  const hourOfWeek = hourAndDirection >> 1;
+  return {
+    dayOfWeek: Math.floor(hourOfWeek / 24) + 1,
+    hour: hourOfWeek % 24,
+    direction: hourAndDirection % 2 === 0 ? "with" : "against",
+    vehicleClass: VEHICLE_CLASSES[vehicleClass],
+    source: TRACE_SOURCES[source],
+  };
+}
+
+/**
+ * One batch of per-segment tallies as typed-array columns, grouped per segment × month: what the
+ * segment-stats port adds to its packed counters without an object per cell.
+ */
+export interface SegmentCellBatch {
+  /** Segment-months in the order first touched. */
+  segmentIds: Float64Array;
+  /** YYYY-MM of each segment-month. */
+  months: string[];
+  /** Cells of segment-month g: cellStart[g] … cellStart[g + 1], in the order first touched. */
+  cellStart: Uint32Array;
+  /** A cell's number (TALLY_CELLS) and its sums; each cell appears once per segment-month. */
+  cell: Uint16Array;
+  trips: Uint32Array;
+  speedCount: Uint32Array;
+  /** Traversal speeds (km/h) added in trip order from 0. */
+  speedSumKph: Float64Array;
+  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1] (counter numbers: segment-stats.ts). */
+  detailStart: Uint32Array;
+  counter: Uint8Array;
+  count: Uint32Array;
+}
+
+/**
+ * Folds matched trips into per-segment cells (segment × month × day of week × hour × direction ×
+ * vehicle class × source) in local time, so segment counts are precomputed at ingest and metrics
+ * queries never scan trips. Cells are numbers in growable columns, found by number: an object per
+ * cell (with a histogram array and two dictionaries), decoded again into the store's counters, cost
+ * more than matching the trip.
  */
 export class SegmentCellAccumulator {
-  /** Cells in the order first touched (the store sums them in this order). */
-  private cells: SegmentStatCell[] = [];
-  /** Segment id → (local hour slot, direction, class, source as one number) → cell. */
-  private readonly bySegment = new Map<number, Map<number, SegmentStatCell>>();
+  /** Segment id → segment-month number + 1 by month number (0: none yet). */
+  private readonly groupOf = new Map<number, number[]>();
+  private groupSegment: number[] = [];
+  private groupMonth: string[] = [];
+  /** Segment-month number × TALLY_CELLS + cell → cell entry. */
+  private readonly entryOf = new Map<number, number>();
+  private entryGroup: number[] = [];
+  private entryCell: number[] = [];
+  private trips: number[] = [];
+  private speedCount: number[] = [];
+  private speedSum: number[] = [];
+  /** Cell entry × 256 + counter → count. */
+  private details = new Map<number, number>();
   /** Local hours by UTC hour, as LocalClock caches them; months numbered as first seen. */
   private readonly hours = new Map<number, LocalHour>();
   private readonly months = new Map<string, number>();
+  /** A trip's passes counted so far (one Set reused: a Set per trip was garbage). */
+  private readonly counted = new Set<number>();
 
   constructor(
     private readonly network: Network,
@@ -49,56 +113,46 @@ export class SegmentCellAccumulator {
     if (!isSegmentCounted(trip.vehicleClass)) return;
     const classAndSource =
       VEHICLE_CLASSES.indexOf(trip.vehicleClass) * TRACE_SOURCES.length + TRACE_SOURCES.indexOf(trip.source);
-    const counted = new Set<number>();
+    const purpose = purposeCounterOf(trip);
+    const income = incomeCounterOf(trip);
+    const counted = this.counted;
+    counted.clear();
     for (const step of trip.path) {
       const pass = 2 * step.segmentId + (step.forward ? 0 : 1);
       if (counted.has(pass)) continue;
       counted.add(pass);
       const local = this.localHour(step.enterT);
-      const detail =
-        (2 * local.slot + (step.forward ? 0 : 1)) * VEHICLE_CLASSES.length * TRACE_SOURCES.length +
-        classAndSource;
-      const cell = this.cellOf(step.segmentId, detail, local, step.forward, trip);
-      cell.trips++;
-      this.addSpeed(cell, step.segmentId, (step.exitT - step.enterT) / 1000);
-      if (trip.purpose) cell.purposes[trip.purpose] = (cell.purposes[trip.purpose] ?? 0) + 1;
-      // Band 0 is a real band (the generator's lowest); only a missing or negative band is unknown.
-      const band = trip.incomeBand;
-      if (band !== undefined && band >= 0) cell.incomes[band] = (cell.incomes[band] ?? 0) + 1;
+      const cell = (2 * local.hourOfWeek + (step.forward ? 0 : 1)) * CLASS_AND_SOURCES + classAndSource;
+      const entry = this.entryFor(step.segmentId, local, cell);
+      this.trips[entry]++;
+      this.addSpeed(entry, step.segmentId, (step.exitT - step.enterT) / 1000);
+      if (purpose >= 0) this.addDetail(entry, purpose);
+      if (income >= 0) this.addDetail(entry, income);
     }
   }
 
-  private cellOf(
-    segmentId: number,
-    detail: number,
-    local: LocalHour,
-    forward: boolean,
-    trip: MatchedTrip,
-  ): SegmentStatCell {
-    let ofSegment = this.bySegment.get(segmentId);
-    if (!ofSegment) this.bySegment.set(segmentId, (ofSegment = new Map()));
-    let cell = ofSegment.get(detail);
-    if (!cell) {
-      // A literal in emptySegmentMonth's field order (a spread made slow dictionary-mode objects).
-      cell = {
-        segmentId,
-        month: local.month,
-        trips: 0,
-        speedSumKph: 0,
-        speedCount: 0,
-        speedHistogram: [],
-        purposes: {},
-        incomes: {},
-        dayOfWeek: local.weekday,
-        hour: local.hour,
-        direction: forward ? "with" : "against",
-        vehicleClass: trip.vehicleClass,
-        source: trip.source,
-      };
-      ofSegment.set(detail, cell);
-      this.cells.push(cell);
+  private entryFor(segmentId: number, local: LocalHour, cell: number): number {
+    let byMonth = this.groupOf.get(segmentId);
+    if (!byMonth) this.groupOf.set(segmentId, (byMonth = []));
+    let group = (byMonth[local.monthNo] ?? 0) - 1;
+    if (group < 0) {
+      group = this.groupSegment.length;
+      this.groupSegment.push(segmentId);
+      this.groupMonth.push(local.month);
+      byMonth[local.monthNo] = group + 1;
     }
-    return cell;
+    const key = group * TALLY_CELLS + cell;
+    let entry = this.entryOf.get(key);
+    if (entry === undefined) {
+      entry = this.entryCell.length;
+      this.entryOf.set(key, entry);
+      this.entryGroup.push(group);
+      this.entryCell.push(cell);
+      this.trips.push(0);
+      this.speedCount.push(0);
+      this.speedSum.push(0);
+    }
+    return entry;
   }
 
   private localHour(t: number): LocalHour {
@@ -109,29 +163,141 @@ export class SegmentCellAccumulator {
       const month = day.slice(0, 7);
       let monthNo = this.months.get(month);
       if (monthNo === undefined) this.months.set(month, (monthNo = this.months.size));
-      local = { month, weekday, hour, slot: monthNo * HOURS_PER_WEEK + (weekday - 1) * 24 + hour };
+      local = { month, monthNo, hourOfWeek: (weekday - 1) * 24 + hour };
       if (this.hours.size > 100_000) this.hours.clear();
       this.hours.set(key, local);
     }
     return local;
   }
 
-  private addSpeed(cell: SegmentStatCell, segmentId: number, seconds: number): void {
+  private addSpeed(entry: number, segmentId: number, seconds: number): void {
     const segment = this.network.segmentById(segmentId);
     if (!segment || seconds < MIN_SPEED_SAMPLE_S) return;
     const kph = segment.lengthM / 1000 / (seconds / 3600);
-    cell.speedSumKph += kph;
-    cell.speedCount++;
-    const bin = Math.min(SPEED_BINS - 1, Math.floor(kph / SPEED_BIN_KPH));
-    while (cell.speedHistogram.length <= bin) cell.speedHistogram.push(0);
-    cell.speedHistogram[bin]++;
+    this.speedSum[entry] += kph;
+    this.speedCount[entry]++;
+    this.addDetail(entry, Math.min(SPEED_BINS - 1, Math.floor(kph / SPEED_BIN_KPH)));
   }
 
-  /** The cells gathered so far; the accumulator starts empty again. */
-  drain(): SegmentStatCell[] {
-    const out = this.cells;
-    this.cells = [];
-    this.bySegment.clear();
-    return out;
+  private addDetail(entry: number, counter: number): void {
+    const key = entry * 256 + counter;
+    this.details.set(key, (this.details.get(key) ?? 0) + 1);
   }
+
+  /** The tallies gathered so far, as columns; the accumulator starts empty again. */
+  drainBatch(): SegmentCellBatch {
+    const groups = this.groupSegment.length;
+    const n = this.entryCell.length;
+    // Cells regrouped per segment-month (a counting sort keeps each group's cells in first-touched order).
+    const cellStart = new Uint32Array(groups + 1);
+    for (const g of this.entryGroup) cellStart[g + 1]++;
+    for (let g = 0; g < groups; g++) cellStart[g + 1] += cellStart[g];
+    const slotOf = new Uint32Array(n);
+    const next = cellStart.slice(0, groups);
+    for (let e = 0; e < n; e++) slotOf[e] = next[this.entryGroup[e]]++;
+    const batch: SegmentCellBatch = {
+      segmentIds: Float64Array.from(this.groupSegment),
+      months: this.groupMonth,
+      cellStart,
+      cell: new Uint16Array(n),
+      trips: new Uint32Array(n),
+      speedCount: new Uint32Array(n),
+      speedSumKph: new Float64Array(n),
+      detailStart: new Uint32Array(n + 1),
+      counter: new Uint8Array(this.details.size),
+      count: new Uint32Array(this.details.size),
+    };
+    for (let e = 0; e < n; e++) {
+      const k = slotOf[e];
+      batch.cell[k] = this.entryCell[e];
+      batch.trips[k] = this.trips[e];
+      batch.speedCount[k] = this.speedCount[e];
+      batch.speedSumKph[k] = this.speedSum[e];
+    }
+    this.fillDetails(batch, slotOf);
+    this.reset();
+    return batch;
+  }
+
+  private fillDetails(batch: SegmentCellBatch, slotOf: Uint32Array): void {
+    const starts = batch.detailStart;
+    for (const key of this.details.keys()) starts[slotOf[Math.floor(key / 256)] + 1]++;
+    for (let k = 0; k + 1 < starts.length; k++) starts[k + 1] += starts[k];
+    const next = starts.slice(0, starts.length - 1);
+    for (const [key, count] of this.details) {
+      const at = next[slotOf[Math.floor(key / 256)]]++;
+      batch.counter[at] = key % 256;
+      batch.count[at] = count;
+    }
+  }
+
+  private reset(): void {
+    this.groupOf.clear();
+    this.entryOf.clear();
+    this.details = new Map();
+    this.groupSegment = [];
+    this.groupMonth = [];
+    this.entryGroup = [];
+    this.entryCell = [];
+    this.trips = [];
+    this.speedCount = [];
+    this.speedSum = [];
+  }
+
+  /** The cells gathered so far as objects (tests, and stores without a packed path); starts empty again. */
+  drain(): SegmentStatCell[] {
+    return cellsOfBatch(this.drainBatch());
+  }
+}
+
+/** A batch as one object per cell, segment-months in order, each one's cells in order. */
+export function cellsOfBatch(batch: SegmentCellBatch): SegmentStatCell[] {
+  const cells: SegmentStatCell[] = [];
+  for (let g = 0; g < batch.months.length; g++)
+    for (let k = batch.cellStart[g]; k < batch.cellStart[g + 1]; k++) {
+      const cell: SegmentStatCell = {
+        segmentId: batch.segmentIds[g],
+        month: batch.months[g],
+        ...tallyCellFields(batch.cell[k]),
+        trips: batch.trips[k],
+        speedSumKph: batch.speedSumKph[k],
+        speedCount: batch.speedCount[k],
+        speedHistogram: [],
+        purposes: {},
+        incomes: {},
+      };
+      for (let d = batch.detailStart[k]; d < batch.detailStart[k + 1]; d++)
+        addCounter(cell, batch.counter[d], batch.count[d]);
+      cells.push(cell);
+    }
+  return cells;
+}
+
+function addCounter(cell: SegmentStatCell, counter: number, count: number): void {
+  if (counter < SPEED_BINS) {
+    while (cell.speedHistogram.length <= counter) cell.speedHistogram.push(0);
+    cell.speedHistogram[counter] += count;
+  } else if (counter < INCOME_COUNTER) {
+    const purpose = Object.keys(TRIP_PURPOSE_CODES).find(
+      (p) => TRIP_PURPOSE_CODES[p as keyof typeof TRIP_PURPOSE_CODES] === counter - PURPOSE_COUNTER,
+    )!;
+    cell.purposes[purpose] = (cell.purposes[purpose] ?? 0) + count;
+  } else cell.incomes[counter - INCOME_COUNTER] = (cell.incomes[counter - INCOME_COUNTER] ?? 0) + count;
+}
+
+/** The trip's purpose counter, -1 without one; throws on a purpose the counters have no place for. */
+function purposeCounterOf(trip: MatchedTrip): number {
+  if (!trip.purpose) return -1;
+  const code = Object.hasOwn(TRIP_PURPOSE_CODES, trip.purpose) ? TRIP_PURPOSE_CODES[trip.purpose] : -1;
+  if (code < 0) throw new RangeError(`unknown trip purpose "${trip.purpose}"`);
+  return PURPOSE_COUNTER + code;
+}
+
+/** Band 0 is a real band (the generator's lowest); only a missing or negative band is unknown (-1). */
+function incomeCounterOf(trip: MatchedTrip): number {
+  const band = trip.incomeBand;
+  if (band === undefined || band < 0) return -1;
+  if (!Number.isInteger(band) || band > MAX_INCOME_BAND)
+    throw new RangeError(`income band "${band}" out of range`);
+  return INCOME_COUNTER + band;
 }

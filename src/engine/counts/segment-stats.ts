@@ -8,6 +8,15 @@ export const SPEED_BIN_KPH = 5;
 export const SPEED_BINS = 40;
 
 /**
+ * A cell's detail counters by number: speed bins 0..SPEED_BINS-1, trip purposes at PURPOSE_COUNTER +
+ * their code (trips/codes.ts), income bands 0..MAX_INCOME_BAND at INCOME_COUNTER + band. The packed
+ * store keeps these numbers (its format 2 fixes them).
+ */
+export const PURPOSE_COUNTER = 64;
+export const INCOME_COUNTER = 128;
+export const MAX_INCOME_BAND = 255 - INCOME_COUNTER;
+
+/**
  * One cell of the per-segment aggregates the trip pipeline maintains: trips
  * over one segment in one month, on one day of week, in one hour, one
  * direction, one vehicle class and one source. Cells are additive.

@@ -12,6 +12,7 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
+import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import { eachRollupMonth, rollupKey } from "../sqlite/segment-rollups.js";
 import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
 import { PgRollupCache, type RollupRow } from "./rollup-cache.js";
@@ -114,6 +115,10 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       await put("segment_month_details", packedDetails);
       await rollups.write(async (sql, params) => await this.db.rows(sql, params));
     });
+  }
+
+  async addBatch(country: string, batch: SegmentCellBatch): Promise<void> {
+    await this.add(country, cellsOfBatch(batch));
   }
 
   async query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {

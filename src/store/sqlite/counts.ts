@@ -11,7 +11,14 @@ import {
   type UsageRepo,
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
-import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "./segment-month-pack.js";
+import {
+  addDetails,
+  addTotals,
+  cellMask,
+  mergeBatchGroup,
+  SegmentMonthCounters,
+} from "./segment-month-pack.js";
+import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import {
   eachRollupMonth,
   monthRollup,
@@ -62,20 +69,48 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
+    const groups = segmentMonthsOf(cells);
+    this.addGroups(
+      country,
+      groups.length,
+      (i) => [groups[i][0].segmentId, groups[i][0].month],
+      (i, totals, details) => {
+        const counters = SegmentMonthCounters.decode(totals, details);
+        for (const c of groups[i]) counters.add(c);
+        return counters.encode();
+      },
+    );
+  }
+
+  addBatch(country: string, batch: SegmentCellBatch): void {
+    this.addGroups(
+      country,
+      batch.months.length,
+      (g) => [batch.segmentIds[g], batch.months[g]],
+      (g, totals, details) => mergeBatchGroup(batch, g, totals, details),
+    );
+  }
+
+  /** Segment-months 0 … n-1 read, updated by `update` and written back, with their year rollups. */
+  private addGroups(
+    country: string,
+    n: number,
+    keyOf: (i: number) => [segmentId: number, month: string],
+    update: (i: number, totals?: Buffer, details?: Buffer) => { totals: Buffer; details: Buffer },
+  ): void {
     this.db.transaction(() => {
       const rollups = new YearRollups(country);
-      for (const group of segmentMonthsOf(cells)) {
-        const key = [country, group[0].segmentId, group[0].month];
+      for (let i = 0; i < n; i++) {
+        const [segmentId, month] = keyOf(i);
+        const key = [country, segmentId, month];
         const stored = (table: PackedSql) =>
           this.sql(table.get)
             .pluck()
             .get(...key) as Buffer | undefined;
-        const counters = SegmentMonthCounters.decode(stored(TOTALS), stored(DETAILS));
-        for (const c of group) counters.add(c);
-        const packed = counters.encode();
+        const packed = update(i, stored(TOTALS), stored(DETAILS));
         this.sql(TOTALS.put).run(...key, packed.totals);
         this.sql(DETAILS.put).run(...key, packed.details);
-        rollups.set(group[0].segmentId, group[0].month, packed.totals);
+        rollups.set(segmentId, month, packed.totals);
       }
       rollups.write(this.sql);
       this.rollups.clear();

@@ -7,11 +7,15 @@ import {
 } from "../../engine/trips/codes.js";
 import type { TraceSource, VehicleClass } from "../../engine/trips/types.js";
 import {
+  INCOME_COUNTER,
+  MAX_INCOME_BAND,
+  PURPOSE_COUNTER,
   SPEED_BINS,
   type SegmentMonthStats,
   type SegmentStatCell,
 } from "../../engine/counts/segment-stats.js";
 import { type SegmentStatsQuery } from "../../app/ports/store.js";
+import { TALLY_CELLS, tallyCellFields, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 
 /**
  * The packed layout of segment counts: one row per segment × month holding every cell the trip
@@ -60,9 +64,7 @@ export const SLOTS = DIRECTIONS * CLASSES * SOURCES;
 /** Cells of one segment-month. */
 export const CELLS = 7 * 24 * SLOTS;
 
-/** Detail counters of a cell: speed bins 0..SPEED_BINS-1, then purposes by code, then income bands 0..127. */
-const PURPOSE_COUNTER = 64;
-const INCOME_COUNTER = 128;
+/** Detail counters of a cell (segment-stats.ts): speed bins, then purposes by code, then income bands. */
 const MAX_COUNT = 0xffff_ffff;
 
 const slotOf = (slots: Readonly<Record<string, number | undefined>>, value: string) =>
@@ -180,6 +182,154 @@ export class SegmentMonthCounters {
 }
 
 /**
+ * One segment-month of an ingest batch (segment-month g) added to what is stored, encoded: the bytes
+ * SegmentMonthCounters gives for the same cells, without an object or map entry per cell. Both sides
+ * are sorted by cell (and detail key) and merged; a cell in both adds the batch's sums to the stored
+ * ones, as SegmentMonthCounters.add does.
+ */
+export function mergeBatchGroup(
+  batch: SegmentCellBatch,
+  g: number,
+  storedTotals?: Uint8Array,
+  storedDetails?: Uint8Array,
+): { totals: Buffer; details: Buffer } {
+  const first = batch.cellStart[g];
+  const order = batchOrder(batch, g);
+  return {
+    totals: mergeTotals(batch, first, order, storedTotals),
+    details: mergeDetails(batch, first, order, storedDetails),
+  };
+}
+
+/** The batch cells of segment-month g sorted by their cell in this layout, as (cell << 16 | k - first). */
+function batchOrder(batch: SegmentCellBatch, g: number): Uint32Array {
+  const first = batch.cellStart[g];
+  const order = new Uint32Array(batch.cellStart[g + 1] - first);
+  const packCell = packCellOfTally();
+  for (let i = 0; i < order.length; i++) {
+    const cell = packCell[batch.cell[first + i]];
+    if (cell < 0)
+      throw new RangeError(
+        `segment cell out of range: ${JSON.stringify(tallyCellFields(batch.cell[first + i]))}`,
+      );
+    order[i] = cell * 65_536 + i;
+  }
+  return order.sort();
+}
+
+function mergeTotals(
+  batch: SegmentCellBatch,
+  first: number,
+  order: Uint32Array,
+  stored?: Uint8Array,
+): Buffer {
+  const s = stored ? totalsView(stored) : null;
+  const m = s ? s.cell.length : 0;
+  const n = unionSize(
+    order.length,
+    (i) => order[i] >>> 16,
+    m,
+    (j) => s!.cell[j],
+  );
+  const buffer = new ArrayBuffer(HEADER_BYTES + 18 * n);
+  const t = totalsView(new Uint8Array(header(buffer, n)));
+  let i = 0;
+  let j = 0;
+  for (let at = 0; at < n; at++) {
+    const cell = i < order.length ? order[i] >>> 16 : Infinity;
+    const storedCell = j < m ? s!.cell[j] : Infinity;
+    let trips = 0;
+    let speedCount = 0;
+    let speedSum = 0;
+    if (storedCell <= cell) {
+      trips = s!.trips[j];
+      speedCount = s!.speedCount[j];
+      speedSum = s!.speedSum[j];
+      j++;
+    }
+    if (cell <= storedCell) {
+      const k = first + (order[i] & 0xffff);
+      // The stored value first, as SegmentMonthCounters.add adds the batch's cell to it.
+      trips = storedCell === cell ? trips + batch.trips[k] : batch.trips[k];
+      speedCount = storedCell === cell ? speedCount + batch.speedCount[k] : batch.speedCount[k];
+      speedSum = storedCell === cell ? speedSum + batch.speedSumKph[k] : batch.speedSumKph[k];
+      i++;
+    }
+    t.cell[at] = Math.min(cell, storedCell);
+    t.trips[at] = checkedCount(trips);
+    t.speedCount[at] = checkedCount(speedCount);
+    t.speedSum[at] = speedSum;
+  }
+  return Buffer.from(buffer);
+}
+
+/** Keys in either of two sorted lists of distinct keys, those in both counted once. */
+function unionSize(n: number, a: (i: number) => number, m: number, b: (j: number) => number): number {
+  let both = 0;
+  for (let i = 0, j = 0; i < n && j < m;) {
+    const [x, y] = [a(i), b(j)];
+    if (x <= y) i++;
+    if (y <= x) j++;
+    if (x === y) both++;
+  }
+  return n + m - both;
+}
+
+/** The group's detail counters as (cell << 8 | counter) × 2^32 + count, sorted (keys < 2^20: exact). */
+function batchDetails(batch: SegmentCellBatch, first: number, order: Uint32Array): Float64Array {
+  let n = 0;
+  for (const o of order) {
+    const k = first + (o & 0xffff);
+    n += batch.detailStart[k + 1] - batch.detailStart[k];
+  }
+  const out = new Float64Array(n);
+  let at = 0;
+  for (const o of order) {
+    const k = first + (o & 0xffff);
+    for (let d = batch.detailStart[k]; d < batch.detailStart[k + 1]; d++)
+      out[at++] = ((o >>> 16) * 256 + batch.counter[d]) * 2 ** 32 + batch.count[d];
+  }
+  return out.sort();
+}
+
+function mergeDetails(
+  batch: SegmentCellBatch,
+  first: number,
+  order: Uint32Array,
+  stored?: Uint8Array,
+): Buffer {
+  const added = batchDetails(batch, first, order);
+  const s = stored ? detailsView(stored) : null;
+  const m = s ? s.key.length : 0;
+  const keyOf = (i: number) => Math.floor(added[i] / 2 ** 32);
+  const n = unionSize(added.length, keyOf, m, (j) => s!.key[j]);
+  const buffer = new ArrayBuffer(HEADER_BYTES + 8 * n);
+  const d = detailsView(new Uint8Array(header(buffer, n)));
+  let i = 0;
+  let j = 0;
+  for (let at = 0; at < n; at++) {
+    const key = i < added.length ? keyOf(i) : Infinity;
+    const storedKey = j < m ? s!.key[j] : Infinity;
+    let count = 0;
+    if (storedKey <= key) count += s!.count[j++];
+    if (key <= storedKey) count += added[i++] % 2 ** 32;
+    d.key[at] = Math.min(key, storedKey);
+    d.count[at] = checkedCount(count);
+  }
+  return Buffer.from(buffer);
+}
+
+/** The cell of this layout for each tally cell of the engine (segment-cells.ts); -1 outside the layout. */
+let packCells: Int16Array | undefined;
+function packCellOfTally(): Int16Array {
+  packCells ??= Int16Array.from({ length: TALLY_CELLS }, (_, cell) => {
+    const f = tallyCellFields(cell);
+    return indexOf(f.dayOfWeek, f.hour, f.direction, f.vehicleClass, f.source);
+  });
+  return packCells;
+}
+
+/**
  * Adds the selected cells' trips and speeds to `into`. The speed sum is compensated
  * (Kahan–Babuška–Neumaier) in cell order, exactly as SQLite's SUM added the same cells up in the
  * former per-cell table, so speeds come out bit for bit as before.
@@ -284,7 +434,7 @@ function incomeCounter(band: string): number {
   let counter = incomeCounters.get(band);
   if (counter === undefined) {
     const n = Number(band);
-    if (!/^(0|[1-9]\d*)$/.test(band) || n > 255 - INCOME_COUNTER)
+    if (!/^(0|[1-9]\d*)$/.test(band) || n > MAX_INCOME_BAND)
       throw new RangeError(`income band "${band}" out of range`);
     incomeCounters.set(band, (counter = INCOME_COUNTER + n));
   }

@@ -1,0 +1,73 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import Database from "better-sqlite3";
+import { SegmentCellAccumulator, cellsOfBatch } from "../../src/engine/counts/segment-cells.js";
+import { Network } from "../../src/engine/network/network.js";
+import { Rng } from "../../src/engine/simulate/rng.js";
+import { LocalClock } from "../../src/engine/time.js";
+import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
+import { migrate } from "../../src/store/sqlite/migrations.js";
+import { gridNetwork } from "../helpers/counts.js";
+import { randomTrips } from "../helpers/random-trips.js";
+
+const network = new Network("li", gridNetwork());
+
+function freshStats() {
+  const db = new Database(":memory:");
+  migrate(db);
+  return { db, stats: new SqliteSegmentStats(db) };
+}
+
+/** Every packed row (totals, details, year rollups) in key order. */
+function rowsOf(db: Database.Database): unknown[] {
+  return ["segment_month_totals", "segment_month_details", "segment_year_rollups"].flatMap((table) =>
+    db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all(),
+  );
+}
+
+describe("segment cell batches", () => {
+  it("store the same bytes as the cells they stand for, into empty and stored segment-months", () => {
+    const trips = randomTrips(network, new Rng(3, "cell-batch"), 900);
+    const byCells = freshStats();
+    const byBatch = freshStats();
+    const clock = new LocalClock("Europe/Vaduz");
+    const [a, b] = [new SegmentCellAccumulator(network, clock), new SegmentCellAccumulator(network, clock)];
+    for (let at = 0; at < trips.length; at += 300) {
+      for (const trip of trips.slice(at, at + 300)) {
+        a.addTrip(trip);
+        b.addTrip(trip);
+      }
+      byCells.stats.add("li", a.drain());
+      byBatch.stats.addBatch("li", b.drainBatch());
+    }
+    const rows = rowsOf(byBatch.db);
+    assert.ok(rows.length > 100, `${rows.length} rows`);
+    assert.deepEqual(rows, rowsOf(byCells.db));
+  });
+
+  it("hold each cell once per segment-month, with the trips counted", () => {
+    const trips = randomTrips(network, new Rng(4, "cell-batch"), 200);
+    const cells = new SegmentCellAccumulator(network, new LocalClock("UTC"));
+    trips.forEach((trip) => cells.addTrip(trip));
+    const batch = cells.drainBatch();
+    const keys = cellsOfBatch(batch).map(
+      (c) =>
+        `${c.segmentId}|${c.month}|${c.dayOfWeek}|${c.hour}|${c.direction}|${c.vehicleClass}|${c.source}`,
+    );
+    assert.equal(new Set(keys).size, keys.length);
+    const counted = trips
+      .filter((t) => !["bus", "rail"].includes(t.vehicleClass))
+      .reduce((n, t) => n + new Set(t.path.map((s) => `${s.segmentId}|${s.forward}`)).size, 0);
+    assert.equal(
+      batch.trips.reduce((n, x) => n + x, 0),
+      counted,
+    );
+    assert.deepEqual(cells.drainBatch().months, [], "drained");
+  });
+
+  it("refuse an income band the counters have no place for", () => {
+    const [trip] = randomTrips(network, new Rng(5, "cell-batch"), 1);
+    const cells = new SegmentCellAccumulator(network, new LocalClock("UTC"));
+    assert.throws(() => cells.addTrip({ ...trip, vehicleClass: "personal", incomeBand: 128 }), RangeError);
+  });
+});
