@@ -171,7 +171,7 @@ describe("the results table's caption", () => {
     assert.equal(captionOf("Top_Routes_ZA"), "Top routes");
   });
 
-  it("heads the drawer with what the type's results are, whatever the metric", () => {
+  it("heads the drawer with what the results shown are: the type's, or home and work locations", () => {
     assert.equal(headingOf("OD_Analysis", "Districts"), "Origin-destination flows: Districts");
     assert.equal(headingOf("Top_Routes_OD", "Commute"), "Top routes: Commute");
     assert.equal(headingOf("Network_Performance", "Quai"), "Speeds per road segment: Quai");
@@ -180,6 +180,11 @@ describe("the results table's caption", () => {
       "Flows from the zones to the preset areas: Communes",
     );
     assert.equal(headingOf("Zone_Activity_Analysis", "Homes"), "Trips per zone: Homes");
+    assert.equal(headingOf("Zone_Activity_Analysis", "Homes", "za_all"), "Trips per zone: Homes");
+    assert.equal(
+      headingOf("Zone_Activity_Analysis", "Homes", "home_grid_all"),
+      "Home and work locations: Homes",
+    );
   });
 });
 

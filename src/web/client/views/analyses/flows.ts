@@ -434,9 +434,12 @@ export function captionOf(analysisType: string, metric = ""): string {
   return TABLE_CAPTIONS[analysisType as AnalysisTypeName] ?? "Origin-destination flows";
 }
 
-/** The results drawer's heading: what the type's results are, then the analysis' name. */
-export const headingOf = (analysisType: string, name: string): string =>
-  `${captionOf(analysisType)}: ${name}`;
+/**
+ * The results drawer's heading: what the results shown are, then the analysis' name. It follows the
+ * metric, as the caption does: a zone activity's home/work metric shows places, not trips per zone.
+ */
+export const headingOf = (analysisType: string, name: string, metric = ""): string =>
+  `${captionOf(analysisType, metric)}: ${name}`;
 
 /** Places a home/work chart shows at most (the largest shares). */
 const CHARTED_PLACES = 10;

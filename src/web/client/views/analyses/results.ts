@@ -376,6 +376,7 @@ export class AnalysisResults {
             : parseOdCsv(text);
       this.showSpeedLabels();
       this.tableCaption.textContent = captionOf(detail.analysis_type, metric);
+      this.heading.textContent = headingOf(detail.analysis_type, detail.name, metric);
       this.unitNote.textContent = this.units.explanation;
       this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
