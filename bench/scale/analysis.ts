@@ -1,13 +1,22 @@
 /**
  * `npm run bench -- scale analysis [trips=1000000] [zones=1000] [workers=1,2,4] [shardTrips=250000]`:
  * one OD_Analysis (the bench/analysis.ts grid and request) on PostgreSQL + Redis, computed by 1, 2 and 4
- * worker processes (`streetflow serve --role worker --job-workers 1`), split into shard jobs (BullMQ
+ * worker processes (`node dist/cli/index.js serve --role worker --job-workers 1`), split into shard jobs (BullMQ
  * flows); first computed whole by one worker (STREETFLOW_SHARD_TRIPS=0) as the baseline.
  *
  * Per run: wall time from creating the analysis to Data Available, each worker's CPU time over that span
- * (/proc utime + stime, worker threads included), and the CPU-time critical path: the busiest worker's
- * CPU seconds. On a loaded machine wall times say little; `cpuSpeedUp` (1 worker's CPU over the N-worker
- * critical path) is what N idle cores would give at most. The CSV digest must be the same for every run.
+ * (/proc utime + stime, worker threads included), the CPU of the PostgreSQL server's processes serving the
+ * bench database (`pgCpuS`: its backends, found in pg_stat_activity while the run lasts), and two CPU
+ * critical paths: the busiest worker's CPU seconds (`criticalCpuS`), and `cpuPathS`, the larger of that
+ * and all the CPU (workers + PostgreSQL) spread over the machine's cores, what an idle machine's wall
+ * time cannot go below. On a loaded machine wall times say little; `cpuSpeedUp` (1 worker's CPU over the
+ * N-worker critical path, both sharded) is what N idle cores would give at most, and `vsWhole` holds the
+ * speed-ups over the whole run in 1 worker (the baseline of issue 15's target): wall, and cpuPathS.
+ * The CSV digest must be the same for every run.
+ *
+ * The workers run from dist/ (built first when a source changed), as a deployment runs them;
+ * STREETFLOW_BENCH_TSX=1 runs them under tsx. STREETFLOW_BENCH_WORKER_NODE_ARGS adds node options to
+ * the worker processes (e.g. `--cpu-prof`).
  *
  * The trips come from the bench/analysis SQLite cache (built on first use) and are copied once into the
  * database `streetflow_bench_scale_<trips>` (kept between runs).
@@ -15,7 +24,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { Network } from "../../src/engine/network/network.js";
@@ -29,12 +38,25 @@ import { DEFAULT_SHARD_TRIPS } from "../../src/app/analyses/shards.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { sharedDataFile } from "../../test/helpers/shared-data.js";
+import { buildIfChanged, startBuild } from "../../scripts/build-if-changed.js";
 import { COUNTRY, defineAnalysis, EXTRACT, openTripStore } from "../analysis.js";
 
 const PG_URL = process.env.STREETFLOW_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.STREETFLOW_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
-const CLI = new URL("../../src/cli/index.ts", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+/**
+ * Workers run as a deployment runs them (`npm start`, scripts/cluster.sh): the built JavaScript of
+ * dist/, built first when a source changed. STREETFLOW_BENCH_TSX=1 runs them from the TypeScript sources
+ * under tsx instead, whose loader costs each process and each worker thread CPU of its own (a thread of
+ * hooks beside it, modules transpiled or read from tsx's cache), about 3 s a worker process.
+ */
+const UNDER_TSX = process.env.STREETFLOW_BENCH_TSX === "1";
+const CLI = UNDER_TSX
+  ? ["--import", "tsx", join(ROOT, "src/cli/index.ts")]
+  : [join(ROOT, "dist/cli/index.js")];
+let built: Promise<unknown> | undefined;
 const CLOCK_TICKS = 100;
+const WORKER_NODE_ARGS = (process.env.STREETFLOW_BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 export default async function scaleAnalysis(args: string[]): Promise<Record<string, unknown>> {
   const trips = Number(args[0] ?? 1_000_000);
@@ -72,6 +94,10 @@ export default async function scaleAnalysis(args: string[]): Promise<Record<stri
         ...r,
         wallSpeedUp: oneWorker ? Number((oneWorker.wallS / r.wallS).toFixed(2)) : null,
         cpuSpeedUp: oneWorker ? Number((oneWorker.criticalCpuS / r.criticalCpuS).toFixed(2)) : null,
+        vsWhole: {
+          wall: Number((baseline.wallS / r.wallS).toFixed(2)),
+          cpuPath: Number((baseline.cpuPathS / r.cpuPathS).toFixed(2)),
+        },
       })),
       sameCsvs: new Set(runs.map((r) => r.metricsSha1)).size === 1,
     };
@@ -97,13 +123,15 @@ async function measure(
   try {
     const { spec } = await defineAnalysis(api, networks, network, zones, "OD_Analysis");
     const load = loadavg()[0];
+    const server = await BackendCpu.start(env.url);
     const cpuBefore = processes.map((p) => cpuSecondsOf(p.pid!));
     const started = performance.now();
     await createAnalysis(api, spec);
-    const done = await settled(api, spec.uuid);
+    const done = await settled(api, spec.uuid, () => server.sample());
     const wallS = (performance.now() - started) / 1000;
-    if (done.state !== "done") throw new Error(`the analysis ended ${done.state}: ${done.failureReason}`);
     const cpu = processes.map((p, i) => cpuSecondsOf(p.pid!) - cpuBefore[i]);
+    const pgCpuS = await server.stop();
+    if (done.state !== "done") throw new Error(`the analysis ended ${done.state}: ${done.failureReason}`);
     const hash = createHash("sha1");
     for (const metric of [...done.metrics].sort())
       hash.update(metric).update((await api.analyses.result(spec.uuid, metric)) ?? "");
@@ -115,7 +143,10 @@ async function measure(
       cpuS: cpu.map(round),
       totalCpuS: round(cpu.reduce((a, b) => a + b, 0)),
       criticalCpuS: round(Math.max(...cpu)),
+      pgCpuS: round(pgCpuS),
+      cpuPathS: round(Math.max(...cpu, (cpu.reduce((a, b) => a + b, 0) + pgCpuS) / availableParallelism())),
       loadAvg1m: round(load),
+      loadAvg1mEnd: round(loadavg()[0]),
       metricsSha1: hash.digest("hex").slice(0, 12),
     };
   } finally {
@@ -126,14 +157,15 @@ async function measure(
 const round = (x: number) => Number(x.toFixed(2));
 
 /** A worker process, resolved once its runner is started. */
-export function startWorker(env: {
+export async function startWorker(env: {
   url: string;
   prefix: string;
   shardTrips: number;
 }): Promise<ChildProcess & { out: string }> {
+  if (!UNDER_TSX) await (built ??= buildIfChanged(ROOT, () => startBuild(ROOT)));
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", CLI, "serve", "--role", "worker", "--job-workers", "1"],
+    [...WORKER_NODE_ARGS, ...CLI, "serve", "--role", "worker", "--job-workers", "1"],
     {
       env: {
         ...process.env,
@@ -170,11 +202,65 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-async function settled(store: Store, uuid: string) {
+async function settled(store: Store, uuid: string, tick: () => Promise<void>) {
   for (;;) {
     const a = (await store.analyses.getByUuid(uuid))!;
     if (a.state !== "queued" && a.state !== "running") return a;
+    await tick();
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * CPU seconds of the PostgreSQL server processes serving one database (backends and their parallel
+ * workers, as pg_stat_activity lists them), sampled while a run lasts: a backend that exits between two
+ * samples loses at most a sample's worth. Backends there at the start count from their CPU then.
+ */
+class BackendCpu {
+  private readonly first = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly database: string,
+  ) {}
+
+  static async start(url: string): Promise<BackendCpu> {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const cpu = new BackendCpu(client, new URL(url).pathname.slice(1));
+    await cpu.sample(true);
+    return cpu;
+  }
+
+  async sample(atStart = false): Promise<void> {
+    const { rows } = await this.client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+      [this.database],
+    );
+    for (const { pid } of rows) {
+      const seconds = cpuSecondsOrNull(pid);
+      if (seconds === null) continue;
+      if (!this.first.has(pid)) this.first.set(pid, atStart ? seconds : 0);
+      this.last.set(pid, seconds);
+    }
+  }
+
+  /** The CPU seconds since the start; closes the connection. */
+  async stop(): Promise<number> {
+    await this.sample();
+    await this.client.end();
+    let sum = 0;
+    for (const [pid, seconds] of this.last) sum += seconds - this.first.get(pid)!;
+    return sum;
+  }
+}
+
+function cpuSecondsOrNull(pid: number): number | null {
+  try {
+    return cpuSecondsOf(pid);
+  } catch {
+    return null; // exited meanwhile
   }
 }
 

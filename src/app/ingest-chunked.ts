@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { addCounts, emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
 import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
 import { emptySplitCounts } from "../engine/ingest/split-trips.js";
-import type { RawTrip } from "../engine/trips/types.js";
+import type { RawTrip, TraceSource } from "../engine/trips/types.js";
 import { fail } from "../domain/errors.js";
 import type { AppContext } from "./context.js";
 import type { IngestChunkState } from "./ports/store.js";
@@ -15,11 +13,13 @@ import {
   type IngestChunkResult,
 } from "./ingest-chunk.js";
 import {
-  assertReadableTrace,
+  compactTrips,
   progressLine,
-  sha256Of,
+  recordIngestRun,
+  startIngest,
   type IngestFilesOptions,
   type IngestReport,
+  type ProblemList,
 } from "./ingest.js";
 
 export interface ChunkedIngestOptions extends Omit<
@@ -63,14 +63,10 @@ export async function ingestFilesInChunks(
   files: string[],
   opts: ChunkedIngestOptions,
 ): Promise<ChunkedIngestReport> {
-  const country = opts.country.toLowerCase();
-  const paths = files.map((f) => resolve(f));
-  paths.forEach(assertReadableTrace);
+  const { country, paths, log, problems } = startIngest(files, opts);
   // Only its presence: this process matches nothing, so it need not build the network.
   if (!(await ctx.store.network.countries()).some((c) => c.country === country))
     throw fail("unknown_country", { country });
-  const log = opts.onProgress ?? (() => {});
-  const problems = new ProblemList(opts.maxProblems ?? 20);
   const ingestId = randomUUID();
   const runs: FileRun[] = [];
   const tracker = new ChunkTracker(ctx, ingestId, opts.pollMs ?? 500, log);
@@ -103,7 +99,7 @@ export async function ingestFilesInChunks(
     report.interrupted = runs.some((r) => r.counts.interrupted)
       ? String(opts.signal?.reason ?? "interrupted")
       : undefined;
-    await recordRuns(ctx, country, opts, report, runs, chunks);
+    await recordRuns(ctx, country, opts.source, log, report, runs, chunks);
     return report;
   } finally {
     await ctx.store.ingestChunks.drop(ingestId);
@@ -225,30 +221,20 @@ function reportOf(runs: FileRun[], chunks: IngestChunkState[], problems: Problem
 async function recordRuns(
   ctx: AppContext,
   country: string,
-  opts: ChunkedIngestOptions,
+  source: TraceSource,
+  log: (line: string) => void,
   report: ChunkedIngestReport,
   runs: FileRun[],
   chunks: IngestChunkState[],
 ): Promise<void> {
-  const log = opts.onProgress ?? (() => {});
   for (const [i, run] of runs.entries()) {
     const counts = report.files[i].counts;
     log(`${run.path}: done, ${progressLine(counts)}`);
     const whole = !run.counts.interrupted && chunks.slice(run.from, run.to).every((c) => c.state === "done");
-    if (!whole) continue;
-    await ctx.store.trips.recordIngestRun({
-      country,
-      source: opts.source,
-      path: run.path,
-      sizeBytes: statSync(run.path).size,
-      sha256: await sha256Of(run.path),
-      startedAt: run.startedAt,
-      finishedAt: new Date().toISOString(),
-      counts: { ...counts },
-    });
+    if (whole)
+      await recordIngestRun(ctx, { country, source, path: run.path, startedAt: run.startedAt, counts });
   }
-  const { chunksBefore, chunksAfter } = await ctx.store.trips.compact(country);
-  if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
+  await compactTrips(ctx, country, log);
 }
 
 function emptyFileCounts(): SplitFileCounts {
@@ -267,17 +253,4 @@ function addChunkCounts(into: IngestCounts, r: IngestChunkResult): void {
   into.matchErrors += r.matchErrors;
   into.stored += r.stored;
   into.duplicates += r.duplicates;
-}
-
-/** The first problem messages, in reading order, and how many more there were. */
-class ProblemList {
-  readonly kept: string[] = [];
-  more = 0;
-
-  constructor(private readonly max: number) {}
-
-  add(message: string): void {
-    if (this.kept.length < this.max) this.kept.push(message);
-    else this.more++;
-  }
 }

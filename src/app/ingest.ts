@@ -71,16 +71,14 @@ export async function ingestFiles(
   files: string[],
   opts: IngestFilesOptions,
 ): Promise<IngestReport> {
-  const country = opts.country.toLowerCase();
-  const paths = files.map((f) => resolve(f));
-  paths.forEach(assertReadableTrace);
-  const log = opts.onProgress ?? (() => {});
-  const maxProblems = opts.maxProblems ?? 20;
-  const report: IngestReport = { files: [], totals: emptyIngestCounts(), problems: [], moreProblems: 0 };
-  const onProblem = (message: string) => {
-    if (report.problems.length < maxProblems) report.problems.push(message);
-    else report.moreProblems++;
+  const { country, paths, log, problems } = startIngest(files, opts);
+  const report: IngestReport = {
+    files: [],
+    totals: emptyIngestCounts(),
+    problems: problems.kept,
+    moreProblems: 0,
   };
+  const onProblem = (message: string) => problems.add(message);
 
   const network = await requireNetwork(ctx, country);
   const cells = new SegmentCellAccumulator(
@@ -90,7 +88,9 @@ export async function ingestFiles(
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
-    return await ingestEach(ctx, paths, opts, { country, report, cells, pool, log, onProblem });
+    await ingestEach(ctx, paths, opts, { country, report, cells, pool, log, onProblem });
+    report.moreProblems = problems.more;
+    return report;
   } finally {
     await ownPool?.close();
   }
@@ -110,7 +110,7 @@ async function ingestEach(
   paths: string[],
   opts: IngestFilesOptions,
   { country, report, cells, pool, log, onProblem }: IngestRun,
-): Promise<IngestReport> {
+): Promise<void> {
   for (const path of paths) {
     const startedAt = new Date().toISOString();
     log(`${path}: reading`);
@@ -131,24 +131,60 @@ async function ingestEach(
       report.interrupted = String(opts.signal?.reason ?? "interrupted");
       log(`${path}: interrupted, ${progressLine(counts)}`);
       // Compaction is skipped too: it only tidies storage, and the next run does it.
-      return report;
+      return;
     }
     log(`${path}: done, ${progressLine(counts)}`);
-    await ctx.store.trips.recordIngestRun({
-      country,
-      source: opts.source,
-      path,
-      sizeBytes: statSync(path).size,
-      sha256: await sha256Of(path),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      counts: { ...counts },
-    });
+    await recordIngestRun(ctx, { country, source: opts.source, path, startedAt, counts });
   }
-  // Batches leave many small chunks per month; merging them once per run keeps scans reading few rows.
+  await compactTrips(ctx, country, log);
+}
+
+/** The first problem messages, in reading order, and how many more there were. */
+export class ProblemList {
+  readonly kept: string[] = [];
+  more = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(message: string): void {
+    if (this.kept.length < this.max) this.kept.push(message);
+    else this.more++;
+  }
+}
+
+/** What every ingest sets up before reading: the country's code, the checked paths, the progress log, the problems. */
+export function startIngest(
+  files: string[],
+  opts: Pick<IngestFilesOptions, "country" | "onProgress" | "maxProblems">,
+): { country: string; paths: string[]; log: (line: string) => void; problems: ProblemList } {
+  const paths = files.map((f) => resolve(f));
+  paths.forEach(assertReadableTrace);
+  return {
+    country: opts.country.toLowerCase(),
+    paths,
+    log: opts.onProgress ?? (() => {}),
+    problems: new ProblemList(opts.maxProblems ?? 20),
+  };
+}
+
+/** Records a file ingested whole as an ingest run (size and digest, so the same file is known again). */
+export async function recordIngestRun(
+  ctx: AppContext,
+  run: { country: string; source: TraceSource; path: string; startedAt: string; counts: IngestCounts },
+): Promise<void> {
+  await ctx.store.trips.recordIngestRun({
+    ...run,
+    sizeBytes: statSync(run.path).size,
+    sha256: await sha256Of(run.path),
+    finishedAt: new Date().toISOString(),
+    counts: { ...run.counts },
+  });
+}
+
+/** Batches leave many small chunks per month; merging them once per run keeps scans reading few rows. */
+export async function compactTrips(ctx: AppContext, country: string, log: (line: string) => void) {
   const { chunksBefore, chunksAfter } = await ctx.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
-  return report;
 }
 
 /**

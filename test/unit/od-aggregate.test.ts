@@ -90,3 +90,40 @@ describe("OD aggregation by day type and day part", () => {
     assert.equal(agg.tripsInZones, 15);
   });
 });
+
+describe("OD aggregation over overlapping device groups", () => {
+  const make = () => new OdAggregator(zones, zones, true, slicing, new LocalClock("UTC"));
+  const withGroups = (t: OdTrip, groups: number[], weight: number): OdTrip => ({ ...t, groups, weight });
+  const agg = make();
+  // Personal-like ([0, 1]) and commercial-like ([0, 2]) trips: group 0 holds both.
+  for (let i = 0; i < 3; i++) agg.add(withGroups(trip("2025-01-06T07:00:00Z", 10), [0, 1], 1.5));
+  agg.add(withGroups(trip("2025-01-06T07:30:00Z", 30), [0, 2], 2));
+  const rows = agg.rows(3);
+  const find = (g: number, dt: number, dp: number) =>
+    rows.find((r) => r.group === g && r.dayType === dt && r.dayPart === dp && r.origin === 0);
+
+  it("sums every group a trip counts in, in each day type and part", () => {
+    assert.equal(find(0, 1, 1)?.sample, 4);
+    assert.equal(find(0, 1, 1)?.odTraffic, 1); // (3 × 1.5 + 2) / 5 weekdays = 1.3
+    assert.equal(find(0, 1, 1)?.avgDurationMin, 15); // (3 × 10 + 30) / 4
+    assert.equal(find(1, 1, 1)?.sample, 3);
+    assert.equal(find(2, 0, 0)?.sample, 1);
+    assert.equal(find(2, 0, 0)?.avgDurationMin, 30);
+    assert.equal(find(2, 2, 0), undefined, "no weekend trips");
+    assert.equal(agg.zoneTraffic("origin", 0, 0, 0, 0), 1); // 6.5 / 7 days
+    assert.equal(agg.zoneTraffic("origin", 0, 1, 1, 0), 1); // 4.5 / 5 weekdays
+  });
+
+  it("merges exported sums into the same rows, or only the cells of the groups asked for", () => {
+    const merged = make();
+    merged.absorb(agg.exportState());
+    assert.deepEqual(merged.rows(3), rows);
+    const commercial = make();
+    commercial.absorb(agg.exportState(), [2]);
+    assert.deepEqual(
+      commercial.rows(3),
+      rows.filter((r) => r.group === 2),
+    );
+    assert.equal(commercial.zoneTraffic("origin", 0, 0, 0, 0), 1, "zone totals are always merged");
+  });
+});

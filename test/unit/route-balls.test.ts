@@ -57,3 +57,27 @@ test("route balls give the same shortest paths as a search, from a ball or live"
     assert.deepEqual(balls.pathTo(source, targets[0]), pathTo(network, tree, targets[0]));
   }
 });
+
+test("a search resumed from a smaller ball's border reaches the same nodes, costs and tree edges as a fresh one", () => {
+  const fresh = new DijkstraWorkspace(network);
+  const resumed = new DijkstraWorkspace(network);
+  for (let q = 0; q < 200; q++) {
+    const source = Math.floor(rng.next() * network.graph.nodeCount);
+    const inner = 100 + rng.next() * 1000;
+    const outer = inner + rng.next() * 2000;
+    // The inner ball, as RouteBalls keeps it: every reached node with its cost and tree edge.
+    fresh.run(source, weights, { maxCost: inner });
+    const ball = Array.from(fresh.reachedNodes(), (n) => [n, fresh.cost[n], fresh.viaEdge[n]] as const);
+    resumed.begin();
+    for (const [n, cost, via] of ball) resumed.place(n, cost, via);
+    resumed.openBorder(weights);
+    resumed.expand(weights, outer);
+    fresh.run(source, weights, { maxCost: outer });
+    const sorted = (nodes: Int32Array) => Array.from(nodes).sort((a, b) => a - b);
+    assert.deepEqual(sorted(resumed.reachedNodes()), sorted(fresh.reachedNodes()), `query ${q}`);
+    for (const n of fresh.reachedNodes()) {
+      assert.equal(resumed.cost[n], fresh.cost[n], `query ${q}, node ${n}`);
+      assert.equal(resumed.viaEdge[n], fresh.viaEdge[n], `query ${q}, node ${n}`);
+    }
+  }
+});

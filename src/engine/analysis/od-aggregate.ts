@@ -2,7 +2,7 @@ import type { CompiledZoneSet } from "../zones/compile.js";
 import type { TripPath, ZoneVisit } from "../zones/assign.js";
 import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
-import { CellTable, KeyedSums, type CellRecords } from "./cell-table.js";
+import { GROUP_SLOTS, OdSums, type OdSumsState } from "./od-sums.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -79,19 +79,13 @@ export interface VisitSink {
 }
 
 /** An OdAggregator's sums as plain data (structured-clone and v8-serialisable). */
-export interface OdAggregatorState {
+export interface OdAggregatorState extends OdSumsState {
   tripsSeen: number;
   tripsInZones: number;
-  cells: CellRecords;
-  originTotals: { keys: Float64Array; values: Float64Array };
-  destinationTotals: { keys: Float64Array; values: Float64Array };
 }
 
 /** localHour of a start outside the analysed days. */
 const NOT_ANALYSED = -1;
-
-/** Device-type groups a cell key has room for (group numbers 0..7). */
-const GROUP_SLOTS = 8;
 
 /** One reusable row handed to forEachRow's visitor. */
 function emptyRow(): OdRow {
@@ -111,21 +105,13 @@ function emptyRow(): OdRow {
 
 /**
  * Sums trips per (group, origin, destination, day type, day part) and per zone,
- * then turns sums into averages per day of each day type. Cells live in typed
- * arrays keyed by one number in output order (day type, group, origin,
- * destination, day part), so the rows come out by sorting the keys; zone
- * assignment reuses buffers, so a trip allocates nothing unless an `observer` is set.
+ * then turns sums into averages per day of each day type. The sums are kept per
+ * group mask, weekday and time slot (OdSums) and summed into the slices when the
+ * rows are read; zone assignment reuses buffers, so a trip allocates nothing
+ * unless an `observer` is set.
  */
 export class OdAggregator {
-  /**
-   * Keyed (origin × destinations + destination) × sliceCount + slice, where slice =
-   * (dayType × GROUP_SLOTS + group) × dayParts + dayPart: a zone pair's cells lie close together.
-   */
-  private readonly cells: CellTable;
-  private readonly sliceCount: number;
-  /** Keyed ((dayType × GROUP_SLOTS + group) × dayParts + dayPart) × zones + zone. */
-  private readonly originTotals: KeyedSums;
-  private readonly destinationTotals: KeyedSums;
+  private readonly sums: OdSums;
   private readonly days = new Map<string, number>();
   private readonly daysPerType: number[];
   /** Day parts of each time slot of the day (hours unless slicing.slotMinutes says otherwise). */
@@ -180,11 +166,17 @@ export class OdAggregator {
     this.originCount = oz.zones.length;
     this.destinationCount = dz.zones.length;
     this.partCount = slicing.dayParts.length;
-    const slices = slicing.dayTypes.length * GROUP_SLOTS * this.partCount;
-    this.sliceCount = slices;
-    this.cells = new CellTable(1 << 16, slices);
-    this.originTotals = new KeyedSums(slices * this.originCount);
-    this.destinationTotals = new KeyedSums(slices * this.destinationCount);
+    this.sums = new OdSums(
+      {
+        weekdayTypes: this.weekdayTypes,
+        slotParts: this.slotParts,
+        dayTypes: slicing.dayTypes.length,
+        dayParts: this.partCount,
+      },
+      this.slotParts.length,
+      this.originCount,
+      this.destinationCount,
+    );
     this.visits = {
       trip: null as unknown as OdTrip,
       origins: this.origins,
@@ -228,25 +220,17 @@ export class OdAggregator {
       visits.dayParts = dayParts;
       for (const sink of this.sinks) sink.addVisits(visits);
     }
-    const { weight, groups } = trip;
-    const O = this.originCount;
+    // One cell per pair and one total per zone visit: the slices are summed when read (OdSums).
+    const { weight } = trip;
+    const sums = this.sums;
+    const mask = maskOf(trip.groups);
+    const fine = sums.fineOf(mask, weekday, slot);
     const D = this.destinationCount;
-    const P = this.partCount;
-    for (const dt of dayTypes) {
-      for (const dp of dayParts) {
-        for (const g of groups) {
-          if (g >= GROUP_SLOTS) throw new Error(`device-type group ${g} is out of range`);
-          const slice = (dt * GROUP_SLOTS + g) * P + dp;
-          for (let p = 0; p < pairCount; p++)
-            this.cells.addTo(this.pairOrigin[p] * D + this.pairDestination[p], slice, weight, durationMs);
-          const totals = slice;
-          for (let i = 0; i < origins.count; i++)
-            this.originTotals.add(totals * O + origins.zones[i], weight);
-          for (let i = 0; i < destinations.count; i++)
-            this.destinationTotals.add(totals * D + destinations.zones[i], weight);
-        }
-      }
-    }
+    for (let p = 0; p < pairCount; p++)
+      sums.addPair(this.pairOrigin[p] * D + this.pairDestination[p], fine, weight, durationMs);
+    for (let i = 0; i < origins.count; i++) sums.addOrigin(mask, weekday, slot, origins.zones[i], weight);
+    for (let i = 0; i < destinations.count; i++)
+      sums.addDestination(mask, weekday, slot, destinations.zones[i], weight);
   }
 
   /**
@@ -343,13 +327,7 @@ export class OdAggregator {
    * merged sums equal those of one pass over all the trips, bit for bit.
    */
   exportState(): OdAggregatorState {
-    return {
-      tripsSeen: this.tripsSeen,
-      tripsInZones: this.tripsInZones,
-      cells: this.cells.exportRecords(),
-      originTotals: this.originTotals.exportSums(),
-      destinationTotals: this.destinationTotals.exportSums(),
-    };
+    return { tripsSeen: this.tripsSeen, tripsInZones: this.tripsInZones, ...this.sums.exportState() };
   }
 
   /**
@@ -360,16 +338,7 @@ export class OdAggregator {
   absorb(state: OdAggregatorState, cellGroups?: readonly number[]): void {
     this.tripsSeen += state.tripsSeen;
     this.tripsInZones += state.tripsInZones;
-    if (!cellGroups) this.cells.absorbRecords(state.cells);
-    else if (cellGroups.length > 0) {
-      const [S, P] = [this.sliceCount, this.partCount];
-      const wanted = new Uint8Array(GROUP_SLOTS);
-      for (const g of cellGroups) wanted[g] = 1;
-      // key = pair × S + slice, slice = (dayType × GROUP_SLOTS + group) × P + dayPart
-      this.cells.absorbRecords(state.cells, (key) => wanted[Math.floor((key % S) / P) % GROUP_SLOTS] === 1);
-    }
-    this.originTotals.absorbSums(state.originTotals);
-    this.destinationTotals.absorbSums(state.destinationTotals);
+    this.sums.absorb(state, cellGroups);
   }
 
   /** A summed value as written: the rounded daily average of the day type, or the rounded total. */
@@ -394,54 +363,29 @@ export class OdAggregator {
     scaleOfGroup: readonly number[] | undefined,
     visit: (row: OdRow) => void,
   ): void {
-    const [O, D, P] = [this.originCount, this.destinationCount, this.partCount];
-    const S = this.sliceCount;
+    const [D, P] = [this.destinationCount, this.partCount];
     const row = emptyRow();
-    for (const key of this.outputOrder()) {
-      const dayPart = key % P;
-      let rest = (key - dayPart) / P;
-      const destination = rest % D;
-      rest = (rest - destination) / D;
-      const origin = rest % O;
-      rest = (rest - origin) / O;
-      const group = rest % GROUP_SLOTS;
-      const dayType = (rest - group) / GROUP_SLOTS;
-      if (group >= groupCount) continue;
-      const totals = (dayType * GROUP_SLOTS + group) * P + dayPart;
-      const cell = this.cells.indexOf((origin * D + destination) * S + totals);
+    this.sums.forEachCell(groupCount, (dayType, group, pair, sums) => {
+      const destination = pair % D;
+      const origin = (pair - destination) / D;
       const scale = scaleOfGroup?.[group] ?? 1;
       row.group = group;
       row.origin = origin;
       row.destination = destination;
       row.dayType = dayType;
-      row.dayPart = dayPart;
-      row.odTraffic = this.perDay(this.cells.weightAt(cell) * scale, dayType);
-      row.originTraffic = this.perDay(this.originTotals.get(totals * O + origin) * scale, dayType);
-      row.destinationTraffic = this.perDay(
-        this.destinationTotals.get(totals * D + destination) * scale,
-        dayType,
-      );
-      row.avgDurationMin = Math.round(this.cells.durationAt(cell) / this.cells.sampleAt(cell) / 60_000);
-      row.sample = this.cells.sampleAt(cell);
-      visit(row);
-    }
-  }
-
-  /**
-   * The cells' keys in output order: ((((dayType × GROUP_SLOTS + group) × origins + origin) ×
-   * destinations + destination) × dayParts + dayPart, ascending.
-   */
-  private outputOrder(): Float64Array {
-    const [O, D, P, S] = [this.originCount, this.destinationCount, this.partCount, this.sliceCount];
-    const keys = this.cells.keys();
-    for (let i = 0; i < keys.length; i++) {
-      const pair = Math.floor(keys[i] / S);
-      const slice = keys[i] - pair * S; // (dayType × GROUP_SLOTS + group) × P + dayPart
-      const dayPart = slice % P;
-      const dayTypeGroup = (slice - dayPart) / P;
-      keys[i] = (dayTypeGroup * O * D + pair) * P + dayPart;
-    }
-    return keys.sort();
+      for (let dayPart = 0; dayPart < P; dayPart++) {
+        const sample = sums.sample[dayPart];
+        if (sample === 0) continue;
+        const slice = (dayType * GROUP_SLOTS + group) * P + dayPart;
+        row.dayPart = dayPart;
+        row.odTraffic = this.perDay(sums.weight[dayPart] * scale, dayType);
+        row.originTraffic = this.perDay(this.sums.originTotal(slice, origin) * scale, dayType);
+        row.destinationTraffic = this.perDay(this.sums.destinationTotal(slice, destination) * scale, dayType);
+        row.avgDurationMin = Math.round(sums.durationMs[dayPart] / sample / 60_000);
+        row.sample = sample;
+        visit(row);
+      }
+    });
   }
 
   /** The rows of forEachRow as objects. */
@@ -460,13 +404,21 @@ export class OdAggregator {
     dayPart: number,
     scaleOfGroup?: readonly number[],
   ): number {
-    const totals = (dayType * GROUP_SLOTS + group) * this.partCount + dayPart;
+    const slice = (dayType * GROUP_SLOTS + group) * this.partCount + dayPart;
     const sum =
-      side === "origin"
-        ? this.originTotals.get(totals * this.originCount + zone)
-        : this.destinationTotals.get(totals * this.destinationCount + zone);
+      side === "origin" ? this.sums.originTotal(slice, zone) : this.sums.destinationTotal(slice, zone);
     return this.perDay(sum * (scaleOfGroup?.[group] ?? 1), dayType);
   }
+}
+
+/** A trip's device-type groups as one bit mask. */
+function maskOf(groups: readonly number[]): number {
+  let mask = 0;
+  for (const g of groups) {
+    if (!(g >= 0 && g < GROUP_SLOTS)) throw new Error(`device-type group ${g} is out of range`);
+    mask |= 1 << g;
+  }
+  return mask;
 }
 
 /** One ZoneLookup per compiled set, shared by the aggregators of an analysis (od and 15-minute). */

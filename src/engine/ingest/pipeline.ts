@@ -1,9 +1,7 @@
-import { basename } from "node:path";
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
-import { readTraceFile } from "./read-traces.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
 import type { BatchMatcher, MatchOutcome } from "./match-pool.js";
-import { formatProblem } from "./types.js";
+import { readTrips } from "./split-file.js";
 
 /** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
 export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
@@ -111,25 +109,18 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
     await storeFullBatches();
   };
 
-  try {
-    reading: for await (const records of readTraceFile(path))
-      for (const record of records) {
-        if (opts.signal?.aborted) break reading;
-        if (record.problem) {
-          counts.badRows++;
-          opts.onProblem?.(formatProblem(record.problem));
-          continue;
-        }
-        await take(splitter.push(record.point));
-        if (splitter.counts.pointsRead % progressEvery === 0)
-          opts.onProgress?.(merge(counts, splitter.counts));
-      }
-  } catch (e) {
-    counts.readErrors++;
-    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
-  }
-  if (opts.signal?.aborted) counts.interrupted = 1;
-  else await take(splitter.flush());
+  const reading = readTrips(
+    path,
+    splitter,
+    {
+      onProblem: opts.onProblem,
+      onProgress: () => opts.onProgress?.(merge(counts, splitter.counts)),
+      progressEvery,
+      signal: opts.signal,
+    },
+    counts,
+  );
+  for await (const trips of reading) await take(trips);
   // Trips already sent to matching are complete: their whole batches are stored.
   await matching.finish();
   await storeFullBatches();

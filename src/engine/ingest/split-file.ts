@@ -16,10 +16,57 @@ export interface SplitFileOptions {
   signal?: AbortSignal;
 }
 
-/** What reading and splitting one file counted (the splitter's counts, bad rows, read errors). */
-export interface SplitFileCounts extends SplitCounts {
+/** What reading counts besides the splitter: bad rows, a read that stopped part-way, an interrupted one. */
+export interface ReadCounts {
+  badRows: number;
   readErrors: number;
   interrupted: number;
+}
+
+/** What reading and splitting one file counted (the splitter's counts, bad rows, read errors). */
+export interface SplitFileCounts extends SplitCounts, ReadCounts {}
+
+export interface ReadTripsOptions {
+  onProblem?: (message: string) => void;
+  /** Called every `progressEvery` points read (default 100,000), after the trips they closed were taken. */
+  onProgress?: () => void;
+  progressEvery?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The reading loop of every ingest: reads one trace file through `splitter` and yields the trips as they
+ * close, in reading order, the ones still open when the file ends last. Bad rows and a read that failed
+ * part-way (what was read before is kept) go to `counts` and `onProblem`. Aborted, it stops, counts the
+ * interruption and drops the trips still open: a truncated trip would not be recognised as a duplicate
+ * when the file is ingested again.
+ */
+export async function* readTrips(
+  path: string,
+  splitter: TripSplitter,
+  opts: ReadTripsOptions,
+  counts: ReadCounts,
+): AsyncGenerator<RawTrip[]> {
+  const progressEvery = opts.progressEvery ?? 100_000;
+  try {
+    reading: for await (const records of readTraceFile(path))
+      for (const record of records) {
+        if (opts.signal?.aborted) break reading;
+        if (record.problem) {
+          counts.badRows++;
+          opts.onProblem?.(formatProblem(record.problem));
+          continue;
+        }
+        const closed = splitter.push(record.point);
+        if (closed.length > 0) yield closed;
+        if (splitter.counts.pointsRead % progressEvery === 0) opts.onProgress?.();
+      }
+  } catch (e) {
+    counts.readErrors++;
+    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
+  }
+  if (opts.signal?.aborted) counts.interrupted = 1;
+  else yield splitter.flush();
 }
 
 /**
@@ -32,30 +79,14 @@ export async function* splitTraceFile(
   opts: SplitFileOptions,
   counts: SplitFileCounts,
 ): AsyncGenerator<RawTrip[]> {
-  const progressEvery = opts.progressEvery ?? 100_000;
   const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
   const sync = () => Object.assign(counts, splitter.counts, { badRows: counts.badRows });
-  try {
-    for await (const records of readTraceFile(path)) {
-      const closed: RawTrip[] = [];
-      for (const record of records) {
-        if (opts.signal?.aborted) break;
-        if (record.problem) {
-          counts.badRows++;
-          opts.onProblem?.(formatProblem(record.problem));
-          continue;
-        }
-        closed.push(...splitter.push(record.point));
-        if (splitter.counts.pointsRead % progressEvery === 0) opts.onProgress?.(sync());
-      }
-      if (closed.length > 0) yield closed;
-      if (opts.signal?.aborted) break;
-    }
-  } catch (e) {
-    counts.readErrors++;
-    opts.onProblem?.(`${basename(path)}: reading stopped: ${(e as Error).message}`);
-  }
-  if (opts.signal?.aborted) counts.interrupted = 1;
-  else yield splitter.flush();
+  const { onProblem, onProgress, progressEvery, signal } = opts;
+  yield* readTrips(
+    path,
+    splitter,
+    { onProblem, onProgress: () => onProgress?.(sync()), progressEvery, signal },
+    counts,
+  );
   sync();
 }

@@ -2,6 +2,7 @@ import type { LonLat } from "../network/types.js";
 import type { PathStep } from "../trips/types.js";
 import { alongMoveM, type Candidate } from "./candidates.js";
 import type { MatchContext } from "./context.js";
+import { doubleRow } from "./rows.js";
 
 /** A matched position with the time of its GPS point. */
 export interface MatchedPosition {
@@ -42,7 +43,8 @@ export function assemblePath(
   backwardToleranceM: number,
 ): AssembledPath | null {
   const traversals: Traversal[] = [];
-  const distanceAt = [0];
+  const distanceAt = doubleRow();
+  distanceAt.push(0);
   let cursorM = 0;
   let at = positions[0].candidate;
   for (let k = 1; k < positions.length; k++) {
@@ -67,15 +69,19 @@ export function assemblePath(
     distanceAt.push(cursorM);
     at = next;
   }
-  const moving = traversals.filter((tr) => tr.toM > tr.fromM);
-  if (moving.length === 0) return null;
-  const times = positions.map((p) => p.t);
-  const path = moving.map((tr) => ({
-    segmentId: ctx.lines.id[tr.segIndex],
-    forward: tr.forward,
-    enterT: latestTimeAt(tr.fromM, distanceAt, times),
-    exitT: earliestTimeAt(tr.toM, distanceAt, times),
-  }));
+  const times = doubleRow();
+  for (const p of positions) times.push(p.t);
+  const path: PathStep[] = [];
+  for (const tr of traversals) {
+    if (!(tr.toM > tr.fromM)) continue;
+    path.push({
+      segmentId: ctx.lines.id[tr.segIndex],
+      forward: tr.forward,
+      enterT: latestTimeAt(tr.fromM, distanceAt, times),
+      exitT: earliestTimeAt(tr.toM, distanceAt, times),
+    });
+  }
+  if (path.length === 0) return null;
   return {
     path,
     lengthM: cursorM,
@@ -96,25 +102,24 @@ function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: numbe
   const edges = ctx.routes.pathTo(a.exitNode, b.entryNode);
   if (!edges) throw new Error("matched transition has no route");
   const lengths = ctx.lines.lengthM;
-  const lengthOf = (segIndex: number) => lengths[segIndex];
   const legs: Leg[] = [
     {
       segIndex: a.segIndex,
       forward: a.forward,
       startAlongM: a.alongM,
-      endAlongM: a.forward ? lengthOf(a.segIndex) : 0,
+      endAlongM: a.forward ? lengths[a.segIndex] : 0,
     },
   ];
   for (const edge of edges) {
     const segIndex = edge >> 1;
     const forward = (edge & 1) === 0;
-    const len = lengthOf(segIndex);
+    const len = lengths[segIndex];
     legs.push({ segIndex, forward, startAlongM: forward ? 0 : len, endAlongM: forward ? len : 0 });
   }
   legs.push({
     segIndex: b.segIndex,
     forward: b.forward,
-    startAlongM: b.forward ? 0 : lengthOf(b.segIndex),
+    startAlongM: b.forward ? 0 : lengths[b.segIndex],
     endAlongM: b.alongM,
   });
   return legs;

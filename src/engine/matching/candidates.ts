@@ -124,7 +124,11 @@ function addApproaches(
   const { start, lonLat, pieceM } = ctx.lines;
   const first = start[segIndex];
   const last = start[segIndex + 1] - 1;
-  const added = out.length;
+  // Along-distances are scaled to the stored length the router uses, before the spot is made (an
+  // object changed after it was made would make V8 drop the code that assumed its fields constant).
+  const lineM = ctx.lines.lineM[segIndex];
+  const lengthM = ctx.lines.lengthM[segIndex];
+  const scale = lineM > 0 && lengthM !== lineM ? lengthM / lineM : 1;
   let cumM = 0;
   // The best spot of the current run: piece k at fraction t (the point is built only when the run ends).
   let bestK = -1;
@@ -151,18 +155,13 @@ function addApproaches(
         bestDistanceM = distanceM;
       }
     } else if (bestK >= 0) {
-      out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM, bestDistanceM));
+      out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM * scale, bestDistanceM));
       bestK = -1;
       bestDistanceM = Infinity;
     }
     cumM += lenM;
   }
-  if (bestK >= 0) out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM, bestDistanceM));
-  const lengthM = ctx.lines.lengthM[segIndex];
-  if (cumM > 0 && lengthM !== cumM) {
-    // Keep along-distances consistent with the stored length the router uses.
-    for (let i = added; i < out.length; i++) out[i].alongM *= lengthM / cumM;
-  }
+  if (bestK >= 0) out.push(approachAt(ctx, segIndex, bestK, bestT, bestAlongM * scale, bestDistanceM));
 }
 
 function approachAt(

@@ -30,6 +30,8 @@ export interface SegmentLines {
   start: Int32Array;
   lonLat: Float64Array;
   pieceM: Float64Array;
+  /** Sum of the segment's `pieceM`, in order. */
+  lineM: Float64Array;
   id: Float64Array;
   lengthM: Float64Array;
   oneway: Uint8Array;
@@ -58,10 +60,14 @@ function segmentLines(network: Network): SegmentLines {
       }
     });
   });
+  const lineM = new Float64Array(segments.length);
+  for (let i = 0; i < segments.length; i++) {
+    for (let k = start[i]; k < start[i + 1] - 1; k++) lineM[i] += pieceM[k];
+  }
   const id = Float64Array.from(segments, (s) => s.id);
   const lengthM = Float64Array.from(segments, (s) => s.lengthM);
   const oneway = Uint8Array.from(segments, (s) => (s.oneway ? 1 : 0));
-  linesOfNetwork.set(network, (lines = { start, lonLat, pieceM, id, lengthM, oneway }));
+  linesOfNetwork.set(network, (lines = { start, lonLat, pieceM, lineM, id, lengthM, oneway }));
   return lines;
 }
 

@@ -1,9 +1,10 @@
 import type { Network } from "../network/network.js";
 import { accessModeOf, type GpsPoint, type MatchedTrip, type RawTrip } from "../trips/types.js";
-import { assemblePath } from "./assemble-path.js";
+import { assemblePath, type MatchedPosition } from "./assemble-path.js";
 import { candidatesOf, emissionLogProb, type Step } from "./candidates.js";
 import { matchContextOf, type MatchContext } from "./context.js";
 import { resolveOptions, type MatchOptions, type ResolvedMatchOptions } from "./options.js";
+import { doubleRow } from "./rows.js";
 import { transitionLogProbs } from "./transitions.js";
 import {
   advanceLattice,
@@ -36,34 +37,45 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
   const ctx = matchContextOf(network, accessModeOf(trip.vehicleClass), o.slowRoadPenalty);
   const points = sortedByTime(trip.points);
   const trips: MatchedTrip[] = [];
+  // No closures here: a fresh closure per trip is a new call target, which cost recompilations.
   let lattice: Lattice | null = null;
-  const closePiece = () => {
-    if (lattice && lattice.steps.length >= 2) {
-      const matched = decodePiece(ctx, lattice, trip, o);
-      if (matched) trips.push(matched);
-    }
-    lattice = null;
-  };
   for (let i = 0; i < points.length; i++) {
     const p = points[i];
-    if (i > 0 && p.t - points[i - 1].t > o.maxTimeGapS * 1000) closePiece();
-    const current = lattice as Lattice | null;
-    if (current && isStationary(ctx, current, p, o)) continue;
+    if (lattice && i > 0 && p.t - points[i - 1].t > o.maxTimeGapS * 1000) {
+      closePiece(ctx, lattice, trip, o, trips);
+      lattice = null;
+    }
+    if (lattice && isStationary(ctx, lattice, p, o)) continue;
     const step = stepOf(ctx, p, i, o);
     if (step.candidates.length === 0) {
-      closePiece();
+      if (lattice) closePiece(ctx, lattice, trip, o, trips);
+      lattice = null;
       continue;
     }
-    const emissions = step.candidates.map((c) => emissionLogProb(c, o.sigmaM));
-    if (current) {
-      if (extend(ctx, current, step, emissions, o) || extendPastStrayFix(ctx, current, step, emissions, o))
+    const emissions = doubleRow();
+    for (const c of step.candidates) emissions.push(emissionLogProb(c, o.sigmaM));
+    if (lattice) {
+      if (extend(ctx, lattice, step, emissions, o) || extendPastStrayFix(ctx, lattice, step, emissions, o))
         continue;
-      closePiece();
+      closePiece(ctx, lattice, trip, o, trips);
     }
     lattice = startLattice(step, emissions);
   }
-  closePiece();
+  if (lattice) closePiece(ctx, lattice, trip, o, trips);
   return trips;
+}
+
+/** Decodes a finished piece of at least two steps into `trips`. */
+function closePiece(
+  ctx: MatchContext,
+  lattice: Lattice,
+  trip: RawTrip,
+  o: ResolvedMatchOptions,
+  trips: MatchedTrip[],
+): void {
+  if (lattice.steps.length < 2) return;
+  const matched = decodePiece(ctx, lattice, trip, o);
+  if (matched) trips.push(matched);
 }
 
 function extend(
@@ -121,7 +133,11 @@ function decodePiece(
   o: ResolvedMatchOptions,
 ): MatchedTrip | null {
   const chosen = mostLikelySequence(lattice);
-  const positions = lattice.steps.map((step, k) => ({ candidate: step.candidates[chosen[k]], t: step.t }));
+  const positions: MatchedPosition[] = [];
+  for (let k = 0; k < lattice.steps.length; k++) {
+    const step = lattice.steps[k];
+    positions.push({ candidate: step.candidates[chosen[k]], t: step.t });
+  }
   const assembled = assemblePath(ctx, positions, o.backwardToleranceM);
   if (!assembled) return null;
   const matched: MatchedTrip = {

@@ -1,6 +1,7 @@
 import type { MatchContext } from "./context.js";
 import { alongMoveM, isUTurnAtNode, type Candidate, type Step } from "./candidates.js";
 import type { ResolvedMatchOptions } from "./options.js";
+import { doubleRow } from "./rows.js";
 
 /** Straight-line metres between the two GPS points (not the snapped ones), as Newson & Krumm compare. */
 export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
@@ -182,7 +183,7 @@ function record(row: TransitionRow, i: number, j: number, routeM: number): void 
 /** Live prev candidates grouped by exit node (one query serves a group), best group score first. */
 function exitGroupsBestFirst(prev: Step, prevScores: number[]): number[][] {
   const groups: number[][] = [];
-  const tops: number[] = [];
+  const tops = doubleRow();
   for (let i = 0; i < prev.candidates.length; i++) {
     if (prevScores[i] === -Infinity) continue;
     const exitNode = prev.candidates[i].exitNode;
@@ -196,8 +197,19 @@ function exitGroupsBestFirst(prev: Step, prevScores: number[]): number[][] {
       if (prevScores[i] > tops[g]) tops[g] = prevScores[i];
     }
   }
-  const order = groups.map((_, g) => g).sort((x, y) => tops[y] - tops[x] || groups[x][0] - groups[y][0]);
-  return order.map((g) => groups[g]);
+  // Insertion sort (a handful of groups), best top score first, then by first member: no closures.
+  for (let g = 1; g < groups.length; g++) {
+    const group = groups[g];
+    const top = tops[g];
+    let h = g - 1;
+    for (; h >= 0 && (tops[h] < top || (tops[h] === top && groups[h][0] > group[0])); h--) {
+      groups[h + 1] = groups[h];
+      tops[h + 1] = tops[h];
+    }
+    groups[h + 1] = group;
+    tops[h + 1] = top;
+  }
+  return groups;
 }
 
 /**

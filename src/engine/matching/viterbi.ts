@@ -1,4 +1,5 @@
 import type { Step } from "./candidates.js";
+import { doubleRow } from "./rows.js";
 
 /**
  * Viterbi lattice of one trip piece: per step, each candidate's best log score and its predecessor.
@@ -11,7 +12,9 @@ export interface Lattice {
 }
 
 export function startLattice(step: Step, emissions: number[]): Lattice {
-  return { steps: [step], scores: [emissions], back: [emissions.map(() => -1)] };
+  const back: number[] = [];
+  for (let j = 0; j < emissions.length; j++) back.push(-1);
+  return { steps: [step], scores: [emissions], back: [back] };
 }
 
 /**
@@ -27,7 +30,7 @@ export function advanceLattice(
 ): boolean {
   const prevScores = lattice.scores[lattice.scores.length - 1];
   const nNext = emissions.length;
-  const scores: number[] = [];
+  const scores = doubleRow();
   const back: number[] = [];
   let reachable = false;
   for (let j = 0; j < nNext; j++) {

@@ -159,9 +159,19 @@ export class RouteBalls {
     return first >= 0;
   }
 
+  /**
+   * The ball of `source` to `radius`: a new search, or the old ball's search resumed from its border
+   * (its nodes keep their exact costs and tree edges; growing 500 → 1,000 → 2,000 m used to search the
+   * inner balls again each time, a quarter of all nodes searched on a cold start).
+   */
   private grow(source: number, radius: number, old: Ball | undefined): Ball {
-    const tree = this.workspace.run(source, this.weights, { maxCost: radius });
-    const reached = this.workspace.reachedNodes();
+    const tree = this.workspace;
+    tree.begin();
+    if (old) placeBall(tree, old);
+    else tree.place(source, 0, -1);
+    tree.openBorder(this.weights);
+    tree.expand(this.weights, radius);
+    const reached = tree.reachedNodes();
     const slots = slotsFor(reached.length);
     if (old) {
       this.entries -= old.mask + 1;
@@ -182,6 +192,15 @@ export class RouteBalls {
     this.balls[source] = ball;
     this.entries += slots;
     return ball;
+  }
+}
+
+/** Puts every node of the ball in the search tree with its cost and tree edge. */
+function placeBall(tree: DijkstraWorkspace, ball: Ball): void {
+  const { table, viaEdge } = ball;
+  for (let s = ball.base, end = ball.base + ball.mask + 1; s < end; s++) {
+    const key = table[2 * s];
+    if (key !== 0) tree.place(key - 1, table[2 * s + 1], viaEdge[s]);
   }
 }
 

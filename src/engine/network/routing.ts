@@ -133,6 +133,69 @@ export class DijkstraWorkspace implements ShortestPathTree {
     return this;
   }
 
+  /**
+   * A search in steps, for route balls: `begin`, `place` nodes whose exact cost is known, `openBorder`,
+   * then `expand`. One kind of weights and no targets or filter: the matcher runs it thousands of times
+   * from a cold start, and a small monomorphic loop is compiled once (the general `run` is also used
+   * by the simulator with function weights, and recompiled each time it meets the other kind).
+   */
+  begin(): void {
+    this.reset();
+  }
+
+  /** Puts `node` in the tree at `cost`, reached by `viaEdge` (−1 for the source); not expanded yet. */
+  place(node: number, cost: number, viaEdge: number): void {
+    this.touch(node, cost);
+    this.viaEdge[node] = viaEdge;
+  }
+
+  /**
+   * Queues every placed node with an edge to a node not placed. Placed nodes hold exact costs (a
+   * bounded search settled them), so only these border nodes can lead anywhere new: a ball grows from
+   * its border instead of being searched again from the source.
+   */
+  openBorder(weights: Float64Array): void {
+    const { outStart } = this.network.graph;
+    const slotWeights = this.csrWeightsOf(weights);
+    const { cost, outTo, touched, queue } = this;
+    for (let i = 0, n = this.touchedCount; i < n; i++) {
+      const node = touched[i];
+      for (let k = outStart[node], end = outStart[node + 1]; k < end; k++) {
+        if (slotWeights[k] !== Infinity && cost[outTo[k]] === Infinity) {
+          queue.push(node, cost[node]);
+          break;
+        }
+      }
+    }
+  }
+
+  /** Settles queued nodes in cost order, reaching every node within `maxCost` of the placed ones. */
+  expand(weights: Float64Array, maxCost: number): this {
+    const { outStart, outEdges } = this.network.graph;
+    const slotWeights = this.csrWeightsOf(weights);
+    const { cost, viaEdge, settledStamp, queue, touched, outTo } = this;
+    const stamp = this.stamp;
+    while (queue.length > 0) {
+      const node = queue.pop()!;
+      if (settledStamp[node] === stamp) continue;
+      settledStamp[node] = stamp;
+      const here = cost[node];
+      for (let k = outStart[node], end = outStart[node + 1]; k < end; k++) {
+        const c = here + slotWeights[k];
+        if (!(c <= maxCost)) continue;
+        const next = outTo[k];
+        if (c < cost[next]) {
+          if (cost[next] === Infinity) touched[this.touchedCount++] = next;
+          cost[next] = c;
+          viaEdge[next] = outEdges[k];
+          queue.push(next, c);
+        }
+      }
+    }
+    queue.clear();
+    return this;
+  }
+
   /** Nodes the latest search reached (finite cost), in the order first reached; valid until the next search. */
   reachedNodes(): Int32Array {
     return this.touched.subarray(0, this.touchedCount);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
+import { BinaryCopyOut, type CopyRow } from "./copy-out.js";
 
 /**
  * Connection pool settings. Every API process and every worker holds its own pool, so the sum of
@@ -124,6 +125,22 @@ export class PgDb {
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
       throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * The rows of `COPY (query) TO STDOUT (FORMAT binary)`, as raw field bytes (copy-out.ts): bytea
+   * without the text format's hex. COPY takes no parameters: `query` holds literals (pg.escapeLiteral).
+   */
+  async copyRows(query: string): Promise<CopyRow[]> {
+    const copy = new BinaryCopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`);
+    const joined = this.current.getStore();
+    if (joined) return await copy.run(joined);
+    const client = await this.pool.connect();
+    try {
+      return await copy.run(client);
     } finally {
       client.release();
     }

@@ -20,10 +20,15 @@ import type {
   TripStatsRepo,
 } from "../../app/ports/store.js";
 import type { DayCount, DayTotal, IngestRunRecord, YearMonth } from "../../domain/records.js";
+import pg from "pg";
+import { binaryField } from "./copy-out.js";
 import type { PgDb } from "./db.js";
 
-/** Chunks a scan fetches per round trip: a few MB at most, and the next batch streams while one is used. */
-const SCAN_BATCH = 4;
+/**
+ * Chunks a scan fetches per round trip (up to 50,000 trips, ~50 MB each): with the next page fetched
+ * while one is used, at most 4 chunks are held.
+ */
+const SCAN_BATCH = 2;
 
 const CHUNK_COLUMNS = "format, trip_count, step_count, class_mask, devices, columns";
 
@@ -69,23 +74,50 @@ export class PostgresTrips implements TripRepo {
 
   async *scan(country: string, options: TripScanOptions = {}): AsyncIterable<TripColumns> {
     const filter = scanFilter(options);
-    let after = { month: "", id: 0 };
+    const page = (after: { month: string; id: number }) => this.scanPage(country, filter, after);
+    let next = page({ month: "", id: 0 });
     for (;;) {
-      // Keyset pages: each round trip holds no cursor or connection between batches.
-      const rows = await this.db.rows<ChunkRow & { month: string; id: number }>(
-        `SELECT month, id, ${CHUNK_COLUMNS} FROM trip_chunks
-         WHERE country = $1 AND month BETWEEN $2 AND $3 AND (month, id) > ($4::ctext, $5::bigint)
-           AND id BETWEEN $6 AND $7
-         ORDER BY month, id LIMIT ${SCAN_BATCH}`,
-        [country, filter.from, filter.to, after.month, after.id, filter.fromId, filter.toId],
-      );
+      const rows = await next;
+      const more = rows.length === SCAN_BATCH;
+      // The next page streams in while this one is used; a scan left early leaves it unread.
+      if (more) next = page(rows[rows.length - 1]);
+      next.catch(() => {});
       for (const row of rows) {
         const picked = filter.pick(row);
         if (picked) yield picked;
       }
-      if (rows.length < SCAN_BATCH) return;
-      after = rows[rows.length - 1];
+      if (!more) return;
     }
+  }
+
+  /**
+   * One keyset page of a scan: each round trip holds no cursor or connection between pages. A binary
+   * COPY, so that the chunks arrive as they are stored, not hex-encoded (copy-out.ts).
+   */
+  private async scanPage(
+    country: string,
+    filter: ReturnType<typeof scanFilter>,
+    after: { month: string; id: number },
+  ): Promise<(ChunkRow & { month: string; id: number })[]> {
+    const text = pg.escapeLiteral;
+    const int = (n: number) => String(Math.trunc(n));
+    const rows = await this.db.copyRows(
+      `SELECT month, id, ${CHUNK_COLUMNS} FROM trip_chunks
+       WHERE country = ${text(country)} AND month BETWEEN ${text(filter.from)} AND ${text(filter.to)}
+         AND (month, id) > (${text(after.month)}::ctext, ${int(after.id)}::bigint)
+         AND id BETWEEN ${int(filter.fromId)} AND ${int(filter.toId)}
+       ORDER BY month, id LIMIT ${SCAN_BATCH}`,
+    );
+    return rows.map((r) => ({
+      month: binaryField.text(r[0]),
+      id: binaryField.int8(r[1]),
+      format: binaryField.int4(r[2]),
+      trip_count: binaryField.int4(r[3]),
+      step_count: binaryField.int4(r[4]),
+      class_mask: binaryField.int4(r[5]),
+      devices: binaryField.text(r[6]),
+      columns: binaryField.bytea(r[7]),
+    }));
   }
 
   async chunkIndex(country: string, options: TripScanOptions = {}): Promise<TripChunkEntry[]> {

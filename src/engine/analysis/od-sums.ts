@@ -1,0 +1,282 @@
+import { CellTable, KeyedSums, type CellRecords } from "./cell-table.js";
+
+/**
+ * Device-type groups a trip's group mask has room for (group numbers 0..7): a trip's groups are kept
+ * as one bit mask, so all its groups share one cell.
+ */
+export const GROUP_SLOTS = 8;
+/** Group masks: every subset of the GROUP_SLOTS groups. */
+const MASKS = 1 << GROUP_SLOTS;
+/** ISO weekdays 1..7 (0 unused). */
+const WEEKDAYS = 8;
+
+/** How the sums are sliced: day types by weekday, day parts by time slot of the day. */
+export interface SumSlicing {
+  /** Per ISO weekday (index 0 unused): the day types it counts in. */
+  weekdayTypes: readonly (readonly number[])[];
+  /** Per time slot of the day: the day parts it counts in. */
+  slotParts: readonly (readonly number[])[];
+  dayTypes: number;
+  dayParts: number;
+}
+
+/** The sums of one zone pair in one day type and device group, per day part (forEachCell). */
+export interface PairSums {
+  weight: Float64Array;
+  durationMs: Float64Array;
+  sample: Float64Array;
+}
+
+/**
+ * An OD analysis' sums kept at the finest split its output needs: per zone pair, group mask, local
+ * weekday and time slot, one cell per trip and pair. Day types (weekday sets), day parts (slot spans)
+ * and device groups overlap (All Day holds Peak AM, All Vehicles holds Personal), so adding each trip
+ * to every slice it counts in cost ~9 scattered cell additions per pair; here it costs one, and the
+ * slices are summed from the fine cells when read, in cache.
+ *
+ * The sums stay exact (expansion weights on a binary grid, whole milliseconds, counts), so any order
+ * of addition gives the same bits as adding each trip to its slices did.
+ */
+export class OdSums {
+  /** Keyed pair × fineCount + fine, fine = (mask × WEEKDAYS + weekday) × slots + slot. */
+  private readonly cells = new CellTable(1 << 16);
+  private readonly fineCount: number;
+  /** Per group mask: zone totals keyed (weekday × slots + slot) × zones + zone; null until met. */
+  private readonly originFine: (Float64Array | null)[] = new Array<Float64Array | null>(MASKS).fill(null);
+  private readonly destinationFine: (Float64Array | null)[] = new Array<Float64Array | null>(MASKS).fill(
+    null,
+  );
+  /** The totals per slice (dayType × GROUP_SLOTS + group) × dayParts + dayPart, summed when first read. */
+  private originSlices: KeyedSums | null = null;
+  private destinationSlices: KeyedSums | null = null;
+  /** Groups whose cells are whole: a merge of some groups' cells (absorb) leaves the others partial. */
+  private wholeGroups = (1 << GROUP_SLOTS) - 1;
+
+  constructor(
+    private readonly slicing: SumSlicing,
+    private readonly slots: number,
+    private readonly originCount: number,
+    private readonly destinationCount: number,
+  ) {
+    this.fineCount = MASKS * WEEKDAYS * slots;
+    if (originCount * destinationCount * this.fineCount > Number.MAX_SAFE_INTEGER)
+      throw new Error(`${originCount} × ${destinationCount} zones are too many for one OD analysis`);
+  }
+
+  /** Number of fine cells (for sizing partial results). */
+  get size(): number {
+    return this.cells.size;
+  }
+
+  /** The fine index of a trip's group mask, weekday and slot. */
+  fineOf(mask: number, weekday: number, slot: number): number {
+    return (mask * WEEKDAYS + weekday) * this.slots + slot;
+  }
+
+  addPair(pair: number, fine: number, weight: number, durationMs: number): void {
+    this.cells.add(pair * this.fineCount + fine, weight, durationMs);
+  }
+
+  addOrigin(mask: number, weekday: number, slot: number, zone: number, weight: number): void {
+    const sums = (this.originFine[mask] ??= this.fineTotals(this.originCount));
+    sums[(weekday * this.slots + slot) * this.originCount + zone] += weight;
+    this.originSlices = null;
+  }
+
+  addDestination(mask: number, weekday: number, slot: number, zone: number, weight: number): void {
+    const sums = (this.destinationFine[mask] ??= this.fineTotals(this.destinationCount));
+    sums[(weekday * this.slots + slot) * this.destinationCount + zone] += weight;
+    this.destinationSlices = null;
+  }
+
+  private fineTotals(zones: number): Float64Array {
+    return new Float64Array(WEEKDAYS * this.slots * zones);
+  }
+
+  /** A zone's total as origin in a slice ((dayType × GROUP_SLOTS + group) × dayParts + dayPart). */
+  originTotal(slice: number, zone: number): number {
+    this.originSlices ??= this.sliceTotals(this.originFine, this.originCount);
+    return this.originSlices.get(slice * this.originCount + zone);
+  }
+
+  destinationTotal(slice: number, zone: number): number {
+    this.destinationSlices ??= this.sliceTotals(this.destinationFine, this.destinationCount);
+    return this.destinationSlices.get(slice * this.destinationCount + zone);
+  }
+
+  /** The fine zone totals summed into every slice they count in. */
+  private sliceTotals(fine: (Float64Array | null)[], zones: number): KeyedSums {
+    const { weekdayTypes, slotParts, dayTypes, dayParts } = this.slicing;
+    const out = new KeyedSums(dayTypes * GROUP_SLOTS * dayParts * zones);
+    for (let mask = 0; mask < MASKS; mask++) {
+      const sums = fine[mask];
+      if (!sums) continue;
+      const groups = groupsOf(mask);
+      for (let weekday = 0; weekday < WEEKDAYS; weekday++)
+        for (let slot = 0; slot < this.slots; slot++) {
+          const base = (weekday * this.slots + slot) * zones;
+          for (let zone = 0; zone < zones; zone++) {
+            const v = sums[base + zone];
+            if (v === 0) continue;
+            for (const dt of weekdayTypes[weekday])
+              for (const g of groups)
+                for (const dp of slotParts[slot])
+                  out.add(((dt * GROUP_SLOTS + g) * dayParts + dp) * zones + zone, v);
+          }
+        }
+    }
+    return out;
+  }
+
+  /**
+   * Visits each zone pair with a sampled trip in a day type and group, ordered day type → group →
+   * pair, with its sums per day part (reused arrays: a day part without trips has sample 0). Only
+   * groups below `groupCount`.
+   */
+  forEachCell(
+    groupCount: number,
+    visit: (dayType: number, group: number, pair: number, sums: PairSums) => void,
+  ): void {
+    const { weekdayTypes, slotParts, dayTypes, dayParts } = this.slicing;
+    const cells = this.sortedCells();
+    const n = cells.pair.length;
+    const sums: PairSums = {
+      weight: new Float64Array(dayParts),
+      durationMs: new Float64Array(dayParts),
+      sample: new Float64Array(dayParts),
+    };
+    // Per day type: which weekdays count in it.
+    const inType = Array.from({ length: dayTypes }, () => new Uint8Array(WEEKDAYS));
+    weekdayTypes.forEach((types, weekday) => types.forEach((dt) => (inType[dt][weekday] = 1)));
+    for (let dt = 0; dt < dayTypes; dt++)
+      for (let g = 0; g < Math.min(groupCount, GROUP_SLOTS); g++) {
+        const bit = 1 << g;
+        if ((this.wholeGroups & bit) === 0) continue;
+        for (let start = 0; start < n;) {
+          const pair = cells.pair[start];
+          let end = start;
+          let any = false;
+          for (; end < n && cells.pair[end] === pair; end++) {
+            if ((cells.mask[end] & bit) === 0 || inType[dt][cells.weekday[end]] === 0) continue;
+            if (!any) {
+              sums.weight.fill(0);
+              sums.durationMs.fill(0);
+              sums.sample.fill(0);
+              any = true;
+            }
+            for (const dp of slotParts[cells.slot[end]]) {
+              sums.weight[dp] += cells.weight[end];
+              sums.durationMs[dp] += cells.durationMs[end];
+              sums.sample[dp] += cells.sample[end];
+            }
+          }
+          if (any) visit(dt, g, pair, sums);
+          start = end;
+        }
+      }
+  }
+
+  /** The fine cells in key order (so by pair), decoded into columns. */
+  private sortedCells() {
+    const keys = this.cells.keys().sort();
+    const n = keys.length;
+    const out = {
+      pair: new Float64Array(n),
+      mask: new Uint16Array(n),
+      weekday: new Uint8Array(n),
+      slot: new Uint16Array(n),
+      weight: new Float64Array(n),
+      durationMs: new Float64Array(n),
+      sample: new Float64Array(n),
+    };
+    for (let i = 0; i < n; i++) {
+      const key = keys[i];
+      const pair = Math.floor(key / this.fineCount);
+      const fine = key - pair * this.fineCount;
+      const slot = fine % this.slots;
+      const maskWeekday = (fine - slot) / this.slots;
+      const r = this.cells.indexOf(key);
+      out.pair[i] = pair;
+      out.mask[i] = Math.floor(maskWeekday / WEEKDAYS);
+      out.weekday[i] = maskWeekday % WEEKDAYS;
+      out.slot[i] = slot;
+      out.weight[i] = this.cells.weightAt(r);
+      out.durationMs[i] = this.cells.durationAt(r);
+      out.sample[i] = this.cells.sampleAt(r);
+    }
+    return out;
+  }
+
+  /** The fine cells and zone totals as plain data (a shard's partial sums). */
+  exportState(): OdSumsState {
+    return {
+      cells: this.cells.exportRecords(),
+      originTotals: exportFine(this.originFine),
+      destinationTotals: exportFine(this.destinationFine),
+    };
+  }
+
+  /**
+   * Adds exported sums of the same zones and slicing. With `cellGroups`, only the cells that count in
+   * one of those groups are added (none for an empty list), and the cells of the other groups are no
+   * longer visited; the zone totals are always added.
+   */
+  absorb(state: OdSumsState, cellGroups?: readonly number[]): void {
+    if (!cellGroups) this.cells.absorbRecords(state.cells);
+    else {
+      const wanted = cellGroups.reduce((m, g) => m | (1 << g), 0);
+      this.wholeGroups &= wanted;
+      const perMask = WEEKDAYS * this.slots;
+      if (wanted !== 0)
+        this.cells.absorbRecords(
+          state.cells,
+          (key) => (Math.floor((key % this.fineCount) / perMask) & wanted) !== 0,
+        );
+    }
+    this.absorbFine(this.originFine, state.originTotals, this.originCount);
+    this.absorbFine(this.destinationFine, state.destinationTotals, this.destinationCount);
+    this.originSlices = null;
+    this.destinationSlices = null;
+  }
+
+  private absorbFine(
+    fine: (Float64Array | null)[],
+    from: { keys: Float64Array; values: Float64Array },
+    zones: number,
+  ): void {
+    const perMask = WEEKDAYS * this.slots * zones;
+    for (let i = 0; i < from.keys.length; i++) {
+      const mask = Math.floor(from.keys[i] / perMask);
+      const sums = (fine[mask] ??= this.fineTotals(zones));
+      sums[from.keys[i] - mask * perMask] += from.values[i];
+    }
+  }
+}
+
+/** OdSums as plain data: fine cells, and zone totals keyed mask × (WEEKDAYS × slots × zones) + index. */
+export interface OdSumsState {
+  cells: CellRecords;
+  originTotals: { keys: Float64Array; values: Float64Array };
+  destinationTotals: { keys: Float64Array; values: Float64Array };
+}
+
+function exportFine(fine: (Float64Array | null)[]): { keys: Float64Array; values: Float64Array } {
+  const keys: number[] = [];
+  const values: number[] = [];
+  fine.forEach((sums, mask) => {
+    if (!sums) return;
+    for (let i = 0; i < sums.length; i++)
+      if (sums[i] !== 0) {
+        keys.push(mask * sums.length + i);
+        values.push(sums[i]);
+      }
+  });
+  return { keys: Float64Array.from(keys), values: Float64Array.from(values) };
+}
+
+/** The groups of a mask, ascending. */
+function groupsOf(mask: number): number[] {
+  const groups: number[] = [];
+  for (let g = 0; g < GROUP_SLOTS; g++) if ((mask & (1 << g)) !== 0) groups.push(g);
+  return groups;
+}
