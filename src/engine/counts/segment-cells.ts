@@ -74,7 +74,7 @@ export interface SegmentCellBatch {
   speedCount: Uint32Array;
   /** Traversal speeds (km/h) added in trip order from 0. */
   speedSumKph: Float64Array;
-  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1] (counter numbers: segment-stats.ts). */
+  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1], counters ascending (numbers: segment-stats.ts). */
   detailStart: Uint32Array;
   counter: Uint8Array;
   count: Uint32Array;
