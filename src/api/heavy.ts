@@ -48,7 +48,8 @@ const EVENT_LOOP_RETRY_SECONDS = 2;
  * refusal costs next to nothing. First @fastify/under-pressure answers every route but `/healthz` with
  * 503 `overloaded` while the event loop is measured too busy (delay, utilisation, heap); then each
  * request gets its deadline, and a heavy route is refused at once when the pool could not answer it by
- * then (the pool checks again, with the key's share, when the work is submitted).
+ * then (the pool checks again, with the key's share, when the work is submitted). An admitted heavy
+ * request counts against the pool's depth from then on, before it reaches the pool.
  */
 export async function registerLoadShedding(app: FastifyInstance, settings: OverloadSettings): Promise<void> {
   const { maxEventLoopDelayMs, maxEventLoopUtilizationPct, maxHeapMb } = settings;
@@ -62,6 +63,9 @@ export async function registerLoadShedding(app: FastifyInstance, settings: Overl
     const task = request.routeOptions.config.heavy;
     const refusal = task && request.server.heavy.refusal(task, request.deadline);
     if (refusal) return sendOverloaded(request, reply, refusal.reason, refusal.seconds);
+    // Counted against the pool's depth from here until the response ends (sent, or the client gone).
+    const leave = task ? request.server.heavy.arrive?.() : undefined;
+    if (leave) reply.raw.once("close", leave);
     done();
   });
 }

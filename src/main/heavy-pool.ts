@@ -88,6 +88,8 @@ const overloaded = (reason: string, waitMs: number) => {
 export class HeavyPool implements HeavyRunner {
   private readonly pool: Piscina;
   private inFlight = 0;
+  /** Heavy-route requests admitted and not yet answered (arrive), whether or not they reached `run` yet. */
+  private arriving = 0;
   private readonly perCaller = new Map<string, number>();
   private readonly runTimes = new RunTimes();
   private readonly queued = new Set<Ticket>();
@@ -142,9 +144,16 @@ export class HeavyPool implements HeavyRunner {
   }
 
   refusal(name: HeavyTaskName, deadline = Infinity): Refusal | null {
+    // Those still on their way count too: with a networked store, requests admitted here wait for their
+    // key and quota look-ups while the event loop is free, and nothing else would bound that queue.
+    return this.refusalAt(name, deadline, Math.max(this.inFlight, this.arriving));
+  }
+
+  /** Refused at `depth` requests ahead (at `run`, the request has arrived already: only those at the pool). */
+  private refusalAt(name: HeavyTaskName, deadline: number, depth: number): Refusal | null {
     const now = performance.now();
     const wait = this.expectedWaitMs(now);
-    if (this.inFlight >= this.limits.maxDepth)
+    if (depth >= this.limits.maxDepth)
       return refusalOf(`${this.limits.maxDepth} heavy requests in progress`, wait);
     // Waited past its deadline already (in the event loop, for the store): too late whatever comes next.
     if (now >= deadline) return refusalOf("it waited past its deadline before it reached the pool", wait);
@@ -160,7 +169,7 @@ export class HeavyPool implements HeavyRunner {
     input: HeavyInput<N>,
     { caller, deadline = Infinity }: HeavyAdmission = {},
   ): Promise<HeavyOutput<N>> {
-    const refused = this.refusal(name, deadline);
+    const refused = this.refusalAt(name, deadline, this.inFlight);
     if (refused) throw retryLater("overloaded", refused, refused.seconds);
     const { perKey } = this.limits;
     if (caller && (this.perCaller.get(caller) ?? 0) >= perKey)
@@ -173,6 +182,21 @@ export class HeavyPool implements HeavyRunner {
       () => this.release(caller),
     );
     return (await answer) as HeavyOutput<N>;
+  }
+
+  arrive(): () => void {
+    this.arriving++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.arriving--;
+    };
+  }
+
+  /** Heavy-route requests admitted and not yet answered. */
+  get arrived(): number {
+    return this.arriving;
   }
 
   close(): Promise<void> {

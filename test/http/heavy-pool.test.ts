@@ -330,6 +330,20 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
     });
   });
 
+  it("counts requests still waiting for the store before the pool against the depth", { skip }, async () => {
+    await withPool({ maxDepth: 2 }, async (server) => {
+      // Key and quota look-ups wait while the event loop is free: nothing else would bound that queue.
+      await locker.query("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
+      const held = [metrics(server.base, keyA), metrics(server.base, keyB)];
+      while (server.pool!.arrived < 2) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(server.pool!.depth, 0);
+      assertShed(await metrics(server.base, keyB), 503, "overloaded");
+      await release();
+      for (const res of await Promise.all(held)) assert.equal(res.status, 200);
+      assert.equal(server.pool!.arrived, 0);
+    });
+  });
+
   it("answers 429 key_busy to one key over its share while another key is admitted", { skip }, async () => {
     await withPool({ maxDepth: 4, perKey: 1 }, async (server) => {
       await lock();

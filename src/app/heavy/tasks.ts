@@ -159,6 +159,12 @@ export interface HeavyRunner {
    * before the body is read or the key looked up, so shedding costs next to nothing.
    */
   refusal(name: HeavyTaskName, deadline?: number): Refusal | null;
+  /**
+   * A heavy-route request let through by `refusal`, on its way to `run` (key, quota and the store first):
+   * counted against the depth until the returned function is called (its response ended), so requests
+   * waiting for the store before the pool are bounded too. A runner without admission control has none.
+   */
+  arrive?(): () => void;
   close(): Promise<void>;
 }
 

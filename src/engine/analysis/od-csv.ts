@@ -65,6 +65,14 @@ export function odCsv(rows: Iterable<OdRow>, labels: OdLabels): string {
   return writer.finish();
 }
 
+/** The texts of the small whole numbers most cells hold: join() then copies them instead of formatting. */
+const SMALL_NUMBERS = Array.from({ length: 4096 }, (_, i) => String(i));
+
+/** A number as join() writes it (String(n)), from SMALL_NUMBERS when it is there. */
+function numberText(n: number): string {
+  return n >= 0 && n < SMALL_NUMBERS.length && Number.isInteger(n) ? SMALL_NUMBERS[n] : String(n);
+}
+
 /**
  * od_* CSV written row by row without an array or string per row: the label
  * fields are formatted once, a row's pieces go into a reused array that is
@@ -77,7 +85,7 @@ export class OdCsvWriter {
   private readonly dayTypes: string[];
   private readonly dayParts: string[];
   private readonly parts: string[];
-  private readonly pieces: (string | number)[] = [];
+  private readonly pieces: string[] = [];
 
   constructor(labels: OdLabels) {
     const zone = (z: ZoneDef) => [z.id, z.name, yesNo(z.isPass), directionOf(z)].map(field).join(",");
@@ -93,7 +101,8 @@ export class OdCsvWriter {
     const p = this.pieces;
     p.push(this.groups[r.group], this.origins[r.origin], this.destinations[r.destination]);
     p.push(this.dayTypes[r.dayType], this.dayParts[r.dayPart]);
-    p.push(r.odTraffic, ",", r.originTraffic, ",", r.destinationTraffic, ",", r.avgDurationMin, "\n");
+    p.push(numberText(r.odTraffic), ",", numberText(r.originTraffic), ",");
+    p.push(numberText(r.destinationTraffic), ",", numberText(r.avgDurationMin), "\n");
     if (p.length >= 16_384) this.flush();
   }
 

@@ -68,6 +68,11 @@ export class OdSums {
     return this.cells.size;
   }
 
+  /** Makes room for `cells` fine cells. */
+  reserve(cells: number): void {
+    this.cells.reserve(cells);
+  }
+
   /** The fine index of a trip's group mask, weekday and slot. */
   fineOf(mask: number, weekday: number, slot: number): number {
     return (mask * WEEKDAYS + weekday) * this.slots + slot;
@@ -176,10 +181,13 @@ export class OdSums {
       }
   }
 
-  /** The fine cells in key order (so by pair), decoded into columns. */
+  /** The fine cells grouped by pair in ascending pair order, decoded into columns. */
   private sortedCells() {
-    const keys = this.cells.keys().sort();
-    const n = keys.length;
+    const records = this.cells.exportRecords();
+    const n = records.keys.length;
+    const pairOf = new Float64Array(n);
+    for (let i = 0; i < n; i++) pairOf[i] = Math.floor(records.keys[i] / this.fineCount);
+    const order = byPair(pairOf, this.originCount * this.destinationCount);
     const out = {
       pair: new Float64Array(n),
       mask: new Uint16Array(n),
@@ -190,19 +198,17 @@ export class OdSums {
       sample: new Float64Array(n),
     };
     for (let i = 0; i < n; i++) {
-      const key = keys[i];
-      const pair = Math.floor(key / this.fineCount);
-      const fine = key - pair * this.fineCount;
+      const r = order[i];
+      const fine = records.keys[r] - pairOf[r] * this.fineCount;
       const slot = fine % this.slots;
       const maskWeekday = (fine - slot) / this.slots;
-      const r = this.cells.indexOf(key);
-      out.pair[i] = pair;
+      out.pair[i] = pairOf[r];
       out.mask[i] = Math.floor(maskWeekday / WEEKDAYS);
       out.weekday[i] = maskWeekday % WEEKDAYS;
       out.slot[i] = slot;
-      out.weight[i] = this.cells.weightAt(r);
-      out.durationMs[i] = this.cells.durationAt(r);
-      out.sample[i] = this.cells.sampleAt(r);
+      out.weight[i] = records.weights[r];
+      out.durationMs[i] = records.durations[r];
+      out.sample[i] = records.samples[r];
     }
     return out;
   }
@@ -272,6 +278,28 @@ function exportFine(fine: (Float64Array | null)[]): { keys: Float64Array; values
       }
   });
   return { keys: Float64Array.from(keys), values: Float64Array.from(values) };
+}
+
+/** Most pairs for which byPair counts (a 64 MB table); more are sorted. */
+const COUNTED_PAIRS = 1 << 24;
+
+/**
+ * Record indexes ordered by pair (ties in record order): a counting sort over the pair numbers
+ * (sequential passes) where the pairs fit in a table, else a comparison sort.
+ */
+function byPair(pairOf: Float64Array, pairs: number): Int32Array {
+  const n = pairOf.length;
+  const order = new Int32Array(n);
+  if (pairs > COUNTED_PAIRS) {
+    const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) => pairOf[a] - pairOf[b] || a - b);
+    order.set(sorted);
+    return order;
+  }
+  const next = new Int32Array(pairs + 1);
+  for (let i = 0; i < n; i++) next[pairOf[i] + 1]++;
+  for (let p = 1; p <= pairs; p++) next[p] += next[p - 1];
+  for (let i = 0; i < n; i++) order[next[pairOf[i]]++] = i;
+  return order;
 }
 
 /** The groups of a mask, ascending. */

@@ -1,7 +1,7 @@
 import type { LonLat } from "../network/types.js";
 import { headingMatches, type TripPath, type ZoneVisit } from "./assign.js";
 import type { CompiledZoneSet } from "./compile.js";
-import { bboxOfPoints, bearingOf, pointInMultiPolygon } from "./geometry.js";
+import { bboxOfPoints, bearingOf, pointInMultiPolygon, type PolygonRings } from "./geometry.js";
 
 /**
  * Zone visits of one trip in reusable typed arrays (zone, position along the
@@ -46,6 +46,27 @@ export class VisitList {
 }
 
 /**
+ * [w, s, e, n] of a multipolygon that is one axis-aligned rectangle without holes (a closed ring of
+ * four axis-parallel edges, as grid zones are), else null.
+ */
+export function axisAlignedBox(polygons: PolygonRings[]): [number, number, number, number] | null {
+  if (polygons.length !== 1 || polygons[0].length !== 1) return null;
+  const ring = polygons[0][0];
+  if (ring.length !== 5 || ring[0][0] !== ring[4][0] || ring[0][1] !== ring[4][1]) return null;
+  for (let i = 0; i < 4; i++) {
+    const sameX = ring[i][0] === ring[i + 1][0];
+    const sameY = ring[i][1] === ring[i + 1][1];
+    if (sameX === sameY) return null; // a diagonal or a repeated point
+  }
+  const xs = new Set(ring.map((q) => q[0]));
+  const ys = new Set(ring.map((q) => q[1]));
+  if (xs.size !== 2 || ys.size !== 2) return null;
+  const [w, e] = [...xs].sort((a, b) => a - b);
+  const [s, n] = [...ys].sort((a, b) => a - b);
+  return [w, s, e, n];
+}
+
+/**
  * A uniform grid over the non-pass zones' bounding boxes: each grid cell lists
  * (in zone order) the zones whose box meets it. A point needs one cell look-up
  * and point-in-polygon tests of those few zones, instead of an R-tree search
@@ -63,9 +84,15 @@ class EndZoneGrid {
   /** CSR: the items of cell c are items[start[c] .. start[c + 1]] (indexes into set.endZones). */
   private readonly start: Int32Array;
   private readonly items: Int32Array;
+  /** Per end zone: 1 when it is one axis-aligned rectangle, whose [w, s, e, n] are in `boxes`. */
+  private readonly isBox: Uint8Array;
+  private readonly boxes: Float64Array;
 
   constructor(private readonly set: CompiledZoneSet) {
     const boxes = set.endZones.map((z) => bboxOfPoints(z.polygons.flatMap((rings) => rings[0])));
+    const rectangles = set.endZones.map((z) => axisAlignedBox(z.polygons));
+    this.isBox = Uint8Array.from(rectangles, (r) => (r ? 1 : 0));
+    this.boxes = Float64Array.from(rectangles.flatMap((r) => r ?? [0, 0, 0, 0]));
     [this.w, this.s, this.e, this.n] = [
       Math.min(...boxes.map((b) => b[0])),
       Math.min(...boxes.map((b) => b[1])),
@@ -107,9 +134,17 @@ class EndZoneGrid {
     if (!(x >= this.w && x <= this.e && y >= this.s && y <= this.n)) return;
     const cell = this.row(y) * this.cols + this.col(x);
     for (let k = this.start[cell]; k < this.start[cell + 1]; k++) {
-      const end = this.set.endZones[this.items[k]];
-      if (pointInMultiPolygon(p, end.polygons)) out.push(end.zone, position);
+      const i = this.items[k];
+      const end = this.set.endZones[i];
+      if (this.isBox[i] === 1 ? this.inBox(i, x, y) : pointInMultiPolygon(p, end.polygons))
+        out.push(end.zone, position);
     }
+  }
+
+  /** pointInMultiPolygon of a rectangle (boundary inside): four comparisons, no orientation tests. */
+  private inBox(i: number, x: number, y: number): boolean {
+    const b = this.boxes;
+    return x >= b[4 * i] && y >= b[4 * i + 1] && x <= b[4 * i + 2] && y <= b[4 * i + 3];
   }
 }
 
