@@ -16,14 +16,15 @@
  *
  * The workers run from dist/ (built first when a source changed), as a deployment runs them;
  * STREETFLOW_BENCH_TSX=1 runs them under tsx. STREETFLOW_BENCH_WORKER_NODE_ARGS adds node options to
- * the worker processes (e.g. `--cpu-prof`).
+ * the worker processes (e.g. `--cpu-prof`); STREETFLOW_BENCH_LOG names a file that gets their output,
+ * each line with the seconds since its process started.
  *
  * The trips come from the bench/analysis SQLite cache (built on first use) and are copied once into the
  * database `streetflow_bench_scale_<trips>` (kept between runs).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -151,6 +152,9 @@ async function measure(
     };
   } finally {
     await Promise.all(processes.map(stopWorker));
+    // The workers' output with the seconds since each started: where a run's time went, job by job.
+    if (process.env.STREETFLOW_BENCH_LOG)
+      appendFileSync(process.env.STREETFLOW_BENCH_LOG, processes.map((p) => p.out).join(""));
   }
 }
 
@@ -178,9 +182,11 @@ export async function startWorker(env: {
     },
   ) as ChildProcess & { out: string };
   child.out = "";
+  const spawned = performance.now();
   return new Promise((resolve, reject) => {
     const read = (d: Buffer) => {
-      child.out += d.toString();
+      const at = ((performance.now() - spawned) / 1000).toFixed(1);
+      child.out += d.toString().replace(/^(?=.)/gm, `[${child.pid} +${at}s] `);
       if (child.out.includes("Streetflow worker:")) resolve(child);
     };
     child.stdout!.on("data", read);

@@ -1,16 +1,15 @@
-import pg from "pg";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import type { Store } from "../../src/app/ports/store.js";
 import type { JobQueue } from "../../src/app/ports/job-queue.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
-import { Redis } from "ioredis";
+import { reachPostgres, reachRedis, TEST_DATABASE_URL, TEST_REDIS_URL } from "../helpers/distributed.js";
 
 /**
  * The backends the port contract tests run against. Every test opens a fresh, empty store: SQLite in
  * memory; PostgreSQL in a database made for this test run (dropped at the end), its tables emptied
  * before each test. Without a reachable PostgreSQL its suite is skipped with a message, except under CI=true,
- * where that is a failure.
+ * where that is a failure (test/helpers/distributed.ts).
  */
 export interface Backend {
   name: string;
@@ -23,8 +22,6 @@ export interface Backend {
   /** Drops what the run created. */
   dispose(): Promise<void>;
 }
-
-const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 function sqliteBackend(): Backend {
   return {
@@ -47,23 +44,19 @@ function urlOf(base: string, database: string): string {
 }
 
 async function postgresBackend(): Promise<Backend> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (e) {
-    const why = `PostgreSQL not reachable at ${ADMIN_URL} (${(e as Error).message})`;
-    if (process.env.CI === "true") throw new Error(`${why}: CI runs the contract tests against it`);
+  const reached = await reachPostgres("the contract tests");
+  if (reached.skip !== undefined)
     return {
       name: "postgres",
-      skip: `${why}; set STREETFLOW_TEST_DATABASE_URL to run this suite`,
+      skip: reached.skip,
       open: () => Promise.reject(new Error("skipped")),
       reopen: () => Promise.reject(new Error("skipped")),
       dispose: async () => {},
     };
-  }
+  const admin = reached.client;
   const database = `streetflow_test_${process.pid}_${Date.now().toString(36)}`;
   await admin.query(`CREATE DATABASE ${database}`);
-  const url = urlOf(ADMIN_URL, database);
+  const url = urlOf(TEST_DATABASE_URL, database);
   const stores: PostgresStore[] = [];
   const openStore = async (options: { clock?: () => number }) => {
     const store = await PostgresStore.open(url, { ...options, pool: { max: 4 } });
@@ -145,33 +138,19 @@ function storeQueue(backend: Backend): QueueBackend {
   };
 }
 
-const REDIS_URL = process.env.STREETFLOW_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-
 async function bullBackend(): Promise<QueueBackend> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
-  try {
-    await probe.connect();
-    await probe.ping();
-  } catch (e) {
-    probe.disconnect();
-    const why = `Redis not reachable at ${REDIS_URL} (${(e as Error).message})`;
-    if (process.env.CI === "true") throw new Error(`${why}: CI runs the contract tests against it`);
+  const reached = await reachRedis("the contract tests");
+  if (reached.skip !== undefined) {
     const skipped = () => Promise.reject(new Error("skipped"));
-    return {
-      name: "bullmq",
-      skip: `${why}; set STREETFLOW_TEST_REDIS_URL`,
-      open: skipped,
-      reopen: skipped,
-      dispose: async () => {},
-    };
+    return { name: "bullmq", skip: reached.skip, open: skipped, reopen: skipped, dispose: async () => {} };
   }
-  probe.disconnect();
+  reached.client.disconnect();
   const queues: BullJobQueue[] = [];
   const prefixOf = new Map<JobQueue, string>();
   const run = `sf-test-${process.pid}-${Date.now().toString(36)}`;
   let n = 0;
   const openQueue = (prefix: string) => {
-    const queue = new BullJobQueue({ url: REDIS_URL, prefix, stalledCheckMs: 100 });
+    const queue = new BullJobQueue({ url: TEST_REDIS_URL, prefix, stalledCheckMs: 100 });
     queues.push(queue);
     prefixOf.set(queue, prefix);
     return queue;

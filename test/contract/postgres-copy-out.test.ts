@@ -1,25 +1,16 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
+import { postgresSkip, TEST_DATABASE_URL } from "../helpers/distributed.js";
 import { binaryField } from "../../src/store/postgres/copy-out.js";
 import { PgDb } from "../../src/store/postgres/db.js";
 
-const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ADMIN_URL = TEST_DATABASE_URL;
 
-async function reachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return undefined;
-  } catch (e) {
-    if (process.env.CI === "true") throw e;
-    return `PostgreSQL not reachable at ${ADMIN_URL} (${(e as Error).message})`;
-  }
-}
+const skip = await postgresSkip("the COPY reader tests");
 
 /** The trip scan reads chunks by a binary COPY (src/store/postgres/copy-out.ts), bytes as stored. */
-describe("PostgreSQL binary COPY reader", { skip: await reachable() }, () => {
+describe("PostgreSQL binary COPY reader", { skip }, () => {
   // One connection: a failed COPY must leave it usable for the next statement.
   const pool = new pg.Pool({ connectionString: ADMIN_URL, max: 1 });
   const db = new PgDb(pool);

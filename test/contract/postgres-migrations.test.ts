@@ -1,26 +1,17 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
+import { postgresSkip, TEST_DATABASE_URL } from "../helpers/distributed.js";
 import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { partitionOf } from "../../src/store/postgres/trips.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 
-const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ADMIN_URL = TEST_DATABASE_URL;
 
-async function reachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return undefined;
-  } catch (e) {
-    if (process.env.CI === "true") throw e;
-    return `PostgreSQL not reachable at ${ADMIN_URL} (${(e as Error).message})`;
-  }
-}
+const skip = await postgresSkip("the migration tests");
 
 /** Migrations on start: several processes opening one empty database at once, and opening it again. */
-describe("PostgreSQL store: migrations and partitions", { skip: await reachable() }, () => {
+describe("PostgreSQL store: migrations and partitions", { skip }, () => {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   const database = `streetflow_migrate_${process.pid}_${Date.now().toString(36)}`;
   const url = new URL(ADMIN_URL);

@@ -12,6 +12,7 @@ import {
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { withQueueFromEnv } from "../../src/store/open.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
+import { TEST_REDIS_URL } from "../helpers/distributed.js";
 import { backends, queueBackends } from "./backends.js";
 
 /**
@@ -32,7 +33,6 @@ interface Setup {
   open(): Promise<Store>;
 }
 
-const REDIS_URL = process.env.STREETFLOW_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 /** The Redis-backed stores of the tests and the SQLite stores under them, removed at the end. */
 const opened: { store: Store; sqlite: SqliteStore }[] = [];
 
@@ -45,7 +45,7 @@ const setups: Setup[] = [
       const prefix = `sf-test-requeue-${process.pid}-${opened.length}`;
       const sqlite = new SqliteStore(":memory:");
       const store = withQueueFromEnv(sqlite, {
-        STREETFLOW_REDIS_URL: REDIS_URL,
+        STREETFLOW_REDIS_URL: TEST_REDIS_URL,
         STREETFLOW_REDIS_PREFIX: prefix,
       });
       opened.push({ store, sqlite });

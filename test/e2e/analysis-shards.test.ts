@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { Redis } from "ioredis";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
@@ -15,39 +14,13 @@ import type { Store } from "../../src/app/ports/store.js";
 import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { servicesSkip, TEST_DATABASE_URL, TEST_REDIS_URL } from "../helpers/distributed.js";
 
-const PG_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.STREETFLOW_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PG_URL = TEST_DATABASE_URL;
+const REDIS_URL = TEST_REDIS_URL;
 const SHARD_COMPUTE = new URL("../helpers/shard-compute.ts", import.meta.url).href;
 
-/** Why this suite cannot run here (PostgreSQL or Redis unreachable), or null; under CI=true that throws. */
-async function unreachable(): Promise<string | null> {
-  const why = async (): Promise<string | null> => {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-    } catch (e) {
-      return `PostgreSQL not reachable at ${PG_URL} (${(e as Error).message})`;
-    } finally {
-      await client.end().catch(() => {});
-    }
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
-    try {
-      await redis.connect();
-      await redis.ping();
-      return null;
-    } catch (e) {
-      return `Redis not reachable at ${REDIS_URL} (${(e as Error).message})`;
-    } finally {
-      redis.disconnect();
-    }
-  };
-  const reason = await why();
-  if (reason && process.env.CI === "true") throw new Error(`${reason}: CI runs the shard tests against it`);
-  return reason;
-}
-
-const skip = await unreachable();
+const skip = await servicesSkip("the shard tests");
 
 /**
  * Analyses split into shard jobs (BullMQ flows) on PostgreSQL and Redis, taken by two runners as two

@@ -20,6 +20,7 @@ import { UNLIMITED_RATES } from "../helpers/app.js";
 import { colSeg, gridNetwork, rowSeg } from "../helpers/counts.js";
 import { at } from "../helpers/network.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { reachPostgres, TEST_DATABASE_URL } from "../helpers/distributed.js";
 
 /**
  * Heavy requests on the worker-thread pool (src/main/heavy-pool.ts), over real HTTP and real stores: the
@@ -210,17 +211,12 @@ describe("heavy requests on the worker-thread pool: the same answers as inline (
   });
 });
 
-const ADMIN_URL = process.env.STREETFLOW_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
 describe("admission control of the pool (PostgreSQL; a table lock holds searches in flight)", async () => {
-  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  const reachable = await admin.connect().then(
-    () => true,
-    () => false,
-  );
-  const skip = reachable ? false : `PostgreSQL not reachable at ${ADMIN_URL}`;
+  const reached = await reachPostgres("the pool's admission tests");
+  const skip = reached.skip ?? false;
+  const admin = reached.client;
   const database = `streetflow_heavy_${process.pid}_${Date.now().toString(36)}`;
-  const url = new URL(ADMIN_URL);
+  const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${database}`;
   const description: StoreDescription = { kind: "postgres", url: url.toString() };
   let store: PostgresStore;
@@ -230,7 +226,7 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   let statsLocker: pg.Client;
 
   before(async () => {
-    if (skip) return;
+    if (!admin) return;
     await admin.query(`CREATE DATABASE ${database}`);
     store = await PostgresStore.open(description.url);
     await importGrid(store);
@@ -242,7 +238,7 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
     await statsLocker.connect();
   });
   after(async () => {
-    if (skip) return admin.end().catch(() => {});
+    if (!admin) return;
     await locker.end();
     await statsLocker.end();
     await store.close();
@@ -276,18 +272,29 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   const untilRunning = async (pool: HeavyPool, running: number) => {
     while (pool.running < running) await new Promise((r) => setTimeout(r, 5));
   };
-  const withPool = async (
+  /** A test on a pool of its own with `limits` (and the server's `overload` settings), stopped after it. */
+  const poolTest = (
+    name: string,
     limits: Partial<HeavyPoolLimits>,
-    body: (s: Server) => Promise<void>,
+    body: (server: Server, pool: HeavyPool) => Promise<void>,
     overload?: Partial<OverloadSettings>,
-  ) => {
-    const pool = await HeavyPool.start(description, { ...LIMITS, ...limits });
-    const server = await serve(store, pool, overload);
-    try {
-      await body(server);
-    } finally {
-      await stop(server);
-    }
+  ): void => {
+    it(name, { skip }, async () => {
+      const pool = await HeavyPool.start(description, { ...LIMITS, ...limits });
+      const server = await serve(store, pool, overload);
+      try {
+        await body(server, pool);
+      } finally {
+        await stop(server);
+      }
+    });
+  };
+  /** Locks the table and starts a search of key A that takes a thread and waits there (its answer: `running`). */
+  const holdOnThread = async (server: Server, pool: HeavyPool) => {
+    await lock();
+    const running = osmSearch(server.base, keyA);
+    await untilRunning(pool, 1);
+    return { running };
   };
   const assertShed = (res: Awaited<ReturnType<typeof post>>, status: number, code: string) => {
     assert.equal(res.status, status, JSON.stringify(res.json));
@@ -297,13 +304,15 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
     assert.ok(Number(res.retryAfter) >= 1, `Retry-After: ${res.retryAfter}`);
   };
 
-  it("answers /healthz while a heavy polygon search is in flight, before that search", { skip }, async () => {
-    await withPool({}, async (server) => {
+  poolTest(
+    "answers /healthz while a heavy polygon search is in flight, before that search",
+    {},
+    async (server, pool) => {
       const expected = await osmSearch(server.base, keyA);
       await lock();
       const order: string[] = [];
       const heavy = osmSearch(server.base, keyA).then((res) => (order.push("search"), res));
-      await untilDepth(server.pool!, 1);
+      await untilDepth(pool, 1);
       const health = await fetch(`${server.base}/healthz`);
       order.push("healthz");
       assert.equal(health.status, 200);
@@ -314,159 +323,143 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
       assert.deepEqual(order, ["healthz", "search"]);
       assert.equal(res.status, 200);
       assert.deepEqual(res.json, expected.json);
-    });
-  });
+    },
+  );
 
-  it("answers 503 overloaded with Retry-After at once above the queue depth", { skip }, async () => {
-    await withPool({ maxDepth: 2 }, async (server) => {
+  poolTest(
+    "answers 503 overloaded with Retry-After at once above the queue depth",
+    { maxDepth: 2 },
+    async (server, pool) => {
       await lock();
       const held = [osmSearch(server.base, keyA), osmSearch(server.base, keyB)];
-      await untilDepth(server.pool!, 2);
+      await untilDepth(pool, 2);
       assertShed(await osmSearch(server.base, keyB), 503, "overloaded");
       const counts = await post(server.base, "/counts/v1/segmentcount", keyB, { segment_ids: [1] });
       assertShed(counts, 503, "overloaded");
       await release();
       for (const res of await Promise.all(held)) assert.equal(res.status, 200);
-    });
-  });
+    },
+  );
 
-  it("counts requests still waiting for the store before the pool against the depth", { skip }, async () => {
-    await withPool({ maxDepth: 2 }, async (server) => {
+  poolTest(
+    "counts requests still waiting for the store before the pool against the depth",
+    { maxDepth: 2 },
+    async (server, pool) => {
       // Key and quota look-ups wait while the event loop is free: nothing else would bound that queue.
       await locker.query("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE");
       const held = [metrics(server.base, keyA), metrics(server.base, keyB)];
-      while (server.pool!.arrived < 2) await new Promise((r) => setTimeout(r, 5));
-      assert.equal(server.pool!.depth, 0);
+      while (pool.arrived < 2) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(pool.depth, 0);
       assertShed(await metrics(server.base, keyB), 503, "overloaded");
       await release();
       for (const res of await Promise.all(held)) assert.equal(res.status, 200);
-      assert.equal(server.pool!.arrived, 0);
-    });
-  });
+      assert.equal(pool.arrived, 0);
+    },
+  );
 
-  it("answers 429 key_busy to one key over its share while another key is admitted", { skip }, async () => {
-    await withPool({ maxDepth: 4, perKey: 1 }, async (server) => {
+  poolTest(
+    "answers 429 key_busy to one key over its share while another key is admitted",
+    { maxDepth: 4, perKey: 1 },
+    async (server, pool) => {
       await lock();
       const first = osmSearch(server.base, keyA);
-      await untilDepth(server.pool!, 1);
+      await untilDepth(pool, 1);
       assertShed(await osmSearch(server.base, keyA), 429, "key_busy");
       const other = osmSearch(server.base, keyB);
-      await untilDepth(server.pool!, 2);
+      await untilDepth(pool, 2);
       await release();
       assert.equal((await first).status, 200);
       assert.equal((await other).status, 200);
-    });
-  });
+    },
+  );
 
-  it("sheds a request no thread takes within the wait limit (503 overloaded)", { skip }, async () => {
-    await withPool({ threads: 1, maxWaitMs: 200 }, async (server) => {
-      await lock();
-      const running = osmSearch(server.base, keyA);
-      await untilRunning(server.pool!, 1);
+  poolTest(
+    "sheds a request no thread takes within the wait limit (503 overloaded)",
+    { threads: 1, maxWaitMs: 200 },
+    async (server, pool) => {
+      const { running } = await holdOnThread(server, pool);
       const queued = await osmSearch(server.base, keyB);
       assertShed(queued, 503, "overloaded");
       assert.match(queued.json.error.message, /no worker thread free within 200 ms/);
       await release();
       assert.equal((await running).status, 200);
-    });
-  });
+    },
+  );
 
-  it(
+  poolTest(
     "stops a request past its time limit (503 time_limit_exceeded), then serves with a fresh thread",
-    { skip },
-    async () => {
-      await withPool({ timeLimitMs: 300, maxWaitMs: 60_000 }, async (server) => {
-        await lock();
-        const res = await osmSearch(server.base, keyA);
-        assertShed(res, 503, "time_limit_exceeded");
-        await release();
-        assert.equal((await osmSearch(server.base, keyA)).status, 200);
-      });
+    { timeLimitMs: 300, maxWaitMs: 60_000 },
+    async (server) => {
+      await lock();
+      const res = await osmSearch(server.base, keyA);
+      assertShed(res, 503, "time_limit_exceeded");
+      await release();
+      assert.equal((await osmSearch(server.base, keyA)).status, 200);
     },
   );
-  it(
+
+  const deadlineMs = 300;
+  poolTest(
     "sheds a queued request at its deadline, long before the wait limit; one a free thread took runs on",
-    { skip },
-    async () => {
-      const overload = { deadlineMs: 300 };
-      await withPool(
-        { threads: 1, maxWaitMs: 60_000 },
-        async (server) => {
-          await lock();
-          const running = osmSearch(server.base, keyA);
-          await untilRunning(server.pool!, 1);
-          const queued = await osmSearch(server.base, keyB);
-          assertShed(queued, 503, "overloaded");
-          const waited = Number(/no worker thread free within (\d+) ms/.exec(queued.json.error.message)?.[1]);
-          assert.ok(waited <= overload.deadlineMs, queued.json.error.message);
-          await release();
-          // Taken by a free thread at once: only the time limit bounds it, not the 300 ms deadline.
-          assert.equal((await running).status, 200);
-        },
-        overload,
-      );
+    { threads: 1, maxWaitMs: 60_000 },
+    async (server, pool) => {
+      const { running } = await holdOnThread(server, pool);
+      const queued = await osmSearch(server.base, keyB);
+      assertShed(queued, 503, "overloaded");
+      const waited = Number(/no worker thread free within (\d+) ms/.exec(queued.json.error.message)?.[1]);
+      assert.ok(waited <= deadlineMs, queued.json.error.message);
+      await release();
+      // Taken by a free thread at once: only the time limit bounds it, not the 300 ms deadline.
+      assert.equal((await running).status, 200);
     },
+    { deadlineMs },
   );
 
-  it(
+  poolTest(
     "answers a request that queued at its deadline while its thread still works on it, then counts it until done",
-    { skip },
-    async () => {
-      await withPool(
-        { threads: 1, maxWaitMs: 60_000 },
-        async (server) => {
-          await lockStats();
-          const first = metrics(server.base, keyA);
-          await untilRunning(server.pool!, 1);
-          await lock();
-          const second = osmSearch(server.base, keyB);
-          await untilDepth(server.pool!, 2);
-          // The metrics call finishes; the search takes the thread and waits at the table lock.
-          await releaseStats();
-          assert.equal((await first).status, 200);
-          const late = await second;
-          assertShed(late, 503, "overloaded");
-          assert.match(late.json.error.message, /not ready by its deadline/);
-          // Not waited for, yet still on its thread: it holds its place in the queue depth.
-          assert.equal(server.pool!.depth, 1);
-          await release();
-          while (server.pool!.depth > 0) await new Promise((r) => setTimeout(r, 5));
-          assert.equal((await osmSearch(server.base, keyB)).status, 200);
-        },
-        { deadlineMs: 8_000 },
-      );
+    { threads: 1, maxWaitMs: 60_000 },
+    async (server, pool) => {
+      await lockStats();
+      const first = metrics(server.base, keyA);
+      await untilRunning(pool, 1);
+      await lock();
+      const second = osmSearch(server.base, keyB);
+      await untilDepth(pool, 2);
+      // The metrics call finishes; the search takes the thread and waits at the table lock.
+      await releaseStats();
+      assert.equal((await first).status, 200);
+      const late = await second;
+      assertShed(late, 503, "overloaded");
+      assert.match(late.json.error.message, /not ready by its deadline/);
+      // Not waited for, yet still on its thread: it holds its place in the queue depth.
+      assert.equal(pool.depth, 1);
+      await release();
+      while (pool.depth > 0) await new Promise((r) => setTimeout(r, 5));
+      assert.equal((await osmSearch(server.base, keyB)).status, 200);
     },
+    { deadlineMs: 8_000 },
   );
 
-  it(
+  poolTest(
     "refuses at once, before reading the body, what the work ahead would not finish by its deadline",
-    { skip },
-    async () => {
-      await withPool(
-        { threads: 1, maxWaitMs: 60_000 },
-        async (server) => {
-          // One search held 1.5 s at the lock: the pool now expects a search to take at least that long.
-          await lock();
-          const slow = osmSearch(server.base, keyA);
-          await untilRunning(server.pool!, 1);
-          await new Promise((r) => setTimeout(r, 1_500));
-          await release();
-          assert.equal((await slow).status, 200);
-          await lock();
-          const running = osmSearch(server.base, keyA);
-          await untilRunning(server.pool!, 1);
-          // No free thread, and a search alone is expected to outlast the 1 s deadline: refused.
-          const refused = await osmSearch(server.base, keyB);
-          assertShed(refused, 503, "overloaded");
-          assert.match(refused.json.error.message, /would not let it finish in time/);
-          // Refused in onRequest: a body that is not even JSON gets the 503, not a 400.
-          assertShed(await post(server.base, "/api/v2/osm_ids/search", keyB, "{not json"), 503, "overloaded");
-          await release();
-          assert.equal((await running).status, 200);
-        },
-        { deadlineMs: 1_000 },
-      );
+    { threads: 1, maxWaitMs: 60_000 },
+    async (server, pool) => {
+      // One search held 1.5 s at the lock: the pool now expects a search to take at least that long.
+      const { running: slow } = await holdOnThread(server, pool);
+      await new Promise((r) => setTimeout(r, 1_500));
+      await release();
+      assert.equal((await slow).status, 200);
+      const { running } = await holdOnThread(server, pool);
+      // No free thread, and a search alone is expected to outlast the 1 s deadline: refused.
+      const refused = await osmSearch(server.base, keyB);
+      assertShed(refused, 503, "overloaded");
+      assert.match(refused.json.error.message, /would not let it finish in time/);
+      // Refused in onRequest: a body that is not even JSON gets the 503, not a 400.
+      assertShed(await post(server.base, "/api/v2/osm_ids/search", keyB, "{not json"), 503, "overloaded");
+      await release();
+      assert.equal((await running).status, 200);
     },
+    { deadlineMs: 1_000 },
   );
 });
 

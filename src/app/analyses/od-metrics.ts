@@ -182,6 +182,15 @@ export function scanMonths(spec: AnalysisSpec) {
   return { fromMonth: shift(days[0], -1), toMonth: shift(days[days.length - 1], 1) };
 }
 
+/**
+ * The months whose device counts give a scan's expansion factors: the scanned months, as trips are
+ * filed by UTC month like the device tallies behind the factor.
+ */
+export function expansionMonths(spec: AnalysisSpec): { from: string; to: string } {
+  const { fromMonth, toMonth } = scanMonths(spec);
+  return { from: monthKey(fromMonth), to: monthKey(toMonth) };
+}
+
 /** An OD_Analysis' trips summed per cell, before the cells become CSV rows. */
 export interface OdAggregation {
   aggregator: OdAggregator;
@@ -377,14 +386,18 @@ export interface OdPartial {
   calibration: Float64Array[] | null;
 }
 
-/** Sums the trips of one shard (a month's chunk id range) of an OD_Analysis. */
+/**
+ * Sums the trips of one shard (a month's chunk id range) of an OD_Analysis. `devices`: the devices per
+ * month counted when the shards were planned (expansionMonths), else counted here.
+ */
 export async function odShardPartial(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   scope: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
+  devices?: Map<string, number>,
 ): Promise<OdPartial> {
   const scan = await prepareOd(spec, ctx);
-  await scanTrips(spec, ctx, scan.network, scan.passSegments, scan.sink, scope);
+  await scanTrips(spec, ctx, scan.network, scan.passSegments, scan.sink, scope, devices);
   return {
     aggregator: scan.aggregator.exportState(),
     quarterHours: scan.quarterHours?.exportState() ?? null,
@@ -712,6 +725,8 @@ async function scanTrips(
   aggregator: { add(trip: OdTrip): void },
   /** A shard's months and chunks; the whole scan when absent. */
   scope?: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
+  /** Devices per month (the expansion factors' input); counted here when absent. */
+  devices?: Map<string, number>,
 ): Promise<void> {
   const view = new TripView(network, passSegments);
   const total = Math.max(1, await ctx.store.trips.countTrips(spec.country));
@@ -723,9 +738,9 @@ async function scanTrips(
     // Modes of one trace source (LBS_Plus, CVD_Plus) leave the other source's trips out.
     sources: sources.length < TRACE_SOURCES.length ? sources : undefined,
   };
-  // Trips are filed by UTC month, like the device tallies behind the expansion factor.
-  const months = { from: monthKey(options.fromMonth), to: monthKey(options.toMonth) };
-  const factorOf = monthlyExpansion(await ctx.store.tripStats.devicesByMonth(spec.country, months));
+  const factorOf = monthlyExpansion(
+    devices ?? (await ctx.store.tripStats.devicesByMonth(spec.country, expansionMonths(spec))),
+  );
   // On a fixed grid, weights sum exactly: shards merge to the same bits as one pass.
   const weightOf = weightByUtcMonth((month) => onWeightGrid(factorOf(month)));
   // `for await`: the store ports become asynchronous (issue 12); a plain iterable works as well.

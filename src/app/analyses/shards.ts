@@ -3,6 +3,7 @@ import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import type { Store, TripChunkEntry } from "../ports/store.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import {
+  expansionMonths,
   mergeOdPartials,
   odMergePart,
   odMergeParts,
@@ -26,6 +27,12 @@ export interface AnalysisShard {
   toId: number;
   /** Trips stored in those chunks when planned: a shard that finds others fails (compacted meanwhile). */
   trips: number;
+  /**
+   * Devices per month of the analysed span (the expansion factors' input), counted once when planned:
+   * every shard weighs its trips alike, and the count (a heavy query on a large store) is not repeated
+   * per shard. Absent in shards planned before it was added: the shard counts them itself.
+   */
+  devices?: [month: string, devices: number][];
 }
 
 /** Job kind and payload of one shard, a child of its analysis' job. */
@@ -88,7 +95,9 @@ export async function planShards(
 ): Promise<AnalysisShard[] | null> {
   if (!isShardable(spec)) return null;
   const shards = cutShards(await store.trips.chunkIndex(spec.country, scanMonths(spec)), shardTrips);
-  return shards.length > 1 ? shards : null;
+  if (shards.length <= 1) return null;
+  const devices = [...(await store.tripStats.devicesByMonth(spec.country, expansionMonths(spec)))];
+  return shards.map((shard) => ({ ...shard, devices }));
 }
 
 export function cutShards(chunks: readonly TripChunkEntry[], shardTrips: number): AnalysisShard[] {
@@ -114,7 +123,7 @@ export async function computeShardPartial(
   const month = { year: Number(shard.month.slice(0, 4)), month: Number(shard.month.slice(5, 7)) };
   const scope = { fromMonth: month, toMonth: month, chunkIds: { from: shard.fromId, to: shard.toId } };
   await assertUnchanged(spec, shard, ctx.store, scope);
-  const partial = await odShardPartial(spec, ctx, scope);
+  const partial = await odShardPartial(spec, ctx, scope, shard.devices && new Map(shard.devices));
   ctx.onProgress(1);
   return serialize(partial);
 }

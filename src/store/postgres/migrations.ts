@@ -330,6 +330,15 @@ export const PG_MIGRATIONS: PgMigration[] = [
       )`);
     await rebuildYearRollups(client);
   },
+  // Analysis CSVs (175 MB for 1 M trips × 1,000 zones) compressed with lz4 instead of pglz, which took
+  // the server several CPU seconds per analysis, serially at its end (issue 15; docs/performance.md).
+  // Rows written before keep pglz (both read alike); a server built without lz4 keeps pglz.
+  `
+  DO $$ BEGIN
+    ALTER TABLE analysis_results ALTER COLUMN csv SET COMPRESSION lz4;
+  EXCEPTION WHEN feature_not_supported THEN NULL;
+  END $$;
+  `,
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */
