@@ -26,6 +26,7 @@ test("route balls answer every query exactly as a bounded Dijkstra does, while b
   // Small limits, so queries hit, grow, exceed the largest ball and overflow the cache.
   const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
     minRadius: 300,
+    growth: 1.25,
     maxRadius: 2000,
     maxEntries: 60_000,
   });
@@ -46,6 +47,7 @@ test("route balls give the same shortest paths as a search, from a ball or live"
   const reference = new DijkstraWorkspace(network);
   const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
     minRadius: 500,
+    growth: 2,
     maxRadius: 4000,
     maxEntries: 1_000_000,
   });

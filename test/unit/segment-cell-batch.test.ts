@@ -45,6 +45,23 @@ describe("segment cell batches", () => {
     assert.deepEqual(rows, rowsOf(byCells.db));
   });
 
+  it("store the same bytes whatever the order of a cell's counters", () => {
+    const cells = new SegmentCellAccumulator(network, new LocalClock("UTC"));
+    randomTrips(network, new Rng(7, "cell-batch"), 300).forEach((trip) => cells.addTrip(trip));
+    const batch = cells.drainBatch();
+    const byCells = freshStats();
+    byCells.stats.add("li", cellsOfBatch(batch));
+    // Each cell's counters reversed: descending instead of ascending.
+    for (let k = 0; k + 1 < batch.detailStart.length; k++) {
+      const [from, to] = [batch.detailStart[k], batch.detailStart[k + 1]];
+      batch.counter.subarray(from, to).reverse();
+      batch.count.subarray(from, to).reverse();
+    }
+    const byBatch = freshStats();
+    byBatch.stats.addBatch("li", batch);
+    assert.deepEqual(rowsOf(byBatch.db), rowsOf(byCells.db));
+  });
+
   it("hold each cell once per segment-month, with the trips counted", () => {
     const trips = randomTrips(network, new Rng(4, "cell-batch"), 200);
     const cells = new SegmentCellAccumulator(network, new LocalClock("UTC"));

@@ -14,6 +14,14 @@ import { TRACE_SOURCES, VEHICLE_CLASSES, type MatchedTrip } from "../trips/types
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
 const MIN_SPEED_SAMPLE_S = 1;
 
+/** A segment met in this batch: its length (NaN when the network lacks it) and its segment-months. */
+interface SegmentSeen {
+  segmentId: number;
+  lengthM: number;
+  /** Segment-month number + 1 by month number (0 or absent: none yet). */
+  groups: number[];
+}
+
 /** The local hour a UTC hour falls in: its month (numbered as first seen) and its hour of the week. */
 interface LocalHour {
   month: string;
@@ -66,7 +74,7 @@ export interface SegmentCellBatch {
   speedCount: Uint32Array;
   /** Traversal speeds (km/h) added in trip order from 0. */
   speedSumKph: Float64Array;
-  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1] (counter numbers: segment-stats.ts). */
+  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1], counters ascending (numbers: segment-stats.ts). */
   detailStart: Uint32Array;
   counter: Uint8Array;
   count: Uint32Array;
@@ -80,8 +88,8 @@ export interface SegmentCellBatch {
  * more than matching the trip.
  */
 export class SegmentCellAccumulator {
-  /** Segment id → segment-month number + 1 by month number (0: none yet). */
-  private readonly groupOf = new Map<number, number[]>();
+  /** Segment id → its length and its segment-month numbers + 1 by month number (0: none yet). */
+  private readonly segmentsSeen = new Map<number, SegmentSeen>();
   private groupSegment: number[] = [];
   private groupMonth: string[] = [];
   /** Segment-month number × TALLY_CELLS + cell → cell entry. */
@@ -91,10 +99,17 @@ export class SegmentCellAccumulator {
   private trips: number[] = [];
   private speedCount: number[] = [];
   private speedSum: number[] = [];
-  /** Cell entry × 256 + counter → count. */
-  private details = new Map<number, number>();
+  /**
+   * Cell entry × 256 + counter, once per count, summed when drained (appending costs less than a map).
+   * Fits 32 bits: entries are keys of a Map, which holds fewer than 2^24.
+   */
+  private details = new Uint32Array(1024);
+  private detailCount = 0;
   /** Local hours by UTC hour, as LocalClock caches them; months numbered as first seen. */
   private readonly hours = new Map<number, LocalHour>();
+  /** The last UTC hour asked (a trip's steps mostly fall in one hour). */
+  private lastHour = NaN;
+  private lastLocal: LocalHour | undefined;
   private readonly months = new Map<string, number>();
   /** A trip's passes counted so far (one Set reused: a Set per trip was garbage). */
   private readonly counted = new Set<number>();
@@ -123,23 +138,32 @@ export class SegmentCellAccumulator {
       counted.add(pass);
       const local = this.localHour(step.enterT);
       const cell = (2 * local.hourOfWeek + (step.forward ? 0 : 1)) * CLASS_AND_SOURCES + classAndSource;
-      const entry = this.entryFor(step.segmentId, local, cell);
+      const seen = this.seen(step.segmentId);
+      const entry = this.entryFor(seen, local, cell);
       this.trips[entry]++;
-      this.addSpeed(entry, step.segmentId, (step.exitT - step.enterT) / 1000);
+      this.addSpeed(entry, seen.lengthM, (step.exitT - step.enterT) / 1000);
       if (purpose >= 0) this.addDetail(entry, purpose);
       if (income >= 0) this.addDetail(entry, income);
     }
   }
 
-  private entryFor(segmentId: number, local: LocalHour, cell: number): number {
-    let byMonth = this.groupOf.get(segmentId);
-    if (!byMonth) this.groupOf.set(segmentId, (byMonth = []));
-    let group = (byMonth[local.monthNo] ?? 0) - 1;
+  private seen(segmentId: number): SegmentSeen {
+    let seen = this.segmentsSeen.get(segmentId);
+    if (!seen) {
+      // A segment the network does not know is counted without speeds, as before.
+      const lengthM = this.network.segmentById(segmentId)?.lengthM ?? NaN;
+      this.segmentsSeen.set(segmentId, (seen = { segmentId, lengthM, groups: [] }));
+    }
+    return seen;
+  }
+
+  private entryFor(seen: SegmentSeen, local: LocalHour, cell: number): number {
+    let group = (seen.groups[local.monthNo] ?? 0) - 1;
     if (group < 0) {
       group = this.groupSegment.length;
-      this.groupSegment.push(segmentId);
+      this.groupSegment.push(seen.segmentId);
       this.groupMonth.push(local.month);
-      byMonth[local.monthNo] = group + 1;
+      seen.groups[local.monthNo] = group + 1;
     }
     const key = group * TALLY_CELLS + cell;
     let entry = this.entryOf.get(key);
@@ -157,6 +181,7 @@ export class SegmentCellAccumulator {
 
   private localHour(t: number): LocalHour {
     const key = Math.floor(t / HOUR_MS);
+    if (key === this.lastHour) return this.lastLocal!;
     let local = this.hours.get(key);
     if (!local) {
       const { day, weekday, hour } = this.clock.at(t);
@@ -167,21 +192,26 @@ export class SegmentCellAccumulator {
       if (this.hours.size > 100_000) this.hours.clear();
       this.hours.set(key, local);
     }
+    this.lastHour = key;
+    this.lastLocal = local;
     return local;
   }
 
-  private addSpeed(entry: number, segmentId: number, seconds: number): void {
-    const segment = this.network.segmentById(segmentId);
-    if (!segment || seconds < MIN_SPEED_SAMPLE_S) return;
-    const kph = segment.lengthM / 1000 / (seconds / 3600);
+  private addSpeed(entry: number, lengthM: number, seconds: number): void {
+    if (Number.isNaN(lengthM) || seconds < MIN_SPEED_SAMPLE_S) return;
+    const kph = lengthM / 1000 / (seconds / 3600);
     this.speedSum[entry] += kph;
     this.speedCount[entry]++;
     this.addDetail(entry, Math.min(SPEED_BINS - 1, Math.floor(kph / SPEED_BIN_KPH)));
   }
 
   private addDetail(entry: number, counter: number): void {
-    const key = entry * 256 + counter;
-    this.details.set(key, (this.details.get(key) ?? 0) + 1);
+    if (this.detailCount === this.details.length) {
+      const grown = new Uint32Array(2 * this.details.length);
+      grown.set(this.details);
+      this.details = grown;
+    }
+    this.details[this.detailCount++] = entry * 256 + counter;
   }
 
   /** The tallies gathered so far, as columns; the accumulator starts empty again. */
@@ -204,8 +234,8 @@ export class SegmentCellAccumulator {
       speedCount: new Uint32Array(n),
       speedSumKph: new Float64Array(n),
       detailStart: new Uint32Array(n + 1),
-      counter: new Uint8Array(this.details.size),
-      count: new Uint32Array(this.details.size),
+      counter: new Uint8Array(0),
+      count: new Uint32Array(0),
     };
     for (let e = 0; e < n; e++) {
       const k = slotOf[e];
@@ -219,22 +249,35 @@ export class SegmentCellAccumulator {
     return batch;
   }
 
+  /** Equal (entry, counter) keys summed: sorted natively, then counted in runs; spread over the cells' slots. */
   private fillDetails(batch: SegmentCellBatch, slotOf: Uint32Array): void {
+    const keys = this.details.subarray(0, this.detailCount).sort();
+    const runs: number[] = [];
+    for (let i = 0; i < keys.length;) {
+      let j = i + 1;
+      while (j < keys.length && keys[j] === keys[i]) j++;
+      runs.push(i);
+      i = j;
+    }
+    runs.push(keys.length);
+    batch.counter = new Uint8Array(runs.length - 1);
+    batch.count = new Uint32Array(runs.length - 1);
     const starts = batch.detailStart;
-    for (const key of this.details.keys()) starts[slotOf[Math.floor(key / 256)] + 1]++;
+    for (let r = 0; r + 1 < runs.length; r++) starts[slotOf[keys[runs[r]] >>> 8] + 1]++;
     for (let k = 0; k + 1 < starts.length; k++) starts[k + 1] += starts[k];
     const next = starts.slice(0, starts.length - 1);
-    for (const [key, count] of this.details) {
-      const at = next[slotOf[Math.floor(key / 256)]]++;
-      batch.counter[at] = key % 256;
-      batch.count[at] = count;
+    for (let r = 0; r + 1 < runs.length; r++) {
+      const key = keys[runs[r]];
+      const at = next[slotOf[key >>> 8]]++;
+      batch.counter[at] = key & 255;
+      batch.count[at] = runs[r + 1] - runs[r];
     }
   }
 
   private reset(): void {
-    this.groupOf.clear();
+    this.segmentsSeen.clear();
     this.entryOf.clear();
-    this.details = new Map();
+    this.detailCount = 0;
     this.groupSegment = [];
     this.groupMonth = [];
     this.entryGroup = [];

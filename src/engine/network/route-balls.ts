@@ -26,6 +26,8 @@ interface Ball {
 export interface RouteBallOptions {
   /** Balls are grown to at least this radius (cost units): one search then serves many later queries. */
   minRadius: number;
+  /** A ball too small for a query grows to the query's bound, and at least this factor of its radius. */
+  growth: number;
   /** Queries beyond this radius run a live search and are not kept (a long leg is rare and its ball large). */
   maxRadius: number;
   /** Hash slots (16 bytes each, 2–4 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
@@ -108,7 +110,7 @@ export class RouteBalls {
       return;
     }
     this.stats.grown++;
-    const radius = Math.max(maxCost, this.opts.minRadius, ball ? 2 * ball.radius : 0);
+    const radius = Math.max(maxCost, this.opts.minRadius, ball ? this.opts.growth * ball.radius : 0);
     costsInBall(this.grow(source, Math.min(radius, this.opts.maxRadius), ball), targets, count, maxCost, out);
   }
 
@@ -173,6 +175,14 @@ export class RouteBalls {
     tree.expand(this.weights, radius);
     const reached = tree.reachedNodes();
     const slots = slotsFor(reached.length);
+    if (old && old.mask + 1 === slots) {
+      // As many slots as before: refilled in place, leaving no unused run in the arena.
+      old.table.fill(0, 2 * old.base, 2 * (old.base + slots));
+      old.radius = radius;
+      old.uses++;
+      fillBall(old, reached, tree);
+      return old;
+    }
     if (old) {
       this.entries -= old.mask + 1;
       this.balls[source] = undefined;
@@ -183,15 +193,20 @@ export class RouteBalls {
     }
     const ball = this.arena.take(radius, slots);
     ball.uses = 1 + (old ? old.uses : 0);
-    for (const node of reached) {
-      const s = freeSlot(ball, node);
-      ball.table[2 * s] = node + 1;
-      ball.table[2 * s + 1] = tree.cost[node];
-      ball.viaEdge[s] = tree.viaEdge[node];
-    }
+    fillBall(ball, reached, tree);
     this.balls[source] = ball;
     this.entries += slots;
     return ball;
+  }
+}
+
+/** Stores the reached nodes with their costs and tree edges in the ball's (empty) slots. */
+function fillBall(ball: Ball, reached: Int32Array, tree: DijkstraWorkspace): void {
+  for (const node of reached) {
+    const s = freeSlot(ball, node);
+    ball.table[2 * s] = node + 1;
+    ball.table[2 * s + 1] = tree.cost[node];
+    ball.viaEdge[s] = tree.viaEdge[node];
   }
 }
 

@@ -275,21 +275,41 @@ function unionSize(n: number, a: (i: number) => number, m: number, b: (j: number
   return n + m - both;
 }
 
-/** The group's detail counters as (cell << 8 | counter) × 2^32 + count, sorted (keys < 2^20: exact). */
-function batchDetails(batch: SegmentCellBatch, first: number, order: Uint32Array): Float64Array {
+/**
+ * The group's detail counters as keys (cell << 8 | counter) and counts, in key order: cells are taken in
+ * `order` and a batch lists each cell's counters ascending (SegmentCellBatch), so no sort is needed —
+ * unless a batch breaks that, when the pairs are sorted.
+ */
+function batchDetails(batch: SegmentCellBatch, first: number, order: Uint32Array) {
   let n = 0;
   for (const o of order) {
     const k = first + (o & 0xffff);
     n += batch.detailStart[k + 1] - batch.detailStart[k];
   }
-  const out = new Float64Array(n);
+  const key = new Uint32Array(n);
+  const count = new Uint32Array(n);
   let at = 0;
+  let sorted = true;
   for (const o of order) {
     const k = first + (o & 0xffff);
-    for (let d = batch.detailStart[k]; d < batch.detailStart[k + 1]; d++)
-      out[at++] = ((o >>> 16) * 256 + batch.counter[d]) * 2 ** 32 + batch.count[d];
+    for (let d = batch.detailStart[k]; d < batch.detailStart[k + 1]; d++) {
+      key[at] = (o >>> 16) * 256 + batch.counter[d];
+      count[at] = batch.count[d];
+      if (at > 0 && key[at] <= key[at - 1]) sorted = false;
+      at++;
+    }
   }
-  return out.sort();
+  return sorted ? { key, count } : sortedPairs(key, count);
+}
+
+/** Pairs sorted by key (keys < 2^20, counts < 2^32: both fit one float64 exactly). */
+function sortedPairs(key: Uint32Array, count: Uint32Array) {
+  const pairs = Float64Array.from(key, (k, i) => k * 2 ** 32 + count[i]).sort();
+  pairs.forEach((p, i) => {
+    key[i] = Math.floor(p / 2 ** 32);
+    count[i] = p % 2 ** 32;
+  });
+  return { key, count };
 }
 
 function mergeDetails(
@@ -301,18 +321,22 @@ function mergeDetails(
   const added = batchDetails(batch, first, order);
   const s = stored ? detailsView(stored) : null;
   const m = s ? s.key.length : 0;
-  const keyOf = (i: number) => Math.floor(added[i] / 2 ** 32);
-  const n = unionSize(added.length, keyOf, m, (j) => s!.key[j]);
+  const n = unionSize(
+    added.key.length,
+    (i) => added.key[i],
+    m,
+    (j) => s!.key[j],
+  );
   const buffer = new ArrayBuffer(HEADER_BYTES + 8 * n);
   const d = detailsView(new Uint8Array(header(buffer, n)));
   let i = 0;
   let j = 0;
   for (let at = 0; at < n; at++) {
-    const key = i < added.length ? keyOf(i) : Infinity;
+    const key = i < added.key.length ? added.key[i] : Infinity;
     const storedKey = j < m ? s!.key[j] : Infinity;
     let count = 0;
     if (storedKey <= key) count += s!.count[j++];
-    if (key <= storedKey) count += added[i++] % 2 ** 32;
+    if (key <= storedKey) count += added.count[i++];
     d.key[at] = Math.min(key, storedKey);
     d.count[at] = checkedCount(count);
   }
