@@ -122,7 +122,8 @@ describe("Network_Performance results: speeds per segment and period", () => {
   ].join("\n");
 
   it("reads the speed, free flow, index and seconds, the period in the day part's place", () => {
-    const rows = parseNpCsv(csv);
+    const { flows: rows, measure } = parseNpCsv(csv);
+    assert.equal(measure, "speed");
     assert.deepEqual(
       rows.map((r) => [
         r.originName,
@@ -139,23 +140,65 @@ describe("Network_Performance results: speeds per segment and period", () => {
     );
   });
 
+  const line = (name: string) => ({
+    type: "Feature" as const,
+    properties: { name },
+    geometry: {
+      type: "LineString" as const,
+      coordinates: [
+        [7.42, 43.73],
+        [7.43, 43.74],
+      ],
+    },
+  });
+
   it("draws each segment's line zone, the slowest darkest, and counts rows without a zone", () => {
-    const line = (name: string) => ({
-      type: "Feature" as const,
-      properties: { name },
-      geometry: {
-        type: "LineString" as const,
-        coordinates: [
-          [7.42, 43.73],
-          [7.43, 43.74],
-        ],
-      },
-    });
-    const { collection, unplaced } = speedFeatures(parseNpCsv(csv), [line("quai")]);
+    const { collection, unplaced } = speedFeatures(parseNpCsv(csv).flows, [line("quai")]);
     assert.equal(unplaced, 1);
     assert.deepEqual(
       collection.features.map((f) => [f.properties?.kind, f.properties?.origin, f.properties?.share]),
       [["segment", "Quai", 0.5]],
+    );
+  });
+
+  // metric_type=travel_time: the identity columns, the travel time figures and the traffic, no speeds.
+  const travelTimeCsv = [
+    "device_type,zone_id,zone_name,segment_id,osm_id,segment_name,road_class,zone_direction,day_type,period," +
+      "avg_travel_time_sec,travel_time_index,vehicle_hours_of_delay,average_daily_segment_traffic,sample_size",
+    "All Vehicles,1,Quai,1,11,Quai,primary,N/A,0: Average Day (M-Su),08:00-09:00,36,2,0.5,120,6",
+    "All Vehicles,2,Rue,2,12,Rue,secondary,N/A,0: Average Day (M-Su),08:00-09:00,18,N/A,N/A,80,4",
+  ].join("\n");
+
+  it("reads a travel_time metric (no speed columns) by its seconds on the segment and index", () => {
+    const { flows, measure } = parseNpCsv(travelTimeCsv);
+    assert.equal(measure, "travel_time");
+    assert.deepEqual(
+      flows.map((r) => [r.originName, r.dayPart, r.odTraffic, r.destinationTraffic, r.avgTripDuration]),
+      [
+        ["Quai", "08:00-09:00", 36, 2, 36],
+        ["Rue", "08:00-09:00", 18, NaN, 18],
+      ],
+    );
+    assert.ok(
+      flows.every((r) => Number.isNaN(r.originTraffic)),
+      "no free-flow speed",
+    );
+    assert.throws(
+      () => parseNpCsv("device_type,segment_id,period\nAll Vehicles,1,08:00-09:00"),
+      /not a network/,
+    );
+  });
+
+  it("colours travel times the longest darkest, drawn on top", () => {
+    const { flows, measure } = parseNpCsv(travelTimeCsv);
+    const { collection, unplaced } = speedFeatures(flows, [line("quai"), line("rue")], measure);
+    assert.equal(unplaced, 0);
+    assert.deepEqual(
+      collection.features.map((f) => [f.properties?.origin, f.properties?.share]),
+      [
+        ["Rue", 0.5],
+        ["Quai", 1],
+      ],
     );
   });
 });

@@ -87,18 +87,22 @@ export function parseValueCsv(text: string): OdFlow[] {
   });
 }
 
+/** What a Network_Performance metric's rows are read and coloured by: `metric_type=travel_time` has no speeds. */
+export type NpMeasure = "speed" | "travel_time";
+
 /**
- * np_* rows as flows within one segment, the period in the day part's place (so the day-part filter picks
- * the hour or quarter hour): `odTraffic` is the average speed, `originTraffic` the free-flow speed,
- * `destinationTraffic` the travel time index (NaN where N/A), `avgTripDuration` the mean seconds on it.
+ * The rows of an np_* metric, the period in the day part's place. With speeds (`metric_type` all or speed):
+ * average speed (`odTraffic`), free flow, travel time index and seconds on the segment. Without
+ * (`travel_time`): the seconds on the segment (`odTraffic`, and `avgTripDuration`), the travel time index.
  */
-export function parseNpCsv(text: string): OdFlow[] {
+export function parseNpCsv(text: string): { flows: OdFlow[]; measure: NpMeasure } {
   const { columns, records } = csvRecords(text);
   const speed = columns.find((c) => /^avg_speed_(kph|mph)$/.test(c));
-  if (!speed) throw new Error("not a network performance metric: no avg_speed column");
-  const unit = speed.slice("avg_speed_".length);
+  if (!speed && !columns.includes("avg_travel_time_sec"))
+    throw new Error("not a network performance metric: no avg_speed or avg_travel_time_sec column");
+  const unit = speed?.slice("avg_speed_".length);
   const orNaN = (text: string | undefined) => numberOrNull(text) ?? NaN;
-  return records.map((r) => {
+  const flows = records.map((r) => {
     const name = segmentRowName(r);
     return {
       deviceType: r.device_type,
@@ -108,31 +112,35 @@ export function parseNpCsv(text: string): OdFlow[] {
       destinationName: name,
       dayType: r.day_type,
       dayPart: r.period,
-      odTraffic: numberOrNull(r[speed]) ?? 0,
+      odTraffic: numberOrNull(r[speed ?? "avg_travel_time_sec"]) ?? 0,
       originTraffic: orNaN(r[`free_flow_speed_${unit}`]),
       destinationTraffic: orNaN(r.travel_time_index),
       avgTripDuration: numberOrNull(r.avg_travel_time_sec),
     };
   });
+  return { flows, measure: speed ? "speed" : "travel_time" };
 }
 
 /**
- * The segments of speed rows drawn as their zones' lines, coloured by speed: `share` is 0 for the fastest
- * row of the slice and 1 for a standstill, so slow (congested) segments stand out dark red.
+ * The segments of np_* rows drawn as their zones' lines, coloured by `share`: 0 for the best row of the
+ * slice, towards 1 the worse, so congested segments stand out dark red (and are drawn on top). By speed,
+ * 1 is a standstill; by travel time, the slice's longest time on a segment.
  */
 export function speedFeatures(
   flows: OdFlow[],
   zones: Feature[],
+  measure: NpMeasure = "speed",
 ): { collection: FeatureCollection; unplaced: number } {
   const byName = new Map<string, Feature>();
   for (const z of zones) {
     const name = String(z.properties?.name ?? "").toLowerCase();
     if (z.geometry && /LineString/.test(z.geometry.type) && !byName.has(name)) byName.set(name, z);
   }
-  const fastest = Math.max(1e-9, ...flows.map((f) => f.odTraffic));
+  const top = Math.max(1e-9, ...flows.map((f) => f.odTraffic));
+  const shareOf = (f: OdFlow) => (measure === "speed" ? 1 - f.odTraffic / top : f.odTraffic / top);
   const features: Feature[] = [];
   let unplaced = 0;
-  for (const f of [...flows].sort((a, b) => b.odTraffic - a.odTraffic)) {
+  for (const f of [...flows].sort((a, b) => shareOf(a) - shareOf(b))) {
     const zone = byName.get(f.originName.toLowerCase());
     if (!zone) {
       unplaced++;
@@ -144,7 +152,7 @@ export function speedFeatures(
       origin: f.originName,
       destination: f.destinationName,
       traffic: f.odTraffic,
-      share: 1 - f.odTraffic / fastest,
+      share: shareOf(f),
     };
     features.push({ type: "Feature", properties, geometry: zone.geometry });
   }

@@ -33,6 +33,7 @@ import {
   sortFlows,
   topFlows,
   zoneAnchors,
+  type NpMeasure,
   type OdFlow,
   type Slice,
   type SortColumn,
@@ -70,6 +71,12 @@ const SPEED_COLUMNS: Column[] = [
   { key: "originTraffic", label: "Free flow", numeric: true },
   { key: "destinationTraffic", label: "Travel time index", numeric: true },
   { key: "avgTripDuration", label: "Avg sec", numeric: true },
+];
+/** metric_type=travel_time: no speeds; the seconds on the segment are the rows' value. */
+const TRAVEL_TIME_COLUMNS: Column[] = [
+  { key: "originName", label: "Segment", numeric: false },
+  { key: "odTraffic", label: "Avg sec", numeric: true },
+  { key: "destinationTraffic", label: "Travel time index", numeric: true },
 ];
 const MIN_DRAWER_PX = 140;
 
@@ -135,6 +142,8 @@ export class AnalysisResults {
   private chart: DayPartChart | null = null;
   private detail: AnalysisDetail | null = null;
   private flows: OdFlow[] = [];
+  /** What np_* rows were read by: speed, or (metric_type=travel_time) seconds on the segment. */
+  private npMeasure: NpMeasure = "speed";
   private slice: OdFlow[] = [];
   private zones: { origins: Feature[]; destinations: Feature[] } = { origins: [], destinations: [] };
   /** The analysis' own destinations (zone sets or OD preset areas), while a home/work metric draws places. */
@@ -368,12 +377,8 @@ export class AnalysisResults {
         const { flows, cells } = parseHomeWorkCsv(text);
         this.flows = flows;
         this.zones.destinations = cells.length ? cells : this.homeWorkAreas;
-      } else
-        this.flows = this.isSpeed
-          ? parseNpCsv(text)
-          : VALUE_METRICS.includes(metric)
-            ? parseValueCsv(text)
-            : parseOdCsv(text);
+      } else if (this.isSpeed) ({ flows: this.flows, measure: this.npMeasure } = parseNpCsv(text));
+      else this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
       this.showSpeedLabels();
       this.tableCaption.textContent = captionOf(detail.analysis_type, metric);
       this.heading.textContent = headingOf(detail.analysis_type, detail.name, metric);
@@ -414,16 +419,22 @@ export class AnalysisResults {
     const speed = this.isSpeed;
     this.filters.dayPart.field.firstChild!.textContent = speed ? "Period" : "Day part";
     this.filters.top.field.hidden = speed;
-    this.legendText.textContent = speed
-      ? "Colour: the segment's average speed in the period, dark red the slowest, light the fastest. "
-      : "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. ";
+    const byTime = this.npMeasure === "travel_time";
+    this.legendText.textContent = !speed
+      ? "Width and colour: the flow's value; arrows point to the destination; circles: trips within a zone. "
+      : byTime
+        ? "Colour: the segment's average travel time in the period, dark red the longest, light the shortest. "
+        : "Colour: the segment's average speed in the period, dark red the slowest, light the fastest. ";
     this.unitNote.textContent = speed
-      ? "Speeds in the analysis' unit; travel time index: time over free-flow time."
+      ? byTime
+        ? "Seconds on the segment; travel time index: time over free-flow time."
+        : "Speeds in the analysis' unit; travel time index: time over free-flow time."
       : this.units.explanation;
   }
 
   private get columns(): Column[] {
-    return this.isSpeed ? SPEED_COLUMNS : columnsFor(this.units);
+    if (!this.isSpeed) return columnsFor(this.units);
+    return this.npMeasure === "travel_time" ? TRAVEL_TIME_COLUMNS : SPEED_COLUMNS;
   }
 
   /** The analysis' own day types and parts (those without trips too), the device types of the rows. */
@@ -606,7 +617,7 @@ export class AnalysisResults {
 
   /** Network_Performance: every segment of the slice, its line coloured by its average speed. */
   private renderSpeedMap(): void {
-    const { collection, unplaced } = speedFeatures(this.slice, this.zones.origins);
+    const { collection, unplaced } = speedFeatures(this.slice, this.zones.origins, this.npMeasure);
     const zones: FeatureCollection = { type: "FeatureCollection", features: this.zones.origins };
     const byKey = new Map(this.slice.map((f) => [pairKey(f), f]));
     void this.flowMap
@@ -625,6 +636,8 @@ export class AnalysisResults {
 
   private describeSpeed(f: OdFlow | undefined): string {
     if (!f) return "";
+    if (this.npMeasure === "travel_time")
+      return `${f.originName}, ${f.dayPart}: ${fmt(f.odTraffic)} s on the segment, travel time index ${fmt(f.destinationTraffic)}.`;
     return (
       `${f.originName}, ${f.dayPart}: average ${fmt(f.odTraffic)}, free flow ${fmt(f.originTraffic)}, ` +
       `travel time index ${fmt(f.destinationTraffic)}, ${fmt(f.avgTripDuration)} s on the segment.`
@@ -769,10 +782,11 @@ export class AnalysisResults {
       : this.isSpeed
         ? "all segments"
         : "all flows";
+    const npValue = this.npMeasure === "travel_time" ? "Average travel time (s)" : "Average speed";
     this.chartTitle.textContent = this.isSpeed
-      ? `Average speed by period, ${dayType}: ${what}`
+      ? `${npValue} by period, ${dayType}: ${what}`
       : `Trips per day by day part, ${dayType}: ${what}`;
-    this.chart.update(bars, this.isSpeed ? "Average speed" : this.units.axis);
+    this.chart.update(bars, this.isSpeed ? npValue : this.units.axis);
     this.canvas.textContent = bars.map((b) => `${b.label}: ${b.value}`).join(", ");
   }
 
