@@ -165,6 +165,17 @@ export const CATALOGUE_CASES: CatalogueCase[] = [
     },
   },
   {
+    type: "Network_Performance",
+    name: "Catalogue road travel times",
+    screenshot: "result-network-performance-travel-time.png",
+    detail: { metric_type: "travel_time" },
+    fill: async (form) => {
+      await origins(form, CATALOGUE_ZONE_SETS.roads);
+      // No speed columns: the map colours the segments by their seconds on the segment.
+      await form.getByLabel("Figures").selectOption({ label: "Travel times only" });
+    },
+  },
+  {
     type: "Top_Routes_OD",
     name: "Catalogue top routes",
     screenshot: "result-top-routes-od.png",

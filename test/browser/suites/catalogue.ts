@@ -47,6 +47,15 @@ export function catalogueSuite(env: BrowserEnv): void {
             (await page.locator(".flow-table th", { hasText: "Travel time index" }).count()) === 1,
             "the table shows the travel time index",
           );
+          const byTime = c.detail?.metric_type === "travel_time";
+          const legend = await drawer.locator(".flow-legend").textContent();
+          assert.match(legend ?? "", byTime ? /average travel time/ : /average speed/, legend ?? "");
+          const headers = await page.locator(".flow-table th").allTextContents();
+          assert.equal(
+            headers.some((h) => /Avg speed/.test(h)),
+            !byTime,
+            headers.join(),
+          );
         }
         await page.close();
       });
