@@ -2,15 +2,13 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DAY_TYPES, DIRECTIONS } from "../../src/domain/counts/metrics-request.js";
 import { COUNTS_MODES } from "../../src/domain/counts/selection.js";
-import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
-import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
-import { TRACE_SOURCES } from "../../src/engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../src/app/ports/store.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { rollupKey } from "../../src/store/sqlite/segment-rollups.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { backends } from "./backends.js";
+import { randomCells } from "../helpers/random-cells.js";
 
 const SEGMENTS = [7, 8, 12_345_678_901_234];
 const MONTHS = ["2024-12", "2025-01", "2025-02"];
@@ -29,30 +27,6 @@ function wholeWeekFilters() {
           sources,
         });
   return filters;
-}
-
-/** Random cells; arbitrary speeds (every mantissa bit in use), so another order of addition would show. */
-function randomCells(rng: Rng, n: number): SegmentStatCell[] {
-  const pick = <T>(list: readonly T[]) => list[rng.int(list.length)];
-  return Array.from({ length: n }, () => {
-    const trips = 1 + rng.int(20);
-    const speedCount = rng.int(trips + 1);
-    return {
-      segmentId: pick(SEGMENTS),
-      month: pick(MONTHS),
-      dayOfWeek: 1 + rng.int(7),
-      hour: rng.int(24),
-      direction: pick(["with", "against"] as const),
-      vehicleClass: pick(SEGMENT_COUNT_CLASSES),
-      source: pick(TRACE_SOURCES),
-      trips,
-      speedSumKph: speedCount * rng.next() * 120,
-      speedCount,
-      speedHistogram: speedCount > 0 ? [0, speedCount] : [],
-      purposes: { hbw: rng.int(trips + 1) },
-      incomes: { "3": rng.int(trips + 1) },
-    };
-  });
 }
 
 const all = await backends();
@@ -79,7 +53,11 @@ describe("PostgreSQL segment counts: whole-month rollups", { skip: postgres.skip
   it("answer bit for bit what summing the cells answers, and what SQLite answers", async () => {
     const store = (await postgres.open()) as PostgresStore;
     const reference = new SqliteStore(":memory:");
-    const cells = randomCells(new Rng(21, "pg-rollups"), 3000);
+    const cells = randomCells(new Rng(21, "pg-rollups"), 3000, {
+      segments: SEGMENTS,
+      months: MONTHS,
+      speeds: "arbitrary",
+    });
     // Batches that come back to each segment-year: a rollup row is rewritten with its other months kept.
     for (let i = 0; i < cells.length; i += 700) {
       await store.segmentStats.add("li", cells.slice(i, i + 700));
@@ -94,7 +72,11 @@ describe("PostgreSQL segment counts: whole-month rollups", { skip: postgres.skip
   it("are computed again from the totals as the migration does, and stay exact under concurrent adds", async () => {
     const store = (await postgres.open()) as PostgresStore;
     const reference = new SqliteStore(":memory:");
-    const cells = randomCells(new Rng(23, "pg-rollups-concurrent"), 1600);
+    const cells = randomCells(new Rng(23, "pg-rollups-concurrent"), 1600, {
+      segments: SEGMENTS,
+      months: MONTHS,
+      speeds: "arbitrary",
+    });
     // One writer per month at once, each on its own connection: the same segment-years' rollup rows.
     const byMonth = MONTHS.map((m) => cells.filter((c) => c.month === m));
     await Promise.all(byMonth.map((monthCells) => store.segmentStats.add("li", monthCells)));
@@ -110,7 +92,11 @@ describe("PostgreSQL segment counts: whole-month rollups", { skip: postgres.skip
   it("kept in memory, answer what is stored after writes by this store, by another, and rolled back", async () => {
     const reader = (await postgres.open()) as PostgresStore;
     const writer = await PostgresStore.open(reader.db.pool.options.connectionString!, { pool: { max: 2 } });
-    const cells = randomCells(new Rng(29, "pg-rollup-cache"), 1200);
+    const cells = randomCells(new Rng(29, "pg-rollup-cache"), 1200, {
+      segments: SEGMENTS,
+      months: MONTHS,
+      speeds: "arbitrary",
+    });
     const f = wholeWeekFilters().find((x) => x.directions.length === 2 && x.sources.length === 2)!;
     const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
     // Twice: the second answer comes from memory.

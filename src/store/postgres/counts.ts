@@ -13,7 +13,7 @@ import {
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
 import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
-import { eachRollupMonth, rollupKey } from "../sqlite/segment-rollups.js";
+import { eachRollupMonth, monthsByYear, rollupKey } from "../sqlite/segment-rollups.js";
 import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
 import { PgRollupCache, type RollupRow } from "./rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
@@ -178,13 +178,7 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     key: number,
     months: string[],
   ): Promise<SegmentMonthStats[]> {
-    // Per year asked: its months' keys (YYYY-MM) by month number, undefined where not asked.
-    const wanted = new Map<string, (string | undefined)[]>();
-    for (const m of months) {
-      const year = m.slice(0, 4);
-      if (!wanted.has(year)) wanted.set(year, new Array<string | undefined>(13));
-      wanted.get(year)![Number(m.slice(5, 7))] = m;
-    }
+    const wanted = monthsByYear(months);
     const years = [...wanted.keys()];
     const read = async (segmentIds: number[]) =>
       await this.db.prepared<RollupRow>(READ_ROLLUPS, [

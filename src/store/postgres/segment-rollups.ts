@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { monthRollup, replaceMonths, type RollupEntry } from "../sqlite/segment-rollups.js";
+import { ChangedYears, replaceMonths } from "../sqlite/segment-rollups.js";
 
 /**
  * The whole-month rollups of the PostgreSQL store: the BLOBs of src/store/sqlite/segment-rollups.ts
@@ -13,27 +13,7 @@ import { monthRollup, replaceMonths, type RollupEntry } from "../sqlite/segment-
 export type Rows = <R>(sql: string, params: unknown[]) => Promise<R[]>;
 
 /** The new months of the segment-years an add touched, each year written once. */
-export class YearRollupBatch {
-  private readonly years = new Map<
-    string,
-    { segmentId: number; year: string; months: Map<number, RollupEntry[]> }
-  >();
-
-  constructor(readonly country: string) {}
-
-  get size(): number {
-    return this.years.size;
-  }
-
-  /** A segment-month's totals as they now stand. */
-  set(segmentId: number, month: string, totals: Uint8Array): void {
-    const [year, m] = [month.slice(0, 4), Number(month.slice(5, 7))];
-    const id = `${segmentId}|${year}`;
-    let entry = this.years.get(id);
-    if (!entry) this.years.set(id, (entry = { segmentId, year, months: new Map() }));
-    entry.months.set(m, monthRollup(m, totals));
-  }
-
+export class YearRollupBatch extends ChangedYears {
   /** Each segment-year's stored rollup with the new months replaced, and the country's version bumped. */
   async write(rows: Rows): Promise<void> {
     if (this.years.size === 0) return;

@@ -19,13 +19,7 @@ import {
   SegmentMonthCounters,
 } from "./segment-month-pack.js";
 import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
-import {
-  eachRollupMonth,
-  monthRollup,
-  replaceMonths,
-  rollupKey,
-  type RollupEntry,
-} from "./segment-rollups.js";
+import { ChangedYears, eachRollupMonth, monthsByYear, replaceMonths, rollupKey } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
 import { decodeResultPage, encodeResultPage } from "./result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
@@ -161,13 +155,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** The asked months (sorted YYYY-MM) with trips, from the segment-years' rollups. */
   private fromRollups(q: SegmentStatsQuery, key: number, months: string[]): SegmentMonthStats[] {
-    // Per year asked: its months' keys (YYYY-MM) by month number, undefined where not asked.
-    const wanted = new Map<string, (string | undefined)[]>();
-    for (const m of months) {
-      const year = m.slice(0, 4);
-      if (!wanted.has(year)) wanted.set(year, new Array<string | undefined>(13));
-      wanted.get(year)![Number(m.slice(5, 7))] = m;
-    }
+    const wanted = monthsByYear(months);
     const years = [...wanted.keys()];
     const read = (segmentIds: number[], asked: readonly string[]) =>
       this.sql(ROLLUPS.read)
@@ -229,23 +217,7 @@ const inOrder = (stats: SegmentMonthStats[]) =>
   stats.every((s, i) => i === 0 || bySegmentAndMonth(stats[i - 1], s) < 0);
 
 /** The rollups of the segment-years a batch touched: new months gathered, each year written once. */
-export class YearRollups {
-  private readonly years = new Map<
-    string,
-    { segmentId: number; year: string; months: Map<number, RollupEntry[]> }
-  >();
-
-  constructor(readonly country: string) {}
-
-  /** A segment-month's totals as they now stand. */
-  set(segmentId: number, month: string, totals: Uint8Array): void {
-    const [year, m] = [month.slice(0, 4), Number(month.slice(5, 7))];
-    const id = `${segmentId}|${year}`;
-    let entry = this.years.get(id);
-    if (!entry) this.years.set(id, (entry = { segmentId, year, months: new Map() }));
-    entry.months.set(m, monthRollup(m, totals));
-  }
-
+export class YearRollups extends ChangedYears {
   write(sql: (sql: string) => Database.Statement): void {
     for (const { segmentId, year, months } of this.years.values()) {
       const key = [this.country, segmentId, year];

@@ -109,6 +109,44 @@ export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
   return entries;
 }
 
+/** A segment-year whose months an ingest batch changed: their new entries by month number. */
+export interface ChangedYear {
+  segmentId: number;
+  year: string;
+  months: Map<number, RollupEntry[]>;
+}
+
+/** The segment-years an ingest batch touched, each gathered once and written once by the store. */
+export class ChangedYears {
+  protected readonly years = new Map<string, ChangedYear>();
+
+  constructor(readonly country: string) {}
+
+  get size(): number {
+    return this.years.size;
+  }
+
+  /** A segment-month's totals as they now stand. */
+  set(segmentId: number, month: string, totals: Uint8Array): void {
+    const [year, m] = [month.slice(0, 4), Number(month.slice(5, 7))];
+    const id = `${segmentId}|${year}`;
+    let entry = this.years.get(id);
+    if (!entry) this.years.set(id, (entry = { segmentId, year, months: new Map() }));
+    entry.months.set(m, monthRollup(m, totals));
+  }
+}
+
+/** Asked months (YYYY-MM) by year: index = month 1–12, value its key, undefined where not asked. */
+export function monthsByYear(months: readonly string[]): Map<string, (string | undefined)[]> {
+  const wanted = new Map<string, (string | undefined)[]>();
+  for (const m of months) {
+    const year = m.slice(0, 4);
+    if (!wanted.has(year)) wanted.set(year, new Array<string | undefined>(13));
+    wanted.get(year)![Number(m.slice(5, 7))] = m;
+  }
+  return wanted;
+}
+
 /** A segment-year's rollup, with some months replaced (ingest, migration). */
 export function replaceMonths(stored: Uint8Array | undefined, months: Map<number, RollupEntry[]>): Buffer {
   const kept = stored ? readEntries(stored).filter((e) => !months.has(e.month)) : [];
