@@ -218,7 +218,8 @@ export async function createAndMap(
   // A loaded machine runs the job slowly: as long as the row is still being processed, wait.
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
   await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
-  const drawer = page.getByRole("region", { name: headingOf(c.type, c.name) });
+  const measure = c.detail?.metric_type === "travel_time" ? "travel_time" : "speed";
+  const drawer = page.getByRole("region", { name: headingOf(c.type, c.name, "", measure) });
   await drawer
     .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })

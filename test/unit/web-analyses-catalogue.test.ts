@@ -207,6 +207,7 @@ describe("the results table's caption", () => {
   it("says what a row of each type is, and home/work metrics list places", () => {
     assert.equal(captionOf("OD_Analysis"), "Origin-destination flows");
     assert.equal(captionOf("Network_Performance", "np_all"), "Speeds per road segment");
+    assert.equal(captionOf("Network_Performance", "np_all", "travel_time"), "Travel times per road segment");
     assert.equal(captionOf("Segment_Analysis", "sa_all"), "Trips per road segment");
     assert.equal(captionOf("AADT", "aadt_all"), "Average daily traffic per zone");
     assert.equal(captionOf("Zone_Activity_Analysis", "za_all"), "Trips per zone");

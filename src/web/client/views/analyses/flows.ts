@@ -436,9 +436,14 @@ const TABLE_CAPTIONS: Record<AnalysisTypeName, string> = {
   Top_Routes_ZA: "Top routes",
 };
 
-/** The results table's caption for an analysis type and the metric shown. */
-export function captionOf(analysisType: string, metric = ""): string {
+/**
+ * The results table's caption for an analysis type and the metric shown; a Network_Performance result of
+ * `metric_type=travel_time` has no speeds (`measure`, from parseNpCsv).
+ */
+export function captionOf(analysisType: string, metric = "", measure: NpMeasure = "speed"): string {
   if (isHomeWorkMetric(metric)) return "Home and work locations";
+  if (analysisType === "Network_Performance" && measure === "travel_time")
+    return "Travel times per road segment";
   return TABLE_CAPTIONS[analysisType as AnalysisTypeName] ?? "Origin-destination flows";
 }
 
@@ -446,8 +451,12 @@ export function captionOf(analysisType: string, metric = ""): string {
  * The results drawer's heading: what the results shown are, then the analysis' name. It follows the
  * metric, as the caption does: a zone activity's home/work metric shows places, not trips per zone.
  */
-export const headingOf = (analysisType: string, name: string, metric = ""): string =>
-  `${captionOf(analysisType, metric)}: ${name}`;
+export const headingOf = (
+  analysisType: string,
+  name: string,
+  metric = "",
+  measure: NpMeasure = "speed",
+): string => `${captionOf(analysisType, metric, measure)}: ${name}`;
 
 /** Places a home/work chart shows at most (the largest shares). */
 const CHARTED_PLACES = 10;

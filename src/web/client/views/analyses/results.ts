@@ -380,8 +380,8 @@ export class AnalysisResults {
       } else if (this.isSpeed) ({ flows: this.flows, measure: this.npMeasure } = parseNpCsv(text));
       else this.flows = VALUE_METRICS.includes(metric) ? parseValueCsv(text) : parseOdCsv(text);
       this.showSpeedLabels();
-      this.tableCaption.textContent = captionOf(detail.analysis_type, metric);
-      this.heading.textContent = headingOf(detail.analysis_type, detail.name, metric);
+      this.tableCaption.textContent = captionOf(detail.analysis_type, metric, this.npMeasure);
+      this.heading.textContent = headingOf(detail.analysis_type, detail.name, metric, this.npMeasure);
       this.unitNote.textContent = this.units.explanation;
       this.filters.device.field.firstChild!.textContent = this.homeWork ? "Travellers" : "Vehicles";
       const options = this.sliceOptions();
