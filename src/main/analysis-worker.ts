@@ -16,7 +16,9 @@ import { openStore } from "../store/open.js";
 if (parentPort) {
   const port = parentPort;
   const { store: description } = workerData as ThreadData;
-  const store = await openStore(description, { readonly: true });
+  // A thread computes one task at a time, its scan reading ahead by one page: PostgreSQL gets a thread's
+  // small pool (STREETFLOW_DATABASE_THREAD_POOL_MAX), not a process's.
+  const store = await openStore(description, { readonly: true, thread: true });
   const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
   const thread = new AnalysisThreadState({ store, storeDescription: description, networks });
   // Tasks run one after another: the runner posts the next only once this one has answered.

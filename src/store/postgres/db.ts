@@ -27,10 +27,11 @@ export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolS
 }
 
 /**
- * The pool of one heavy-request worker thread (src/main/heavy-worker.ts): a thread runs one request at a
- * time, reading with at most two statements at once (totals or rollups, and details), so a small pool
- * (STREETFLOW_DATABASE_THREAD_POOL_MAX, default 2) serves it; the process's own pool keeps
- * STREETFLOW_DATABASE_POOL_MAX. Budget per API process: POOL_MAX + threads × THREAD_POOL_MAX.
+ * The pool of one worker thread: a heavy-request thread (src/main/heavy-worker.ts) runs one request at a
+ * time, reading with at most two statements at once (totals or rollups, and details); an analysis thread
+ * (src/main/analysis-worker.ts) one task at a time, its scan fetching the next page while one is used. So
+ * a small pool (STREETFLOW_DATABASE_THREAD_POOL_MAX, default 2) serves each; the process's own pool keeps
+ * STREETFLOW_DATABASE_POOL_MAX. Budget per process: POOL_MAX + threads × THREAD_POOL_MAX.
  */
 export function threadPoolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolSettings {
   return { ...poolSettingsFromEnv(env), max: positive(env.STREETFLOW_DATABASE_THREAD_POOL_MAX, 2) };
