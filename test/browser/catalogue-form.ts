@@ -219,7 +219,9 @@ export async function createAndMap(
   await detail.getByText("Data Available").waitFor({ timeout: 300_000 });
   await detail.getByRole("button", { name: c.routes ? "Show routes map" : "Show flow map" }).click();
   const measure = c.detail?.metric_type === "travel_time" ? "travel_time" : "speed";
-  const drawer = page.getByRole("region", { name: headingOf(c.type, c.name, "", measure) });
+  const drawerNamed = (metric: string) =>
+    page.getByRole("region", { name: headingOf(c.type, c.name, metric, measure) });
+  let drawer = drawerNamed("");
   await drawer
     .getByText(c.routes ? / routes on the map\b/ : / (flows|segments) on the map\b/)
     .waitFor({ timeout: 120_000 })
@@ -234,6 +236,8 @@ export async function createAndMap(
     });
   if (c.metric) {
     await drawer.getByLabel("Metric").selectOption(c.metric);
+    // The heading follows the metric shown: a home/work metric's places, not trips per zone.
+    drawer = drawerNamed(c.metric);
     await drawer.getByText(/^Home and work locations: the share/).waitFor();
     await drawer.getByText(/ flows on the map\b/).waitFor();
     // The map reports the places it rendered shaded once it is idle (0 before, from za_all's render).
