@@ -118,16 +118,24 @@ describe("analysis shards", () => {
     );
   });
 
-  it("cuts each month's chunks into runs of at least the shard size", () => {
+  it("cuts each month's chunks into about equal runs of about the shard size", () => {
     const chunk = (month: string, id: number, tripCount: number) => ({ month, id, tripCount });
     const shards = cutShards(
-      [chunk("2025-01", 1, 60), chunk("2025-01", 4, 50), chunk("2025-01", 9, 10), chunk("2025-02", 2, 300)],
+      [
+        ...[1, 4, 9].map((id) => chunk("2025-01", id, 40)),
+        ...[2, 3, 5, 6, 7, 8, 10, 12, 13, 14].map((id) => chunk("2025-02", id, 25)),
+        chunk("2025-03", 11, 20),
+      ],
       100,
     );
     assert.deepEqual(shards, [
-      { month: "2025-01", fromId: 1, toId: 4, trips: 110 },
-      { month: "2025-01", fromId: 9, toId: 9, trips: 10 },
-      { month: "2025-02", fromId: 2, toId: 2, trips: 300 },
+      { month: "2025-01", fromId: 1, toId: 9, trips: 120 },
+      // 250 trips: 3 runs cut near 83 and 167 (runs of at least 100 would leave a short last one of 50).
+      { month: "2025-02", fromId: 2, toId: 5, trips: 75 },
+      { month: "2025-02", fromId: 6, toId: 10, trips: 100 },
+      { month: "2025-02", fromId: 12, toId: 14, trips: 75 },
+      // Less than half a shard's worth: a run of its own all the same.
+      { month: "2025-03", fromId: 11, toId: 11, trips: 20 },
     ]);
   });
 

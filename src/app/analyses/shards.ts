@@ -102,9 +102,9 @@ export function isShardable(spec: AnalysisSpec): boolean {
 }
 
 /**
- * The shards of an analysis: each month's chunks in id order, cut into runs of at least `shardTrips`
- * trips (the last run of a month takes the rest). Null when the analysis runs whole: its type (or
- * options) cannot be sharded, or it has at most one shard's worth of chunks.
+ * The shards of an analysis: each month's chunks in id order, cut into about equal runs of about
+ * `shardTrips` trips. Null when the analysis runs whole: its type (or options) cannot be sharded, or it
+ * has at most one shard's worth of chunks.
  */
 export async function planShards(
   spec: AnalysisSpec,
@@ -118,18 +118,43 @@ export async function planShards(
   return shards.map((shard) => ({ ...shard, devices }));
 }
 
+/**
+ * Each month's chunks (in id order) cut into round(trips / shardTrips) runs (at least one) of about
+ * equal trips: equal shards share out evenly over workers, where runs of at least `shardTrips` left a
+ * short last one (1,000,000 trips in 250,000s: 4 shards, not 3 long and a short one).
+ */
 export function cutShards(chunks: readonly TripChunkEntry[], shardTrips: number): AnalysisShard[] {
   const shards: AnalysisShard[] = [];
-  let open: AnalysisShard | null = null;
-  for (const c of chunks) {
-    if (!open || open.month !== c.month || open.trips >= shardTrips) {
-      open = { month: c.month, fromId: c.id, toId: c.id, trips: 0 };
-      shards.push(open);
+  for (const month of chunksByMonth(chunks)) {
+    const total = month.reduce((n, c) => n + c.tripCount, 0);
+    const runs = Math.max(1, Math.round(total / shardTrips));
+    let before = 0;
+    let opened = 0;
+    let open: AnalysisShard | null = null;
+    for (const c of month) {
+      // A new run starts at the chunk boundary nearest to the month's next multiple of total / runs.
+      if (!open || (opened < runs && before + c.tripCount / 2 > (opened * total) / runs)) {
+        open = { month: c.month, fromId: c.id, toId: c.id, trips: 0 };
+        shards.push(open);
+        opened++;
+      }
+      open.toId = c.id;
+      open.trips += c.tripCount;
+      before += c.tripCount;
     }
-    open.toId = c.id;
-    open.trips += c.tripCount;
   }
   return shards;
+}
+
+/** Chunks in order, grouped by month (consecutive). */
+function chunksByMonth(chunks: readonly TripChunkEntry[]): TripChunkEntry[][] {
+  const months: TripChunkEntry[][] = [];
+  for (const c of chunks) {
+    const last = months[months.length - 1];
+    if (last && last[0].month === c.month) last.push(c);
+    else months.push([c]);
+  }
+  return months;
 }
 
 /**
