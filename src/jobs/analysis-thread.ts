@@ -12,7 +12,7 @@ import { AnalysisMemo } from "../app/analyses/memo.js";
 
 /**
  * What a worker computes: the whole analysis, one shard's partial sums, one part of a split merge
- * (some od_* CSVs, serialised), or the merge of every shard's partials (and of the parts' CSVs).
+ * (the od_* rows of its runs of zone pairs), or the merge of every shard's partials (and of the parts' rows).
  */
 export type WorkerTask =
   | { type: "whole" }

@@ -8,12 +8,7 @@ import {
   mergeShards,
   type ComputeContext,
 } from "../../src/app/analyses/compute.js";
-import {
-  cutShards,
-  mergePartsOf,
-  piecesOfMergePart,
-  planShards,
-} from "../../src/app/analyses/shards.js";
+import { cutShards, mergePartsOf, piecesOfMergePart, planShards } from "../../src/app/analyses/shards.js";
 import { odShardPartial } from "../../src/app/analyses/od-metrics.js";
 import { AnalysisMemo } from "../../src/app/analyses/memo.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
@@ -76,7 +71,8 @@ describe("analysis shards", () => {
       const { spec, partials } = await sharded(`Parts ${label}`, extra, 1);
       const whole = await computeAnalysis(spec, ctx);
       // Each step handed only the pieces it reads: what it does not need is not there.
-      const only = (pieces: number[]) => partials.map((p) => p.map((b, i) => (pieces.includes(i) ? b : null)));
+      const only = (pieces: number[]) =>
+        partials.map((p) => p.map((b, i) => (pieces.includes(i) ? b : null)));
       for (const count of [2, 3, 5]) {
         const parts = mergePartsOf(count);
         const results = [];

@@ -208,7 +208,13 @@ export async function computeMergePart(
   ctx: ComputeContext,
 ): Promise<Uint8Array> {
   const pieces = piecesOfMergePart(part, parts);
-  return serialize(await odMergePart(spec, ctx, partials.map((p) => readPartial(p, pieces))));
+  return serialize(
+    await odMergePart(
+      spec,
+      ctx,
+      partials.map((p) => readPartial(p, pieces)),
+    ),
+  );
 }
 
 /** A shard's partial sums from its pieces `pieces` (piece 0 first): its cells are those pieces' cells. */

@@ -180,7 +180,12 @@ export class BullJobQueue implements JobQueue, JobFlows {
       String(i),
       Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength),
     ]);
-    await this.redis.multi().del(key).hset(key, ...fields).expire(key, KEEP_SECONDS).exec();
+    await this.redis
+      .multi()
+      .del(key)
+      .hset(key, ...fields)
+      .expire(key, KEEP_SECONDS)
+      .exec();
     return this.whileOwned(jobId, (j) => j.moveToCompleted(null, workerId, false));
   }
 
