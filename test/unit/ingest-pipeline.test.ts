@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { matchTrip } from "../../src/engine/matching/index.js";
+import { groupOutcomes } from "../../src/engine/ingest/match-pool.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { storeNetworks } from "../../src/app/networks.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
@@ -236,5 +237,17 @@ describe("ingestFiles", () => {
       }),
       /no such file: .*nope\.csv/,
     );
+  });
+});
+
+describe("groupOutcomes", () => {
+  it("fails every trip of a group whose matcher failed as a whole, and passes outcomes through otherwise", async () => {
+    const trips = ["a", "b"].map((deviceId) => ({ deviceId, points: [] }) as unknown as RawTrip);
+    assert.deepEqual(await groupOutcomes(trips, Promise.reject(new Error("worker died"))), [
+      { error: "worker died" },
+      { error: "worker died" },
+    ]);
+    const outcomes = [{ matched: [] }, { error: "no candidates" }];
+    assert.deepEqual(await groupOutcomes(trips, Promise.resolve(outcomes)), outcomes);
   });
 });
