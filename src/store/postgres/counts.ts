@@ -18,6 +18,7 @@ import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
 import { PgRollupCache } from "./rollup-cache.js";
 import type { RollupRow } from "../rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
+import { decodeResultPage, encodeResultPage } from "../result-pages.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
@@ -243,9 +244,9 @@ export class PostgresCountsResults implements CountsResultRepo {
       );
       if (pages.length > 0)
         await this.db.run(
-          `INSERT INTO counts_result_pages (request_id, page, rows)
-           SELECT $1, n, p FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n)`,
-          [r.requestId, pages.map((rows) => JSON.stringify(rows))],
+          `INSERT INTO counts_result_pages (request_id, page, cells)
+           SELECT $1, n, p FROM unnest($2::bytea[]) WITH ORDINALITY AS x(p, n)`,
+          [r.requestId, pages.map(encodeResultPage)],
         );
     });
   }
@@ -265,11 +266,11 @@ export class PostgresCountsResults implements CountsResultRepo {
   }
 
   async page(requestId: string, page: number): Promise<unknown[][] | null> {
-    const row = await this.db.row<{ rows: string }>(
-      "SELECT rows FROM counts_result_pages WHERE request_id = $1 AND page = $2",
+    const row = await this.db.row<{ cells: Buffer }>(
+      "SELECT cells FROM counts_result_pages WHERE request_id = $1 AND page = $2",
       [requestId, page],
     );
-    return row ? JSON.parse(row.rows) : null;
+    return row ? decodeResultPage(row.cells) : null;
   }
 }
 
