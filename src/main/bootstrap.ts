@@ -30,6 +30,11 @@ export async function ensureDemoData(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<void> {
+  // API processes started at once on an empty database make the demo once: the others wait, then find it.
+  await ctx.store.exclusively("demo-data", async () => await makeDemoData(ctx, dataDir, log));
+}
+
+async function makeDemoData(ctx: AppContext, dataDir: string, log: (line: string) => void): Promise<void> {
   await ensureDemoAccount(ctx, dataDir, log);
   if (!(await ctx.store.network.countries()).some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
