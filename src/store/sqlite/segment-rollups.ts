@@ -99,13 +99,17 @@ function combosBySlot(): number[][] {
  */
 export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
   const combos = allCombos();
-  const sums = combos.map(() => ({ trips: 0, speedCount: 0, speedSumKph: 0 }) as SegmentMonthStats);
-  addTotalsBySlot(totals, combosBySlot(), sums);
+  const { tripSum, countSum, sum, error } = addTotalsBySlot(totals, combosBySlot(), combos.length);
   const entries: RollupEntry[] = [];
-  combos.forEach(({ key }, k) => {
-    const { trips, speedCount, speedSumKph } = sums[k];
-    if (trips > 0) entries.push({ month, key, trips, speedCount, speedSumKph });
-  });
+  for (let k = 0; k < combos.length; k++)
+    if (tripSum[k] > 0)
+      entries.push({
+        month,
+        key: combos[k].key,
+        trips: tripSum[k],
+        speedCount: countSum[k],
+        speedSumKph: sum[k] + error[k],
+      });
   return entries;
 }
 
