@@ -1,7 +1,6 @@
 import { StoredFormatError } from "../../engine/trips/codes.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../app/ports/store.js";
-import type { SegmentMonthStats } from "../../engine/counts/segment-stats.js";
 import { addTotalsBySlot, aligned, cellMask, comboKey, SLOTS } from "./segment-month-pack.js";
 
 /**
