@@ -1,7 +1,7 @@
 import { workerData } from "node:worker_threads";
 import { HEAVY_TASKS, type HeavyContext, type HeavyTaskName } from "../app/heavy/tasks.js";
 import { errorToWire, type WireError } from "../app/heavy/wire.js";
-import { NetworkRegistry } from "../engine/network/registry.js";
+import { storeNetworks } from "../app/networks.js";
 import { openStore, type StoreDescription } from "../store/open.js";
 
 /** One heavy request as the pool hands it to a thread. */
@@ -23,7 +23,7 @@ export type HeavyReply = { ok: true; value: unknown } | { ok: false; error: Wire
 const store = await openStore((workerData as { store: StoreDescription }).store, { thread: true });
 const ctx: HeavyContext = {
   store,
-  networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+  networks: storeNetworks(store.network),
 };
 
 export default async function runHeavyTask(message: HeavyTaskMessage): Promise<HeavyReply> {

@@ -10,7 +10,7 @@ import type { OverloadSettings } from "../../src/config/config.js";
 import { issueApiKey } from "../../src/app/accounts.js";
 import type { Store, StoreDescription } from "../../src/app/ports/store.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 import { MAX_GEOMETRY_POSITIONS } from "../../src/domain/geometry-limits.js";
 import { HeavyPool, type HeavyPoolLimits } from "../../src/main/heavy-pool.js";
@@ -43,7 +43,7 @@ async function serve(
   overload?: Partial<OverloadSettings>,
   logSink?: LogSink,
 ): Promise<Server> {
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   const shedding = { ...NO_SHEDDING, ...overload };
   const app = await buildApp({
     store,
@@ -208,6 +208,55 @@ describe("heavy requests on the worker-thread pool: the same answers as inline (
     assert.deepEqual(a.json, b.json);
     const unknown = await post(pooled.base, "/counts/v1/segmentcount", key, { ...body, country: "zz" });
     assert.equal(unknown.status, 400);
+  });
+});
+
+describe("a network imported again reaches the pool's threads and the API process without a restart", () => {
+  it("counts the new network's segments once another process has replaced it", async () => {
+    const file = join(tempDir("sf-heavy-reimport-"), "streetflow.db");
+    const store = new SqliteStore(file);
+    await importGrid(store);
+    const key = await keyOf(store, "Re-import org");
+    const server = await serve(store, await HeavyPool.start({ kind: "sqlite", file }, LIMITS));
+    const body = {
+      geometry: { polygon: { type: "polygon", coordinates: [circle(150, 150, 400, 64)] } },
+      country: "mc",
+      mode: "vehicle",
+    };
+    const segmentCount = async () => {
+      const answer = await post(server.base, "/counts/v1/segmentcount", key, body);
+      assert.equal(answer.status, 200, JSON.stringify(answer.json));
+      return JSON.stringify(withoutRequestId(answer.json));
+    };
+    try {
+      const before = await segmentCount();
+      // Another process (another handle on the file) imports the network again with half its segments; no
+      // in-process invalidation reaches the server, only the new import time in the store.
+      const other = new SqliteStore(file);
+      const half = gridNetwork().filter((_, i) => i % 2 === 0);
+      await other.network.replaceCountry(
+        {
+          country: "mc",
+          source: "again",
+          segmentCount: half.length,
+          importedAt: new Date(Date.now() + 1).toISOString(),
+        },
+        half,
+      );
+      await other.close();
+      let after = before;
+      // Within NETWORK_RECHECK_MS (1 s) the threads read the import time again; the loop only bounds the wait.
+      for (let tries = 0; tries < 100 && after === before; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await segmentCount();
+      }
+      assert.notEqual(after, before, "the pool still counts the network it loaded first");
+      const networks = (await (await fetch(`${server.base}/api/v2/networks?key=${key}`)).json()) as unknown;
+      assert.match(JSON.stringify(networks), new RegExp(`"segment_count":${half.length},`));
+    } finally {
+      await stop(server);
+      await store.close();
+    }
   });
 });
 
