@@ -49,6 +49,7 @@ export class RouteBalls {
   private entries = 0;
   /** Hits and searches, for benchmarks; `cleared` counts the times the cache made room. */
   readonly stats = { hits: 0, grown: 0, live: 0, cleared: 0 };
+  private readonly oneTarget = new Int32Array(1);
 
   constructor(
     private readonly network: Network,
@@ -123,7 +124,9 @@ export class RouteBalls {
       return edgesTo(this.network, ball, target);
     }
     this.stats.live++;
-    const tree = this.workspace.run(source, this.weights, { targets: [target] });
+    // Same options shape and target type as `costsTo`'s live search: one compiled `run` serves both.
+    this.oneTarget[0] = target;
+    const tree = this.workspace.run(source, this.weights, { maxCost: Infinity, targets: this.oneTarget });
     if (tree.cost[target] === Infinity) return null;
     const edges: number[] = [];
     for (let n = target; tree.viaEdge[n] >= 0; n = this.network.graph.edgeFrom[tree.viaEdge[n]]) {
@@ -202,7 +205,8 @@ export class RouteBalls {
 
 /** Stores the reached nodes with their costs and tree edges in the ball's (empty) slots. */
 function fillBall(ball: Ball, reached: Int32Array, tree: DijkstraWorkspace): void {
-  for (const node of reached) {
+  for (let k = 0; k < reached.length; k++) {
+    const node = reached[k];
     const s = freeSlot(ball, node);
     ball.table[2 * s] = node + 1;
     ball.table[2 * s + 1] = tree.cost[node];
