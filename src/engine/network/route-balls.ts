@@ -10,7 +10,6 @@ import type { DijkstraWorkspace } from "./routing.js";
  * matching pass in allocation and filling alone.
  */
 interface Ball {
-  radius: number;
   /** Slots − 1 (a power of two minus one). */
   mask: number;
   /** The arena chunk holding the ball, and its first slot in that chunk's `table` / `viaEdge`. */
@@ -45,6 +44,11 @@ export interface RouteBallOptions {
 export class RouteBalls {
   /** Ball of each source node, if any. */
   private readonly balls: (Ball | undefined)[];
+  /**
+   * Radius of each source's ball. Kept out of the ball objects: a regrowth in place rewrote the field,
+   * and V8 then dropped the optimised code that had taken it for constant (recompiled mid cold pass).
+   */
+  private readonly radii: Float64Array;
   private arena = new SlotArena();
   private entries = 0;
   /** Hits and searches, for benchmarks; `cleared` counts the times the cache made room. */
@@ -58,6 +62,7 @@ export class RouteBalls {
     private readonly opts: RouteBallOptions,
   ) {
     this.balls = new Array<Ball | undefined>(network.graph.nodeCount).fill(undefined);
+    this.radii = new Float64Array(network.graph.nodeCount);
   }
 
   /** Forgets every ball (the arena's memory is kept for the next ones). */
@@ -99,7 +104,7 @@ export class RouteBalls {
   costsTo(source: number, targets: Int32Array, count: number, maxCost: number, out: Float64Array): void {
     const ball = this.balls[source];
     // One lookup per target; a target outside a ball smaller than the bound needs a larger ball.
-    if (ball && costsInBall(ball, targets, count, maxCost, out)) {
+    if (ball && costsInBall(ball, this.radii[source], targets, count, maxCost, out)) {
       this.stats.hits++;
       ball.uses++;
       return;
@@ -111,8 +116,9 @@ export class RouteBalls {
       return;
     }
     this.stats.grown++;
-    const radius = Math.max(maxCost, this.opts.minRadius, ball ? this.opts.growth * ball.radius : 0);
-    costsInBall(this.grow(source, Math.min(radius, this.opts.maxRadius), ball), targets, count, maxCost, out);
+    const wanted = Math.max(maxCost, this.opts.minRadius, ball ? this.opts.growth * this.radii[source] : 0);
+    const radius = Math.min(wanted, this.opts.maxRadius);
+    costsInBall(this.grow(source, radius, ball), radius, targets, count, maxCost, out);
   }
 
   /** Edges of a shortest path from `source` to `target` in travel order (no bound); null when unreachable. */
@@ -181,7 +187,7 @@ export class RouteBalls {
     if (old && old.mask + 1 === slots) {
       // As many slots as before: refilled in place, leaving no unused run in the arena.
       old.table.fill(0, 2 * old.base, 2 * (old.base + slots));
-      old.radius = radius;
+      this.radii[source] = radius;
       old.uses++;
       fillBall(old, reached, tree);
       return old;
@@ -194,7 +200,8 @@ export class RouteBalls {
       this.makeRoom();
       this.stats.cleared++;
     }
-    const ball = this.arena.take(radius, slots);
+    const ball = this.arena.take(slots);
+    this.radii[source] = radius;
     ball.uses = 1 + (old ? old.uses : 0);
     fillBall(ball, reached, tree);
     this.balls[source] = ball;
@@ -245,10 +252,10 @@ class SlotArena {
   private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
   private current = 0;
 
-  take(radius: number, slots: number): Ball {
+  take(slots: number): Ball {
     const { chunk, base } = this.place(slots);
     const { table, viaEdge } = this.chunks[chunk];
-    return { radius, mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
+    return { mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
   }
 
   reset(): void {
@@ -338,6 +345,7 @@ function costIn(ball: Ball, node: number): number {
  */
 function costsInBall(
   ball: Ball,
+  radius: number,
   targets: Int32Array,
   count: number,
   maxCost: number,
@@ -346,7 +354,7 @@ function costsInBall(
   for (let j = 0; j < count; j++) {
     const k = indexIn(ball, targets[j]);
     if (k < 0) {
-      if (ball.radius < maxCost) return false;
+      if (radius < maxCost) return false;
       out[j] = Infinity;
     } else {
       const cost = ball.table[2 * k + 1];
