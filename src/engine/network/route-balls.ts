@@ -195,6 +195,7 @@ export class RouteBalls {
     if (old) {
       this.entries -= old.mask + 1;
       this.balls[source] = undefined;
+      this.arena.release(old);
     }
     if (this.entries + slots > this.opts.maxEntries) {
       this.makeRoom();
@@ -244,21 +245,38 @@ const KEEP_SHARE = 0.75;
 const CHUNK_SLOTS = 1 << 18;
 
 /**
- * Hands out runs of zeroed hash slots from a few large typed arrays. Runs are
- * never freed one by one (a regrown ball leaves its old run unused); `reset`
- * zeroes what was handed out and starts again, when the cache starts afresh.
+ * Hands out runs of zeroed hash slots from a few large typed arrays. The run a
+ * regrown ball leaves is zeroed and handed out again to the next ball of its
+ * size (a quarter of the slots a cold pass filled were such runs, and memory
+ * touched for the first time is what a cold pass paid most for, see
+ * docs/map-matching.md); `reset` zeroes what was handed out and starts again,
+ * when the cache starts afresh.
  */
 class SlotArena {
   private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
   private current = 0;
+  /** Released runs by slot count: chunk and base of each, flat. */
+  private readonly freeRuns = new Map<number, number[]>();
 
   take(slots: number): Ball {
-    const { chunk, base } = this.place(slots);
+    const free = this.freeRuns.get(slots);
+    const { chunk, base } =
+      free !== undefined && free.length > 0 ? { base: free.pop()!, chunk: free.pop()! } : this.place(slots);
     const { table, viaEdge } = this.chunks[chunk];
     return { mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
   }
 
+  /** Zeroes a forgotten ball's run and keeps it for the next ball of its size. */
+  release(ball: Ball): void {
+    const slots = ball.mask + 1;
+    ball.table.fill(0, 2 * ball.base, 2 * (ball.base + slots));
+    let free = this.freeRuns.get(slots);
+    if (free === undefined) this.freeRuns.set(slots, (free = []));
+    free.push(ball.chunk, ball.base);
+  }
+
   reset(): void {
+    this.freeRuns.clear();
     for (const chunk of this.chunks) {
       chunk.table.fill(0, 0, 2 * chunk.used);
       chunk.used = 0;
@@ -272,6 +290,7 @@ class SlotArena {
    * and starts their use counts afresh.
    */
   compact(kept: Ball[]): void {
+    this.freeRuns.clear();
     kept.sort((x, y) => x.chunk - y.chunk || x.base - y.base);
     const usedBefore = this.chunks.map((chunk) => chunk.used);
     for (const chunk of this.chunks) chunk.used = 0;
