@@ -12,14 +12,17 @@ import type { DijkstraWorkspace } from "./routing.js";
 interface Ball {
   /** Slots − 1 (a power of two minus one). */
   mask: number;
-  /** The arena chunk holding the ball, and its first slot in that chunk's `table` / `viaEdge`. */
+  /** The arena chunk holding the ball, and its first slot in that chunk's `keys` / `costs`. */
   chunk: number;
   base: number;
   /** Queries answered since the cache last made room: the busiest balls are kept. */
   uses: number;
-  /** Slot s holds node + 1 at `table[2s]` (0 = empty) and its cost at `table[2s + 1]`: one cache line per probe. */
-  table: Float64Array;
-  viaEdge: Int32Array;
+  /**
+   * Slot s holds node + 1 at `keys[2s]` (0 = empty) and its tree edge at `keys[2s + 1]`, its cost at
+   * `costs[s]`: 16 bytes a slot (a float64 key took 20), as memory a cold pass touches first is costly.
+   */
+  keys: Int32Array;
+  costs: Float64Array;
 }
 
 export interface RouteBallOptions {
@@ -159,7 +162,7 @@ export class RouteBalls {
     let first = -1;
     let last = -1;
     for (let n = target; ;) {
-      const via = ball.viaEdge[indexIn(ball, n)];
+      const via = ball.keys[2 * indexIn(ball, n) + 1];
       if (via < 0) break;
       if (last < 0) last = via;
       first = via;
@@ -186,7 +189,7 @@ export class RouteBalls {
     const slots = slotsFor(reached.length);
     if (old && old.mask + 1 === slots) {
       // As many slots as before: refilled in place, leaving no unused run in the arena.
-      old.table.fill(0, 2 * old.base, 2 * (old.base + slots));
+      old.keys.fill(0, 2 * old.base, 2 * (old.base + slots));
       this.radii[source] = radius;
       old.uses++;
       fillBall(old, reached, tree);
@@ -216,18 +219,18 @@ function fillBall(ball: Ball, reached: Int32Array, tree: DijkstraWorkspace): voi
   for (let k = 0; k < reached.length; k++) {
     const node = reached[k];
     const s = freeSlot(ball, node);
-    ball.table[2 * s] = node + 1;
-    ball.table[2 * s + 1] = tree.cost[node];
-    ball.viaEdge[s] = tree.viaEdge[node];
+    ball.keys[2 * s] = node + 1;
+    ball.keys[2 * s + 1] = tree.viaEdge[node];
+    ball.costs[s] = tree.cost[node];
   }
 }
 
 /** Puts every node of the ball in the search tree with its cost and tree edge. */
 function placeBall(tree: DijkstraWorkspace, ball: Ball): void {
-  const { table, viaEdge } = ball;
+  const { keys, costs } = ball;
   for (let s = ball.base, end = ball.base + ball.mask + 1; s < end; s++) {
-    const key = table[2 * s];
-    if (key !== 0) tree.place(key - 1, table[2 * s + 1], viaEdge[s]);
+    const key = keys[2 * s];
+    if (key !== 0) tree.place(key - 1, costs[s], keys[2 * s + 1]);
   }
 }
 
@@ -241,7 +244,7 @@ function slotsFor(count: number): number {
 /** Share of the budget the busiest balls may keep when the cache makes room. */
 const KEEP_SHARE = 0.75;
 
-/** Slots per arena chunk (16 bytes of table + 4 of tree edge each): 5 MB. */
+/** Slots per arena chunk (8 bytes of key and tree edge + 8 of cost each): 4 MB. */
 const CHUNK_SLOTS = 1 << 18;
 
 /**
@@ -253,7 +256,7 @@ const CHUNK_SLOTS = 1 << 18;
  * when the cache starts afresh.
  */
 class SlotArena {
-  private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
+  private readonly chunks: { keys: Int32Array; costs: Float64Array; used: number }[] = [];
   private current = 0;
   /** Released runs by slot count: chunk and base of each, flat. */
   private readonly freeRuns = new Map<number, number[]>();
@@ -262,14 +265,14 @@ class SlotArena {
     const free = this.freeRuns.get(slots);
     const { chunk, base } =
       free !== undefined && free.length > 0 ? { base: free.pop()!, chunk: free.pop()! } : this.place(slots);
-    const { table, viaEdge } = this.chunks[chunk];
-    return { mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
+    const { keys, costs } = this.chunks[chunk];
+    return { mask: slots - 1, chunk, base, uses: 0, keys, costs };
   }
 
   /** Zeroes a forgotten ball's run and keeps it for the next ball of its size. */
   release(ball: Ball): void {
     const slots = ball.mask + 1;
-    ball.table.fill(0, 2 * ball.base, 2 * (ball.base + slots));
+    ball.keys.fill(0, 2 * ball.base, 2 * (ball.base + slots));
     let free = this.freeRuns.get(slots);
     if (free === undefined) this.freeRuns.set(slots, (free = []));
     free.push(ball.chunk, ball.base);
@@ -278,7 +281,7 @@ class SlotArena {
   reset(): void {
     this.freeRuns.clear();
     for (const chunk of this.chunks) {
-      chunk.table.fill(0, 0, 2 * chunk.used);
+      chunk.keys.fill(0, 0, 2 * chunk.used);
       chunk.used = 0;
     }
     this.current = 0;
@@ -300,29 +303,29 @@ class SlotArena {
       const { chunk, base } = this.place(slots);
       const to = this.chunks[chunk];
       if (chunk === ball.chunk) {
-        to.table.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
-        to.viaEdge.copyWithin(base, ball.base, ball.base + slots);
+        to.keys.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
+        to.costs.copyWithin(base, ball.base, ball.base + slots);
       } else {
-        to.table.set(ball.table.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
-        to.viaEdge.set(ball.viaEdge.subarray(ball.base, ball.base + slots), base);
+        to.keys.set(ball.keys.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
+        to.costs.set(ball.costs.subarray(ball.base, ball.base + slots), base);
       }
-      Object.assign(ball, { chunk, base, table: to.table, viaEdge: to.viaEdge, uses: 0 });
+      Object.assign(ball, { chunk, base, keys: to.keys, costs: to.costs, uses: 0 });
     }
-    this.chunks.forEach((chunk, c) => chunk.table.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
+    this.chunks.forEach((chunk, c) => chunk.keys.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
   }
 
   /** The first chunk from the current one with room for `slots`, allocated when none has. */
   private place(slots: number): { chunk: number; base: number } {
     while (this.current < this.chunks.length) {
       const chunk = this.chunks[this.current];
-      if (chunk.used + slots <= chunk.viaEdge.length) {
+      if (chunk.used + slots <= chunk.costs.length) {
         chunk.used += slots;
         return { chunk: this.current, base: chunk.used - slots };
       }
       this.current++;
     }
     const size = Math.max(CHUNK_SLOTS, slots);
-    this.chunks.push({ table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: slots });
+    this.chunks.push({ keys: new Int32Array(2 * size), costs: new Float64Array(size), used: slots });
     return { chunk: this.current, base: 0 };
   }
 }
@@ -338,16 +341,16 @@ function nextSlot(ball: Ball, s: number): number {
 
 function freeSlot(ball: Ball, node: number): number {
   let s = firstSlot(ball, node);
-  while (ball.table[2 * s] !== 0) s = nextSlot(ball, s);
+  while (ball.keys[2 * s] !== 0) s = nextSlot(ball, s);
   return s;
 }
 
 /** Absolute slot of `node` in the ball, −1 when it is not in it. */
 function indexIn(ball: Ball, node: number): number {
-  const table = ball.table;
+  const keys = ball.keys;
   const key = node + 1;
   for (let s = firstSlot(ball, node); ; s = nextSlot(ball, s)) {
-    const v = table[2 * s];
+    const v = keys[2 * s];
     if (v === key) return s;
     if (v === 0) return -1;
   }
@@ -355,7 +358,7 @@ function indexIn(ball: Ball, node: number): number {
 
 function costIn(ball: Ball, node: number): number {
   const s = indexIn(ball, node);
-  return s < 0 ? Infinity : ball.table[2 * s + 1];
+  return s < 0 ? Infinity : ball.costs[s];
 }
 
 /**
@@ -376,7 +379,7 @@ function costsInBall(
       if (radius < maxCost) return false;
       out[j] = Infinity;
     } else {
-      const cost = ball.table[2 * k + 1];
+      const cost = ball.costs[k];
       out[j] = cost <= maxCost ? cost : Infinity;
     }
   }
@@ -386,7 +389,7 @@ function costsInBall(
 function edgesTo(network: Network, ball: Ball, target: number): number[] {
   const edges: number[] = [];
   for (let n = target; ;) {
-    const via = ball.viaEdge[indexIn(ball, n)];
+    const via = ball.keys[2 * indexIn(ball, n) + 1];
     if (via < 0) break;
     edges.push(via);
     n = network.graph.edgeFrom[via];
