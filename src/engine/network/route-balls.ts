@@ -263,8 +263,15 @@ class SlotArena {
 
   take(slots: number): Ball {
     const free = this.freeRuns.get(slots);
-    const { chunk, base } =
-      free !== undefined && free.length > 0 ? { base: free.pop()!, chunk: free.pop()! } : this.place(slots);
+    if (free !== undefined && free.length > 0) {
+      const base = free.pop()!;
+      return this.ballAt(free.pop()!, base, slots);
+    }
+    const { chunk, base } = this.place(slots);
+    return this.ballAt(chunk, base, slots);
+  }
+
+  private ballAt(chunk: number, base: number, slots: number): Ball {
     const { keys, costs } = this.chunks[chunk];
     return { mask: slots - 1, chunk, base, uses: 0, keys, costs };
   }
