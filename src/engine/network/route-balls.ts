@@ -10,8 +10,8 @@ import type { DijkstraWorkspace } from "./routing.js";
  * matching pass in allocation and filling alone.
  */
 interface Ball {
-  /** Slots − 1 (a power of two minus one). */
-  mask: number;
+  /** Hash slots: a power of two or 5/8, 6/8 or 7/8 of one (see `slotsFor`). */
+  slots: number;
   /** The arena chunk holding the ball, and its first slot in that chunk's `keys` / `costs`. */
   chunk: number;
   base: number;
@@ -91,7 +91,7 @@ export class RouteBalls {
     this.entries = 0;
     const kept: Ball[] = [];
     for (const { ball, source } of busiest) {
-      const slots = ball.mask + 1;
+      const slots = ball.slots;
       if (this.entries + slots > KEEP_SHARE * this.opts.maxEntries) break;
       kept.push(ball);
       this.balls[source] = ball;
@@ -187,7 +187,7 @@ export class RouteBalls {
     tree.expand(this.weights, radius);
     const reached = tree.reachedNodes();
     const slots = slotsFor(reached.length);
-    if (old && old.mask + 1 === slots) {
+    if (old && old.slots === slots) {
       // As many slots as before: refilled in place, leaving no unused run in the arena.
       old.keys.fill(0, 2 * old.base, 2 * (old.base + slots));
       this.radii[source] = radius;
@@ -196,7 +196,7 @@ export class RouteBalls {
       return old;
     }
     if (old) {
-      this.entries -= old.mask + 1;
+      this.entries -= old.slots;
       this.balls[source] = undefined;
       this.arena.release(old);
     }
@@ -228,17 +228,24 @@ function fillBall(ball: Ball, reached: Int32Array, tree: DijkstraWorkspace): voi
 /** Puts every node of the ball in the search tree with its cost and tree edge. */
 function placeBall(tree: DijkstraWorkspace, ball: Ball): void {
   const { keys, costs } = ball;
-  for (let s = ball.base, end = ball.base + ball.mask + 1; s < end; s++) {
+  for (let s = ball.base, end = ball.base + ball.slots; s < end; s++) {
     const key = keys[2 * s];
     if (key !== 0) tree.place(key - 1, costs[s], keys[2 * s + 1]);
   }
 }
 
-/** Hash slots for `count` nodes: a power of two, at least 8 and at least twice the count. */
+/**
+ * Hash slots for `count` nodes: at least 8 and twice the count, rounded up to a power of two or 5/8, 6/8
+ * or 7/8 of one. Powers of two alone left tables a third full on average and their memory, touched
+ * for the first time in a cold pass, cost more than the few extra probes of tables nearly half full.
+ */
 function slotsFor(count: number): number {
-  let slots = 8;
-  while (slots < 2 * count) slots *= 2;
-  return slots;
+  const wanted = Math.max(8, 2 * count);
+  let pow = 8;
+  while (pow < wanted) pow *= 2;
+  const eighth = pow / 8;
+  for (let k = 5; k < 8; k++) if (k * eighth >= wanted) return k * eighth;
+  return pow;
 }
 
 /** Share of the budget the busiest balls may keep when the cache makes room. */
@@ -273,12 +280,12 @@ class SlotArena {
 
   private ballAt(chunk: number, base: number, slots: number): Ball {
     const { keys, costs } = this.chunks[chunk];
-    return { mask: slots - 1, chunk, base, uses: 0, keys, costs };
+    return { slots, chunk, base, uses: 0, keys, costs };
   }
 
   /** Zeroes a forgotten ball's run and keeps it for the next ball of its size. */
   release(ball: Ball): void {
-    const slots = ball.mask + 1;
+    const slots = ball.slots;
     ball.keys.fill(0, 2 * ball.base, 2 * (ball.base + slots));
     let free = this.freeRuns.get(slots);
     if (free === undefined) this.freeRuns.set(slots, (free = []));
@@ -306,7 +313,7 @@ class SlotArena {
     for (const chunk of this.chunks) chunk.used = 0;
     this.current = 0;
     for (const ball of kept) {
-      const slots = ball.mask + 1;
+      const slots = ball.slots;
       const { chunk, base } = this.place(slots);
       const to = this.chunks[chunk];
       if (chunk === ball.chunk) {
@@ -339,11 +346,12 @@ class SlotArena {
 
 /** Fibonacci hashing of a node id into the ball's slots, linear probing; returns an absolute slot. */
 function firstSlot(ball: Ball, node: number): number {
-  return ball.base + (Math.imul(node, 0x9e3779b1) & ball.mask);
+  // The hash's top 24 bits scaled to the table size (any size, not only powers of two); exact in doubles.
+  return ball.base + Math.floor(((Math.imul(node, 0x9e3779b1) >>> 8) * ball.slots) / 0x1000000);
 }
 
 function nextSlot(ball: Ball, s: number): number {
-  return ball.base + ((s - ball.base + 1) & ball.mask);
+  return s + 1 < ball.base + ball.slots ? s + 1 : ball.base;
 }
 
 function freeSlot(ball: Ball, node: number): number {
