@@ -32,7 +32,7 @@ export interface RouteBallOptions {
   growth: number;
   /** Queries beyond this radius run a live search and are not kept (a long leg is rare and its ball large). */
   maxRadius: number;
-  /** Hash slots (16 bytes each, 2–4 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
+  /** Hash slots (16 bytes each, 2–2.3 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
   maxEntries: number;
 }
 
