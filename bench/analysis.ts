@@ -26,6 +26,7 @@ import { createZoneSet } from "../src/app/zone-sets.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
+import { storeNetworks } from "../src/app/networks.js";
 import type { MatchedTrip } from "../src/engine/trips/types.js";
 import { computeAnalysis } from "../src/app/analyses/compute.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
@@ -56,7 +57,7 @@ export default async function analysisBench(args: string[]): Promise<Record<stri
   await store.presetAreas.replaceCountry(COUNTRY, presetAreasOf(COUNTRY, await readAdminAreas(file)));
   const setupS = (performance.now() - setupStarted) / 1000;
   try {
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const networks = storeNetworks(store.network);
     const { spec } = await defineAnalysis(store, networks, network, zoneCount, analysisType, extraFields);
     const load = loadavg();
     const cpu = process.cpuUsage();

@@ -22,7 +22,7 @@ import { metricsFromAggregates, tripTalliesOf } from "../src/app/counts/metrics.
 import { type MetricsProvider } from "../src/engine/counts/metrics.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
-import { NetworkRegistry } from "../src/engine/network/registry.js";
+import { storeNetworks } from "../src/app/networks.js";
 import { ACCESS_CAR, type LonLat, type Segment } from "../src/engine/network/types.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations.js";
 import { SqliteSegmentStats } from "../src/store/sqlite/counts.js";
@@ -78,7 +78,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   if (!segments) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, segments);
   const store = await openStatsStore(cacheFileOf(COUNTRY), network, source.name);
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   // With the trip tallies the route reads too, so the figures are the served request's.
   // Each shape is served both ways in the same run: from the whole-month rollups where they apply
   // (what the route does), and by summing the months' cells (the path before them).

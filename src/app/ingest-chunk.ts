@@ -1,7 +1,12 @@
 import { deserialize, serialize } from "node:v8";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { SegmentCellAccumulator } from "../engine/counts/segment-cells.js";
-import { MatchPool, type BatchMatcher, type MatchOutcome } from "../engine/ingest/match-pool.js";
+import {
+  groupOutcomes,
+  MatchPool,
+  type BatchMatcher,
+  type MatchOutcome,
+} from "../engine/ingest/match-pool.js";
 import { countOutcome, emptyMatchCounts, type MatchCounts } from "../engine/ingest/pipeline.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
@@ -96,20 +101,13 @@ async function matchAll(
   for (let at = 0; at < trips.length; at += wave) {
     if (!keepGoing()) return null;
     const groups: Promise<MatchOutcome[]>[] = [];
-    for (let g = at; g < Math.min(at + wave, trips.length); g += GROUP_TRIPS)
-      groups.push(matchGroup(trips.slice(g, g + GROUP_TRIPS), match));
+    for (let g = at; g < Math.min(at + wave, trips.length); g += GROUP_TRIPS) {
+      const group = trips.slice(g, g + GROUP_TRIPS);
+      groups.push(groupOutcomes(group, match(group)));
+    }
     for (const group of await Promise.all(groups)) for (const outcome of group) outcomes.push(outcome);
   }
   return outcomes;
-}
-
-/** A matcher that failed as a whole (not one trip's matching) fails every trip of the group. */
-async function matchGroup(trips: RawTrip[], match: BatchMatcher): Promise<MatchOutcome[]> {
-  try {
-    return await match(trips);
-  } catch (e) {
-    return trips.map(() => ({ error: (e as Error).message }));
-  }
 }
 
 /** The matched trips in reading order and the matcher's counts, as the ingest pipeline counts them. */

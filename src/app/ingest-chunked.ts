@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { addCounts, emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
+import { emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
 import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
 import { emptySplitCounts } from "../engine/ingest/split-trips.js";
 import type { RawTrip, TraceSource } from "../engine/trips/types.js";
@@ -13,7 +13,9 @@ import {
   type IngestChunkResult,
 } from "./ingest-chunk.js";
 import {
+  addFileReport,
   compactTrips,
+  emptyIngestReport,
   progressLine,
   recordIngestRun,
   startIngest,
@@ -190,14 +192,7 @@ class ChunkTracker {
 }
 
 function reportOf(runs: FileRun[], chunks: IngestChunkState[], problems: ProblemList): ChunkedIngestReport {
-  const report: ChunkedIngestReport = {
-    files: [],
-    totals: emptyIngestCounts(),
-    problems: [],
-    moreProblems: 0,
-    chunks: chunks.length,
-    failedChunks: [],
-  };
+  const report: ChunkedIngestReport = { ...emptyIngestReport(), chunks: chunks.length, failedChunks: [] };
   for (const run of runs) {
     const counts = fileCounts(run.counts);
     for (const chunk of chunks.slice(run.from, run.to)) {
@@ -209,8 +204,7 @@ function reportOf(runs: FileRun[], chunks: IngestChunkState[], problems: Problem
       result.problems.forEach((p) => problems.add(p));
       problems.more += result.moreProblems;
     }
-    report.files.push({ path: run.path, counts });
-    addCounts(report.totals, counts);
+    addFileReport(report, run.path, counts);
   }
   report.problems = problems.kept;
   report.moreProblems = problems.more;

@@ -72,12 +72,7 @@ export async function ingestFiles(
   opts: IngestFilesOptions,
 ): Promise<IngestReport> {
   const { country, paths, log, problems } = startIngest(files, opts);
-  const report: IngestReport = {
-    files: [],
-    totals: emptyIngestCounts(),
-    problems: problems.kept,
-    moreProblems: 0,
-  };
+  const report = emptyIngestReport(problems.kept);
   const onProblem = (message: string) => problems.add(message);
 
   const network = await requireNetwork(ctx, country);
@@ -125,8 +120,7 @@ async function ingestEach(
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
       signal: opts.signal,
     });
-    report.files.push({ path, counts });
-    addCounts(report.totals, counts);
+    addFileReport(report, path, counts);
     if (counts.interrupted) {
       report.interrupted = String(opts.signal?.reason ?? "interrupted");
       log(`${path}: interrupted, ${progressLine(counts)}`);
@@ -137,6 +131,36 @@ async function ingestEach(
     await recordIngestRun(ctx, { country, source: opts.source, path, startedAt, counts });
   }
   await compactTrips(ctx, country, log);
+}
+
+/** Problem messages an ingest report keeps unless told otherwise. */
+const DEFAULT_MAX_PROBLEMS = 20;
+
+/** A report of no files yet; `problems` is the list the ingest adds its problems to. */
+export function emptyIngestReport(problems: string[] = []): IngestReport {
+  return { files: [], totals: emptyIngestCounts(), problems, moreProblems: 0 };
+}
+
+/** One file's counts, added to the report's files and totals. */
+export function addFileReport(report: IngestReport, path: string, counts: IngestCounts): void {
+  report.files.push({ path, counts });
+  addCounts(report.totals, counts);
+}
+
+/**
+ * The report of a later ingest (the next files) added to `report`: its files, totals and problems, the
+ * problems kept within `maxProblems`.
+ */
+export function addIngestReport(
+  report: IngestReport,
+  more: IngestReport,
+  maxProblems = DEFAULT_MAX_PROBLEMS,
+): void {
+  for (const file of more.files) addFileReport(report, file.path, file.counts);
+  const room = Math.max(0, maxProblems - report.problems.length);
+  report.problems.push(...more.problems.slice(0, room));
+  report.moreProblems += more.moreProblems + Math.max(0, more.problems.length - room);
+  report.interrupted ??= more.interrupted;
 }
 
 /** The first problem messages, in reading order, and how many more there were. */
@@ -163,7 +187,7 @@ export function startIngest(
     country: opts.country.toLowerCase(),
     paths,
     log: opts.onProgress ?? (() => {}),
-    problems: new ProblemList(opts.maxProblems ?? 20),
+    problems: new ProblemList(opts.maxProblems ?? DEFAULT_MAX_PROBLEMS),
   };
 }
 

@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { readAdminAreas } from "../engine/network/admin-areas.js";
 import { readOsmNetwork } from "../engine/network/osm-import.js";
 import { mapErrors } from "./error-mapping.js";
 import { checkTimeZone } from "../domain/network-time-zone.js";
@@ -21,9 +20,9 @@ export async function importNetwork(
   const code = country.toLowerCase();
   // Checked before the (long) read, so a typo costs nothing.
   const zone = timeZone === undefined ? timeZoneOfCountry(code) : checkTimeZone(timeZone);
-  const { segments, transit } = await mapErrors(() => readOsmNetwork(file, { onProgress: log }));
-  log("reading administrative and postal-code boundaries");
-  const areas = presetAreasOf(code, await mapErrors(() => readAdminAreas(file)));
+  const read = await mapErrors(() => readOsmNetwork(file, { onProgress: log }));
+  const { segments, transit } = read;
+  const areas = presetAreasOf(code, read.areas);
   await ctx.store.transaction(async () => {
     await ctx.store.network.replaceCountry(
       {

@@ -2,11 +2,28 @@ import { fail } from "../domain/errors.js";
 import { timeZoneOfImport } from "../domain/network-time-zone.js";
 import type { NetworkSummary } from "../domain/network-map.js";
 import { MAX_RESULT_WAYS, waysIn, type OsmIdRow, type OsmIdSearch } from "../domain/osm-id-search.js";
-import type { NetworkRegistry } from "../engine/network/registry.js";
+import { NetworkRegistry } from "../engine/network/registry.js";
 import { VEHICLE_CLASSES } from "../engine/trips/types.js";
 import type { NetworkRepo, Store, TripStatsRepo } from "./ports/store.js";
 
 /** Use cases over the imported road networks: their time zones, summaries and OSM-way search. */
+
+/**
+ * How long a process or thread trusts a loaded network before it reads the country's import time again:
+ * a network imported by another process (or the CLI) reaches every API process, heavy-request thread and
+ * worker within this time (docs/network-import.md).
+ */
+export const NETWORK_RECHECK_MS = 1_000;
+
+/** The store's networks, each loaded on first use and reloaded after the country is imported again. */
+export function storeNetworks(
+  repo: Pick<NetworkRepo, "loadSegments" | "countries">,
+  recheckMs = NETWORK_RECHECK_MS,
+): NetworkRegistry {
+  const stampOf = async (country: string) =>
+    (await repo.countries()).find((c) => c.country === country)?.importedAt ?? null;
+  return new NetworkRegistry(async (c) => await repo.loadSegments(c), { stampOf, recheckMs });
+}
 
 /**
  * The local time zone of a country's network: the one given at import, else the built-in country table

@@ -18,6 +18,7 @@ import { IngestChunkJobs } from "../jobs/ingest-chunk-job.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { ANALYSIS_WORKER, openServerContext } from "../main/runtime.js";
+import { sharedRateCountersFromEnv } from "../queue/shared-rate-counters.js";
 import { dataDirOf } from "./context.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
@@ -82,6 +83,8 @@ export function serveCommand(program: Command): void {
       // Counts and polygon searches run on worker threads with admission control (after the demo import,
       // so the threads read the imported networks).
       const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
+      // Behind a load balancer the API processes share one set of rate-limit counters, in Redis.
+      const rateCounters = sharedRateCountersFromEnv();
       const app = await buildApp({
         ...ctx,
         heavy,
@@ -91,7 +94,10 @@ export function serveCommand(program: Command): void {
         basemap,
         security: {
           trustProxy: config.trustProxy,
-          rateLimits: perMinute ? { perKey: perMinute, perSession: perMinute } : {},
+          rateLimits: {
+            ...(perMinute ? { perKey: perMinute, perSession: perMinute } : {}),
+            shared: rateCounters,
+          },
         },
       });
       // One process runs API and jobs by default; jobs run in worker threads, off the request path.
@@ -104,6 +110,7 @@ export function serveCommand(program: Command): void {
         await runners?.stop();
         await app.close();
         await heavy?.close();
+        await rateCounters?.close();
         await ctx.store.close();
         process.exit(0);
       };

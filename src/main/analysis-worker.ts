@@ -10,7 +10,7 @@ import {
   type ThreadData,
   type WorkerInput,
 } from "../jobs/analysis-thread.js";
-import { NetworkRegistry } from "../engine/network/registry.js";
+import { storeNetworks } from "../app/networks.js";
 import { openStore } from "../store/open.js";
 
 if (parentPort) {
@@ -19,7 +19,7 @@ if (parentPort) {
   // A thread computes one task at a time, its scan reading ahead by one page: PostgreSQL gets a thread's
   // small pool (STREETFLOW_DATABASE_THREAD_POOL_MAX), not a process's.
   const store = await openStore(description, { readonly: true, thread: true });
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   const thread = new AnalysisThreadState({ store, storeDescription: description, networks });
   // Tasks run one after another: the runner posts the next only once this one has answered.
   let queue = Promise.resolve();

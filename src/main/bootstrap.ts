@@ -8,10 +8,9 @@ import { setPassword } from "../app/security/sessions.js";
 import { importNetwork } from "../app/network-import.js";
 import { tripMatcher } from "../engine/matching/index.js";
 import { MatchPool } from "../engine/ingest/match-pool.js";
-import { addCounts, emptyIngestCounts } from "../engine/ingest/pipeline.js";
 import type { TraceSource } from "../engine/trips/types.js";
 import { storeTransitRiders } from "../app/transit.js";
-import { formatIngestReport, ingestFiles, type IngestReport } from "../app/ingest.js";
+import { addIngestReport, emptyIngestReport, formatIngestReport, ingestFiles } from "../app/ingest.js";
 import { DemoSimulations } from "./demo-simulation.js";
 import type { AppContext } from "../app/context.js";
 
@@ -31,6 +30,11 @@ export async function ensureDemoData(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<void> {
+  // API processes started at once on an empty database make the demo once: the others wait, then find it.
+  await ctx.store.exclusively("demo-data", async () => await makeDemoData(ctx, dataDir, log));
+}
+
+async function makeDemoData(ctx: AppContext, dataDir: string, log: (line: string) => void): Promise<void> {
   await ensureDemoAccount(ctx, dataDir, log);
   if (!(await ctx.store.network.countries()).some((c) => c.country === DEMO_COUNTRY)) {
     log(`Importing the demo road network (Monaco, © OpenStreetMap contributors) as "${DEMO_COUNTRY}"...`);
@@ -150,7 +154,7 @@ async function ingestMonths(
 ): Promise<void> {
   // Required by ingestFiles; with a pool the trips are matched on its threads.
   const matcher = tripMatcher(matchPool.network);
-  const report: IngestReport = { files: [], totals: emptyIngestCounts(), problems: [], moreProblems: 0 };
+  const report = emptyIngestReport();
   for await (const file of files) {
     const month = await ingestFiles(ctx, [file], {
       country: DEMO_COUNTRY,
@@ -160,10 +164,7 @@ async function ingestMonths(
       matchPool,
       onProgress: (line) => line.includes(": done") && log(`  ${line.slice(line.lastIndexOf("/") + 1)}`),
     });
-    report.files.push(...month.files);
-    addCounts(report.totals, month.totals);
-    report.problems.push(...month.problems);
-    report.moreProblems += month.moreProblems;
+    addIngestReport(report, month);
   }
   for (const line of formatIngestReport(report)) log(`  ${line}`);
 }

@@ -1,8 +1,7 @@
 import { databaseFile } from "../config/config.js";
-import { NetworkRegistry } from "../engine/network/registry.js";
+import { storeNetworks } from "../app/networks.js";
 import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import { describeStore, openStore, withQueueFromEnv } from "../store/open.js";
-import type { Store } from "../app/ports/store.js";
 import type { AppContext } from "../app/context.js";
 
 /** The job runner's worker thread entry (src/main/analysis-worker.ts; .js when built). */
@@ -11,14 +10,14 @@ export const ANALYSIS_WORKER = new URL(
   import.meta.url,
 ).href;
 
-/** The networks of a store, each loaded on first use. */
-export const networksOf = (store: Store) =>
-  new NetworkRegistry(async (c) => await store.network.loadSegments(c));
-
 /** The commands' context: the SQLite file of the data directory. */
 export function openContext(dataDir: string): AppContext {
   const store = new SqliteStore(databaseFile(dataDir));
-  return { store, storeDescription: { kind: "sqlite", file: store.file }, networks: networksOf(store) };
+  return {
+    store,
+    storeDescription: { kind: "sqlite", file: store.file },
+    networks: storeNetworks(store.network),
+  };
 }
 
 /**
@@ -33,5 +32,5 @@ export async function openServerContext(
   const storeDescription = describeStore(databaseFile(dataDir));
   const opened = await openStore(storeDescription);
   const store = options.jobQueue === false ? opened : withQueueFromEnv(opened);
-  return { store, storeDescription, networks: networksOf(store) };
+  return { store, storeDescription, networks: storeNetworks(store.network) };
 }

@@ -6,7 +6,7 @@ import { encodeChunk, storeIngestChunk, type IngestChunkPayload } from "../../sr
 import type { BatchMatcher } from "../../src/engine/ingest/match-pool.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { RawTrip } from "../../src/engine/trips/types.js";
-import { networksOf } from "../../src/main/runtime.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { gridNetwork } from "../helpers/grid-network.js";
 import { storeDigest } from "../helpers/store-digest.js";
 import { backends } from "./backends.js";
@@ -50,7 +50,7 @@ async function contextOf(open: () => Promise<AppContext["store"]>): Promise<AppC
     },
     network.segments,
   );
-  return { store, networks: networksOf(store) };
+  return { store, networks: storeNetworks(store.network) };
 }
 
 const chunk = (seq: number): IngestChunkPayload => ({ ingestId: "ingest-1", seq, country: "mc" });

@@ -71,4 +71,50 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
     assert.equal(await b.trips.countTrips("li"), 4);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it("converts the later pages of counts answers stored as JSON text into binary pages, readable as before", async () => {
+    const older = `${database}_pages`;
+    await admin.query(`CREATE DATABASE ${older}`);
+    const olderUrl = new URL(url);
+    olderUrl.pathname = `/${older}`;
+    const page = [
+      [7, "2025-01-01", 42.5, null],
+      [8, "2025-01-01", -0.25, "x"],
+    ];
+    const client = new pg.Client({ connectionString: olderUrl.toString() });
+    await client.connect();
+    try {
+      // The schema as it was before the binary pages, with a page of JSON text.
+      const before = PG_MIGRATIONS.length - 1;
+      await client.query(
+        "CREATE TABLE streetflow_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (let v = 0; v < before; v++) {
+        const step = PG_MIGRATIONS[v];
+        if (typeof step === "string") await client.query(step);
+        else await step(client as unknown as pg.PoolClient);
+        await client.query("INSERT INTO streetflow_migrations (version) VALUES ($1)", [v + 1]);
+      }
+      await client.query(
+        `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at, expires_at)
+         VALUES ('r1', 'o1', 'metrics', '["a","b","c","d"]', '{}', 2, 4, '2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')`,
+      );
+      await client.query("INSERT INTO counts_result_pages (request_id, page, rows) VALUES ('r1', 2, $1)", [
+        JSON.stringify(page),
+      ]);
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
+    try {
+      assert.deepStrictEqual(await store.countsResults.page("r1", 2), page);
+      const [column] = await store.db.rows<{ data_type: string }>(
+        "SELECT data_type FROM information_schema.columns WHERE table_name = 'counts_result_pages' AND column_name = 'cells'",
+      );
+      assert.equal(column.data_type, "bytea");
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
+    }
+  });
 });

@@ -100,6 +100,39 @@ const spec = (orgId: string, name: string) =>
 
 for (const backend of all) {
   describe(`Store contract: ${backend.name}`, { skip: backend.skip }, () => {
+    it("exclusively: callers under one name take turns, other names run beside them", async () => {
+      const store = await backend.open();
+      const events: string[] = [];
+      let releaseFirst = () => {};
+      const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let firstStarted = () => {};
+      const started = new Promise<void>((resolve) => (firstStarted = resolve));
+      const first = store.exclusively("set-up", async () => {
+        events.push("first in");
+        firstStarted();
+        await firstHolds;
+        events.push("first out");
+        return 1;
+      });
+      await started;
+      const second = store.exclusively("set-up", async () => {
+        events.push("second in");
+        return 2;
+      });
+      // Another name is not held up by the first caller.
+      assert.equal(await store.exclusively("other", async () => "other"), "other");
+      events.push("other done");
+      releaseFirst();
+      assert.deepEqual(await Promise.all([first, second]), [1, 2]);
+      assert.deepEqual(events, ["first in", "other done", "first out", "second in"]);
+      // A failing caller frees the name for the next.
+      await assert.rejects(
+        store.exclusively("set-up", async () => Promise.reject(new Error("boom"))),
+        /boom/,
+      );
+      assert.equal(await store.exclusively("set-up", async () => "after"), "after");
+    });
+
     it("trips: gives back exactly what was appended, in month order, per country", async () => {
       const store = await backend.open();
       const feb = trip("a", "2026-02-01T00:30:00Z", "pedestrian", { purpose: "wbo", incomeBand: 0 });

@@ -8,7 +8,7 @@ import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import type { Network } from "../../src/engine/network/network.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { Simulation, writeSimulation, type GroundTruthTrip } from "../../src/engine/simulate/index.js";
 import { LocalClock, timeZoneOfCountry } from "../../src/engine/time.js";
@@ -114,7 +114,7 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
     );
     const rt: AppContext = {
       store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      networks: storeNetworks(store.network),
     };
     network = (await rt.networks.get("mc"))!;
     const sim = new Simulation(network, {

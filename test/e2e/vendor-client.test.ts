@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import shp from "shpjs";
 import { buildApp } from "../../src/api/app.js";
 import { issueApiKey } from "../../src/app/accounts.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { at } from "../helpers/network.js";
@@ -47,7 +47,7 @@ describe("a vendor client, unchanged (real HTTP)", () => {
     trips.push(streetTrip({ device: "car0", localIso: "2025-01-07T17:00:00", minutes: 8, east: false }));
     trips.push(streetTrip({ device: "van", localIso: "2025-01-08T17:00:00", minutes: 8, east: false }));
     await store.trips.appendTrips("mc", trips);
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const networks = storeNetworks(store.network);
     app = await buildApp({ store, networks });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const address = app.server.address();

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { issueApiKey } from "../../src/app/accounts.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 export interface TestOrg {
@@ -30,7 +31,7 @@ export const UNLIMITED_RATES = { rateLimits: { perKey: 1e9, perSession: 1e9, per
 
 /** An app over a private in-memory store with two organizations, each with a user and a key. */
 export async function makeTestApp(store = new SqliteStore(":memory:")): Promise<TestContext> {
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   const app = await buildApp({ store, networks, security: UNLIMITED_RATES });
   return { app, store, networks, orgA: await makeOrg(store, "Org A"), orgB: await makeOrg(store, "Org B") };
 }

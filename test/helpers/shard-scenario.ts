@@ -3,7 +3,7 @@ import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { createZoneSet } from "../../src/app/zone-sets.js";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { ACCESS_CAR } from "../../src/engine/network/types.js";
 import type { Store } from "../../src/app/ports/store.js";
 import { randomOf, syntheticMatchedTrips } from "../../bench/lib/synthetic.js";
@@ -55,7 +55,7 @@ export async function shardScenario(
   const org = await store.accounts.createOrganization(`shards-${crypto.randomUUID()}`);
   const email = `planner-${org.id}@example.org`;
   await store.accounts.addUser(email, org.id);
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   const ctx = { store, networks, orgId: org.id };
   await createZoneSet(
     {

@@ -1,7 +1,7 @@
 import { presetAreasOf } from "../../src/domain/preset-geographies.js";
 import { readAdminAreas } from "../../src/engine/network/admin-areas.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { Simulation, writeSimulation } from "../../src/engine/simulate/index.js";
 import type { AppContext } from "../../src/app/context.js";
@@ -30,7 +30,7 @@ export async function simulatedMonacoMonth(
     await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
   const rt: AppContext = {
     store,
-    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    networks: storeNetworks(store.network),
   };
   const network = (await rt.networks.get("mc"))!;
   const sim = new Simulation(network, { from: "2025-03", to: "2025-03", tripsPerDay, seed, source: "lbs" });

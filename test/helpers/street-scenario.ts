@@ -1,5 +1,5 @@
 import { createZoneSet } from "../../src/app/zone-sets.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import type { MatchedTrip, TripPurpose, VehicleClass } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -86,7 +86,7 @@ export function streetWeekTrips(): MatchedTrip[] {
 /** An in-memory store with the street imported as country `mc` and an organization whose user is EMAIL. */
 export async function streetStore() {
   const store = new SqliteStore(":memory:");
-  const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+  const networks = storeNetworks(store.network);
   await store.network.replaceCountry(
     { country: "mc", source: "test", segmentCount: 3, importedAt: "" },
     STREET,

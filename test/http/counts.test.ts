@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { metricsFromAggregates } from "../../src/app/counts/metrics.js";
 import { type MetricsQuery } from "../../src/engine/counts/metrics.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
@@ -21,7 +21,7 @@ describe("counts interface /counts/v1", () => {
 
   before(async () => {
     store = new SqliteStore(":memory:");
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const networks = storeNetworks(store.network);
     const aggregates = metricsFromAggregates(store.segmentStats);
     app = await buildApp({
       store,

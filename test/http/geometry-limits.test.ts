@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { MAX_GEOMETRY_POSITIONS } from "../../src/domain/geometry-limits.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import type { LonLat } from "../../src/engine/network/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
@@ -26,7 +26,7 @@ describe("one cap on geometry size, and body limits per route", () => {
     const store = new SqliteStore(":memory:");
     app = await buildApp({
       store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      networks: storeNetworks(store.network),
     });
     org = await makeOrg(store, "Limits");
     const info = { country: "mc", source: "test", segmentCount: 0, importedAt: new Date().toISOString() };

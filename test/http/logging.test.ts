@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { buildApp } from "../../src/api/app.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { FastifyInstance } from "fastify";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
@@ -14,7 +14,7 @@ describe("request log", () => {
     const store = new SqliteStore(":memory:");
     app = await buildApp({
       store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      networks: storeNetworks(store.network),
       logSink: { write: (line) => void lines.push(line) },
     });
     org = await makeOrg(store, "Logged");

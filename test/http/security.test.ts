@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
 import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg, makeTestApp, type TestContext } from "../helpers/app.js";
 import { odRequest, seedAnalysisData } from "../helpers/analyses.js";
@@ -399,7 +400,7 @@ describe("security headers, and no secret in the database or the log", () => {
     key = org.key;
     await addUserWithPassword(store, org.orgId, "admin@orga.example", "admin");
     await seedAnalysisData(store, org.orgId);
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const networks = storeNetworks(store.network);
     const spec = await validateAnalysisRequest(odRequest(org.email), { store, networks, orgId: org.orgId });
     analysisUuid = (await store.analyses.create({ spec, jobId: null })).uuid;
     await store.analyses.markRunning(analysisUuid);

@@ -12,7 +12,7 @@ import {
 import { validateAnalysisRequest, type AnalysisRequestContext } from "../../src/app/analyses/validate.js";
 import { DEFAULT_VENDOR_OPTIONS } from "../../src/domain/analyses/vendor-options.js";
 import { DomainError, ValidationError, type Issue } from "../../src/domain/errors.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
 import { odRequest, seedAnalysisData, squareZone, zoneSet } from "../helpers/analyses.js";
@@ -134,7 +134,7 @@ describe("validateAnalysisRequest", () => {
     await store.zoneSets.create(zoneSet(other.orgId, "Elsewhere", [squareZone("Z", 1, 0, -25)]));
     ctx = {
       store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      networks: storeNetworks(store.network),
       orgId: org.orgId,
     };
   });

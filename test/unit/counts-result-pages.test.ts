@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import Database from "better-sqlite3";
-import { decodeResultPage, encodeResultPage } from "../../src/store/sqlite/result-pages.js";
+import { decodeResultPage, encodeResultPage } from "../../src/store/result-pages.js";
 import { SqliteCountsResults } from "../../src/store/sqlite/counts.js";
 import { migrate } from "../../src/store/sqlite/migrations.js";
 

@@ -13,7 +13,7 @@ import type { Segment } from "../../src/engine/network/types.js";
 import { Simulation } from "../../src/engine/simulate/index.js";
 import { writeSimulation } from "../../src/engine/simulate/writers.js";
 import { IngestChunkJobs } from "../../src/jobs/ingest-chunk-job.js";
-import { networksOf } from "../../src/main/runtime.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storeDigest } from "../helpers/store-digest.js";
 
@@ -48,7 +48,7 @@ async function contextOf(name: string): Promise<AppContext> {
     { country: "mc", source: "test", segmentCount: segments.length, importedAt: new Date().toISOString() },
     segments,
   );
-  return { store, networks: networksOf(store) };
+  return { store, networks: storeNetworks(store.network) };
 }
 
 /** Claims and runs ingest chunk jobs until stopped, as a worker process's runner does. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import type { Segment } from "../../src/engine/network/types.js";
 import { Simulation } from "../../src/engine/simulate/index.js";
 import { writeSimulation } from "../../src/engine/simulate/writers.js";
@@ -49,7 +49,7 @@ async function runtime(name: string): Promise<AppContext> {
   );
   return {
     store,
-    networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+    networks: storeNetworks(store.network),
   };
 }
 

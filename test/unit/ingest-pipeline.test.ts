@@ -7,13 +7,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { matchTrip } from "../../src/engine/matching/index.js";
+import { groupOutcomes } from "../../src/engine/ingest/match-pool.js";
 import type { Network } from "../../src/engine/network/network.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { ACCESS_CAR, type Segment } from "../../src/engine/network/types.js";
 import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 import type { AppContext } from "../../src/app/context.js";
-import { formatIngestReport, ingestFiles } from "../../src/app/ingest.js";
+import {
+  addFileReport,
+  addIngestReport,
+  emptyIngestReport,
+  formatIngestReport,
+  ingestFiles,
+} from "../../src/app/ingest.js";
+import { emptyIngestCounts } from "../../src/engine/ingest/pipeline.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 /** An east-west road at lat 52 from lon 13.00 to 13.05 in five pieces. */
@@ -69,7 +77,7 @@ describe("ingestFiles", () => {
     );
     rt = {
       store,
-      networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)),
+      networks: storeNetworks(store.network),
     };
     de = (await rt.networks.get("de"))!;
   });
@@ -236,5 +244,39 @@ describe("ingestFiles", () => {
       }),
       /no such file: .*nope\.csv/,
     );
+  });
+});
+
+describe("groupOutcomes", () => {
+  it("fails every trip of a group whose matcher failed as a whole, and passes outcomes through otherwise", async () => {
+    const trips = ["a", "b"].map((deviceId) => ({ deviceId, points: [] }) as unknown as RawTrip);
+    assert.deepEqual(await groupOutcomes(trips, Promise.reject(new Error("worker died"))), [
+      { error: "worker died" },
+      { error: "worker died" },
+    ]);
+    const outcomes = [{ matched: [] }, { error: "no candidates" }];
+    assert.deepEqual(await groupOutcomes(trips, Promise.resolve(outcomes)), outcomes);
+  });
+});
+
+describe("addIngestReport", () => {
+  it("adds a later ingest's files, totals and problems, keeping at most maxProblems messages", () => {
+    const reportOf = (path: string, problems: string[], moreProblems: number) => {
+      const r = emptyIngestReport(problems);
+      addFileReport(r, path, { ...emptyIngestCounts(), trips: 2, stored: 1 });
+      r.moreProblems = moreProblems;
+      return r;
+    };
+    const report = emptyIngestReport();
+    addIngestReport(report, reportOf("a.csv", ["a1", "a2"], 0), 3);
+    addIngestReport(report, reportOf("b.csv", ["b1", "b2"], 4), 3);
+    assert.deepEqual(
+      report.files.map((f) => f.path),
+      ["a.csv", "b.csv"],
+    );
+    assert.equal(report.totals.trips, 4);
+    assert.equal(report.totals.stored, 2);
+    assert.deepEqual(report.problems, ["a1", "a2", "b1"]);
+    assert.equal(report.moreProblems, 5);
   });
 });

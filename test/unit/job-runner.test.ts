@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cancelAnalysis, createAnalysis } from "../../src/app/analyses/lifecycle.js";
 import { validateAnalysisRequest } from "../../src/app/analyses/validate.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { JobRunner } from "../../src/jobs/runner.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg } from "../helpers/app.js";
@@ -32,7 +32,7 @@ describe("job runner", () => {
     const store = new SqliteStore(join(dir, `${name}.db`), { clock: () => clock.now });
     const org = await makeOrg(store, "Runner org");
     await seedAnalysisData(store, org.orgId);
-    const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+    const networks = storeNetworks(store.network);
     const spec = await validateAnalysisRequest(odRequest(org.email, { analysis_name: name }), {
       store,
       networks,

@@ -10,8 +10,7 @@ import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js
 import { Network } from "../../src/engine/network/network.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { LocalClock } from "../../src/engine/time.js";
-import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
-import { TRACE_SOURCES, TRIP_PURPOSES, type MatchedTrip } from "../../src/engine/trips/types.js";
+import { type MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { rollupKey } from "../../src/store/sqlite/segment-rollups.js";
@@ -23,6 +22,7 @@ import {
 } from "../../src/engine/counts/segment-stats.js";
 import { type SegmentStatsQuery } from "../../src/app/ports/store.js";
 import { gridNetwork, rowSeg } from "../helpers/counts.js";
+import { randomCells as randomCellsOver } from "../helpers/random-cells.js";
 
 const SEGMENTS = [rowSeg(0, 0), rowSeg(0, 1), 1_234_567_890 * 10_000 + 3];
 const MONTHS = ["2025-01", "2025-02"];
@@ -47,44 +47,14 @@ function everyFilter(): Filters[] {
   return out;
 }
 
-/**
- * Random cells over three segments and two months, repeated keys included. With `exactSpeeds`
- * speeds are quarters of km/h, so their sums are exact whatever the order of addition.
- */
-function randomCells(rng: Rng, n: number, exactSpeeds: boolean): SegmentStatCell[] {
-  const pick = <T>(list: readonly T[]) => list[rng.int(list.length)];
-  return Array.from({ length: n }, () => {
-    const trips = rng.int(21);
-    const speedCount = rng.int(trips + 1);
-    const speedHistogram: number[] = [];
-    for (let k = 0; k < speedCount; k++) {
-      const bin = rng.int(SPEED_BINS);
-      speedHistogram[bin] = (speedHistogram[bin] ?? 0) + 1;
-    }
-    const purposes: Record<string, number> = {};
-    for (const p of TRIP_PURPOSES) if (rng.chance(0.4)) purposes[p] = rng.int(trips + 1);
-    const incomes: Record<string, number> = {};
-    for (let band = 0; band <= 7; band++) if (rng.chance(0.3)) incomes[String(band)] = rng.int(trips + 1);
-    return {
-      segmentId: pick(SEGMENTS),
-      month: pick(MONTHS),
-      dayOfWeek: 1 + rng.int(7),
-      hour: rng.int(24),
-      direction: pick(["with", "against"] as const),
-      vehicleClass: pick(SEGMENT_COUNT_CLASSES),
-      source: pick(TRACE_SOURCES),
-      trips,
-      speedCount,
-      // Otherwise all 53 bits of the mantissa in use, so the order of addition shows in the last bits.
-      speedSumKph: exactSpeeds
-        ? speedCount * (rng.int(480) / 4)
-        : speedCount * 130 * (rng.next() + rng.next() * 2 ** -32),
-      speedHistogram,
-      purposes,
-      incomes,
-    };
+/** Random cells over three segments and two months, every detail random (test/helpers/random-cells.ts). */
+const randomCells = (rng: Rng, n: number, exactSpeeds: boolean): SegmentStatCell[] =>
+  randomCellsOver(rng, n, {
+    segments: SEGMENTS,
+    months: MONTHS,
+    speeds: exactSpeeds ? "exact" : "arbitrary",
+    detailed: true,
   });
-}
 
 const addTo = (into: Record<string, number>, more: Record<string, number>) => {
   for (const [k, v] of Object.entries(more)) into[k] = (into[k] ?? 0) + v;

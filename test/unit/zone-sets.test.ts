@@ -4,7 +4,7 @@ import { DomainError, ValidationError } from "../../src/domain/errors.js";
 import { type NormalisedZoneSet, MAX_ZONES_PER_SET } from "../../src/domain/zone-sets.js";
 import { validateZoneSetRequest } from "../../src/app/zone-sets.js";
 import { planZoneUpload, splitByGeohash } from "../../src/domain/zone-split.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import type { LonLat, Segment } from "../../src/engine/network/types.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
@@ -12,7 +12,7 @@ import type { ZoneFeature } from "../../src/domain/records.js";
 import { makeOrg } from "../helpers/app.js";
 
 const store = new SqliteStore(":memory:");
-const networks = new NetworkRegistry(async (c) => await store.network.loadSegments(c));
+const networks = storeNetworks(store.network);
 const org = await makeOrg(store, "Unit Org");
 const other = await makeOrg(store, "Other Org");
 const ctx = { store, networks, orgId: org.orgId };

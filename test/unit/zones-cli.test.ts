@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { uploadZoneSets } from "../../src/app/zone-sets.js";
 import { readZoneFile } from "../../src/cli/zones.js";
 import { ValidationError } from "../../src/domain/errors.js";
-import { NetworkRegistry } from "../../src/engine/network/registry.js";
+import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg } from "../helpers/app.js";
 import { zippedShapefile } from "../helpers/shapefile.js";
 
 const store = new SqliteStore(":memory:");
-const rt = { store, networks: new NetworkRegistry(async (c) => await store.network.loadSegments(c)) };
+const rt = { store, networks: storeNetworks(store.network) };
 const org = await makeOrg(store, "Cli Org");
 const dir = mkdtempSync(join(tmpdir(), "streetflow-zones-"));
 

@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import { DEFAULT_SECURITY_POLICY, type SecurityPolicy } from "../../domain/security/policy.js";
 
 /** Requests per minute; a key's own limit (set by an admin) replaces `perKey` for that key. */
@@ -8,11 +9,15 @@ export interface RateLimits {
   /** Per client address for requests without key or session (pages, sign-in). */
   perAddress: number;
   /**
-   * Where the counters live: @fastify/rate-limit's in-memory store by default. A constructor of that
-   * plugin's store interface (e.g. its Redis store) shares them between several server processes.
+   * Where the counters live: in this process's memory by default; in Redis (under `nameSpace`) to share
+   * them between several API processes (`serve` does when STREETFLOW_REDIS_URL is set).
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  store?: any;
+  shared?: SharedRateCounters;
+}
+
+export interface SharedRateCounters {
+  redis: Redis;
+  nameSpace: string;
 }
 
 export interface SecurityOptions {

@@ -25,7 +25,10 @@ export async function registerRateLimits(
     global: true,
     hook: "preHandler",
     timeWindow: 60_000,
-    store: limits.store,
+    redis: limits.shared?.redis,
+    nameSpace: limits.shared?.nameSpace,
+    // A Redis outage lets requests through rather than failing them all.
+    skipOnError: true,
     keyGenerator: subjectOf,
     max: async (request) => {
       if (!request.principal) return limits.perAddress;

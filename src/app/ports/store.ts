@@ -60,6 +60,12 @@ export interface Store {
   readonly jobs: JobQueue;
   /** Runs `fn` atomically: every repository write inside it commits together or not at all. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while no other caller, in any process on this store, runs one under the same `name` (a
+   * one-off set-up that several processes may start at once). Not a transaction: `fn`'s writes commit as
+   * it makes them.
+   */
+  exclusively<T>(name: string, fn: () => Promise<T>): Promise<T>;
   readonly trips: TripRepo;
   /** Boundaries imported with each country's network (preset geographies). */
   readonly presetAreas: PresetAreaRepo;

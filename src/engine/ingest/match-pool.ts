@@ -9,6 +9,21 @@ export type MatchOutcome = { matched: MatchedTrip[]; error?: undefined } | { err
 /** Matches a batch of raw trips, outcomes in the same order. */
 export type BatchMatcher = (trips: RawTrip[]) => Promise<MatchOutcome[]>;
 
+/**
+ * A group's outcomes; when the matcher failed as a whole (a worker died, not one trip's matching),
+ * every trip of the group reports its error.
+ */
+export async function groupOutcomes(
+  trips: readonly RawTrip[],
+  outcomes: Promise<MatchOutcome[]>,
+): Promise<MatchOutcome[]> {
+  try {
+    return await outcomes;
+  } catch (e) {
+    return trips.map(() => ({ error: (e as Error).message }));
+  }
+}
+
 /** Running from TypeScript sources (tsx, tests) the worker is the .ts file; built, the .js one. */
 const WORKER = new URL(
   import.meta.url.endsWith(".ts") ? "./match-worker.ts" : "./match-worker.js",

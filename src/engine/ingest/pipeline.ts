@@ -1,6 +1,6 @@
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
-import type { BatchMatcher, MatchOutcome } from "./match-pool.js";
+import { groupOutcomes, type BatchMatcher, type MatchOutcome } from "./match-pool.js";
 import { readTrips } from "./split-file.js";
 
 /** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
@@ -204,13 +204,7 @@ class GroupedMatching {
 
   private async takeOldest(): Promise<void> {
     const { trips, outcomes } = this.inFlight.shift()!;
-    let results: MatchOutcome[];
-    try {
-      results = await outcomes;
-    } catch (e) {
-      // The worker itself failed (not one trip's matching): every trip of the group reports it.
-      results = trips.map(() => ({ error: (e as Error).message }));
-    }
+    const results = await groupOutcomes(trips, outcomes);
     trips.forEach((trip, i) => this.keep(trip, results[i]));
   }
 }

@@ -1,9 +1,5 @@
-import { createReadStream } from "node:fs";
-import type { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import osmtogeojson from "osmtogeojson";
-import { OSMTransform } from "osm-pbf-parser-node";
-import { SaxesParser } from "saxes";
+import { openOsmReader, type OsmRelation, type OsmWay } from "./osm-reader.js";
 
 /** A boundary polygon of the extract: an administrative area (by level) or a postal-code area. */
 export interface AdminArea {
@@ -18,49 +14,74 @@ export interface AdminArea {
   geometry: { type: "Polygon" | "MultiPolygon"; coordinates: unknown };
 }
 
-interface RelationMember {
-  type: "node" | "way" | "relation";
-  ref: number;
-  role: string;
+/** A member way of a boundary: only its nodes matter. */
+interface BoundaryWay {
+  id: number;
+  refs: number[];
 }
 
-type Element =
-  | { type: "node"; id: number; lon: number; lat: number }
-  | { type: "way"; id: number; refs: number[]; tags: Record<string, string> }
-  | { type: "relation"; id: number; members: RelationMember[]; tags: Record<string, string> };
+interface BoundaryNode {
+  type: "node";
+  id: number;
+  lon: number;
+  lat: number;
+}
 
 const ADMIN_LEVEL = /^\d{1,2}$/;
 
 /**
- * Reads the administrative (`boundary=administrative` with an `admin_level`) and postal-code
- * (`boundary=postal_code`) relations of an OSM file as polygons. Three streaming passes keep
- * memory to the boundaries: relations, then their member ways, then those ways' nodes.
- * A boundary cut by the extract's edge (a member way or node missing, or an outline left open)
- * is left out: a partial ring would claim trips that are not in it.
+ * Collects the administrative (`boundary=administrative` with an `admin_level`) and postal-code
+ * (`boundary=postal_code`) relations of an OSM file as polygons, over three streaming passes that it
+ * shares with the road network's (osm-import.ts): the relations, then their member ways, then those
+ * ways' nodes, so memory holds only the boundaries. A boundary cut by the extract's edge (a member way
+ * or node missing, or an outline left open) is left out: a partial ring would claim trips that are not in it.
  */
+export class AdminAreaCollector {
+  private readonly relations: OsmRelation[] = [];
+  private readonly memberWays = new Set<number>();
+  private readonly ways: BoundaryWay[] = [];
+  private readonly memberNodes = new Set<number>();
+  private readonly nodes: BoundaryNode[] = [];
+
+  /** Pass 1: the boundary relations. */
+  onRelation(relation: OsmRelation): void {
+    if (!isBoundary(relation.tags)) return;
+    this.relations.push(relation);
+    for (const id of relation.wayIds) this.memberWays.add(id);
+  }
+
+  /** Whether pass 2 (member ways) is needed. */
+  get wantsWays(): boolean {
+    return this.memberWays.size > 0;
+  }
+
+  /** Pass 2: the member ways' node lists. */
+  onWay(way: OsmWay): void {
+    if (!this.memberWays.has(way.id)) return;
+    this.ways.push({ id: way.id, refs: way.refs });
+    for (const ref of way.refs) this.memberNodes.add(ref);
+  }
+
+  /** Pass 3: those ways' nodes. */
+  onNode(id: number, lon: number, lat: number): void {
+    if (this.memberNodes.has(id)) this.nodes.push({ type: "node", id, lon, lat });
+  }
+
+  areas(): AdminArea[] {
+    if (this.relations.length === 0) return [];
+    const complete = completeRelations(this.relations, this.ways, this.nodes);
+    return polygonsOf(complete, this.ways, this.nodes);
+  }
+}
+
+/** The boundaries of an OSM file alone (the network import reads them with the roads: osm-import.ts). */
 export async function readAdminAreas(file: string): Promise<AdminArea[]> {
-  const relations: Extract<Element, { type: "relation" }>[] = [];
-  await eachElement(file, (el) => {
-    if (el.type === "relation" && isBoundary(el.tags)) relations.push(el);
-  });
-  if (relations.length === 0) return [];
-
-  const wayIds = new Set<number>();
-  for (const r of relations) for (const m of r.members) if (m.type === "way") wayIds.add(m.ref);
-  const ways: Extract<Element, { type: "way" }>[] = [];
-  await eachElement(file, (el) => {
-    if (el.type === "way" && wayIds.has(el.id)) ways.push({ ...el, tags: {} });
-  });
-
-  const nodeIds = new Set<number>();
-  for (const w of ways) for (const ref of w.refs) nodeIds.add(ref);
-  const nodes: Extract<Element, { type: "node" }>[] = [];
-  await eachElement(file, (el) => {
-    if (el.type === "node" && nodeIds.has(el.id)) nodes.push(el);
-  });
-
-  const complete = completeRelations(relations, ways, nodes);
-  return polygonsOf(complete, ways, nodes);
+  const reader = await openOsmReader(file);
+  const collector = new AdminAreaCollector();
+  await reader.read({ onRelation: (r) => collector.onRelation(r) });
+  if (collector.wantsWays) await reader.read({ onWay: (w) => collector.onWay(w) });
+  if (collector.wantsWays) await reader.read({ onNode: (id, lon, lat) => collector.onNode(id, lon, lat) });
+  return collector.areas();
 }
 
 function isBoundary(tags: Record<string, string>): boolean {
@@ -70,10 +91,10 @@ function isBoundary(tags: Record<string, string>): boolean {
 
 /** Relations whose every member way, and every node of those ways, is in the file. */
 function completeRelations(
-  relations: Extract<Element, { type: "relation" }>[],
-  ways: Extract<Element, { type: "way" }>[],
-  nodes: Extract<Element, { type: "node" }>[],
-): Extract<Element, { type: "relation" }>[] {
+  relations: OsmRelation[],
+  ways: BoundaryWay[],
+  nodes: BoundaryNode[],
+): OsmRelation[] {
   const located = new Set(nodes.map((n) => n.id));
   const wholeWays = new Set(ways.filter((w) => w.refs.every((ref) => located.has(ref))).map((w) => w.id));
   return relations.filter((r) =>
@@ -81,13 +102,10 @@ function completeRelations(
   );
 }
 
-function polygonsOf(
-  relations: Extract<Element, { type: "relation" }>[],
-  ways: Extract<Element, { type: "way" }>[],
-  nodes: Extract<Element, { type: "node" }>[],
-): AdminArea[] {
+function polygonsOf(relations: OsmRelation[], ways: BoundaryWay[], nodes: BoundaryNode[]): AdminArea[] {
   // Only ring members: labels, admin centres and subareas are not part of the outline.
   const rings = relations.map((r) => ({
+    type: "relation",
     ...r,
     members: r.members.filter(
       (m) => m.type === "way" && (m.role === "outer" || m.role === "inner" || m.role === ""),
@@ -124,10 +142,7 @@ function allRingsClosed(type: "Polygon" | "MultiPolygon", coordinates: unknown):
   );
 }
 
-function areaOf(
-  relation: Extract<Element, { type: "relation" }>,
-  geometry: AdminArea["geometry"],
-): AdminArea {
+function areaOf(relation: OsmRelation, geometry: AdminArea["geometry"]): AdminArea {
   const tags = relation.tags;
   const administrative = tags.boundary === "administrative";
   return {
@@ -138,65 +153,4 @@ function areaOf(
     postalCode: tags.postal_code ?? (administrative ? null : (tags.ref ?? null)),
     geometry,
   };
-}
-
-/** Streams every node, way and relation of a .osm.pbf, .osm or .osm.gz file. */
-async function eachElement(file: string, fn: (el: Element) => void): Promise<void> {
-  if (file.toLowerCase().endsWith(".pbf")) await eachPbfElement(file, fn);
-  else await eachXmlElement(file, fn);
-}
-
-interface PbfItem {
-  type: "node" | "way" | "relation";
-  id: number;
-  lon: number;
-  lat: number;
-  refs: number[];
-  members: RelationMember[];
-  tags?: Record<string, string>;
-}
-
-async function eachPbfElement(file: string, fn: (el: Element) => void): Promise<void> {
-  const source = createReadStream(file);
-  const items = source.pipe(new OSMTransform({ withTags: { node: false, way: false, relation: true } }));
-  source.on("error", (err) => items.destroy(err));
-  for await (const batch of items as AsyncIterable<PbfItem[]>) {
-    for (const item of batch) {
-      if (item.type === "node") fn({ type: "node", id: item.id, lon: item.lon, lat: item.lat });
-      else if (item.type === "way") fn({ type: "way", id: item.id, refs: item.refs, tags: {} });
-      else fn({ type: "relation", id: item.id, members: item.members, tags: item.tags ?? {} });
-    }
-  }
-}
-
-async function eachXmlElement(file: string, fn: (el: Element) => void): Promise<void> {
-  const parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
-  let open: Extract<Element, { type: "way" | "relation" }> | null = null;
-  parser.on("opentag", (tag) => {
-    const a = tag.attributes;
-    if (tag.name === "node") fn({ type: "node", id: Number(a.id), lon: Number(a.lon), lat: Number(a.lat) });
-    else if (tag.name === "way") open = { type: "way", id: Number(a.id), refs: [], tags: {} };
-    else if (tag.name === "relation") open = { type: "relation", id: Number(a.id), members: [], tags: {} };
-    else if (open === null) return;
-    else if (tag.name === "nd" && open.type === "way") open.refs.push(Number(a.ref));
-    else if (tag.name === "member" && open.type === "relation")
-      open.members.push({ type: a.type as RelationMember["type"], ref: Number(a.ref), role: a.role ?? "" });
-    else if (tag.name === "tag") open.tags[a.k] = a.v;
-  });
-  parser.on("closetag", (tag) => {
-    if ((tag.name === "way" || tag.name === "relation") && open) {
-      fn(open);
-      open = null;
-    }
-  });
-  for await (const chunk of openText(file)) parser.write(chunk as string);
-  parser.close();
-}
-
-function openText(file: string): Readable {
-  const stream = createReadStream(file);
-  if (!file.toLowerCase().endsWith(".gz")) return stream.setEncoding("utf8");
-  const gunzip = createGunzip();
-  stream.on("error", (err) => gunzip.destroy(err));
-  return stream.pipe(gunzip).setEncoding("utf8");
 }

@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { OSMTransform, type OSMOptions } from "osm-pbf-parser-node";
-import { relationOf, type OsmMember, type OsmReader, type OsmRelation, type OsmWay } from "./osm-reader.js";
+import { relationOf, type OsmMember, type OsmPass, type OsmReader } from "./osm-reader.js";
 
 interface PbfItem {
   type?: "node" | "way" | "relation";
@@ -16,17 +16,13 @@ interface PbfItem {
 export class PbfReader implements OsmReader {
   constructor(private readonly file: string) {}
 
-  async readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void> {
-    await this.each({ withTags: { node: false, way: true, relation: onRelation !== undefined } }, (item) => {
-      if (item.type === "way") onWay({ id: item.id, refs: item.refs, tags: item.tags ?? {} });
-      else if (item.type === "relation" && onRelation)
-        onRelation(relationOf(item.id, item.members ?? [], item.tags ?? {}));
-    });
-  }
-
-  async readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void> {
-    await this.each({ withTags: false }, (item) => {
-      if (item.type === "node") onNode(item.id, item.lon, item.lat);
+  async read({ onNode, onWay, wayTags = false, onRelation }: OsmPass): Promise<void> {
+    const withTags = { node: false, way: onWay !== undefined && wayTags, relation: onRelation !== undefined };
+    await this.each({ withTags }, (item) => {
+      if (item.type === "node") onNode?.(item.id, item.lon, item.lat);
+      else if (item.type === "way") onWay?.({ id: item.id, refs: item.refs, tags: item.tags ?? {} });
+      else if (item.type === "relation")
+        onRelation?.(relationOf(item.id, item.members ?? [], item.tags ?? {}));
     });
   }
 

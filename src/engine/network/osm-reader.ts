@@ -24,13 +24,21 @@ export interface OsmRelation {
   tags: Tags;
 }
 
+/** What one streaming pass over the file hands out; an element kind without a handler is skipped. */
+export interface OsmPass {
+  onNode?: (id: number, lon: number, lat: number) => void;
+  onWay?: (way: OsmWay) => void;
+  /** Whether ways need their tags (decoding them costs); without, `tags` is empty. */
+  wayTags?: boolean;
+  onRelation?: (relation: OsmRelation) => void;
+}
+
 /**
- * One OSM file read in two streaming passes: ways (and relations, when asked for) first, to
- * learn which nodes matter, then node coordinates.
+ * One OSM file read in streaming passes. Files list nodes, then ways, then relations, so a reader learns
+ * which ways and nodes matter only on a later pass: ways (and relations) first, then node coordinates.
  */
 export interface OsmReader {
-  readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void>;
-  readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void>;
+  read(pass: OsmPass): Promise<void>;
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { SaxesParser } from "saxes";
-import { relationOf, type OsmMember, type OsmReader, type OsmRelation, type OsmWay } from "./osm-reader.js";
+import { relationOf, type OsmMember, type OsmPass, type OsmReader, type OsmWay } from "./osm-reader.js";
 
 /** Streams OSM XML (optionally gzip-compressed) through a SAX parser. */
 export class XmlReader implements OsmReader {
@@ -11,18 +11,19 @@ export class XmlReader implements OsmReader {
     private readonly gzip: boolean,
   ) {}
 
-  async readWays(onWay: (way: OsmWay) => void, onRelation?: (relation: OsmRelation) => void): Promise<void> {
+  async read({ onNode, onWay, wayTags = false, onRelation }: OsmPass): Promise<void> {
     let way: OsmWay | null = null;
     let relation: { id: number; members: OsmMember[]; tags: Record<string, string> } | null = null;
     await this.parse((parser) => {
       parser.on("opentag", (tag) => {
         const a = tag.attributes;
-        if (tag.name === "way") way = { id: Number(a.id), refs: [], tags: {} };
-        else if (tag.name === "relation" && onRelation)
-          relation = { id: Number(a.id), members: [], tags: {} };
+        if (tag.name === "node") onNode?.(Number(a.id), Number(a.lon), Number(a.lat));
+        else if (tag.name === "way") way = onWay ? { id: Number(a.id), refs: [], tags: {} } : null;
+        else if (tag.name === "relation")
+          relation = onRelation ? { id: Number(a.id), members: [], tags: {} } : null;
         else if (way !== null) {
           if (tag.name === "nd") way.refs.push(Number(a.ref));
-          else if (tag.name === "tag") way.tags[a.k] = a.v;
+          else if (tag.name === "tag" && wayTags) way.tags[a.k] = a.v;
         } else if (relation !== null) {
           if (tag.name === "member")
             relation.members.push({
@@ -35,22 +36,12 @@ export class XmlReader implements OsmReader {
       });
       parser.on("closetag", (tag) => {
         if (tag.name === "way" && way) {
-          onWay(way);
+          onWay?.(way);
           way = null;
-        } else if (tag.name === "relation" && relation && onRelation) {
-          onRelation(relationOf(relation.id, relation.members, relation.tags));
+        } else if (tag.name === "relation" && relation) {
+          onRelation?.(relationOf(relation.id, relation.members, relation.tags));
           relation = null;
         }
-      });
-    });
-  }
-
-  async readNodes(onNode: (id: number, lon: number, lat: number) => void): Promise<void> {
-    await this.parse((parser) => {
-      parser.on("opentag", (tag) => {
-        if (tag.name !== "node") return;
-        const a = tag.attributes;
-        onNode(Number(a.id), Number(a.lon), Number(a.lat));
       });
     });
   }

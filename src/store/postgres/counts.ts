@@ -15,8 +15,10 @@ import type { PgDb } from "./db.js";
 import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import { eachRollupMonth, monthsByYear, rollupKey } from "../sqlite/segment-rollups.js";
 import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
-import { PgRollupCache, type RollupRow } from "./rollup-cache.js";
+import { PgRollupCache } from "./rollup-cache.js";
+import type { RollupRow } from "../rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
+import { decodeResultPage, encodeResultPage } from "../result-pages.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
@@ -181,23 +183,30 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     const wanted = monthsByYear(months);
     const years = [...wanted.keys()];
     const read = async (segmentIds: number[]) =>
-      await this.db.prepared<RollupRow>(READ_ROLLUPS, [
-        q.country,
-        segmentIds,
-        years[0],
-        years[years.length - 1],
-      ]);
-    // Inside a transaction (its own uncommitted writes, or a rollback to come) nothing is kept.
-    const rows = this.db.inTransaction
-      ? await read(q.segmentIds)
-      : await this.rollups.rows(q.country, q.segmentIds, years, await this.version(q.country), read);
+      (
+        await this.db.prepared<{ segment_id: number; year: string; cells: Buffer }>(READ_ROLLUPS, [
+          q.country,
+          segmentIds,
+          years[0],
+          years[years.length - 1],
+        ])
+      ).map((r): RollupRow => [r.segment_id, r.year, r.cells]);
+    const version = () => this.version(q.country);
+    const rows = await this.rollups.rows(
+      q.country,
+      q.segmentIds,
+      years,
+      this.db.inTransaction,
+      version,
+      read,
+    );
     const found: SegmentMonthStats[] = [];
-    for (const { segment_id, year, cells } of rows) {
+    for (const [segmentId, year, cells] of rows) {
       const asked = wanted.get(year);
       if (!asked) continue;
       eachRollupMonth(cells, key, asked, (month, trips, speedCount, speedSumKph) =>
         found.push({
-          ...emptySegmentMonth(segment_id, month),
+          ...emptySegmentMonth(segmentId, month),
           trips,
           speedSumKph,
           speedCount,
@@ -235,9 +244,9 @@ export class PostgresCountsResults implements CountsResultRepo {
       );
       if (pages.length > 0)
         await this.db.run(
-          `INSERT INTO counts_result_pages (request_id, page, rows)
-           SELECT $1, n, p FROM unnest($2::text[]) WITH ORDINALITY AS x(p, n)`,
-          [r.requestId, pages.map((rows) => JSON.stringify(rows))],
+          `INSERT INTO counts_result_pages (request_id, page, cells)
+           SELECT $1, n, p FROM unnest($2::bytea[]) WITH ORDINALITY AS x(p, n)`,
+          [r.requestId, pages.map(encodeResultPage)],
         );
     });
   }
@@ -257,11 +266,11 @@ export class PostgresCountsResults implements CountsResultRepo {
   }
 
   async page(requestId: string, page: number): Promise<unknown[][] | null> {
-    const row = await this.db.row<{ rows: string }>(
-      "SELECT rows FROM counts_result_pages WHERE request_id = $1 AND page = $2",
+    const row = await this.db.row<{ cells: Buffer }>(
+      "SELECT cells FROM counts_result_pages WHERE request_id = $1 AND page = $2",
       [requestId, page],
     );
-    return row ? JSON.parse(row.rows) : null;
+    return row ? decodeResultPage(row.cells) : null;
   }
 }
 

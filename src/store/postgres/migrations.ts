@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { rebuildYearRollups } from "./segment-rollups.js";
+import { encodeResultPage } from "../result-pages.js";
 
 /**
  * Versioned schema of the PostgreSQL store. Every process runs `migrate` on start: an advisory lock
@@ -339,6 +340,22 @@ export const PG_MIGRATIONS: PgMigration[] = [
   EXCEPTION WHEN feature_not_supported THEN NULL;
   END $$;
   `,
+  // Later pages of counts answers as the binary pages of src/store/result-pages.ts, as in SQLite, not
+  // JSON text (writing a year's rows as JSON cost as much as computing them); pages stored before are
+  // converted here.
+  async (client) => {
+    await client.query("ALTER TABLE counts_result_pages ADD COLUMN cells bytea");
+    const { rows } = await client.query<{ request_id: string; page: number; rows: string }>(
+      "SELECT request_id, page, rows FROM counts_result_pages",
+    );
+    for (const r of rows)
+      await client.query("UPDATE counts_result_pages SET cells = $3 WHERE request_id = $1 AND page = $2", [
+        r.request_id,
+        r.page,
+        encodeResultPage(JSON.parse(r.rows) as unknown[][]),
+      ]);
+    await client.query("ALTER TABLE counts_result_pages DROP COLUMN rows, ALTER COLUMN cells SET NOT NULL");
+  },
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */

@@ -19,6 +19,9 @@ export interface PostgresStoreOptions {
  * The shared store of a multi-process deployment (STREETFLOW_DATABASE_URL): every API process and
  * worker opens one, with its own connection pool, on the same database. `open` migrates first.
  */
+/** The first key of `exclusively`'s two-key advisory locks (any constant, the same in every process). */
+const EXCLUSIVE_LOCK = 0x5f_5f_5f_02;
+
 export class PostgresStore implements Store {
   readonly accounts: PostgresAccounts;
   readonly network: PostgresNetwork;
@@ -71,6 +74,21 @@ export class PostgresStore implements Store {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
+  }
+
+  /** A session advisory lock, held on a connection of its own while `fn` uses the pool. */
+  async exclusively<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const client = await this.db.pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [EXCLUSIVE_LOCK, name]);
+      try {
+        return await fn();
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [EXCLUSIVE_LOCK, name]);
+      }
+    } finally {
+      client.release();
+    }
   }
 
   /** Waits for the queries under way, then closes every connection. */

@@ -21,7 +21,7 @@ import {
 import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import { ChangedYears, eachRollupMonth, monthsByYear, replaceMonths, rollupKey } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
-import { decodeResultPage, encodeResultPage } from "./result-pages.js";
+import { decodeResultPage, encodeResultPage } from "../result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
 import type { Sync } from "./async-port.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";

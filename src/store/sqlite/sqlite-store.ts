@@ -85,6 +85,8 @@ export class SqliteStore implements Store {
   readonly security: SecurityRepo;
   readonly ingestChunks: IngestChunkRepo;
   private readonly gate: TransactionGate;
+  /** `exclusively`'s queues: per name, the settling of the last caller's turn. */
+  private readonly exclusive = new Map<string, Promise<void>>();
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -125,6 +127,25 @@ export class SqliteStore implements Store {
    */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.gate.transaction(fn);
+  }
+
+  /**
+   * One process owns a SQLite file (the embedded deployment), so an in-process queue per name is enough;
+   * a second process on the same file would need its own lock (docs/deployment.md).
+   */
+  async exclusively<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.exclusive.get(name) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.exclusive.set(name, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.exclusive.get(name) === settled) this.exclusive.delete(name);
+    }
   }
 
   async close(): Promise<void> {

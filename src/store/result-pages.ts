@@ -1,5 +1,5 @@
-import { StoredFormatError } from "../../engine/trips/codes.js";
-import { aligned } from "./segment-month-pack.js";
+import { StoredFormatError } from "../engine/trips/codes.js";
+import { aligned } from "./sqlite/segment-month-pack.js";
 
 /**
  * A stored page of a counts result (rows of equal length) as a BLOB of columns: serialising a year's
