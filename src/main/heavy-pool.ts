@@ -7,7 +7,7 @@ import type {
   HeavyTaskName,
   Refusal,
 } from "../app/heavy/tasks.js";
-import { errorFromWire } from "../app/heavy/wire.js";
+import { abandonTask, errorFromWire } from "../app/heavy/wire.js";
 import { retryLater } from "../domain/errors.js";
 import type { StoreDescription } from "../store/open.js";
 import type { HeavyReply, HeavyTaskMessage } from "./heavy-worker.js";
@@ -262,7 +262,11 @@ export class HeavyPool implements HeavyRunner {
       timeTimer = setTimeout(() => stop("ran"), timeLimitMs);
       if (!takenAtOnce && Number.isFinite(deadline))
         deadlineTimer = setTimeout(
-          () => giveUp(overloaded("its answer was not ready by its deadline", this.expectedWaitMs())),
+          () => {
+            // A thread that claimed the answer is committing its writes: that answer is waited for.
+            if (abandonTask(started))
+              giveUp(overloaded("its answer was not ready by its deadline", this.expectedWaitMs()));
+          },
           Math.max(0, deadline - ticket.startedAt),
         );
     });

@@ -1,6 +1,6 @@
 import { workerData } from "node:worker_threads";
 import { HEAVY_TASKS, type HeavyContext, type HeavyTaskName } from "../app/heavy/tasks.js";
-import { errorToWire, type WireError } from "../app/heavy/wire.js";
+import { claimAnswer, errorToWire, TASK_STATE, type WireError } from "../app/heavy/wire.js";
 import { storeNetworks } from "../app/networks.js";
 import { openStore, type StoreDescription } from "../store/open.js";
 
@@ -9,7 +9,10 @@ export interface HeavyTaskMessage {
   /** A task, or `warm`: load every network, then wait until all `threads` threads have (see HeavyPool.start). */
   name: HeavyTaskName | "warm";
   input: unknown;
-  /** Shared with the pool: set to 1 when a thread starts the task, so the pool knows it left the queue. */
+  /**
+   * Shared with the pool (TASK_STATE): set when a thread starts the task, so the pool knows it left the
+   * queue; then claimed by the thread or abandoned by the pool at the request's deadline.
+   */
   started: Int32Array;
 }
 
@@ -19,7 +22,7 @@ export type HeavyReply = { ok: true; value: unknown } | { ok: false; error: Wire
  * A thread of the heavy-request pool (src/main/heavy-pool.ts): its own store connection and
  * its own networks, built on first use, so threads share nothing and the event loop never waits for them.
  */
-// Writable only for the later pages of long counts answers (the store's countsResults); everything else is read.
+// Writable only for the later pages of long counts answers (countsResults) and their charge (usage).
 const store = await openStore((workerData as { store: StoreDescription }).store, { thread: true });
 const ctx: HeavyContext = {
   store,
@@ -28,11 +31,12 @@ const ctx: HeavyContext = {
 
 export default async function runHeavyTask(message: HeavyTaskMessage): Promise<HeavyReply> {
   if (message.name === "warm") return await warm(message.started, message.input as number);
-  Atomics.store(message.started, 0, 1);
+  Atomics.store(message.started, 0, TASK_STATE.started);
   Atomics.notify(message.started, 0);
   try {
     const task = HEAVY_TASKS[message.name] as (c: HeavyContext, input: unknown) => Promise<unknown>;
-    return { ok: true, value: await task(ctx, message.input) };
+    const claim = () => claimAnswer(message.started);
+    return { ok: true, value: await task({ ...ctx, claimAnswer: claim }, message.input) };
   } catch (err) {
     return { ok: false, error: errorToWire(err) };
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
+import type { CountsConfig } from "../../src/api/counts/config.js";
 import { NO_SHEDDING } from "../../src/api/heavy.js";
 import type { LogSink } from "../../src/api/logging.js";
 import type { OverloadSettings } from "../../src/config/config.js";
@@ -42,6 +43,7 @@ async function serve(
   pool?: HeavyPool,
   overload?: Partial<OverloadSettings>,
   logSink?: LogSink,
+  counts?: Partial<CountsConfig>,
 ): Promise<Server> {
   const networks = storeNetworks(store.network);
   const shedding = { ...NO_SHEDDING, ...overload };
@@ -52,6 +54,7 @@ async function serve(
     security: UNLIMITED_RATES,
     overload: shedding,
     logSink,
+    counts,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -72,6 +75,32 @@ async function keyOf(store: Store, name: string): Promise<string> {
 async function importGrid(store: Store): Promise<void> {
   const info = { country: "mc", source: "test", segmentCount: 0, importedAt: new Date().toISOString() };
   await store.network.replaceCountry(info, gridNetwork());
+}
+
+const cell = (segmentId: number, month: string, trips: number): SegmentStatCell => ({
+  segmentId,
+  month,
+  dayOfWeek: 2,
+  hour: 8,
+  direction: "with",
+  vehicleClass: "personal",
+  source: "lbs",
+  trips,
+  speedSumKph: trips * 40,
+  speedCount: trips,
+  speedHistogram: [0, 0, 0, 0, 0, 0, 0, 0, trips, 0, 0, 0],
+  purposes: { hbw: trips },
+  incomes: { "2": trips },
+});
+
+/** A few segment-months of counts on the grid's segments inside `circle(150, 150, 400, …)`. */
+async function addCounts(store: Store): Promise<void> {
+  await store.segmentStats.add("mc", [
+    cell(rowSeg(100, 0), "2025-01", 12),
+    cell(rowSeg(100, 1), "2025-02", 7),
+    cell(colSeg(100, 0), "2025-03", 30),
+    cell(colSeg(200, 1), "2025-01", 5),
+  ]);
 }
 
 /** A closed ring of `positions` positions on a circle around (x, y) in metres. */
@@ -122,27 +151,7 @@ describe("heavy requests on the worker-thread pool: the same answers as inline (
     const file = join(tempDir("sf-heavy-"), "streetflow.db");
     store = new SqliteStore(file);
     await importGrid(store);
-    const cell = (segmentId: number, month: string, trips: number): SegmentStatCell => ({
-      segmentId,
-      month,
-      dayOfWeek: 2,
-      hour: 8,
-      direction: "with",
-      vehicleClass: "personal",
-      source: "lbs",
-      trips,
-      speedSumKph: trips * 40,
-      speedCount: trips,
-      speedHistogram: [0, 0, 0, 0, 0, 0, 0, 0, trips, 0, 0, 0],
-      purposes: { hbw: trips },
-      incomes: { "2": trips },
-    });
-    await store.segmentStats.add("mc", [
-      cell(rowSeg(100, 0), "2025-01", 12),
-      cell(rowSeg(100, 1), "2025-02", 7),
-      cell(colSeg(100, 0), "2025-03", 30),
-      cell(colSeg(200, 1), "2025-01", 5),
-    ]);
+    await addCounts(store);
     key = await keyOf(store, "Pool org");
     const description: StoreDescription = { kind: "sqlite", file };
     pooled = await serve(store, await HeavyPool.start(description, LIMITS));
@@ -487,6 +496,54 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
       assert.equal((await osmSearch(server.base, keyB)).status, 200);
     },
     { deadlineMs: 8_000 },
+  );
+
+  it(
+    "leaves no stored pages and no charge of a metrics call answered 503 at its deadline; charges one answered",
+    { skip },
+    async () => {
+      const pool = await HeavyPool.start(description, { ...LIMITS, threads: 1, maxWaitMs: 60_000 });
+      // One row a page: every row after the first is a stored page.
+      const server = await serve(store, pool, { deadlineMs: 8_000 }, undefined, { metricsPageSize: 1 });
+      const stored = async () => {
+        const [row] = await store.db.rows<{ usage: number; results: number; pages: number }>(
+          `SELECT (SELECT COUNT(*) FROM counts_usage)::int AS usage, (SELECT COUNT(*) FROM counts_results)::int AS results,
+             (SELECT COUNT(*) FROM counts_result_pages)::int AS pages`,
+        );
+        return row;
+      };
+      try {
+        await addCounts(store);
+        const before = await stored();
+        // A search takes the thread and waits at its lock; the metrics call queues behind it.
+        const { running } = await holdOnThread(server, pool);
+        // Every table a metrics call may read its counts from (the cells, or the rollups and their version).
+        await statsLocker.query(
+          "BEGIN; LOCK TABLE segment_month_totals, segment_year_rollups, segment_counts_versions IN ACCESS EXCLUSIVE MODE",
+        );
+        const late = metrics(server.base, keyB);
+        await untilDepth(pool, 2);
+        // The search finishes; the metrics call takes the thread and waits at the statistics' lock.
+        await release();
+        assert.equal((await running).status, 200);
+        const answer = await late;
+        assertShed(answer, 503, "overloaded");
+        assert.match(answer.json.error.message, /not ready by its deadline/);
+        // Its thread then computes the rows, but the pool answered first: its writes roll back.
+        await releaseStats();
+        while (pool.depth > 0) await new Promise((r) => setTimeout(r, 5));
+        assert.deepEqual(await stored(), before);
+        const answered = await metrics(server.base, keyB);
+        assert.equal(answered.status, 200, JSON.stringify(answered.json));
+        const after = await stored();
+        assert.equal(after.usage, before.usage + 1);
+        assert.equal(after.results, before.results + 1);
+        assert.ok(after.pages > before.pages, JSON.stringify(answered.json));
+      } finally {
+        await releaseStats().catch(() => {});
+        await stop(server);
+      }
+    },
   );
 
   poolTest(

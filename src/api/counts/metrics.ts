@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import {
   assertWithinQuota,
-  chargeMetricsCall,
   monthPeriod,
   quotaLeft,
   unitsOf,
@@ -60,15 +59,16 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
         now: config.now().toISOString(),
       };
       const admission = admissionOf(request, key.id);
-      let result = await heavy.run("countsMetrics", { ...request.body, unitsLeft, paging }, admission);
-      const segments = result.segments;
-      await assertWithinQuota(store, key, unitsOf(segments, filters.fields.length), config.now());
-      // Not computed for want of units, yet the quota now allows it (raised meanwhile): compute it.
-      if (!result.page)
-        result = await heavy.run("countsMetrics", { ...request.body, unitsLeft: null, paging }, admission);
-      const page = result.page!;
-      await chargeMetricsCall(store, key, segments, filters.fields.length, new Date(paging.now));
-      return metricsBody(page);
+      // The task charges the call in the transaction of its pages, within the request's deadline.
+      const charged = { id: key.id, orgId: key.orgId };
+      const input = { ...request.body, unitsLeft, paging, key: charged };
+      let result = await heavy.run("countsMetrics", input, admission);
+      if (!result.page) {
+        await assertWithinQuota(store, key, unitsOf(result.segments, filters.fields.length), config.now());
+        // Not computed for want of units, yet the quota now allows it (raised meanwhile): compute it.
+        result = await heavy.run("countsMetrics", { ...input, unitsLeft: null }, admission);
+      }
+      return metricsBody(result.page!);
     },
   );
 

@@ -19,6 +19,9 @@ export function monthPeriod(at: Date, month?: string): UsagePeriod {
   };
 }
 
+/** The key a metrics call is charged to. */
+export type ChargedKey = Pick<ApiKeyRecord, "id" | "orgId">;
+
 /** A metrics call costs one unit per segment queried per field requested. */
 export const unitsOf = (segments: number, fields: number) => segments * fields;
 
@@ -28,7 +31,7 @@ export const unitsOf = (segments: number, fields: number) => segments * fields;
  */
 export async function assertWithinQuota(
   store: Store,
-  key: ApiKeyRecord,
+  key: ChargedKey,
   units: number,
   now: Date,
 ): Promise<void> {
@@ -41,7 +44,7 @@ export async function assertWithinQuota(
 }
 
 /** Units the key may still spend this month, or null when it has no quota. */
-export async function quotaLeft(store: Store, key: ApiKeyRecord, now: Date): Promise<number | null> {
+export async function quotaLeft(store: Store, key: ChargedKey, now: Date): Promise<number | null> {
   const quota = await store.usage.quotaOf(key.id);
   if (quota === null) return null;
   const period = monthPeriod(now);
@@ -50,7 +53,7 @@ export async function quotaLeft(store: Store, key: ApiKeyRecord, now: Date): Pro
 
 export async function chargeMetricsCall(
   store: Store,
-  key: ApiKeyRecord,
+  key: ChargedKey,
   segments: number,
   fields: number,
   now: Date,

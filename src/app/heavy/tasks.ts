@@ -11,7 +11,8 @@ import {
 } from "../../domain/counts/resolve.js";
 import type { OsmIdRow, OsmIdSearch } from "../../domain/osm-id-search.js";
 import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
-import { unitsOf } from "../counts/metering.js";
+import { assertWithinQuota, chargeMetricsCall, unitsOf, type ChargedKey } from "../counts/metering.js";
+import { retryLater } from "../../domain/errors.js";
 import { searchOsmIds } from "../networks.js";
 import { firstPage, type ResultPage } from "../counts/results.js";
 import type { AppContext } from "../context.js";
@@ -20,11 +21,31 @@ import type { AppContext } from "../context.js";
  * The requests heavy enough to leave the event loop: counts metrics and selections, and OSM-way search.
  * Each is a plain function of serialisable input to serialisable output over a store and the networks,
  * so a worker thread (src/main/heavy-worker.ts) runs exactly what the inline runner runs. They read the
- * store, and write only the later pages of long answers (countsResults), so no big result crosses threads.
+ * store, and write only the later pages of long answers (countsResults) and the metrics call's charge,
+ * so no big result crosses threads.
  */
 export interface HeavyContext extends AppContext {
   /** Replaces the store's metrics (tests and benchmarks); such a provider only runs inline. */
   metricsProvider?: MetricsProvider;
+  /**
+   * Claims the task's answer before its writes commit: false when the pool has answered the request
+   * already (503 at its deadline), so the writes roll back; once claimed, the pool waits for the answer.
+   * Absent inline, where nothing answers for the task.
+   */
+  claimAnswer?: () => boolean;
+}
+
+/**
+ * The writes of an answer (its later pages, its charge) in one transaction, committed only when the
+ * answer is still wanted: a request answered 503 at its deadline leaves nothing stored and is not charged.
+ */
+async function answerWrites<T>(ctx: HeavyContext, write: () => Promise<T>): Promise<T> {
+  return await ctx.store.transaction(async () => {
+    const value = await write();
+    if (ctx.claimAnswer && !ctx.claimAnswer())
+      throw retryLater("overloaded", { reason: "its answer was not ready by its deadline", seconds: 1 }, 1);
+    return value;
+  });
 }
 
 /** How a long answer is paged: its first page is answered, the others stored for the organization. */
@@ -41,6 +62,8 @@ export type CountsMetricsInput = SelectionRequest &
     /** Units the key may still spend (null: no quota): over it, the rows are not computed. */
     unitsLeft: number | null;
     paging: PagingSpec;
+    /** The key charged for the call, in the transaction that stores its pages. */
+    key: ChargedKey;
   };
 
 export interface CountsMetricsOutput {
@@ -90,19 +113,30 @@ export function metricsQuery(selection: ResolvedSelection, filters: MetricsFilte
 const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
 export const HEAVY_TASKS = {
-  /** Selection, then the metric rows of `POST /counts/v1/metrics` (charging stays with the caller). */
+  /**
+   * Selection, then the metric rows of `POST /counts/v1/metrics`; the later pages and the charge commit
+   * together. No page when the key's units would not cover the call (the caller answers why).
+   */
   async countsMetrics(ctx: HeavyContext, input: CountsMetricsInput): Promise<CountsMetricsOutput> {
     const filters = parseMetricsFilters(input);
     const selection = await resolveSelection(ctx.networks, input);
     const segments = selection.segments.length;
-    if (input.unitsLeft !== null && unitsOf(segments, filters.fields.length) > input.unitsLeft)
+    const fields = filters.fields.length;
+    if (input.unitsLeft !== null && unitsOf(segments, fields) > input.unitsLeft)
       return { segments, page: null };
     const provider =
       ctx.metricsProvider ??
       metricsFromAggregates(ctx.store.segmentStats, tripTalliesOf(ctx.store.tripStats));
     const rows: MetricsRow[] = [...(await provider(metricsQuery(selection, filters)))];
     const extra = { data_version: filters.dataVersion };
-    return { segments, page: await pageOf(ctx, "metrics", filters.fields, rows, input.paging, extra) };
+    const now = new Date(input.paging.now);
+    const page = await answerWrites(ctx, async () => {
+      // Checked again with the charge: another call of the key may have spent units meanwhile.
+      await assertWithinQuota(ctx.store, input.key, unitsOf(segments, fields), now);
+      await chargeMetricsCall(ctx.store, input.key, segments, fields, now);
+      return await pageOf(ctx, "metrics", filters.fields, rows, input.paging, extra);
+    });
+    return { segments, page };
   },
 
   /** The first page of the selected segments' ids and lines (`POST /counts/v1/geometry`). */
@@ -112,7 +146,7 @@ export const HEAVY_TASKS = {
   ): Promise<ResultPage> {
     const { segments } = await resolveSelection(ctx.networks, input.selection);
     const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
-    return await pageOf(ctx, "geometry", GEOMETRY_COLUMNS, rows, input.paging);
+    return await answerWrites(ctx, () => pageOf(ctx, "geometry", GEOMETRY_COLUMNS, rows, input.paging));
   },
 
   /** How many segments the selection holds (`POST /counts/v1/segmentcount`). */

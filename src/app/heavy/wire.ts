@@ -30,3 +30,18 @@ export function errorFromWire(wire: WireError): Error {
   if (wire.kind === "internal" && wire.stack) err.stack = wire.stack;
   return err;
 }
+
+/**
+ * A task's state in the Int32Array its pool and its thread share: queued, then started by a thread; then
+ * either the thread claims the answer (its writes commit, the pool waits for them) or the pool abandons it
+ * at its deadline (answered 503: the thread's writes roll back). Whichever comes first wins.
+ */
+export const TASK_STATE = { queued: 0, started: 1, claimed: 2, abandoned: 3 } as const;
+
+/** The thread's claim of the answer: true unless the pool abandoned the task first. */
+export const claimAnswer = (state: Int32Array) =>
+  Atomics.compareExchange(state, 0, TASK_STATE.started, TASK_STATE.claimed) === TASK_STATE.started;
+
+/** The pool's giving up of a task at its deadline: true unless the thread claimed its answer first. */
+export const abandonTask = (state: Int32Array) =>
+  Atomics.compareExchange(state, 0, TASK_STATE.started, TASK_STATE.abandoned) === TASK_STATE.started;
