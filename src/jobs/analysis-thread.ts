@@ -5,20 +5,20 @@ import type {
   ComputeShard,
   MergeShards,
 } from "../app/analyses/compute.js";
-import type { AnalysisShard } from "../app/analyses/shards.js";
+import type { AnalysisShard, ShardPieces } from "../app/analyses/shards.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { AnalysisMemo } from "../app/analyses/memo.js";
 
 /**
  * What a worker computes: the whole analysis, one shard's partial sums, one part of a split merge
- * (some od_* CSVs, serialised), or the merge of every shard's partials (and of the parts' CSVs).
+ * (the od_* rows of its runs of zone pairs), or the merge of every shard's partials (and of the parts' rows).
  */
 export type WorkerTask =
   | { type: "whole" }
   | { type: "shard"; shard: AnalysisShard }
-  | { type: "merge-part"; partials: Uint8Array[]; part: number; parts: number }
-  | { type: "merge"; partials: Uint8Array[]; parts?: Uint8Array[] };
+  | { type: "merge-part"; partials: ShardPieces[]; part: number; parts: number }
+  | { type: "merge"; partials: ShardPieces[]; parts?: Uint8Array[] };
 
 /** What the runner hands its worker thread when starting it: the store the thread opens, once. */
 export interface ThreadData {
@@ -38,7 +38,8 @@ export interface WorkerInput {
 export type WorkerMessage =
   | { type: "progress"; progress: number }
   | { type: "result"; results: Record<string, string> }
-  | { type: "partial"; partial: Uint8Array }
+  /** A child job's result, in pieces (a shard's: SHARD_PIECES; a merge part's: one). */
+  | { type: "partial"; partial: Uint8Array[] }
   | { type: "error"; message: string };
 
 /**
@@ -88,8 +89,8 @@ export async function runAnalysisInThread(
       const partial =
         task.type === "shard"
           ? await compute.computeShard(spec, task.shard, quiet)
-          : await compute.computeMergePart(spec, task.partials, task.part, task.parts, quiet);
-      post({ type: "partial", partial }, ownBuffer(partial));
+          : [await compute.computeMergePart(spec, task.partials, task.part, task.parts, quiet)];
+      post({ type: "partial", partial }, partial.flatMap(ownBuffer));
       return;
     }
     const computeCtx = { ...ctx, onProgress: (progress: number) => post({ type: "progress", progress }) };

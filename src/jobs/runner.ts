@@ -10,8 +10,11 @@ import {
   DEFAULT_SHARD_TRIPS,
   MERGE_PART_JOB,
   mergePartsOf,
+  piecesOfMergePart,
   planShards,
   SHARD_JOB,
+  SHARD_PIECES,
+  type ShardPieces,
   type MergePartJobPayload,
   type ShardJobPayload,
 } from "../app/analyses/shards.js";
@@ -274,23 +277,39 @@ export class JobRunner {
     // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
     if (results.length === 0) return { type: "whole" };
     const shards = rounds[0] ?? results.length;
-    const partials = present(job, results.slice(0, shards), "shard");
     const parts = await this.mergeParts(analysis, job, shards);
     if (parts.length > 0 && (await flows.split(job.id, this.o.workerId, parts, shards)))
       return { split: `merge split into ${parts.length} parts` };
     // Parts are added only after the shards are done: their results follow the shards' (third pass).
     const partResults = results.slice(shards);
+    // With parts, the shards' OD cells were theirs: only piece 0 is left to read.
+    const pieces = partResults.length > 0 ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
     return {
       type: "merge",
-      partials,
+      partials: await this.shardPieces(job, job.id, shards, pieces),
       parts: partResults.length > 0 ? present(job, partResults, "merge part") : undefined,
     };
+  }
+
+  /** Pieces `pieces` of the first `shards` children's results (the shards'), null for the others. */
+  private async shardPieces(
+    job: Job,
+    parentJobId: string,
+    shards: number,
+    pieces: readonly number[],
+  ): Promise<ShardPieces[]> {
+    const out = Array.from({ length: shards }, () => new Array<Uint8Array | null>(SHARD_PIECES).fill(null));
+    for (const piece of pieces) {
+      const results = (await this.o.queue.flows!.childResults(parentJobId, piece)).slice(0, shards);
+      present(job, results, `shard (piece ${piece})`).forEach((bytes, shard) => (out[shard][piece] = bytes));
+    }
+    return out;
   }
 
   /** The merge part children of a job with `shards` shards done: none when it merges in one job. */
   private async mergeParts(analysis: StoredAnalysis, job: Job, shards: number): Promise<ChildJob[]> {
     const compute = (await import(this.o.computeModule)) as Record<string, unknown>;
-    const count = mergePartsOf(analysis.spec, this.o.mergeParts);
+    const count = mergePartsOf(this.o.mergeParts);
     if (count <= 1 || typeof compute.computeMergePart !== "function") return [];
     return Array.from({ length: count }, (_, part) => ({
       kind: MERGE_PART_JOB,
@@ -356,8 +375,8 @@ export class JobRunner {
   private async childTask(job: Job): Promise<WorkerTask> {
     if (job.kind === SHARD_JOB) return { type: "shard", shard: (job.payload as ShardJobPayload).shard };
     const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;
-    const results = await this.o.queue.flows!.childResults(parentJobId);
-    return { type: "merge-part", partials: present(job, results.slice(0, shards), "shard"), part, parts };
+    const partials = await this.shardPieces(job, parentJobId, shards, piecesOfMergePart(part, parts));
+    return { type: "merge-part", partials, part, parts };
   }
 
   private async runIngestChunk(job: Job): Promise<void> {

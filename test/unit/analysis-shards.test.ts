@@ -8,7 +8,7 @@ import {
   mergeShards,
   type ComputeContext,
 } from "../../src/app/analyses/compute.js";
-import { cutShards, mergePartsOf, planShards } from "../../src/app/analyses/shards.js";
+import { cutShards, mergePartsOf, piecesOfMergePart, planShards } from "../../src/app/analyses/shards.js";
 import { odShardPartial } from "../../src/app/analyses/od-metrics.js";
 import { AnalysisMemo } from "../../src/app/analyses/memo.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
@@ -62,26 +62,28 @@ describe("analysis shards", () => {
       assert.ok(whole[od].split("\n").length > 50, "the analysis has rows to compare");
     });
 
-  // All vehicles: od_all, od_pers, od_comm (2 parts of at most 2); Truck: od_comm alone (1 part).
-  for (const [label, extra, twoOrFewer] of [
-    ["all vehicles", {}, 2],
-    ["commercial by weight", { travel_mode_type: "Truck", output_type: "zone_counts" }, 1],
+  // Parts split the zone pairs, whatever od_* metrics there are (Truck: od_comm alone, by weight).
+  for (const [label, extra] of [
+    ["all vehicles", {}],
+    ["commercial by weight", { travel_mode_type: "Truck", output_type: "zone_counts" }],
   ] as const)
-    it(`${label}: a merge split into parts (od_* metrics apart) gives the whole run's CSVs`, async () => {
+    it(`${label}: a merge split into parts (runs of zone pairs) gives the whole run's CSVs`, async () => {
       const { spec, partials } = await sharded(`Parts ${label}`, extra, 1);
       const whole = await computeAnalysis(spec, ctx);
-      for (const count of [1, 2, 3]) {
-        const parts = mergePartsOf(spec, count);
+      // Each step handed only the pieces it reads: what it does not need is not there.
+      const only = (pieces: number[]) =>
+        partials.map((p) => p.map((b, i) => (pieces.includes(i) ? b : null)));
+      for (const count of [2, 3, 5]) {
+        const parts = mergePartsOf(count);
         const results = [];
         // Each part in a thread of its own (no memo shared with the merge).
         for (let part = 0; part < parts; part++)
-          results.push(await computeMergePart(spec, partials, part, parts, ctx));
-        const metrics = await mergeShards(spec, partials, ctx, results);
+          results.push(await computeMergePart(spec, only(piecesOfMergePart(part, parts)), part, parts, ctx));
+        const metrics = await mergeShards(spec, only([0]), ctx, results);
         assert.deepEqual(Object.keys(metrics), Object.keys(whole), `${parts} parts: the metrics, in order`);
         for (const name of Object.keys(whole))
           assert.equal(metrics[name], whole[name], `${parts} parts: ${name} differs`);
       }
-      assert.equal(mergePartsOf(spec, 2), twoOrFewer);
     });
 
   it("merges raw sums to the very bits of one pass (expansion weights like 10000/37 included)", async () => {
@@ -112,16 +114,24 @@ describe("analysis shards", () => {
     );
   });
 
-  it("cuts each month's chunks into runs of at least the shard size", () => {
+  it("cuts each month's chunks into about equal runs of about the shard size", () => {
     const chunk = (month: string, id: number, tripCount: number) => ({ month, id, tripCount });
     const shards = cutShards(
-      [chunk("2025-01", 1, 60), chunk("2025-01", 4, 50), chunk("2025-01", 9, 10), chunk("2025-02", 2, 300)],
+      [
+        ...[1, 4, 9].map((id) => chunk("2025-01", id, 40)),
+        ...[2, 3, 5, 6, 7, 8, 10, 12, 13, 14].map((id) => chunk("2025-02", id, 25)),
+        chunk("2025-03", 11, 20),
+      ],
       100,
     );
     assert.deepEqual(shards, [
-      { month: "2025-01", fromId: 1, toId: 4, trips: 110 },
-      { month: "2025-01", fromId: 9, toId: 9, trips: 10 },
-      { month: "2025-02", fromId: 2, toId: 2, trips: 300 },
+      { month: "2025-01", fromId: 1, toId: 9, trips: 120 },
+      // 250 trips: 3 runs cut near 83 and 167 (runs of at least 100 would leave a short last one of 50).
+      { month: "2025-02", fromId: 2, toId: 5, trips: 75 },
+      { month: "2025-02", fromId: 6, toId: 10, trips: 100 },
+      { month: "2025-02", fromId: 12, toId: 14, trips: 75 },
+      // Less than half a shard's worth: a run of its own all the same.
+      { month: "2025-03", fromId: 11, toId: 11, trips: 20 },
     ]);
   });
 

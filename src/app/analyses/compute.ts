@@ -16,6 +16,7 @@ import {
   computeShardPartial,
   mergeShardPartials,
   type AnalysisShard,
+  type ShardPieces,
 } from "./shards.js";
 import type { AnalysisMemo } from "./memo.js";
 
@@ -101,10 +102,11 @@ export type ComputeShard = (
   spec: AnalysisSpec,
   shard: AnalysisShard,
   ctx: ComputeContext,
-) => Promise<Uint8Array>;
+) => Promise<Uint8Array[]>;
+/** Each shard's result is pieces (SHARD_PIECES): a merge is handed the pieces it reads, null elsewhere. */
 export type MergeShards = (
   spec: AnalysisSpec,
-  partials: readonly Uint8Array[],
+  partials: readonly ShardPieces[],
   ctx: ComputeContext,
   /** The results of the merge parts, when the merge was split (see shards.ts, MERGE_PART_JOB). */
   parts?: readonly Uint8Array[],
@@ -112,7 +114,7 @@ export type MergeShards = (
 /** One part of a split merge (optional: a compute module without it merges in one job). */
 export type ComputeMergePart = (
   spec: AnalysisSpec,
-  partials: readonly Uint8Array[],
+  partials: readonly ShardPieces[],
   part: number,
   parts: number,
   ctx: ComputeContext,

@@ -8,7 +8,14 @@ import {
   type OdRow,
   type OdTrip,
 } from "../../engine/analysis/od-aggregate.js";
-import { OD_IDENTITY_COLUMNS, OdCsvWriter, odIdentity, type OdLabels } from "../../engine/analysis/od-csv.js";
+import {
+  OD_IDENTITY_COLUMNS,
+  odCsvHeader,
+  OdCsvWriter,
+  odIdentity,
+  type OdLabels,
+} from "../../engine/analysis/od-csv.js";
+import type { CellRecords } from "../../engine/analysis/cell-table.js";
 import {
   distributionCsv,
   distributionMetrics,
@@ -387,6 +394,16 @@ export interface OdPartial {
 }
 
 /**
+ * A shard's sums cut for a split merge: `common`, everything but the OD cells (zone totals, tallies,
+ * calibration counts, 15-minute sums), which every merge step reads; and the OD cells in `cells`, runs
+ * of zone pairs in pair order (OdSums.exportCellPieces), of which each merge part reads its own.
+ */
+export interface OdShardPieces {
+  common: OdPartial;
+  cells: CellRecords[];
+}
+
+/**
  * Sums the trips of one shard (a month's chunk id range) of an OD_Analysis. `devices`: the devices per
  * month counted when the shards were planned (expansionMonths), else counted here.
  */
@@ -396,10 +413,35 @@ export async function odShardPartial(
   scope: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
   devices?: Map<string, number>,
 ): Promise<OdPartial> {
+  return partialOf(await scanShard(spec, ctx, scope, devices), true);
+}
+
+/** odShardPartial with the OD cells apart, cut into `cellPieces` runs of zone pairs. */
+export async function odShardPieces(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  scope: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
+  devices: Map<string, number> | undefined,
+  cellPieces: number,
+): Promise<OdShardPieces> {
+  const scan = await scanShard(spec, ctx, scope, devices);
+  return { common: partialOf(scan, false), cells: scan.aggregator.exportCellPieces(cellPieces) };
+}
+
+async function scanShard(
+  spec: AnalysisSpec,
+  ctx: ComputeContext,
+  scope: Pick<TripScanOptions, "fromMonth" | "toMonth" | "chunkIds">,
+  devices?: Map<string, number>,
+): Promise<OdScan> {
   const scan = await prepareOd(spec, ctx);
   await scanTrips(spec, ctx, scan.network, scan.passSegments, scan.sink, scope, devices);
+  return scan;
+}
+
+function partialOf(scan: OdScan, withCells: boolean): OdPartial {
   return {
-    aggregator: scan.aggregator.exportState(),
+    aggregator: scan.aggregator.exportState(withCells),
     quarterHours: scan.quarterHours?.exportState() ?? null,
     zones: scan.zones.exportState(),
     calibration: scan.calibration?.exportState() ?? null,
@@ -407,15 +449,22 @@ export async function odShardPartial(
 }
 
 /**
+ * The od_* rows a merge part wrote, per metric: one run of rows per day type × device group (the CSV's
+ * outer order, `dayType × GROUPS.length + group`), each over the part's zone pairs. The parts' runs laid
+ * side by side in part order give each run whole, in pair order (assembleOdCsvs).
+ */
+export type OdRowRuns = Record<string, string[]>;
+
+/**
  * The OD metrics of the merged shard partials: the same CSVs as computeOdMetrics over all trips. With
- * `odParts` (the merge parts' CSVs, see odMergePart), the od_* metrics come from them and only the
- * zone totals, tallies and calibration counts of the partials are added here, not their cells.
+ * `odParts` (the merge parts' rows, see odMergePart), the od_* metrics are assembled from them and only
+ * the zone totals, tallies and calibration counts of the partials are added here, not their cells.
  */
 export async function mergeOdPartials(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   partials: readonly OdPartial[],
-  odParts?: readonly MetricCsvs[],
+  odParts?: readonly OdRowRuns[],
 ): Promise<MetricCsvs> {
   const scan = await prepareOd(spec, ctx);
   for (const p of partials) {
@@ -424,7 +473,7 @@ export async function mergeOdPartials(
     scan.zones.absorb(p.zones);
     if (p.calibration) scan.calibration?.absorb(p.calibration);
   }
-  const given = odParts && (Object.assign({}, ...odParts) as MetricCsvs);
+  const given = odParts && assembleOdCsvs(odMetricGroups(spec), odParts);
   return await odMetricsOf(spec, ctx, finishOd(spec, scan), given);
 }
 
@@ -448,32 +497,70 @@ function odMetricGroups(spec: AnalysisSpec): [string, number[]][] {
   return wanted;
 }
 
-/** Into how many merge parts (at most `max`) an OD analysis' od_* metrics split: one per metric at most. */
-export function odMergeParts(spec: AnalysisSpec, max: number): number {
-  return Math.max(1, Math.min(max, odMetricGroups(spec).length));
-}
-
 /**
- * Merge part `part` of `parts`: the od_* metrics j with j % parts === part, from the cells of their
- * device groups only (with every partial's zone totals and calibration counts, which their columns and
- * volume scale read). Parts run side by side on several workers; mergeOdPartials then takes their CSVs.
+ * Merge part `part` of the shards' sums: every od_* metric's rows over the zone pairs of the cells it
+ * was handed (its runs of pairs, see OdShardPieces), with every partial's zone totals and calibration
+ * counts, which the rows' columns and volume scale read. Parts run side by side on several workers;
+ * mergeOdPartials then assembles their rows.
  */
 export async function odMergePart(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   partials: readonly OdPartial[],
-  part: number,
-  parts: number,
-): Promise<MetricCsvs> {
-  const wanted = odMetricGroups(spec).filter((_, j) => j % parts === part);
+): Promise<OdRowRuns> {
   const scan = await prepareOd(spec, ctx);
-  const groups = wanted.flatMap(([, g]) => g);
   for (const p of partials) {
-    scan.aggregator.absorb(p.aggregator, groups);
+    scan.aggregator.absorb(p.aggregator);
     if (p.calibration) scan.calibration?.absorb(p.calibration);
   }
   const od = finishOd(spec, scan);
-  return odCsvs(od.aggregator, od.scale, odLabels(spec, od), wanted);
+  return odRowRuns(od.aggregator, od.scale, odLabels(spec, od), odMetricGroups(spec), spec.dayTypes.length);
+}
+
+/** The od_* rows of an aggregator per metric, cut into runs at each day type × group (OdRowRuns). */
+function odRowRuns(
+  aggregator: OdAggregator,
+  scale: number[] | undefined,
+  labels: OdLabels,
+  wanted: [string, number[]][],
+  dayTypes: number,
+): OdRowRuns {
+  const runs: OdRowRuns = {};
+  const writerOfGroup: { name: string; writer: OdCsvWriter }[] = [];
+  for (const [name, groups] of wanted) {
+    runs[name] = new Array<string>(dayTypes * GROUPS.length).fill("");
+    const writer = new OdCsvWriter(labels);
+    for (const g of groups) writerOfGroup[g] = { name, writer };
+  }
+  let run = -1;
+  const close = () => {
+    const open = writerOfGroup[run % GROUPS.length];
+    if (run >= 0 && open) runs[open.name][run] = open.writer.takeRows();
+  };
+  aggregator.forEachRow(GROUPS.length, scale, (row) => {
+    const of = writerOfGroup[row.group];
+    if (!of) return;
+    const at = row.dayType * GROUPS.length + row.group;
+    if (at !== run) {
+      close();
+      run = at;
+    }
+    of.writer.add(row);
+  });
+  close();
+  return runs;
+}
+
+/** The od_* CSVs from the merge parts' runs of rows: each run's pieces in part order (pair order). */
+function assembleOdCsvs(wanted: [string, number[]][], parts: readonly OdRowRuns[]): MetricCsvs {
+  const csvs: MetricCsvs = {};
+  for (const [name] of wanted) {
+    const pieces = [odCsvHeader()];
+    const runs = parts[0]?.[name].length ?? 0;
+    for (let run = 0; run < runs; run++) for (const part of parts) pieces.push(part[name][run]);
+    csvs[name] = pieces.join("");
+  }
+  return csvs;
 }
 
 /**

@@ -2,15 +2,16 @@ import { deserialize, serialize } from "node:v8";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import type { Store, TripChunkEntry } from "../ports/store.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
+import { concatCellRecords, type CellRecords } from "../../engine/analysis/cell-table.js";
 import {
   expansionMonths,
   mergeOdPartials,
   odMergePart,
-  odMergeParts,
   odShardable,
-  odShardPartial,
+  odShardPieces,
   scanMonths,
   type OdPartial,
+  type OdRowRuns,
 } from "./od-metrics.js";
 
 /**
@@ -48,8 +49,9 @@ export interface ShardJobPayload {
 
 /**
  * Job kind and payload of one merge part: once every shard is done, the od_* metrics (most of the
- * rows) are written by `parts` children side by side, each from every shard's partial sums; the
- * analysis' job then takes their CSVs and writes the rest. Children of the analysis' job after its shards.
+ * rows) are written by `parts` children side by side, each over its own runs of zone pairs from every
+ * shard's partial sums; the analysis' job then lays their rows together and writes the rest. Children
+ * of the analysis' job after its shards.
  */
 export const MERGE_PART_JOB = "analysis-merge-part";
 export interface MergePartJobPayload {
@@ -64,9 +66,25 @@ export interface MergePartJobPayload {
 /** Merge parts when none are configured: the od_* metrics written by 2 workers side by side. */
 export const DEFAULT_MERGE_PARTS = 2;
 
+/**
+ * A shard's result is pieces: piece 0 its sums but the OD cells, pieces 1..CELL_PIECES its OD cells cut
+ * into runs of zone pairs. Merge part i of n reads piece 0 and the cell pieces j with ⌊j × n / CELL_PIECES⌋
+ * = i, so no part reads or adds another's cells. 12 pieces split evenly into 1, 2, 3, 4 or 6 parts.
+ */
+export const CELL_PIECES = 12;
+export const SHARD_PIECES = 1 + CELL_PIECES;
+
+/** The pieces of every shard's result merge part `part` of `parts` reads (piece 0 first). */
+export function piecesOfMergePart(part: number, parts: number): number[] {
+  const cells = Array.from({ length: CELL_PIECES }, (_, j) => j).filter(
+    (j) => Math.floor((j * parts) / CELL_PIECES) === part,
+  );
+  return [0, ...cells.map((j) => 1 + j)];
+}
+
 /** Into how many merge parts (at most `max`) a sharded analysis' merge splits; 1: merged in one job. */
-export function mergePartsOf(spec: AnalysisSpec, max: number): number {
-  return odMergeParts(spec, max);
+export function mergePartsOf(max: number): number {
+  return Math.max(1, Math.min(max, CELL_PIECES));
 }
 
 /** The types whose computation splits into shards; every other type runs whole, in one job. */
@@ -84,9 +102,9 @@ export function isShardable(spec: AnalysisSpec): boolean {
 }
 
 /**
- * The shards of an analysis: each month's chunks in id order, cut into runs of at least `shardTrips`
- * trips (the last run of a month takes the rest). Null when the analysis runs whole: its type (or
- * options) cannot be sharded, or it has at most one shard's worth of chunks.
+ * The shards of an analysis: each month's chunks in id order, cut into about equal runs of about
+ * `shardTrips` trips. Null when the analysis runs whole: its type (or options) cannot be sharded, or it
+ * has at most one shard's worth of chunks.
  */
 export async function planShards(
   spec: AnalysisSpec,
@@ -100,60 +118,116 @@ export async function planShards(
   return shards.map((shard) => ({ ...shard, devices }));
 }
 
+/**
+ * Each month's chunks (in id order) cut into round(trips / shardTrips) runs (at least one) of about
+ * equal trips: equal shards share out evenly over workers, where runs of at least `shardTrips` left a
+ * short last one (1,000,000 trips in 250,000s: 4 shards, not 3 long and a short one).
+ */
 export function cutShards(chunks: readonly TripChunkEntry[], shardTrips: number): AnalysisShard[] {
   const shards: AnalysisShard[] = [];
-  let open: AnalysisShard | null = null;
-  for (const c of chunks) {
-    if (!open || open.month !== c.month || open.trips >= shardTrips) {
-      open = { month: c.month, fromId: c.id, toId: c.id, trips: 0 };
-      shards.push(open);
+  for (const month of chunksByMonth(chunks)) {
+    const total = month.reduce((n, c) => n + c.tripCount, 0);
+    const runs = Math.max(1, Math.round(total / shardTrips));
+    let before = 0;
+    let opened = 0;
+    let open: AnalysisShard | null = null;
+    for (const c of month) {
+      // A new run starts at the chunk boundary nearest to the month's next multiple of total / runs.
+      if (!open || (opened < runs && before + c.tripCount / 2 > (opened * total) / runs)) {
+        open = { month: c.month, fromId: c.id, toId: c.id, trips: 0 };
+        shards.push(open);
+        opened++;
+      }
+      open.toId = c.id;
+      open.trips += c.tripCount;
+      before += c.tripCount;
     }
-    open.toId = c.id;
-    open.trips += c.tripCount;
   }
   return shards;
 }
 
-/** Computes one shard: its partial sums, serialised (v8) to be stored until the merge. */
+/** Chunks in order, grouped by month (consecutive). */
+function chunksByMonth(chunks: readonly TripChunkEntry[]): TripChunkEntry[][] {
+  const months: TripChunkEntry[][] = [];
+  for (const c of chunks) {
+    const last = months[months.length - 1];
+    if (last && last[0].month === c.month) last.push(c);
+    else months.push([c]);
+  }
+  return months;
+}
+
+/**
+ * A shard's result: the pieces of its partial sums (SHARD_PIECES), each serialised (v8) to be stored
+ * until the merge; a piece of a result the merge does not need is not read.
+ */
+export type ShardPieces = readonly (Uint8Array | null)[];
+
+/** Computes one shard: its partial sums, in SHARD_PIECES pieces (piece 0 all but the OD cells). */
 export async function computeShardPartial(
   spec: AnalysisSpec,
   shard: AnalysisShard,
   ctx: ComputeContext,
-): Promise<Uint8Array> {
+): Promise<Uint8Array[]> {
   const month = { year: Number(shard.month.slice(0, 4)), month: Number(shard.month.slice(5, 7)) };
   const scope = { fromMonth: month, toMonth: month, chunkIds: { from: shard.fromId, to: shard.toId } };
   await assertUnchanged(spec, shard, ctx.store, scope);
-  const partial = await odShardPartial(spec, ctx, scope, shard.devices && new Map(shard.devices));
+  const devices = shard.devices && new Map(shard.devices);
+  const { common, cells } = await odShardPieces(spec, ctx, scope, devices, CELL_PIECES);
   ctx.onProgress(1);
-  return serialize(partial);
+  return [serialize(common), ...cells.map((c) => serialize(c))];
 }
 
 /**
- * Adds the partials of every shard (in shard order) and writes the analysis' metric CSVs; with the
- * results of its merge parts (computeMergePart), their od_* CSVs are taken as they are.
+ * Adds the partials of every shard (in shard order) and writes the analysis' metric CSVs. With the
+ * results of its merge parts (computeMergePart), their od_* rows are taken as they are, and only piece
+ * 0 of each shard is read; without, every piece.
  */
 export async function mergeShardPartials(
   spec: AnalysisSpec,
-  partials: readonly Uint8Array[],
+  partials: readonly ShardPieces[],
   ctx: ComputeContext,
   parts?: readonly Uint8Array[],
 ): Promise<MetricCsvs> {
-  const odParts = parts?.map((p) => deserialize(p) as MetricCsvs);
-  return await mergeOdPartials(spec, ctx, partials.map(readPartial), odParts);
+  const odParts = parts?.map((p) => deserialize(p) as OdRowRuns);
+  const pieces = odParts ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
+  return await mergeOdPartials(
+    spec,
+    ctx,
+    partials.map((p) => readPartial(p, pieces)),
+    odParts,
+  );
 }
 
-/** Merge part `part` of `parts`: some od_* metrics' CSVs from every shard's partial sums, serialised (v8). */
+/** Merge part `part` of `parts`: the od_* rows of its runs of zone pairs, serialised (v8). */
 export async function computeMergePart(
   spec: AnalysisSpec,
-  partials: readonly Uint8Array[],
+  partials: readonly ShardPieces[],
   part: number,
   parts: number,
   ctx: ComputeContext,
 ): Promise<Uint8Array> {
-  return serialize(await odMergePart(spec, ctx, partials.map(readPartial), part, parts));
+  const pieces = piecesOfMergePart(part, parts);
+  return serialize(
+    await odMergePart(
+      spec,
+      ctx,
+      partials.map((p) => readPartial(p, pieces)),
+    ),
+  );
 }
 
-const readPartial = (bytes: Uint8Array) => deserialize(bytes) as OdPartial;
+/** A shard's partial sums from its pieces `pieces` (piece 0 first): its cells are those pieces' cells. */
+function readPartial(shard: ShardPieces, pieces: readonly number[]): OdPartial {
+  const piece = (i: number) => {
+    const bytes = shard[i];
+    if (!bytes) throw new Error(`piece ${i} of a shard's partial sums is missing`);
+    return deserialize(bytes) as unknown;
+  };
+  const common = piece(0) as OdPartial;
+  const cells = pieces.slice(1).map((i) => piece(i) as CellRecords);
+  return { ...common, aggregator: { ...common.aggregator, cells: concatCellRecords(cells) } };
+}
 
 /** Compaction replaces chunks by new ones (new ids): a shard would then miss or double trips. */
 async function assertUnchanged(

@@ -47,10 +47,13 @@ export interface JobFlows {
   childCount(jobId: string): Promise<number>;
   /** The number of children of each round of splits, in order ([]: not split). */
   childRounds(jobId: string): Promise<number[]>;
-  /** Completes a running child with its result; a result of an earlier attempt is replaced. */
-  completeWithResult(jobId: string, workerId: string, result: Uint8Array): Promise<boolean>;
-  /** The children's results in child order; null for a child without one (yet). */
-  childResults(jobId: string): Promise<(Uint8Array | null)[]>;
+  /**
+   * Completes a running child with its result, in pieces that are read apart (childResults); a result
+   * of an earlier attempt is replaced.
+   */
+  completeWithResult(jobId: string, workerId: string, result: readonly Uint8Array[]): Promise<boolean>;
+  /** Piece `piece` (default 0) of the children's results in child order; null where a child has none (yet). */
+  childResults(jobId: string, piece?: number): Promise<(Uint8Array | null)[]>;
   /** Children done, of how many. */
   childProgress(jobId: string): Promise<{ done: number; total: number }>;
   /** Hands a running job back to the queue after a failed attempt (the attempt counts). */

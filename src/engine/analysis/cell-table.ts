@@ -68,12 +68,7 @@ export class CellTable {
 
   /** Every record's fields, each a flat array: what a partial aggregate carries to be merged. */
   exportRecords(): CellRecords {
-    const out: CellRecords = {
-      keys: new Float64Array(this.size),
-      weights: new Float64Array(this.size),
-      durations: new Float64Array(this.size),
-      samples: new Float64Array(this.size),
-    };
+    const out = emptyCellRecords(this.size);
     let n = 0;
     for (let r = 0; r < this.records.length; r += RECORD) {
       if (this.records[r] === EMPTY) continue;
@@ -81,6 +76,28 @@ export class CellTable {
       out.weights[n] = this.records[r + 1];
       out.durations[n] = this.records[r + 2];
       out.samples[n++] = this.records[r + 3];
+    }
+    return out;
+  }
+
+  /**
+   * The records split by `pieceOf(key)` (0..pieces-1), each piece's fields as flat arrays: partial sums
+   * cut so that each merge reads only the keys it merges.
+   */
+  exportRecordPieces(pieces: number, pieceOf: (key: number) => number): CellRecords[] {
+    const counts = new Array<number>(pieces).fill(0);
+    for (let r = 0; r < this.records.length; r += RECORD)
+      if (this.records[r] !== EMPTY) counts[pieceOf(this.records[r])]++;
+    const out = counts.map(emptyCellRecords);
+    const filled = new Array<number>(pieces).fill(0);
+    for (let r = 0; r < this.records.length; r += RECORD) {
+      if (this.records[r] === EMPTY) continue;
+      const p = pieceOf(this.records[r]);
+      const n = filled[p]++;
+      out[p].keys[n] = this.records[r];
+      out[p].weights[n] = this.records[r + 1];
+      out[p].durations[n] = this.records[r + 2];
+      out[p].samples[n] = this.records[r + 3];
     }
     return out;
   }
@@ -161,6 +178,31 @@ export interface CellRecords {
   weights: Float64Array;
   durations: Float64Array;
   samples: Float64Array;
+}
+
+/** Records of `size` cells, zeroed. */
+export function emptyCellRecords(size: number): CellRecords {
+  return {
+    keys: new Float64Array(size),
+    weights: new Float64Array(size),
+    durations: new Float64Array(size),
+    samples: new Float64Array(size),
+  };
+}
+
+/** Several pieces' records as one (the pieces of a partial a merge reads together). */
+export function concatCellRecords(pieces: readonly CellRecords[]): CellRecords {
+  if (pieces.length === 1) return pieces[0];
+  const out = emptyCellRecords(pieces.reduce((n, p) => n + p.keys.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.keys.set(p.keys, at);
+    out.weights.set(p.weights, at);
+    out.durations.set(p.durations, at);
+    out.samples.set(p.samples, at);
+    at += p.keys.length;
+  }
+  return out;
 }
 
 const RECORD = 4;

@@ -3,6 +3,7 @@ import type { TripPath, ZoneVisit } from "../zones/assign.js";
 import { VisitList, ZoneLookup } from "../zones/lookup.js";
 import { daysBetween, type LocalClock } from "../time.js";
 import { GROUP_SLOTS, OdSums, type OdSumsState } from "./od-sums.js";
+import type { CellRecords } from "./cell-table.js";
 
 /** Day types as sets of ISO weekdays (1 = Monday), day parts as local hour spans (end inclusive). */
 export interface OdSlicing {
@@ -334,8 +335,17 @@ export class OdAggregator {
    * shards). Sums of whole milliseconds, counts and weights on a fixed binary grid are exact, so the
    * merged sums equal those of one pass over all the trips, bit for bit.
    */
-  exportState(): OdAggregatorState {
-    return { tripsSeen: this.tripsSeen, tripsInZones: this.tripsInZones, ...this.sums.exportState() };
+  exportState(withCells = true): OdAggregatorState {
+    return {
+      tripsSeen: this.tripsSeen,
+      tripsInZones: this.tripsInZones,
+      ...this.sums.exportState(withCells),
+    };
+  }
+
+  /** The cells apart from exportState(false), cut into `pieces` runs of zone pairs (OdSums). */
+  exportCellPieces(pieces: number): CellRecords[] {
+    return this.sums.exportCellPieces(pieces);
   }
 
   /**

@@ -78,6 +78,11 @@ function numberText(n: number): string {
  * fields are formatted once, a row's pieces go into a reused array that is
  * joined into one flat string every few thousand rows.
  */
+/** The header line of an od_* CSV. */
+export function odCsvHeader(): string {
+  return `${OD_COLUMNS.map(field).join(",")}\n`;
+}
+
 export class OdCsvWriter {
   private readonly groups: string[];
   private readonly origins: string[];
@@ -94,7 +99,7 @@ export class OdCsvWriter {
     this.destinations = labels.destinations.map((z) => `${zone(z)},`);
     this.dayTypes = labels.dayTypes.map((d) => `${field(d)},`);
     this.dayParts = labels.dayParts.map((d) => `${field(d)},`);
-    this.parts = [`${OD_COLUMNS.map(field).join(",")}\n`];
+    this.parts = [odCsvHeader()];
   }
 
   add(r: OdRow): void {
@@ -104,6 +109,14 @@ export class OdCsvWriter {
     p.push(numberText(r.odTraffic), ",", numberText(r.originTraffic), ",");
     p.push(numberText(r.destinationTraffic), ",", numberText(r.avgDurationMin), "\n");
     if (p.length >= 16_384) this.flush();
+  }
+
+  /** The rows added since the last call, without the header (a run of rows of a merge part). */
+  takeRows(): string {
+    this.flush();
+    const rows = this.parts.slice(1).join("");
+    this.parts.length = 1;
+    return rows;
   }
 
   /** The CSV text; the writer is spent. */

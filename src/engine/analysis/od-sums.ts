@@ -1,4 +1,4 @@
-import { CellTable, KeyedSums, type CellRecords } from "./cell-table.js";
+import { CellTable, emptyCellRecords, KeyedSums, type CellRecords } from "./cell-table.js";
 
 /**
  * Device-type groups a trip's group mask has room for (group numbers 0..7): a trip's groups are kept
@@ -213,13 +213,28 @@ export class OdSums {
     return out;
   }
 
-  /** The fine cells and zone totals as plain data (a shard's partial sums). */
-  exportState(): OdSumsState {
+  /**
+   * The fine cells and zone totals as plain data (a shard's partial sums); without `withCells`, the
+   * cells are left out (exported apart by exportCellPieces).
+   */
+  exportState(withCells = true): OdSumsState {
     return {
-      cells: this.cells.exportRecords(),
+      cells: withCells ? this.cells.exportRecords() : emptyCellRecords(0),
       originTotals: exportFine(this.originFine),
       destinationTotals: exportFine(this.destinationFine),
     };
+  }
+
+  /**
+   * The fine cells cut into `pieces` runs of zone pairs (piece = ⌊pair × pieces / pairs⌋): every cell of
+   * a pair lands in the same piece, so a merge of one piece per shard has whole pairs, in pair order
+   * after the pieces before it.
+   */
+  exportCellPieces(pieces: number): CellRecords[] {
+    const pairs = this.originCount * this.destinationCount;
+    return this.cells.exportRecordPieces(pieces, (key) =>
+      Math.floor((Math.floor(key / this.fineCount) * pieces) / pairs),
+    );
   }
 
   /**

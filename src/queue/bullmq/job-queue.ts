@@ -168,24 +168,37 @@ export class BullJobQueue implements JobQueue, JobFlows {
     return counts ? counts.split(",").map(Number) : [];
   }
 
-  /** The result is a key beside the child (kept like finished jobs, dropped with the parent's end). */
-  async completeWithResult(jobId: string, workerId: string, result: Uint8Array): Promise<boolean> {
+  /**
+   * The result is a hash beside the child (a field per piece), kept like finished jobs and dropped with
+   * the parent's end; a merge reads only the pieces it needs (HGET).
+   */
+  async completeWithResult(jobId: string, workerId: string, result: readonly Uint8Array[]): Promise<boolean> {
     const job = await BullJob.fromId(this.queue, jobId);
     if (!job || (await this.isCancelled(jobId))) return false;
-    await this.redis.set(
-      this.mark("result", jobId),
-      Buffer.from(result.buffer, result.byteOffset, result.byteLength),
-      "EX",
-      KEEP_SECONDS,
-    );
+    const key = this.mark("result", jobId);
+    const fields = result.flatMap((piece, i) => [
+      String(i),
+      Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength),
+    ]);
+    await this.redis
+      .multi()
+      .del(key)
+      .hset(key, ...fields)
+      .expire(key, KEEP_SECONDS)
+      .exec();
     return this.whileOwned(jobId, (j) => j.moveToCompleted(null, workerId, false));
   }
 
-  async childResults(jobId: string): Promise<(Uint8Array | null)[]> {
+  async childResults(jobId: string, piece = 0): Promise<(Uint8Array | null)[]> {
     const count = await this.childCount(jobId);
     if (count === 0) return [];
-    const keys = Array.from({ length: count }, (_, i) => this.mark("result", childId(jobId, i)));
-    return await this.redis.mgetBuffer(...keys);
+    const read = this.redis.pipeline();
+    for (let i = 0; i < count; i++) read.hgetBuffer(this.mark("result", childId(jobId, i)), String(piece));
+    const replies = (await read.exec()) ?? [];
+    return replies.map(([error, bytes]) => {
+      if (error) throw error;
+      return (bytes as Buffer | null) ?? null;
+    });
   }
 
   async childProgress(jobId: string): Promise<{ done: number; total: number }> {
