@@ -1,13 +1,16 @@
 /**
- * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2]`.
+ * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2] [rounds=3]`.
  * Simulated lbs traces on the bundled Monaco network are written as one CSV; then, in one process,
  * side by side: the matcher alone on the same raw trips (read and split beforehand), the whole ingest
  * (read, split, match, store, tallies) on one thread, and the whole ingest with matching on `threads`
  * worker threads. Every run is preceded by an untimed one (V8 compiled, route balls filled, workers
- * started), so the figures compare steady states; each ingest goes into a fresh SQLite file. Reports
- * points per CPU second (the per-core figure) and wall time (the parallel speed-up is a wall-time
- * ratio), and whether the parallel ingest stored exactly the trips and per-segment tallies of the
- * single-threaded one.
+ * started), so the figures compare steady states; each ingest goes into a fresh SQLite file. The matcher
+ * alone and the ingest both see traces the matcher has matched before (its caches equally warm), and
+ * both count the same points. Then `rounds` pairs of ingests, one thread and `threads` threads
+ * alternating, so that load which comes and goes hits both alike: points per CPU second (the per-core
+ * figure) and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per pair, to be
+ * read on an otherwise idle machine (on a loaded one `parallelSpeedupOn2IdleCores` estimates it from
+ * CPU times). Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -31,7 +34,7 @@ import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
 
 export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
-  const [trips = 4000, samplingS = 30, threads = 2] = args.map(Number);
+  const [trips = 4000, samplingS = 30, threads = 2, rounds = 3] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
   try {
     const segments = await readOsmSegments(MONACO);
@@ -55,7 +58,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     raw.forEach(match);
     const matcherOnly = await measured(async () => raw.forEach(match));
 
-    // Kept across the two parallel runs, so the measured one has warm workers like the single thread.
+    // Kept across the parallel runs, so the measured ones have warm workers like the single thread.
     const pool = new MatchPool(network, threads);
     let run = 0;
     const ingestOnce = async (parallel: boolean) => {
@@ -79,12 +82,21 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       return { ...timed, report: timed.value, digest, talliesDigest };
     };
     await ingestOnce(false);
-    const single = await ingestOnce(false);
     await ingestOnce(true);
-    const parallel = await ingestOnce(true);
+    const singles: Awaited<ReturnType<typeof ingestOnce>>[] = [];
+    const parallels: typeof singles = [];
+    for (let r = 0; r < rounds; r++) {
+      singles.push(await ingestOnce(false));
+      parallels.push(await ingestOnce(true));
+    }
     await pool.close();
 
     const perCpuS = (m: { cpuS: number }) => Math.round(points / m.cpuS);
+    // The round of median CPU time stands for each kind; the wall-time ratios are per pair.
+    const single = medianBy(singles, (m) => m.cpuS);
+    const parallel = medianBy(parallels, (m) => m.cpuS);
+    const wallRatios = singles.map((m, r) => round(m.wallS / parallels[r].wallS));
+    const first = singles[0];
     return {
       network: `Monaco, ${segments.length} segments`,
       file: `${written.trips} simulated lbs trips, ${written.points} points, ${samplingS} s sampling`,
@@ -95,6 +107,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         cpuS: round(single.cpuS),
         wallS: round(single.wallS),
         mainThreadCpuS: round(single.mainThreadCpuS),
+        otherThreadsCpuS: round(single.cpuS - single.mainThreadCpuS),
         pointsPerCpuS: perCpuS(single),
         stored: single.report.totals.stored,
       },
@@ -103,17 +116,25 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         threads,
         cpuS: round(parallel.cpuS),
         wallS: round(parallel.wallS),
+        mainThreadCpuS: round(parallel.mainThreadCpuS),
+        busiestOtherThreadCpuS: round(parallel.busiestOtherThreadCpuS),
         stored: parallel.report.totals.stored,
       },
-      parallelSpeedup: round(single.wallS / parallel.wallS),
+      wallSpeedup: {
+        threads: `1 -> ${threads}`,
+        median: median(wallRatios),
+        perRound: wallRatios,
+        wallS1: singles.map((m) => round(m.wallS)),
+        [`wallS${threads}`]: parallels.map((m) => round(m.wallS)),
+      },
       // What the parallel run would take on two otherwise idle cores: its CPU time spread over both,
       // but never less than its busiest thread; against the single-threaded run's CPU time.
       parallelSpeedupOn2IdleCores: round(
         single.cpuS / Math.max(parallel.cpuS / 2, parallel.mainThreadCpuS, parallel.busiestOtherThreadCpuS),
       ),
-      sameTripsStored: parallel.digest === single.digest,
-      sameTalliesStored: parallel.talliesDigest === single.talliesDigest,
-      talliesSha1: single.talliesDigest.slice(0, 12),
+      sameTripsStored: [...singles, ...parallels].every((m) => m.digest === first.digest),
+      sameTalliesStored: [...singles, ...parallels].every((m) => m.talliesDigest === first.talliesDigest),
+      talliesSha1: first.talliesDigest.slice(0, 12),
       loadAvg1m: round(loadavg()[0]),
     };
   } finally {
@@ -225,3 +246,14 @@ function threadCpuS(): Map<number, number> {
 }
 
 const round = (x: number) => Number(x.toFixed(2));
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : round((sorted[mid - 1] + sorted[mid]) / 2);
+}
+
+/** The item whose `by` is the median (the lower middle one of an even count). */
+function medianBy<T>(items: T[], by: (item: T) => number): T {
+  return [...items].sort((a, b) => by(a) - by(b))[(items.length - 1) >> 1];
+}

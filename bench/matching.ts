@@ -16,6 +16,7 @@
  * passes, so a speed change can show that it leaves the output identical.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import {
@@ -82,6 +83,8 @@ export default async function matchingBench(args: string[]): Promise<Record<stri
     steadyPointsPerCpuSecondPerSet: cpuRates.slice(1).map(Math.round),
     coldPointsPerCpuSecond: Math.round(cpuRates[0]),
     coldToSteady: round(cpuRates[0] / steady, 2),
+    // Pages the cold pass touched for the first time: each costs a kernel fault (~15 µs on this machine).
+    coldPageFaults: passes[0].pageFaults,
     routeBalls: matchContextOf(network, "car", DEFAULT_MATCH_OPTIONS.slowRoadPenalty).routes.stats,
     loadAvg1m: round(load[0], 2),
   };
@@ -94,8 +97,19 @@ function sha1OfMatches(passes: MatchedTrip[][][]): string {
   return hash.digest("hex").slice(0, 12);
 }
 
-function timed<T>(run: () => T): { value: T; seconds: number; cpuSeconds: number } {
+/** Minor page faults of this process so far (Linux), NaN elsewhere. */
+function minorPageFaults(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+  } catch {
+    return NaN;
+  }
+}
+
+function timed<T>(run: () => T): { value: T; seconds: number; cpuSeconds: number; pageFaults: number } {
   const started = process.hrtime.bigint();
+  const faultsBefore = minorPageFaults();
   const cpuBefore = process.cpuUsage();
   const value = run();
   const cpu = process.cpuUsage(cpuBefore);
@@ -103,6 +117,7 @@ function timed<T>(run: () => T): { value: T; seconds: number; cpuSeconds: number
     value,
     seconds: Number(process.hrtime.bigint() - started) / 1e9,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    pageFaults: minorPageFaults() - faultsBefore,
   };
 }
 

@@ -8,19 +8,12 @@ import {
 } from "./segment-stats.js";
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
+import { NumberIndex } from "./number-index.js";
 import { isSegmentCounted, TRIP_PURPOSE_CODES } from "../trips/codes.js";
 import { TRACE_SOURCES, VEHICLE_CLASSES, type MatchedTrip } from "../trips/types.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
 const MIN_SPEED_SAMPLE_S = 1;
-
-/** A segment met in this batch: its length (NaN when the network lacks it) and its segment-months. */
-interface SegmentSeen {
-  segmentId: number;
-  lengthM: number;
-  /** Segment-month number + 1 by month number (0 or absent: none yet). */
-  groups: number[];
-}
 
 /** The local hour a UTC hour falls in: its month (numbered as first seen) and its hour of the week. */
 interface LocalHour {
@@ -30,6 +23,11 @@ interface LocalHour {
 }
 
 const HOUR_MS = 3_600_000;
+/**
+ * Room for month numbers in a segment-month key. Months are numbered per batch (5,461 years of them
+ * fit), so segment × month × cell keys stay whole doubles (< 2^53) up to 28 million segments.
+ */
+const MONTH_NOS = 1 << 16;
 const CLASS_AND_SOURCES = VEHICLE_CLASSES.length * TRACE_SOURCES.length;
 
 /**
@@ -88,31 +86,41 @@ export interface SegmentCellBatch {
  * more than matching the trip.
  */
 export class SegmentCellAccumulator {
-  /** Segment id → its length and its segment-month numbers + 1 by month number (0: none yet). */
-  private readonly segmentsSeen = new Map<number, SegmentSeen>();
+  /** Segment id → its number in this batch (segments numbered as first met). */
+  private readonly segmentNo = new NumberIndex();
+  /** Per segment number: its id and length (NaN when the network lacks it). */
+  private segmentIds: number[] = [];
+  private lengthsM: number[] = [];
+  /** Per segment number × 2 + direction: the serial of the last trip that counted that pass. */
+  private countedBy: number[] = [];
+  /** Per segment number: the month number and group of its last pass. */
+  private lastMonthNo: number[] = [];
+  private lastGroup: number[] = [];
+  private tripSerial = 0;
+  /** (segment number × MONTH_NOS + month number) → segment-month (group) number, as first met. */
+  private readonly groupNo = new NumberIndex();
   private groupSegment: number[] = [];
   private groupMonth: string[] = [];
-  /** Segment-month number × TALLY_CELLS + cell → cell entry. */
-  private readonly entryOf = new Map<number, number>();
-  private entryGroup: number[] = [];
-  private entryCell: number[] = [];
-  private trips: number[] = [];
-  private speedCount: number[] = [];
-  private speedSum: number[] = [];
+  /** (group × TALLY_CELLS + cell) → cell entry, as first met. */
+  private readonly entryNo = new NumberIndex(12);
+  private entryCount = 0;
+  private entryGroup = new Uint32Array(1024);
+  private entryCell = new Uint16Array(1024);
+  private trips = new Uint32Array(1024);
+  private speedCount = new Uint32Array(1024);
+  private speedSum = new Float64Array(1024);
   /**
    * Cell entry × 256 + counter, once per count, summed when drained (appending costs less than a map).
-   * Fits 32 bits: entries are keys of a Map, which holds fewer than 2^24.
+   * Fits 32 bits while a batch has fewer than 2^24 cells (140,000 for 4,000 trips on Monaco).
    */
   private details = new Uint32Array(1024);
   private detailCount = 0;
-  /** Local hours by UTC hour, as LocalClock caches them; months numbered as first seen. */
+  /** Local hours by UTC hour, as LocalClock caches them; months numbered as first seen in the batch. */
   private readonly hours = new Map<number, LocalHour>();
   /** The last UTC hour asked (a trip's steps mostly fall in one hour). */
   private lastHour = NaN;
   private lastLocal: LocalHour | undefined;
   private readonly months = new Map<string, number>();
-  /** A trip's passes counted so far (one Set reused: a Set per trip was garbage). */
-  private readonly counted = new Set<number>();
 
   constructor(
     private readonly network: Network,
@@ -130,53 +138,63 @@ export class SegmentCellAccumulator {
       VEHICLE_CLASSES.indexOf(trip.vehicleClass) * TRACE_SOURCES.length + TRACE_SOURCES.indexOf(trip.source);
     const purpose = purposeCounterOf(trip);
     const income = incomeCounterOf(trip);
-    const counted = this.counted;
-    counted.clear();
+    const serial = ++this.tripSerial;
     for (const step of trip.path) {
-      const pass = 2 * step.segmentId + (step.forward ? 0 : 1);
-      if (counted.has(pass)) continue;
-      counted.add(pass);
+      const segment = this.segmentNoOf(step.segmentId);
+      const direction = step.forward ? 0 : 1;
+      const pass = 2 * segment + direction;
+      if (this.countedBy[pass] === serial) continue;
+      this.countedBy[pass] = serial;
       const local = this.localHour(step.enterT);
-      const cell = (2 * local.hourOfWeek + (step.forward ? 0 : 1)) * CLASS_AND_SOURCES + classAndSource;
-      const seen = this.seen(step.segmentId);
-      const entry = this.entryFor(seen, local, cell);
+      const cell = (2 * local.hourOfWeek + direction) * CLASS_AND_SOURCES + classAndSource;
+      const entry = this.entryFor(segment, local, cell);
       this.trips[entry]++;
-      this.addSpeed(entry, seen.lengthM, (step.exitT - step.enterT) / 1000);
+      this.addSpeed(entry, this.lengthsM[segment], (step.exitT - step.enterT) / 1000);
       if (purpose >= 0) this.addDetail(entry, purpose);
       if (income >= 0) this.addDetail(entry, income);
     }
   }
 
-  private seen(segmentId: number): SegmentSeen {
-    let seen = this.segmentsSeen.get(segmentId);
-    if (!seen) {
+  private segmentNoOf(segmentId: number): number {
+    const segment = this.segmentNo.slotOf(segmentId);
+    if (segment === this.segmentIds.length) {
       // A segment the network does not know is counted without speeds, as before.
-      const lengthM = this.network.segmentById(segmentId)?.lengthM ?? NaN;
-      this.segmentsSeen.set(segmentId, (seen = { segmentId, lengthM, groups: [] }));
+      this.segmentIds.push(segmentId);
+      this.lengthsM.push(this.network.segmentById(segmentId)?.lengthM ?? NaN);
+      this.countedBy.push(0, 0);
+      this.lastMonthNo.push(-1);
+      this.lastGroup.push(-1);
     }
-    return seen;
+    return segment;
   }
 
-  private entryFor(seen: SegmentSeen, local: LocalHour, cell: number): number {
-    let group = (seen.groups[local.monthNo] ?? 0) - 1;
-    if (group < 0) {
-      group = this.groupSegment.length;
-      this.groupSegment.push(seen.segmentId);
-      this.groupMonth.push(local.month);
-      seen.groups[local.monthNo] = group + 1;
-    }
-    const key = group * TALLY_CELLS + cell;
-    let entry = this.entryOf.get(key);
-    if (entry === undefined) {
-      entry = this.entryCell.length;
-      this.entryOf.set(key, entry);
-      this.entryGroup.push(group);
-      this.entryCell.push(cell);
-      this.trips.push(0);
-      this.speedCount.push(0);
-      this.speedSum.push(0);
+  private entryFor(segment: number, local: LocalHour, cell: number): number {
+    const group = this.groupOf(segment, local);
+    // Below 2^31 while a batch has fewer than 456,000 segment-months: a small integer, hashed fast.
+    const entry = this.entryNo.slotOf(group * TALLY_CELLS + cell);
+    if (entry === this.entryCount) {
+      if (entry === this.trips.length) this.growEntries();
+      this.entryCount++;
+      this.entryGroup[entry] = group;
+      this.entryCell[entry] = cell;
+      this.trips[entry] = 0;
+      this.speedCount[entry] = 0;
+      this.speedSum[entry] = 0;
     }
     return entry;
+  }
+
+  /** The segment-month's group number; a segment's passes in a batch mostly fall in one month. */
+  private groupOf(segment: number, local: LocalHour): number {
+    if (this.lastMonthNo[segment] === local.monthNo) return this.lastGroup[segment];
+    const group = this.groupNo.slotOf(segment * MONTH_NOS + local.monthNo);
+    if (group === this.groupSegment.length) {
+      this.groupSegment.push(this.segmentIds[segment]);
+      this.groupMonth.push(local.month);
+    }
+    this.lastMonthNo[segment] = local.monthNo;
+    this.lastGroup[segment] = group;
+    return group;
   }
 
   private localHour(t: number): LocalHour {
@@ -189,7 +207,6 @@ export class SegmentCellAccumulator {
       let monthNo = this.months.get(month);
       if (monthNo === undefined) this.months.set(month, (monthNo = this.months.size));
       local = { month, monthNo, hourOfWeek: (weekday - 1) * 24 + hour };
-      if (this.hours.size > 100_000) this.hours.clear();
       this.hours.set(key, local);
     }
     this.lastHour = key;
@@ -214,13 +231,26 @@ export class SegmentCellAccumulator {
     this.details[this.detailCount++] = entry * 256 + counter;
   }
 
+  private growEntries(): void {
+    const grown = <T extends Uint32Array | Uint16Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+      b.set(a);
+      return b;
+    };
+    this.entryGroup = grown(this.entryGroup);
+    this.entryCell = grown(this.entryCell);
+    this.trips = grown(this.trips);
+    this.speedCount = grown(this.speedCount);
+    this.speedSum = grown(this.speedSum);
+  }
+
   /** The tallies gathered so far, as columns; the accumulator starts empty again. */
   drainBatch(): SegmentCellBatch {
     const groups = this.groupSegment.length;
-    const n = this.entryCell.length;
+    const n = this.entryCount;
     // Cells regrouped per segment-month (a counting sort keeps each group's cells in first-touched order).
     const cellStart = new Uint32Array(groups + 1);
-    for (const g of this.entryGroup) cellStart[g + 1]++;
+    for (let e = 0; e < n; e++) cellStart[this.entryGroup[e] + 1]++;
     for (let g = 0; g < groups; g++) cellStart[g + 1] += cellStart[g];
     const slotOf = new Uint32Array(n);
     const next = cellStart.slice(0, groups);
@@ -252,21 +282,18 @@ export class SegmentCellAccumulator {
   /** Equal (entry, counter) keys summed: sorted natively, then counted in runs; spread over the cells' slots. */
   private fillDetails(batch: SegmentCellBatch, slotOf: Uint32Array): void {
     const keys = this.details.subarray(0, this.detailCount).sort();
-    const runs: number[] = [];
-    for (let i = 0; i < keys.length;) {
-      let j = i + 1;
-      while (j < keys.length && keys[j] === keys[i]) j++;
-      runs.push(i);
-      i = j;
-    }
-    runs.push(keys.length);
-    batch.counter = new Uint8Array(runs.length - 1);
-    batch.count = new Uint32Array(runs.length - 1);
+    // Where each run of equal keys starts, then keys.length (a typed array: pushing ~300,000 numbers cost more).
+    const runs = new Uint32Array(keys.length + 1);
+    let runCount = 0;
+    for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[i - 1]) runs[runCount++] = i;
+    runs[runCount] = keys.length;
+    batch.counter = new Uint8Array(runCount);
+    batch.count = new Uint32Array(runCount);
     const starts = batch.detailStart;
-    for (let r = 0; r + 1 < runs.length; r++) starts[slotOf[keys[runs[r]] >>> 8] + 1]++;
+    for (let r = 0; r < runCount; r++) starts[slotOf[keys[runs[r]] >>> 8] + 1]++;
     for (let k = 0; k + 1 < starts.length; k++) starts[k + 1] += starts[k];
     const next = starts.slice(0, starts.length - 1);
-    for (let r = 0; r + 1 < runs.length; r++) {
+    for (let r = 0; r < runCount; r++) {
       const key = keys[runs[r]];
       const at = next[slotOf[key >>> 8]]++;
       batch.counter[at] = key & 255;
@@ -275,16 +302,21 @@ export class SegmentCellAccumulator {
   }
 
   private reset(): void {
-    this.segmentsSeen.clear();
-    this.entryOf.clear();
+    this.segmentNo.clear();
+    this.groupNo.clear();
+    this.entryNo.clear();
+    this.segmentIds = [];
+    this.lengthsM = [];
+    this.countedBy = [];
+    this.lastMonthNo = [];
+    this.lastGroup = [];
+    this.months.clear();
+    this.hours.clear();
+    this.lastHour = NaN;
     this.detailCount = 0;
     this.groupSegment = [];
     this.groupMonth = [];
-    this.entryGroup = [];
-    this.entryCell = [];
-    this.trips = [];
-    this.speedCount = [];
-    this.speedSum = [];
+    this.entryCount = 0;
   }
 
   /** The cells gathered so far as objects (tests, and stores without a packed path); starts empty again. */

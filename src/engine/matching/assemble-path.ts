@@ -54,7 +54,9 @@ export function assemblePath(
       distanceAt.push(cursorM);
       continue;
     }
-    for (const leg of legBetween(ctx, at, next, moveM)) {
+    const legs = legBetween(ctx, at, next, moveM);
+    for (let l = 0; l < legs.length; l++) {
+      const leg = legs[l];
       const lengthM = Math.abs(leg.endAlongM - leg.startAlongM);
       appendTraversal(traversals, {
         segIndex: leg.segIndex,
@@ -70,9 +72,10 @@ export function assemblePath(
     at = next;
   }
   const times = doubleRow();
-  for (const p of positions) times.push(p.t);
+  for (let k = 0; k < positions.length; k++) times.push(positions[k].t);
   const path: PathStep[] = [];
-  for (const tr of traversals) {
+  for (let k = 0; k < traversals.length; k++) {
+    const tr = traversals[k];
     if (!(tr.toM > tr.fromM)) continue;
     path.push({
       segmentId: ctx.lines.id[tr.segIndex],
@@ -110,7 +113,8 @@ function legBetween(ctx: MatchContext, a: Candidate, b: Candidate, alongM: numbe
       endAlongM: a.forward ? lengths[a.segIndex] : 0,
     },
   ];
-  for (const edge of edges) {
+  for (let k = 0; k < edges.length; k++) {
+    const edge = edges[k];
     const segIndex = edge >> 1;
     const forward = (edge & 1) === 0;
     const len = lengths[segIndex];

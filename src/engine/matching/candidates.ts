@@ -48,12 +48,16 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
   const { network, allowed, lines } = ctx;
   const [w, s, e, n] = network.ruler.bufferPoint([p.lon, p.lat], opts.searchRadiusM);
   const approaches: Approach[] = [];
-  for (const segIndex of network.searchBox(w, s, e, n)) {
+  const near = network.searchBox(w, s, e, n);
+  for (let k = 0; k < near.length; k++) {
+    const segIndex = near[k];
     if (allowed[segIndex] === 1) addApproaches(ctx, segIndex, p, opts.searchRadiusM, approaches);
   }
   approaches.sort((x, y) => x.distanceM - y.distanceM || x.segIndex - y.segIndex || x.alongM - y.alongM);
   const out: Candidate[] = [];
-  for (const ap of nearestPlaces(ctx, approaches, opts.maxCandidates)) {
+  const places = nearestPlaces(ctx, approaches, opts.maxCandidates);
+  for (let k = 0; k < places.length; k++) {
+    const ap = places[k];
     const lengthM = lines.lengthM[ap.segIndex];
     const alongM = Math.min(Math.max(ap.alongM, 0), lengthM);
     const from = network.graph.edgeFrom[2 * ap.segIndex];
@@ -95,7 +99,8 @@ export function candidatesOf(ctx: MatchContext, p: GpsPoint, opts: ResolvedMatch
 function nearestPlaces(ctx: MatchContext, sorted: Approach[], maxPlaces: number): Approach[] {
   const kept: Approach[] = [];
   let places = 0;
-  for (const ap of sorted) {
+  for (let a = 0; a < sorted.length; a++) {
+    const ap = sorted[a];
     let samePlace = false;
     for (let k = 0; k < kept.length && !samePlace; k++) {
       samePlace = ctx.network.ruler.distance(kept[k].point, ap.point) < 0.5;

@@ -73,7 +73,7 @@ function segmentLines(network: Network): SegmentLines {
 
 /**
  * Route balls: a first search from a node covers 500 m (half the transitions at 30 s sampling need less;
- * a ball doubles when a query needs more); legs beyond 4 km are searched live. 4 M hash slots of 20 bytes ≈ 80 MB per context at most.
+ * a ball doubles when a query needs more); legs beyond 4 km are searched live. 4 M hash slots of 16 bytes ≈ 64 MB per context at most.
  */
 const ROUTE_BALLS = { minRadius: 500, growth: 2, maxRadius: 4000, maxEntries: 4_000_000 };
 

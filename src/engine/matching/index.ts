@@ -53,7 +53,8 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       continue;
     }
     const emissions = doubleRow();
-    for (const c of step.candidates) emissions.push(emissionLogProb(c, o.sigmaM));
+    for (let c = 0; c < step.candidates.length; c++)
+      emissions.push(emissionLogProb(step.candidates[c], o.sigmaM));
     if (lattice) {
       if (extend(ctx, lattice, step, emissions, o) || extendPastStrayFix(ctx, lattice, step, emissions, o))
         continue;

@@ -91,7 +91,9 @@ export function transitionLogProbs(
   const reachM = scratch.take("reachM", nNext);
   const targets = scratch.targets(nNext);
   const nodeM = scratch.take("nodeM", nNext);
-  for (const members of exitGroupsBestFirst(prev, prevScores)) {
+  const groups = exitGroupsBestFirst(prev, prevScores);
+  for (let g = 0; g < groups.length; g++) {
+    const members = groups[g];
     const maxCostM = searchReach(prev, next, members, prevScores, bestVia, gc, beta, boundM, reachM);
     if (maxCostM < 0) continue;
     let count = 0;
@@ -129,7 +131,8 @@ function recordGroup(
     const b = nextC[j];
     // Ends of the path from the group's exit node to b's entry node: 0 not looked up, 1 in `ends`, −1 none.
     let endsState = 0;
-    for (const i of members) {
+    for (let m = 0; m < members.length; m++) {
+      const i = members[m];
       const a = prevC[i];
       if (alongMoveM(a, b, o.backwardToleranceM) >= 0) continue;
       const plainM = a.exitCostM + routeM + b.entryCostM;
@@ -233,7 +236,8 @@ function searchReach(
   for (let j = 0; j < next.candidates.length; j++) {
     const b = next.candidates[j];
     let best = -Infinity;
-    for (const i of members) {
+    for (let m = 0; m < members.length; m++) {
+      const i = members[m];
       const a = prev.candidates[i];
       const slackM = bestVia[j] === -Infinity ? Infinity : beta * (prevScores[i] - bestVia[j]);
       // The bound applies to the node-to-node part only, so long partial segments do not break the trip.

@@ -10,17 +10,19 @@ import type { DijkstraWorkspace } from "./routing.js";
  * matching pass in allocation and filling alone.
  */
 interface Ball {
-  radius: number;
-  /** Slots − 1 (a power of two minus one). */
-  mask: number;
-  /** The arena chunk holding the ball, and its first slot in that chunk's `table` / `viaEdge`. */
+  /** Hash slots: a power of two or 5/8, 6/8 or 7/8 of one (see `slotsFor`). */
+  slots: number;
+  /** The arena chunk holding the ball, and its first slot in that chunk's `keys` / `costs`. */
   chunk: number;
   base: number;
   /** Queries answered since the cache last made room: the busiest balls are kept. */
   uses: number;
-  /** Slot s holds node + 1 at `table[2s]` (0 = empty) and its cost at `table[2s + 1]`: one cache line per probe. */
-  table: Float64Array;
-  viaEdge: Int32Array;
+  /**
+   * Slot s holds node + 1 at `keys[2s]` (0 = empty) and its tree edge at `keys[2s + 1]`, its cost at
+   * `costs[s]`: 16 bytes a slot (a float64 key took 20), as memory a cold pass touches first is costly.
+   */
+  keys: Int32Array;
+  costs: Float64Array;
 }
 
 export interface RouteBallOptions {
@@ -30,7 +32,7 @@ export interface RouteBallOptions {
   growth: number;
   /** Queries beyond this radius run a live search and are not kept (a long leg is rare and its ball large). */
   maxRadius: number;
-  /** Hash slots (16 bytes each, 2–4 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
+  /** Hash slots (16 bytes each, 2–2.3 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
   maxEntries: number;
 }
 
@@ -45,10 +47,16 @@ export interface RouteBallOptions {
 export class RouteBalls {
   /** Ball of each source node, if any. */
   private readonly balls: (Ball | undefined)[];
+  /**
+   * Radius of each source's ball. Kept out of the ball objects: a regrowth in place rewrote the field,
+   * and V8 then dropped the optimised code that had taken it for constant (recompiled mid cold pass).
+   */
+  private readonly radii: Float64Array;
   private arena = new SlotArena();
   private entries = 0;
   /** Hits and searches, for benchmarks; `cleared` counts the times the cache made room. */
   readonly stats = { hits: 0, grown: 0, live: 0, cleared: 0 };
+  private readonly oneTarget = new Int32Array(1);
 
   constructor(
     private readonly network: Network,
@@ -57,6 +65,7 @@ export class RouteBalls {
     private readonly opts: RouteBallOptions,
   ) {
     this.balls = new Array<Ball | undefined>(network.graph.nodeCount).fill(undefined);
+    this.radii = new Float64Array(network.graph.nodeCount);
   }
 
   /** Forgets every ball (the arena's memory is kept for the next ones). */
@@ -82,7 +91,7 @@ export class RouteBalls {
     this.entries = 0;
     const kept: Ball[] = [];
     for (const { ball, source } of busiest) {
-      const slots = ball.mask + 1;
+      const slots = ball.slots;
       if (this.entries + slots > KEEP_SHARE * this.opts.maxEntries) break;
       kept.push(ball);
       this.balls[source] = ball;
@@ -98,7 +107,7 @@ export class RouteBalls {
   costsTo(source: number, targets: Int32Array, count: number, maxCost: number, out: Float64Array): void {
     const ball = this.balls[source];
     // One lookup per target; a target outside a ball smaller than the bound needs a larger ball.
-    if (ball && costsInBall(ball, targets, count, maxCost, out)) {
+    if (ball && costsInBall(ball, this.radii[source], targets, count, maxCost, out)) {
       this.stats.hits++;
       ball.uses++;
       return;
@@ -110,8 +119,9 @@ export class RouteBalls {
       return;
     }
     this.stats.grown++;
-    const radius = Math.max(maxCost, this.opts.minRadius, ball ? this.opts.growth * ball.radius : 0);
-    costsInBall(this.grow(source, Math.min(radius, this.opts.maxRadius), ball), targets, count, maxCost, out);
+    const wanted = Math.max(maxCost, this.opts.minRadius, ball ? this.opts.growth * this.radii[source] : 0);
+    const radius = Math.min(wanted, this.opts.maxRadius);
+    costsInBall(this.grow(source, radius, ball), radius, targets, count, maxCost, out);
   }
 
   /** Edges of a shortest path from `source` to `target` in travel order (no bound); null when unreachable. */
@@ -123,7 +133,9 @@ export class RouteBalls {
       return edgesTo(this.network, ball, target);
     }
     this.stats.live++;
-    const tree = this.workspace.run(source, this.weights, { targets: [target] });
+    // Same options shape and target type as `costsTo`'s live search: one compiled `run` serves both.
+    this.oneTarget[0] = target;
+    const tree = this.workspace.run(source, this.weights, { maxCost: Infinity, targets: this.oneTarget });
     if (tree.cost[target] === Infinity) return null;
     const edges: number[] = [];
     for (let n = target; tree.viaEdge[n] >= 0; n = this.network.graph.edgeFrom[tree.viaEdge[n]]) {
@@ -150,7 +162,7 @@ export class RouteBalls {
     let first = -1;
     let last = -1;
     for (let n = target; ;) {
-      const via = ball.viaEdge[indexIn(ball, n)];
+      const via = ball.keys[2 * indexIn(ball, n) + 1];
       if (via < 0) break;
       if (last < 0) last = via;
       first = via;
@@ -175,23 +187,25 @@ export class RouteBalls {
     tree.expand(this.weights, radius);
     const reached = tree.reachedNodes();
     const slots = slotsFor(reached.length);
-    if (old && old.mask + 1 === slots) {
+    if (old && old.slots === slots) {
       // As many slots as before: refilled in place, leaving no unused run in the arena.
-      old.table.fill(0, 2 * old.base, 2 * (old.base + slots));
-      old.radius = radius;
+      old.keys.fill(0, 2 * old.base, 2 * (old.base + slots));
+      this.radii[source] = radius;
       old.uses++;
       fillBall(old, reached, tree);
       return old;
     }
     if (old) {
-      this.entries -= old.mask + 1;
+      this.entries -= old.slots;
       this.balls[source] = undefined;
+      this.arena.release(old);
     }
     if (this.entries + slots > this.opts.maxEntries) {
       this.makeRoom();
       this.stats.cleared++;
     }
-    const ball = this.arena.take(radius, slots);
+    const ball = this.arena.take(slots);
+    this.radii[source] = radius;
     ball.uses = 1 + (old ? old.uses : 0);
     fillBall(ball, reached, tree);
     this.balls[source] = ball;
@@ -202,54 +216,86 @@ export class RouteBalls {
 
 /** Stores the reached nodes with their costs and tree edges in the ball's (empty) slots. */
 function fillBall(ball: Ball, reached: Int32Array, tree: DijkstraWorkspace): void {
-  for (const node of reached) {
+  for (let k = 0; k < reached.length; k++) {
+    const node = reached[k];
     const s = freeSlot(ball, node);
-    ball.table[2 * s] = node + 1;
-    ball.table[2 * s + 1] = tree.cost[node];
-    ball.viaEdge[s] = tree.viaEdge[node];
+    ball.keys[2 * s] = node + 1;
+    ball.keys[2 * s + 1] = tree.viaEdge[node];
+    ball.costs[s] = tree.cost[node];
   }
 }
 
 /** Puts every node of the ball in the search tree with its cost and tree edge. */
 function placeBall(tree: DijkstraWorkspace, ball: Ball): void {
-  const { table, viaEdge } = ball;
-  for (let s = ball.base, end = ball.base + ball.mask + 1; s < end; s++) {
-    const key = table[2 * s];
-    if (key !== 0) tree.place(key - 1, table[2 * s + 1], viaEdge[s]);
+  const { keys, costs } = ball;
+  for (let s = ball.base, end = ball.base + ball.slots; s < end; s++) {
+    const key = keys[2 * s];
+    if (key !== 0) tree.place(key - 1, costs[s], keys[2 * s + 1]);
   }
 }
 
-/** Hash slots for `count` nodes: a power of two, at least 8 and at least twice the count. */
+/**
+ * Hash slots for `count` nodes: at least 8 and twice the count, rounded up to a power of two or 5/8, 6/8
+ * or 7/8 of one. Powers of two alone left tables a third full on average and their memory, touched
+ * for the first time in a cold pass, cost more than the few extra probes of tables nearly half full.
+ */
 function slotsFor(count: number): number {
-  let slots = 8;
-  while (slots < 2 * count) slots *= 2;
-  return slots;
+  const wanted = Math.max(8, 2 * count);
+  let pow = 8;
+  while (pow < wanted) pow *= 2;
+  const eighth = pow / 8;
+  for (let k = 5; k < 8; k++) if (k * eighth >= wanted) return k * eighth;
+  return pow;
 }
 
 /** Share of the budget the busiest balls may keep when the cache makes room. */
 const KEEP_SHARE = 0.75;
 
-/** Slots per arena chunk (16 bytes of table + 4 of tree edge each): 5 MB. */
+/** Slots per arena chunk (8 bytes of key and tree edge + 8 of cost each): 4 MB. */
 const CHUNK_SLOTS = 1 << 18;
 
 /**
- * Hands out runs of zeroed hash slots from a few large typed arrays. Runs are
- * never freed one by one (a regrown ball leaves its old run unused); `reset`
- * zeroes what was handed out and starts again, when the cache starts afresh.
+ * Hands out runs of zeroed hash slots from a few large typed arrays. The run a
+ * regrown ball leaves is zeroed and handed out again to the next ball of its
+ * size (a quarter of the slots a cold pass filled were such runs, and memory
+ * touched for the first time is what a cold pass paid most for, see
+ * docs/map-matching.md); `reset` zeroes what was handed out and starts again,
+ * when the cache starts afresh.
  */
 class SlotArena {
-  private readonly chunks: { table: Float64Array; viaEdge: Int32Array; used: number }[] = [];
+  private readonly chunks: { keys: Int32Array; costs: Float64Array; used: number }[] = [];
   private current = 0;
+  /** Released runs by slot count: chunk and base of each, flat. */
+  private readonly freeRuns = new Map<number, number[]>();
 
-  take(radius: number, slots: number): Ball {
+  take(slots: number): Ball {
+    const free = this.freeRuns.get(slots);
+    if (free !== undefined && free.length > 0) {
+      const base = free.pop()!;
+      return this.ballAt(free.pop()!, base, slots);
+    }
     const { chunk, base } = this.place(slots);
-    const { table, viaEdge } = this.chunks[chunk];
-    return { radius, mask: slots - 1, chunk, base, uses: 0, table, viaEdge };
+    return this.ballAt(chunk, base, slots);
+  }
+
+  private ballAt(chunk: number, base: number, slots: number): Ball {
+    const { keys, costs } = this.chunks[chunk];
+    return { slots, chunk, base, uses: 0, keys, costs };
+  }
+
+  /** Zeroes a forgotten ball's run and keeps it for the next ball of its size. */
+  release(ball: Ball): void {
+    const slots = ball.slots;
+    ball.keys.fill(0, 2 * ball.base, 2 * (ball.base + slots));
+    let free = this.freeRuns.get(slots);
+    if (free === undefined) this.freeRuns.set(slots, (free = []));
+    free.push(ball.chunk, ball.base);
   }
 
   reset(): void {
+    this.freeRuns.clear();
     for (const chunk of this.chunks) {
-      chunk.table.fill(0, 0, 2 * chunk.used);
+      chunk.keys.fill(0, 0, 2 * chunk.used);
       chunk.used = 0;
     }
     this.current = 0;
@@ -261,63 +307,65 @@ class SlotArena {
    * and starts their use counts afresh.
    */
   compact(kept: Ball[]): void {
+    this.freeRuns.clear();
     kept.sort((x, y) => x.chunk - y.chunk || x.base - y.base);
     const usedBefore = this.chunks.map((chunk) => chunk.used);
     for (const chunk of this.chunks) chunk.used = 0;
     this.current = 0;
     for (const ball of kept) {
-      const slots = ball.mask + 1;
+      const slots = ball.slots;
       const { chunk, base } = this.place(slots);
       const to = this.chunks[chunk];
       if (chunk === ball.chunk) {
-        to.table.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
-        to.viaEdge.copyWithin(base, ball.base, ball.base + slots);
+        to.keys.copyWithin(2 * base, 2 * ball.base, 2 * (ball.base + slots));
+        to.costs.copyWithin(base, ball.base, ball.base + slots);
       } else {
-        to.table.set(ball.table.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
-        to.viaEdge.set(ball.viaEdge.subarray(ball.base, ball.base + slots), base);
+        to.keys.set(ball.keys.subarray(2 * ball.base, 2 * (ball.base + slots)), 2 * base);
+        to.costs.set(ball.costs.subarray(ball.base, ball.base + slots), base);
       }
-      Object.assign(ball, { chunk, base, table: to.table, viaEdge: to.viaEdge, uses: 0 });
+      Object.assign(ball, { chunk, base, keys: to.keys, costs: to.costs, uses: 0 });
     }
-    this.chunks.forEach((chunk, c) => chunk.table.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
+    this.chunks.forEach((chunk, c) => chunk.keys.fill(0, 2 * chunk.used, 2 * usedBefore[c]));
   }
 
   /** The first chunk from the current one with room for `slots`, allocated when none has. */
   private place(slots: number): { chunk: number; base: number } {
     while (this.current < this.chunks.length) {
       const chunk = this.chunks[this.current];
-      if (chunk.used + slots <= chunk.viaEdge.length) {
+      if (chunk.used + slots <= chunk.costs.length) {
         chunk.used += slots;
         return { chunk: this.current, base: chunk.used - slots };
       }
       this.current++;
     }
     const size = Math.max(CHUNK_SLOTS, slots);
-    this.chunks.push({ table: new Float64Array(2 * size), viaEdge: new Int32Array(size), used: slots });
+    this.chunks.push({ keys: new Int32Array(2 * size), costs: new Float64Array(size), used: slots });
     return { chunk: this.current, base: 0 };
   }
 }
 
 /** Fibonacci hashing of a node id into the ball's slots, linear probing; returns an absolute slot. */
 function firstSlot(ball: Ball, node: number): number {
-  return ball.base + (Math.imul(node, 0x9e3779b1) & ball.mask);
+  // The hash's top 24 bits scaled to the table size (any size, not only powers of two); exact in doubles.
+  return ball.base + Math.floor(((Math.imul(node, 0x9e3779b1) >>> 8) * ball.slots) / 0x1000000);
 }
 
 function nextSlot(ball: Ball, s: number): number {
-  return ball.base + ((s - ball.base + 1) & ball.mask);
+  return s + 1 < ball.base + ball.slots ? s + 1 : ball.base;
 }
 
 function freeSlot(ball: Ball, node: number): number {
   let s = firstSlot(ball, node);
-  while (ball.table[2 * s] !== 0) s = nextSlot(ball, s);
+  while (ball.keys[2 * s] !== 0) s = nextSlot(ball, s);
   return s;
 }
 
 /** Absolute slot of `node` in the ball, −1 when it is not in it. */
 function indexIn(ball: Ball, node: number): number {
-  const table = ball.table;
+  const keys = ball.keys;
   const key = node + 1;
   for (let s = firstSlot(ball, node); ; s = nextSlot(ball, s)) {
-    const v = table[2 * s];
+    const v = keys[2 * s];
     if (v === key) return s;
     if (v === 0) return -1;
   }
@@ -325,7 +373,7 @@ function indexIn(ball: Ball, node: number): number {
 
 function costIn(ball: Ball, node: number): number {
   const s = indexIn(ball, node);
-  return s < 0 ? Infinity : ball.table[2 * s + 1];
+  return s < 0 ? Infinity : ball.costs[s];
 }
 
 /**
@@ -334,6 +382,7 @@ function costIn(ball: Ball, node: number): number {
  */
 function costsInBall(
   ball: Ball,
+  radius: number,
   targets: Int32Array,
   count: number,
   maxCost: number,
@@ -342,10 +391,10 @@ function costsInBall(
   for (let j = 0; j < count; j++) {
     const k = indexIn(ball, targets[j]);
     if (k < 0) {
-      if (ball.radius < maxCost) return false;
+      if (radius < maxCost) return false;
       out[j] = Infinity;
     } else {
-      const cost = ball.table[2 * k + 1];
+      const cost = ball.costs[k];
       out[j] = cost <= maxCost ? cost : Infinity;
     }
   }
@@ -355,7 +404,7 @@ function costsInBall(
 function edgesTo(network: Network, ball: Ball, target: number): number[] {
   const edges: number[] = [];
   for (let n = target; ;) {
-    const via = ball.viaEdge[indexIn(ball, n)];
+    const via = ball.keys[2 * indexIn(ball, n) + 1];
     if (via < 0) break;
     edges.push(via);
     n = network.graph.edgeFrom[via];

@@ -383,17 +383,17 @@ export function addTotals(blob: Uint8Array, mask: Uint8Array, into: SegmentMonth
 /**
  * addTotals for many masks in one pass over the BLOB, for masks that treat every day and hour alike, so
  * that whether a cell counts depends on its slot only: `sumsOfSlot[cell % SLOTS]` lists the indexes
- * into `into` of the sums the cell belongs to. Each sum sees its cells in cell order through the same
- * compensated addition, so every result is bit for bit what addTotals gives with that sum's mask.
+ * (0 … n-1) of the sums the cell belongs to. Each sum sees its cells in cell order through the same
+ * compensated addition, so every result is bit for bit what addTotals gives with that sum's mask. The
+ * sums are scratch arrays the next call overwrites: read them first.
  */
 export function addTotalsBySlot(
   blob: Uint8Array,
   sumsOfSlot: readonly (readonly number[])[],
-  into: readonly SegmentMonthStats[],
-): void {
+  n: number,
+): SlotSums {
   const { cell, trips, speedCount, speedSum } = totalsView(blob);
-  const n = into.length;
-  const [tripSum, countSum, sum, error] = [0, 0, 0, 0].map(() => new Float64Array(n));
+  const { tripSum, countSum, sum, error } = slotSumsFor(n);
   for (let i = 0; i < cell.length; i++) {
     const r = speedSum[i];
     for (const k of sumsOfSlot[cell[i] % SLOTS]) {
@@ -405,11 +405,32 @@ export function addTotalsBySlot(
       sum[k] = t;
     }
   }
-  for (let k = 0; k < n; k++) {
-    into[k].trips += tripSum[k];
-    into[k].speedCount += countSum[k];
-    into[k].speedSumKph += sum[k] + error[k];
+  return slotSums;
+}
+
+/** The n sums of addTotalsBySlot: trips, speed counts and the compensated speed sum (sum[k] + error[k]). */
+export interface SlotSums {
+  tripSum: Float64Array;
+  countSum: Float64Array;
+  sum: Float64Array;
+  error: Float64Array;
+}
+
+/** Reused across calls (once per segment-month of every ingest batch): fresh arrays each time were garbage. */
+let slotSums: SlotSums = {
+  tripSum: new Float64Array(0),
+  countSum: new Float64Array(0),
+  sum: new Float64Array(0),
+  error: new Float64Array(0),
+};
+
+function slotSumsFor(n: number): SlotSums {
+  if (slotSums.sum.length < n) {
+    const fresh = () => new Float64Array(n);
+    slotSums = { tripSum: fresh(), countSum: fresh(), sum: fresh(), error: fresh() };
   }
+  for (const sums of Object.values(slotSums)) sums.fill(0, 0, n);
+  return slotSums;
 }
 
 /** Per-counter sums of one details BLOB, reused across calls (and whether a counter was present at all). */

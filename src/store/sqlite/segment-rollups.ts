@@ -1,7 +1,6 @@
 import { StoredFormatError } from "../../engine/trips/codes.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../app/ports/store.js";
-import type { SegmentMonthStats } from "../../engine/counts/segment-stats.js";
 import { addTotalsBySlot, aligned, cellMask, comboKey, SLOTS } from "./segment-month-pack.js";
 
 /**
@@ -99,13 +98,17 @@ function combosBySlot(): number[][] {
  */
 export function monthRollup(month: number, totals: Uint8Array): RollupEntry[] {
   const combos = allCombos();
-  const sums = combos.map(() => ({ trips: 0, speedCount: 0, speedSumKph: 0 }) as SegmentMonthStats);
-  addTotalsBySlot(totals, combosBySlot(), sums);
+  const { tripSum, countSum, sum, error } = addTotalsBySlot(totals, combosBySlot(), combos.length);
   const entries: RollupEntry[] = [];
-  combos.forEach(({ key }, k) => {
-    const { trips, speedCount, speedSumKph } = sums[k];
-    if (trips > 0) entries.push({ month, key, trips, speedCount, speedSumKph });
-  });
+  for (let k = 0; k < combos.length; k++)
+    if (tripSum[k] > 0)
+      entries.push({
+        month,
+        key: combos[k].key,
+        trips: tripSum[k],
+        speedCount: countSum[k],
+        speedSumKph: sum[k] + error[k],
+      });
   return entries;
 }
 
