@@ -66,7 +66,7 @@ const RUNNING_TS = import.meta.url.endsWith(".ts");
 const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url).href;
 
 /**
- * Polls the queue and runs analysis jobs one at a time in its worker thread, so a long computation
+ * Polls the queue (and is woken by jobs its own process enqueues) and runs analysis jobs one at a time in its worker thread, so a long computation
  * never blocks the HTTP server; the thread stays warm between jobs (the shards of an analysis reuse
  * its network and compiled zones). It renews the job's lease while the thread computes; a failed
  * renewal means the job was cancelled (or taken over), and the thread is terminated.
@@ -82,6 +82,11 @@ export class JobRunner {
   /** The job being run by the current tick, if any. */
   private running: Promise<void> | null = null;
   private stopping = false;
+  /** A tick is claiming or running a job. */
+  private ticking = false;
+  /** A job was enqueued in this process during the tick: look again at once after it. */
+  private woken = false;
+  private stopWaking: (() => void) | null = null;
 
   constructor(options: RunnerOptions) {
     const leaseMs = options.leaseMs ?? 60_000;
@@ -105,8 +110,19 @@ export class JobRunner {
   async start(): Promise<this> {
     this.stopping = false;
     await this.reclaimDeadLeases();
+    this.stopWaking = this.o.queue.onEnqueue?.(() => this.wake()) ?? null;
     this.schedule(0);
     return this;
+  }
+
+  /** A job was enqueued in this process: claim it now rather than at the next poll. */
+  private wake(): void {
+    if (this.stopping) return;
+    if (this.ticking) {
+      this.woken = true;
+      return;
+    }
+    this.schedule(0);
   }
 
   private async reclaimDeadLeases(): Promise<void> {
@@ -121,6 +137,8 @@ export class JobRunner {
   /** Stops polling and terminates a running worker; its job goes back to the queue for a later start. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopWaking?.();
+    this.stopWaking = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.thread.terminate();
@@ -130,11 +148,15 @@ export class JobRunner {
 
   private schedule(delayMs: number): void {
     if (this.stopping) return;
+    // One timer at a time: a wake replaces the poll's.
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.tick(), delayMs);
   }
 
   private async tick(): Promise<void> {
     let ran = false;
+    this.ticking = true;
+    this.woken = false;
     try {
       const job = await this.o.queue.claim(this.o.workerId, this.o.leaseMs);
       if (job) {
@@ -146,9 +168,10 @@ export class JobRunner {
       this.o.log(`job runner: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.running = null;
+      this.ticking = false;
     }
-    // Look again at once after a job: more may be waiting.
-    this.schedule(ran ? 0 : this.o.pollMs);
+    // Look again at once after a job, or when one was enqueued meanwhile: more may be waiting.
+    this.schedule(ran || this.woken ? 0 : this.o.pollMs);
   }
 
   private async runJob(job: Job): Promise<void> {

@@ -64,6 +64,45 @@ describe("job runner", () => {
     await store.close();
   });
 
+  it("starts an analysis created in its own process at once, woken by the enqueue rather than its poll", async () => {
+    const { store, analysis: first } = await setup("woken");
+    // The queue starts empty: the first analysis' job is taken and finished by someone else.
+    assert.equal((await store.jobs.claim("other", 1000))!.id, first.jobId);
+    await store.jobs.complete(first.jobId!, "other");
+    let claimsAnswered = 0;
+    const queue = {
+      ...store.jobs,
+      claim: async (workerId: string, leaseMs: number) => {
+        const job = await store.jobs.claim(workerId, leaseMs);
+        claimsAnswered++;
+        return job;
+      },
+    };
+    // Polling once an hour: after its first, empty claim, only the enqueue's wake-up can start the analysis.
+    const runner = new JobRunner({
+      store,
+      queue,
+      workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
+      pollMs: 3_600_000,
+      leaseMs: 60_000,
+    });
+    await runner.start();
+    try {
+      await until(async () => (claimsAnswered === 1 ? true : undefined));
+      const analysis = await createAnalysis(store, {
+        ...first.spec,
+        uuid: crypto.randomUUID(),
+        name: "woken 2",
+      });
+      const state = async () => (await store.analyses.getByUuid(analysis.uuid))!.state;
+      await until(async () => ((await state()) === "done" ? true : undefined));
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
+  });
+
   it("resumes a job whose runner crashed once its lease expires", async () => {
     const { store, clock, analysis, runner } = await setup("resumed");
     await store.jobs.claim("crashed-runner", 1000);

@@ -66,6 +66,12 @@ export interface JobQueue {
   /** `priority` (default 0): higher runs first; equal priorities run oldest first. */
   enqueue(kind: string, payload: unknown, options?: { priority?: number }): Promise<Job>;
   /**
+   * Calls `listener` after each job this process enqueues, so a runner of the same process claims it at
+   * once instead of at its next poll (jobs of other processes are still found by polling); answers the
+   * function that stops the calls. Absent: polling only.
+   */
+  onEnqueue?(listener: () => void): () => void;
+  /**
    * Atomically takes the queued job of highest priority (oldest first among equals), or a running one
    * whose lease expired; null when none.
    */

@@ -112,3 +112,25 @@ export class SqliteJobQueue implements Sync<JobQueue> {
     return info.changes === 1;
   }
 }
+
+/**
+ * `queue` (the asynchronous port) with `onEnqueue`: the embedded server's runner polls the SQLite file
+ * every second, so an analysis created in the same process would wait up to that long to start. Called
+ * after `enqueue` returns, maybe inside the caller's transaction: the runner's claim then waits at the
+ * store's transaction gate until it commits (rolled back, the claim finds nothing and polling goes on).
+ */
+export function signallingEnqueues(queue: JobQueue): JobQueue {
+  const listeners = new Set<() => void>();
+  return {
+    ...queue,
+    async enqueue(kind, payload, options) {
+      const job = await queue.enqueue(kind, payload, options);
+      for (const listener of listeners) listener();
+      return job;
+    },
+    onEnqueue(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -35,7 +35,7 @@ import { NameTakenError } from "../../app/ports/store.js";
 import { SqliteNotifications, SqliteTags } from "./tags.js";
 import { SqliteCountsResults, SqliteSegmentStats, SqliteUsage } from "./counts.js";
 import { SqliteAnalyses } from "./analyses.js";
-import { SqliteJobQueue } from "./job-queue.js";
+import { signallingEnqueues, SqliteJobQueue } from "./job-queue.js";
 import { SqlitePresetAreas } from "./preset-areas.js";
 import { migrate } from "./migrations.js";
 import { statementCache } from "./statements.js";
@@ -112,7 +112,7 @@ export class SqliteStore implements Store {
     this.countsResults = asyncPort<CountsResultRepo>(new SqliteCountsResults(this.db), gate);
     this.usage = asyncPort<UsageRepo>(new SqliteUsage(this.db), gate);
     this.analyses = asyncPort<AnalysisRepo>(new SqliteAnalyses(this.db), gate);
-    this.jobs = asyncPort<JobQueue>(new SqliteJobQueue(this.db, options.clock), gate);
+    this.jobs = signallingEnqueues(asyncPort<JobQueue>(new SqliteJobQueue(this.db, options.clock), gate));
     this.trips = asyncPort<TripRepo>(new SqliteTrips(this.db), gate, ["scan"]);
     this.presetAreas = asyncPort<PresetAreaRepo>(new SqlitePresetAreas(this.db), gate);
     this.tags = asyncPort<TagRepo>(new SqliteTags(this.db), gate);
