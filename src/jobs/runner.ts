@@ -286,21 +286,27 @@ export class JobRunner {
     const pieces = partResults.length > 0 ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
     return {
       type: "merge",
-      partials: await this.shardPieces(job, job.id, shards, pieces),
+      partials: await this.shardPieces(job, job.id, shards, pieces, results),
       parts: partResults.length > 0 ? present(job, partResults, "merge part") : undefined,
     };
   }
 
-  /** Pieces `pieces` of the first `shards` children's results (the shards'), null for the others. */
+  /**
+   * Pieces `pieces` of the first `shards` children's results (the shards'), null for the others;
+   * `pieces0`: piece 0 of every child, when read already (with the merge parts' rows, ~175 MB).
+   */
   private async shardPieces(
     job: Job,
     parentJobId: string,
     shards: number,
     pieces: readonly number[],
+    pieces0?: (Uint8Array | null)[],
   ): Promise<ShardPieces[]> {
     const out = Array.from({ length: shards }, () => new Array<Uint8Array | null>(SHARD_PIECES).fill(null));
     for (const piece of pieces) {
-      const results = (await this.o.queue.flows!.childResults(parentJobId, piece)).slice(0, shards);
+      const read =
+        piece === 0 && pieces0 ? pieces0 : await this.o.queue.flows!.childResults(parentJobId, piece);
+      const results = read.slice(0, shards);
       present(job, results, `shard (piece ${piece})`).forEach((bytes, shard) => (out[shard][piece] = bytes));
     }
     return out;
