@@ -6,6 +6,7 @@ import type {
   ApiKeyRecord,
   Organization,
   PresetArea,
+  SessionRecord,
   StoredAnalysis,
   StoredCountsResult,
   UserRecord,
@@ -220,4 +221,26 @@ export const toChunkState = (r: ChunkRow): IngestChunkState => ({
   state: r.state,
   result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
   failure: r.failure,
+});
+
+export interface SessionRow {
+  id_hash: string;
+  email: string;
+  org_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+/** The session columns both stores select (with the user's email), as `toSession` reads them. */
+export const SESSION_SELECT = `SELECT s.id_hash, u.email, s.org_id, s.csrf_token, s.created_at, s.last_seen_at
+  FROM sessions s JOIN users u ON u.email_key = s.email_key`;
+
+export const toSession = (r: SessionRow): SessionRecord => ({
+  idHash: r.id_hash,
+  email: r.email,
+  orgId: r.org_id,
+  csrfToken: r.csrf_token,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
 });

@@ -307,9 +307,14 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   /** Holds every OSM-way search at its first read until `release`. */
   const lock = () => locker.query("BEGIN; LOCK TABLE network_imports IN ACCESS EXCLUSIVE MODE");
   const release = () => locker.query("COMMIT");
-  /** Holds every counts metrics call at its read of the segment statistics until `releaseStats`. */
+  /**
+   * Holds every counts metrics call at its read of the segment statistics until `releaseStats`: every
+   * table it may read its counts from (the cells, or the rollups and their version).
+   */
   const lockStats = () =>
-    statsLocker.query("BEGIN; LOCK TABLE segment_month_totals IN ACCESS EXCLUSIVE MODE");
+    statsLocker.query(
+      "BEGIN; LOCK TABLE segment_month_totals, segment_year_rollups, segment_counts_versions IN ACCESS EXCLUSIVE MODE",
+    );
   const releaseStats = () => statsLocker.query("COMMIT");
   const metrics = (base: string, key: string) =>
     post(base, "/counts/v1/metrics", key, {
@@ -360,6 +365,12 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
     assert.equal(res.json.error.code, code);
     assert.match(res.json.error.message, /retry|narrow/);
     assert.ok(Number(res.retryAfter) >= 1, `Retry-After: ${res.retryAfter}`);
+  };
+
+  /** A request that queued, answered 503 at its deadline while its thread still worked on it. */
+  const assertAnsweredAtDeadline = (res: Awaited<ReturnType<typeof post>>) => {
+    assertShed(res, 503, "overloaded");
+    assert.match(res.json.error.message, /not ready by its deadline/);
   };
 
   poolTest(
@@ -486,9 +497,7 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
       // The metrics call finishes; the search takes the thread and waits at the table lock.
       await releaseStats();
       assert.equal((await first).status, 200);
-      const late = await second;
-      assertShed(late, 503, "overloaded");
-      assert.match(late.json.error.message, /not ready by its deadline/);
+      assertAnsweredAtDeadline(await second);
       // Not waited for, yet still on its thread: it holds its place in the queue depth.
       assert.equal(pool.depth, 1);
       await release();
@@ -517,18 +526,13 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
         const before = await stored();
         // A search takes the thread and waits at its lock; the metrics call queues behind it.
         const { running } = await holdOnThread(server, pool);
-        // Every table a metrics call may read its counts from (the cells, or the rollups and their version).
-        await statsLocker.query(
-          "BEGIN; LOCK TABLE segment_month_totals, segment_year_rollups, segment_counts_versions IN ACCESS EXCLUSIVE MODE",
-        );
+        await lockStats();
         const late = metrics(server.base, keyB);
         await untilDepth(pool, 2);
         // The search finishes; the metrics call takes the thread and waits at the statistics' lock.
         await release();
         assert.equal((await running).status, 200);
-        const answer = await late;
-        assertShed(answer, 503, "overloaded");
-        assert.match(answer.json.error.message, /not ready by its deadline/);
+        assertAnsweredAtDeadline(await late);
         // Its thread then computes the rows, but the pool answered first: its writes roll back.
         await releaseStats();
         while (pool.depth > 0) await new Promise((r) => setTimeout(r, 5));

@@ -24,8 +24,8 @@ interface LocalHour {
 
 const HOUR_MS = 3_600_000;
 /**
- * Room for month numbers in a segment-month key. Months are numbered per batch (5,461 years of them
- * fit), so segment × month × cell keys stay whole doubles (< 2^53) up to 28 million segments.
+ * Room for month numbers in a segment-month key (segment number × MONTH_NOS + month number): months
+ * are numbered per batch, and 5,461 years of them fit.
  */
 const MONTH_NOS = 1 << 16;
 const CLASS_AND_SOURCES = VEHICLE_CLASSES.length * TRACE_SOURCES.length;
@@ -170,7 +170,7 @@ export class SegmentCellAccumulator {
 
   private entryFor(segment: number, local: LocalHour, cell: number): number {
     const group = this.groupOf(segment, local);
-    // Below 2^31 while a batch has fewer than 456,000 segment-months: a small integer, hashed fast.
+    // A small integer (hashed fastest) while a batch has fewer than 456,000 segment-months; exact beyond.
     const entry = this.entryNo.slotOf(group * TALLY_CELLS + cell);
     if (entry === this.entryCount) {
       if (entry === this.trips.length) this.growEntries();

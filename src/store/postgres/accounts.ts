@@ -10,7 +10,17 @@ import type {
   UserRole,
 } from "../../domain/records.js";
 import { isUniqueViolation, type PgDb } from "./db.js";
-import { toKey, toOrg, toUser, type KeyRow, type MemberRow, type OrgRow } from "../rows.js";
+import {
+  SESSION_SELECT,
+  toKey,
+  toOrg,
+  toSession,
+  toUser,
+  type KeyRow,
+  type MemberRow,
+  type OrgRow,
+  type SessionRow,
+} from "../rows.js";
 
 const now = () => new Date().toISOString();
 const key = (s: string) => s.trim().toLowerCase();
@@ -177,27 +187,8 @@ export class PostgresSecurity implements SecurityRepo {
   }
 
   async findSession(idHash: string): Promise<SessionRecord | null> {
-    const row = await this.db.row<{
-      id_hash: string;
-      email: string;
-      org_id: string;
-      csrf_token: string;
-      created_at: string;
-      last_seen_at: string;
-    }>(
-      `SELECT s.id_hash, u.email, s.org_id, s.csrf_token, s.created_at, s.last_seen_at
-       FROM sessions s JOIN users u ON u.email_key = s.email_key WHERE s.id_hash = $1`,
-      [idHash],
-    );
-    if (!row) return null;
-    return {
-      idHash: row.id_hash,
-      email: row.email,
-      orgId: row.org_id,
-      csrfToken: row.csrf_token,
-      createdAt: row.created_at,
-      lastSeenAt: row.last_seen_at,
-    };
+    const row = await this.db.row<SessionRow>(`${SESSION_SELECT} WHERE s.id_hash = $1`, [idHash]);
+    return row ? toSession(row) : null;
   }
 
   async touchSession(idHash: string, at: string): Promise<void> {

@@ -12,18 +12,9 @@ import type { SecurityRepo } from "../../app/ports/store.js";
 import { statementCache } from "./statements.js";
 import { createHash } from "node:crypto";
 import type { Sync } from "./async-port.js";
-import { toUser, type MemberRow } from "../rows.js";
+import { SESSION_SELECT, toSession, toUser, type MemberRow, type SessionRow } from "../rows.js";
 
 const key = (s: string) => s.trim().toLowerCase();
-
-interface SessionRow {
-  id_hash: string;
-  email: string;
-  org_id: string;
-  csrf_token: string;
-  created_at: string;
-  last_seen_at: string;
-}
 
 const MEMBER_SELECT = `SELECT u.email, m.role, u.password_hash, u.disabled_at
   FROM memberships m JOIN users u ON u.email_key = m.email_key`;
@@ -91,19 +82,8 @@ export class SqliteSecurity implements Sync<SecurityRepo> {
   }
 
   findSession(idHash: string): SessionRecord | null {
-    const row = this.sql(
-      `SELECT s.id_hash, u.email, s.org_id, s.csrf_token, s.created_at, s.last_seen_at
-       FROM sessions s JOIN users u ON u.email_key = s.email_key WHERE s.id_hash = ?`,
-    ).get(idHash) as SessionRow | undefined;
-    if (!row) return null;
-    return {
-      idHash: row.id_hash,
-      email: row.email,
-      orgId: row.org_id,
-      csrfToken: row.csrf_token,
-      createdAt: row.created_at,
-      lastSeenAt: row.last_seen_at,
-    };
+    const row = this.sql(`${SESSION_SELECT} WHERE s.id_hash = ?`).get(idHash) as SessionRow | undefined;
+    return row ? toSession(row) : null;
   }
 
   touchSession(idHash: string, at: string): void {
