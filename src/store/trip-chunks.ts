@@ -17,8 +17,14 @@ import type { TripScanOptions } from "../app/ports/store.js";
  * filter on.
  */
 
-/** Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go. */
-export const MAX_CHUNK_TRIPS = 50_000;
+/**
+ * Upper bound of trips per chunk: big enough for fast scans, small enough to decode in one go, and to
+ * stay well under 32 MB (about 1,600 bytes a trip of 90 road segments: ~16 MB). glibc's malloc serves a
+ * block of 32 MB or more with a fresh mmap every time, whose every page faults on first touch: a
+ * PostgreSQL backend detoasting 50,000-trip chunks (52 MB each) spent 13.6-16.6 s on 1,000,000 trips
+ * against 1.2-1.4 s for the same bytes in 10 MB values (docs/performance.md); Node's buffers pay alike.
+ */
+export const MAX_CHUNK_TRIPS = 10_000;
 
 export interface ChunkRow {
   format: number;
