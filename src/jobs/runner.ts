@@ -67,9 +67,10 @@ const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".
 
 /**
  * Polls the queue (and is woken by jobs its own process enqueues) and runs analysis jobs one at a time
- * in its worker thread, so a long computation never blocks the HTTP server; the thread stays warm between jobs (the shards of an analysis reuse
- * its network and compiled zones). It renews the job's lease while the thread computes; a failed
- * renewal means the job was cancelled (or taken over), and the thread is terminated.
+ * in its worker thread, so a long computation never blocks the HTTP server; the thread stays warm
+ * between jobs (the shards of an analysis reuse its network and compiled zones). It renews the job's
+ * lease while the thread computes; a failed renewal means the job was cancelled (or taken over), and
+ * the thread is terminated.
  */
 export class JobRunner {
   private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks">> & {
