@@ -44,24 +44,14 @@ export type WorkerMessage =
 
 /**
  * A worker thread's state across its tasks: its read-only context (opened by the composition root's
- * thread entry, src/main/analysis-worker.ts), the networks it loaded (with the import they came from)
- * and what the analyses' tasks keep between them (compiled zones). A thread stays warm for the next
- * shard of an analysis instead of starting, loading the network and compiling the zones again.
+ * thread entry, src/main/analysis-worker.ts), with the networks it loaded, and what the analyses' tasks
+ * keep between them (compiled zones). A thread stays warm for the next shard of an analysis instead of
+ * starting, loading the network and compiling the zones again.
  */
 export class AnalysisThreadState {
   readonly memo = new AnalysisMemo();
-  /** Per country: the importedAt of the network the registry holds. */
-  private readonly imports = new Map<string, string>();
 
   constructor(readonly ctx: AppContext) {}
-
-  /** Drops the country's network when it was imported again since it was loaded (by any process). */
-  async refreshNetwork(country: string): Promise<void> {
-    const code = country.toLowerCase();
-    const now = (await this.ctx.store.network.countries()).find((c) => c.country === code)?.importedAt ?? "";
-    if (this.imports.has(code) && this.imports.get(code) !== now) this.ctx.networks.invalidate(code);
-    this.imports.set(code, now);
-  }
 }
 
 /**
@@ -75,7 +65,6 @@ export async function runAnalysisInThread(
 ): Promise<void> {
   const { spec, task } = input;
   try {
-    await thread.refreshNetwork(spec.country);
     const compute = (await import(input.computeModule)) as {
       computeAnalysis: ComputeAnalysis;
       computeShard: ComputeShard;

@@ -19,7 +19,9 @@ if (parentPort) {
   // A thread computes one task at a time, its scan reading ahead by one page: PostgreSQL gets a thread's
   // small pool (STREETFLOW_DATABASE_THREAD_POOL_MAX), not a process's.
   const store = await openStore(description, { readonly: true, thread: true });
-  const networks = storeNetworks(store.network);
+  // Every task reads the country's import time before it uses the network (recheck 0): a network
+  // imported again since the thread loaded it is never used, however recent the import.
+  const networks = storeNetworks(store.network, 0);
   const thread = new AnalysisThreadState({ store, storeDescription: description, networks });
   // Tasks run one after another: the runner posts the next only once this one has answered.
   let queue = Promise.resolve();
