@@ -157,7 +157,7 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
     const client = new pg.Client({ connectionString: olderUrl.toString() });
     await client.connect();
     try {
-      // The schema before trip_month_devices (version 7): device a on two days of January, b in February.
+      // The schema before trip_device_months (version 7): device a on two days of January, b in February.
       await migrateTo(client, 6);
       await client.query(
         `INSERT INTO trip_device_days (country, day, vehicle_class, source, device_key) VALUES
