@@ -84,17 +84,8 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
     const client = new pg.Client({ connectionString: olderUrl.toString() });
     await client.connect();
     try {
-      // The schema as it was before the binary pages, with a page of JSON text.
-      const before = PG_MIGRATIONS.length - 1;
-      await client.query(
-        "CREATE TABLE streetflow_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-      );
-      for (let v = 0; v < before; v++) {
-        const step = PG_MIGRATIONS[v];
-        if (typeof step === "string") await client.query(step);
-        else await step(client as unknown as pg.PoolClient);
-        await client.query("INSERT INTO streetflow_migrations (version) VALUES ($1)", [v + 1]);
-      }
+      // The schema as it was before the binary pages (version 5), with a page of JSON text.
+      await migrateTo(client, 4);
       await client.query(
         `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at, expires_at)
          VALUES ('r1', 'o1', 'metrics', '["a","b","c","d"]', '{}', 2, 4, '2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')`,
@@ -117,4 +108,57 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
       await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
     }
   });
+
+  it("compresses trip chunks with lz4 in the month partitions there before and those made after", async () => {
+    const older = `${database}_lz4`;
+    await admin.query(`CREATE DATABASE ${older}`);
+    const olderUrl = new URL(url);
+    olderUrl.pathname = `/${older}`;
+    const client = new pg.Client({ connectionString: olderUrl.toString() });
+    await client.connect();
+    const before = partitionOf("2025-01");
+    try {
+      // The schema before lz4 (version 6), with a month partition.
+      await migrateTo(client, 5);
+      await client.query(
+        `CREATE TABLE ${before.name} PARTITION OF trip_chunks FOR VALUES FROM ('${before.from}') TO ('${before.to}')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
+    try {
+      const later = partitionOf("2025-02");
+      await store.db.run(
+        `CREATE TABLE ${later.name} PARTITION OF trip_chunks FOR VALUES FROM ('${later.from}') TO ('${later.to}')`,
+      );
+      const rows = await store.db.rows<{ t: string; c: string }>(
+        `SELECT attrelid::regclass::text AS t, attcompression AS c FROM pg_attribute
+         WHERE attname = 'columns' AND attrelid IN ('trip_chunks'::regclass, $1::regclass, $2::regclass)
+         ORDER BY 1`,
+        [before.name, later.name],
+      );
+      assert.deepEqual(rows, [
+        { t: "trip_chunks", c: "l" },
+        { t: before.name, c: "l" },
+        { t: later.name, c: "l" },
+      ]);
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
+    }
+  });
 });
+
+/** The schema of an empty database brought to `version` by the migrations up to it. */
+async function migrateTo(client: pg.Client, version: number): Promise<void> {
+  await client.query(
+    "CREATE TABLE streetflow_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+  );
+  for (let v = 0; v < version; v++) {
+    const step = PG_MIGRATIONS[v];
+    if (typeof step === "string") await client.query(step);
+    else await step(client as unknown as pg.PoolClient);
+    await client.query("INSERT INTO streetflow_migrations (version) VALUES ($1)", [v + 1]);
+  }
+}

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { RouteBalls } from "../../src/engine/network/route-balls.js";
+import { buildBallTable, RouteBalls } from "../../src/engine/network/route-balls.js";
 import { DijkstraWorkspace, pathTo } from "../../src/engine/network/routing.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { gridNetwork } from "../../bench/lib/synthetic.js";
@@ -82,4 +82,38 @@ test("a search resumed from a smaller ball's border reaches the same nodes, cost
       assert.equal(resumed.viaEdge[n], fresh.viaEdge[n], `query ${q}, node ${n}`);
     }
   }
+});
+
+test("route balls started from a precomputed table answer costs and paths as a search does, and never write to the table", () => {
+  const reference = new DijkstraWorkspace(network);
+  // A budget that leaves the last nodes out of the table, and a cache small enough to make room.
+  const table = buildBallTable(network, new DijkstraWorkspace(network), weights, 600, 40_000);
+  assert.ok(table.start[network.graph.nodeCount] > 0, "some nodes have a table ball");
+  assert.ok(
+    table.start[network.graph.nodeCount - 1] === table.start[network.graph.nodeCount],
+    "the budget ran out",
+  );
+  const [keys, costs] = [table.keys.slice(), table.costs.slice()];
+  const balls = new RouteBalls(
+    network,
+    new DijkstraWorkspace(network),
+    weights,
+    { minRadius: 300, growth: 1.5, maxRadius: 2000, maxEntries: 30_000 },
+    table,
+  );
+  const out = new Float64Array(8);
+  for (let q = 0; q < 3000; q++) {
+    const { source, targets, maxCost } = randomQuery();
+    const from = q % 3 === 0 ? source : Math.floor(source / 50);
+    balls.costsTo(from, targets, targets.length, maxCost, out);
+    const tree = reference.run(from, weights, { maxCost });
+    targets.forEach((t, j) => assert.equal(out[j], tree.cost[t], `query ${q}, target ${t}`));
+    if (q % 5 === 0) {
+      const path = reference.run(from, weights, { targets: [targets[0]] });
+      assert.deepEqual(balls.pathTo(from, targets[0]), pathTo(network, path, targets[0]), `path ${q}`);
+    }
+  }
+  assert.ok(balls.stats.grown > 0 && balls.stats.live > 0 && balls.stats.cleared > 0);
+  assert.deepEqual(table.keys, keys);
+  assert.deepEqual(table.costs, costs);
 });

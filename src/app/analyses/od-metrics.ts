@@ -254,9 +254,6 @@ export async function aggregateOd(
   wholePaths = false,
 ): Promise<OdAggregation> {
   const scan = await prepareOd(spec, ctx, watch, everyTrip);
-  // Sized once for the months scanned: doubling as the cells come rehashes each of them about once more.
-  const chunks = await ctx.store.trips.chunkIndex(spec.country, scanMonths(spec));
-  scan.aggregator.reserve(chunks.reduce((n, c) => n + c.tripCount, 0));
   await scanTrips(spec, ctx, scan.network, wholePaths ? undefined : scan.passSegments, scan.sink);
   return finishOd(spec, scan);
 }

@@ -205,6 +205,64 @@ export function concatCellRecords(pieces: readonly CellRecords[]): CellRecords {
   return out;
 }
 
+/** Entries of one CellLog block: 2^15 of [key, weight, durationMs], 768 KB. */
+const LOG_BLOCK_ENTRIES = 1 << 15;
+const LOG_ENTRY = 3;
+
+/**
+ * Cell additions of one sampled trip each, appended in arrival order, repeated keys and all. A scan's
+ * additions land on random cells of a table far larger than the caches (a cache and TLB miss each, and
+ * a fresh 64 MB to fault in); appending writes memory in order, in blocks reused by no one else and
+ * never copied. Readers that visit every cell anyway (OdSums.forEachCell, sorted by pair) take the
+ * entries as they are; sums are exact in any order.
+ */
+export class CellLog {
+  size = 0;
+  private readonly blocks: Float64Array[] = [];
+  private block = new Float64Array(0);
+  private used = 0;
+
+  add(key: number, weight: number, durationMs: number): void {
+    if (this.used === this.block.length) this.nextBlock();
+    const block = this.block;
+    const at = this.used;
+    block[at] = key;
+    block[at + 1] = weight;
+    block[at + 2] = durationMs;
+    this.used = at + LOG_ENTRY;
+    this.size++;
+  }
+
+  /** The entries as records of one sample each. */
+  toRecords(): CellRecords {
+    const out = emptyCellRecords(this.size);
+    let n = 0;
+    for (const block of this.blocks) {
+      const used = block === this.block ? this.used : block.length;
+      for (let at = 0; at < used; at += LOG_ENTRY, n++) {
+        out.keys[n] = block[at];
+        out.weights[n] = block[at + 1];
+        out.durations[n] = block[at + 2];
+      }
+    }
+    out.samples.fill(1);
+    return out;
+  }
+
+  clear(): void {
+    this.blocks.length = 0;
+    this.block = new Float64Array(0);
+    this.used = 0;
+    this.size = 0;
+  }
+
+  private nextBlock(): void {
+    this.block = new Float64Array(LOG_BLOCK_ENTRIES * LOG_ENTRY);
+    this.blocks.push(this.block);
+    this.used = 0;
+  }
+}
+
 const RECORD = 4;
 const EMPTY = -1;
 /** Largest share of slots in use before the table doubles (linear probing stays short below it). */

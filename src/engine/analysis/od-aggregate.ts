@@ -85,9 +85,6 @@ export interface OdAggregatorState extends OdSumsState {
   tripsInZones: number;
 }
 
-/** reserve's cap: ~a trip's cell per trip up to 2^20 trips, a 64 MB table; beyond it the table grows. */
-const RESERVED_CELLS = 1 << 20;
-
 /** localHour of a start outside the analysed days. */
 const NOT_ANALYSED = -1;
 
@@ -235,11 +232,6 @@ export class OdAggregator {
     for (let i = 0; i < origins.count; i++) sums.addOrigin(mask, weekday, slot, origins.zones[i], weight);
     for (let i = 0; i < destinations.count; i++)
       sums.addDestination(mask, weekday, slot, destinations.zones[i], weight);
-  }
-
-  /** Makes room for the cells of about `trips` trips (at most RESERVED_CELLS) before they are added. */
-  reserve(trips: number): void {
-    this.sums.reserve(Math.min(trips, RESERVED_CELLS));
   }
 
   /**

@@ -1,4 +1,11 @@
-import { CellTable, emptyCellRecords, KeyedSums, type CellRecords } from "./cell-table.js";
+import {
+  CellLog,
+  CellTable,
+  concatCellRecords,
+  emptyCellRecords,
+  KeyedSums,
+  type CellRecords,
+} from "./cell-table.js";
 
 /**
  * Device-type groups a trip's group mask has room for (group numbers 0..7): a trip's groups are kept
@@ -38,8 +45,12 @@ export interface PairSums {
  * of addition gives the same bits as adding each trip to its slices did.
  */
 export class OdSums {
-  /** Keyed pair × fineCount + fine, fine = (mask × WEEKDAYS + weekday) × slots + slot. */
-  private readonly cells = new CellTable(1 << 16);
+  /**
+   * Keyed pair × fineCount + fine, fine = (mask × WEEKDAYS + weekday) × slots + slot: the absorbed cells
+   * (merges), and the scan's additions in `added`, folded in only when the cells are exported.
+   */
+  private readonly cells = new CellTable();
+  private readonly added = new CellLog();
   private readonly fineCount: number;
   /** Per group mask: zone totals keyed (weekday × slots + slot) × zones + zone; null until met. */
   private readonly originFine: (Float64Array | null)[] = new Array<Float64Array | null>(MASKS).fill(null);
@@ -63,23 +74,13 @@ export class OdSums {
       throw new Error(`${originCount} × ${destinationCount} zones are too many for one OD analysis`);
   }
 
-  /** Number of fine cells (for sizing partial results). */
-  get size(): number {
-    return this.cells.size;
-  }
-
-  /** Makes room for `cells` fine cells. */
-  reserve(cells: number): void {
-    this.cells.reserve(cells);
-  }
-
   /** The fine index of a trip's group mask, weekday and slot. */
   fineOf(mask: number, weekday: number, slot: number): number {
     return (mask * WEEKDAYS + weekday) * this.slots + slot;
   }
 
   addPair(pair: number, fine: number, weight: number, durationMs: number): void {
-    this.cells.add(pair * this.fineCount + fine, weight, durationMs);
+    this.added.add(pair * this.fineCount + fine, weight, durationMs);
   }
 
   addOrigin(mask: number, weekday: number, slot: number, zone: number, weight: number): void {
@@ -183,7 +184,9 @@ export class OdSums {
 
   /** The fine cells grouped by pair in ascending pair order, decoded into columns. */
   private sortedCells() {
-    const records = this.cells.exportRecords();
+    const records = concatCellRecords(
+      [this.cells.exportRecords(), this.added.toRecords()].filter((r) => r.keys.length > 0),
+    );
     const n = records.keys.length;
     const pairOf = new Float64Array(n);
     for (let i = 0; i < n; i++) pairOf[i] = Math.floor(records.keys[i] / this.fineCount);
@@ -219,7 +222,7 @@ export class OdSums {
    */
   exportState(withCells = true): OdSumsState {
     return {
-      cells: withCells ? this.cells.exportRecords() : emptyCellRecords(0),
+      cells: withCells ? this.settled().exportRecords() : emptyCellRecords(0),
       originTotals: exportFine(this.originFine),
       destinationTotals: exportFine(this.destinationFine),
     };
@@ -232,9 +235,18 @@ export class OdSums {
    */
   exportCellPieces(pieces: number): CellRecords[] {
     const pairs = this.originCount * this.destinationCount;
-    return this.cells.exportRecordPieces(pieces, (key) =>
+    return this.settled().exportRecordPieces(pieces, (key) =>
       Math.floor((Math.floor(key / this.fineCount) * pieces) / pairs),
     );
+  }
+
+  /** The cells with the scan's additions folded in: one record per key, as exports carry them. */
+  private settled(): CellTable {
+    if (this.added.size > 0) {
+      this.cells.absorbRecords(this.added.toRecords());
+      this.added.clear();
+    }
+    return this.cells;
   }
 
   /**

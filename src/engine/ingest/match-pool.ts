@@ -1,4 +1,5 @@
 import { Piscina } from "piscina";
+import { prepareMatching } from "../matching/context.js";
 import type { Network } from "../network/network.js";
 import type { MatchedTrip, RawTrip } from "../trips/types.js";
 import { packRawTrips, unpackOutcomes, type PackedOutcomes } from "./trip-columns.js";
@@ -32,8 +33,10 @@ const WORKER = new URL(
 
 /**
  * Map matching on worker threads: each worker holds its own copy of the network and its own
- * matching caches, so batches run in parallel with no shared state. The pool answers batches in any
- * order; callers keep their own order (the ingest pipeline stores in reading order).
+ * matching caches, so batches run in parallel; the only thing shared is the network's precomputed
+ * route balls (`prepareMatching`, built here once, read-only shared memory), which every worker
+ * would otherwise fill for itself. The pool answers batches in any order; callers keep their own
+ * order (the ingest pipeline stores in reading order).
  */
 export class MatchPool {
   private readonly pool: Piscina;
@@ -48,7 +51,7 @@ export class MatchPool {
       maxThreads: threads,
       // Idle workers keep their warm caches for the next batch.
       idleTimeout: 60_000,
-      workerData: { country: network.country, segments: network.segments },
+      workerData: { country: network.country, segments: network.segments, balls: prepareMatching(network) },
     });
   }
 

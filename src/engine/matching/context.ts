@@ -1,6 +1,7 @@
 import type { AccessMode, Network } from "../network/network.js";
-import { RouteBalls } from "../network/route-balls.js";
+import { buildBallTable, RouteBalls, type BallTable } from "../network/route-balls.js";
 import { DijkstraWorkspace } from "../network/routing.js";
+import { DEFAULT_MATCH_OPTIONS } from "./options.js";
 
 /**
  * What matching needs per network and travel mode, built once and reused by
@@ -77,21 +78,52 @@ function segmentLines(network: Network): SegmentLines {
  */
 const ROUTE_BALLS = { minRadius: 500, growth: 2, maxRadius: 4000, maxEntries: 4_000_000 };
 
+/**
+ * Route balls precomputed when a network is prepared for matching (`prepareMatching`): every node to
+ * RADIUS cost metres, within SLOTS hash slots of 16 bytes (64 MB; Monaco's 4,124 nodes take ~1.7 M).
+ */
+const BALL_TABLE = { radius: 2000, maxSlots: 4_000_000 };
+
 const contexts = new WeakMap<Network, Map<string, MatchContext>>();
 
-export function matchContextOf(network: Network, mode: AccessMode, slowRoadPenalty = 0): MatchContext {
+function contextsOf(network: Network): Map<string, MatchContext> {
   let byMode = contexts.get(network);
   if (!byMode) contexts.set(network, (byMode = new Map()));
+  return byMode;
+}
+
+export function matchContextOf(network: Network, mode: AccessMode, slowRoadPenalty = 0): MatchContext {
+  const byMode = contextsOf(network);
   const key = `${mode}:${slowRoadPenalty}`;
   let ctx = byMode.get(key);
   if (!ctx) byMode.set(key, (ctx = buildContext(network, mode, slowRoadPenalty)));
   return ctx;
 }
 
+/**
+ * Readies a network for matching cars with the default options, the context nearly every trip uses:
+ * its route balls precomputed (or `table`, built by another thread on the same network), so the first
+ * trips match at nearly steady speed. Returns the table, whose shared memory worker threads can adopt.
+ */
+export function prepareMatching(network: Network, table?: BallTable): BallTable {
+  const penalty = DEFAULT_MATCH_OPTIONS.slowRoadPenalty;
+  const key = `car:${penalty}`;
+  const ready = contextsOf(network).get(key)?.routes.table;
+  if (ready) return ready;
+  const ctx = buildContext(network, "car", penalty, table ?? "build");
+  contextsOf(network).set(key, ctx);
+  return ctx.routes.table!;
+}
+
 /** Speed at and above which a road carries no prior penalty (an urban main road's limit). */
 const PRIOR_FULL_SPEED_KPH = 50;
 
-function buildContext(network: Network, mode: AccessMode, slowRoadPenalty: number): MatchContext {
+function buildContext(
+  network: Network,
+  mode: AccessMode,
+  slowRoadPenalty: number,
+  table?: BallTable | "build",
+): MatchContext {
   const edgeCostM = new Float64Array(network.segments.length * 2);
   network.segments.forEach((s, i) => {
     // Road-speed prior (cars only): a route through slow side streets is taken as that much longer, so
@@ -103,7 +135,11 @@ function buildContext(network: Network, mode: AccessMode, slowRoadPenalty: numbe
     edgeCostM[2 * i + 1] = s.oneway ? Infinity : cost;
   });
   const workspace = new DijkstraWorkspace(network);
-  const routes = new RouteBalls(network, workspace, edgeCostM, ROUTE_BALLS);
+  const balls =
+    table === "build"
+      ? buildBallTable(network, workspace, edgeCostM, BALL_TABLE.radius, BALL_TABLE.maxSlots)
+      : table;
+  const routes = new RouteBalls(network, workspace, edgeCostM, ROUTE_BALLS, balls);
   const allowed = Uint8Array.from(network.segments, (s) => (network.allows(s, mode) ? 1 : 0));
   return { network, mode, edgeCostM, workspace, routes, lines: segmentLines(network), allowed };
 }

@@ -12,7 +12,10 @@ import type { DijkstraWorkspace } from "./routing.js";
 interface Ball {
   /** Hash slots: a power of two or 5/8, 6/8 or 7/8 of one (see `slotsFor`). */
   slots: number;
-  /** The arena chunk holding the ball, and its first slot in that chunk's `keys` / `costs`. */
+  /**
+   * The arena chunk holding the ball (−1: a precomputed table's, read-only), and its first slot in
+   * that chunk's (or table's) `keys` / `costs`.
+   */
   chunk: number;
   base: number;
   /** Queries answered since the cache last made room: the busiest balls are kept. */
@@ -32,8 +35,67 @@ export interface RouteBallOptions {
   growth: number;
   /** Queries beyond this radius run a live search and are not kept (a long leg is rare and its ball large). */
   maxRadius: number;
-  /** Hash slots (16 bytes each, 2–2.3 per node) kept over all balls; past it the cache starts afresh (memory stays bounded). */
+  /** Hash slots (16 bytes each, 2–2.3 per node) kept over all balls grown (a table's not counted); past it the cache makes room (memory stays bounded). */
   maxEntries: number;
+}
+
+/**
+ * The balls of every node to one radius, computed once per network and travel mode (FMM's
+ * upper-bounded origin–destination table, in the balls' own hash layout): a matcher starts from them
+ * instead of filling its own ball by ball, and worker threads share one copy (`SharedArrayBuffer`s,
+ * read-only once built). Balls a query needs larger are grown from them in the matcher's own arena.
+ */
+export interface BallTable {
+  radius: number;
+  /** Hash slots of node n's ball: `start[n]` … `start[n + 1] − 1`; none when the budget ran out first. */
+  start: Int32Array;
+  keys: Int32Array;
+  costs: Float64Array;
+}
+
+/**
+ * Searches every node to `radius`, in node order while the balls fit `maxSlots` hash slots: once to
+ * size the table, once to fill it.
+ */
+export function buildBallTable(
+  network: Network,
+  workspace: DijkstraWorkspace,
+  weights: Float64Array,
+  radius: number,
+  maxSlots: number,
+): BallTable {
+  const nodes = network.graph.nodeCount;
+  const start = new Int32Array(new SharedArrayBuffer(4 * (nodes + 1)));
+  for (let n = 0; n < nodes; n++) {
+    const slots = slotsFor(searchBall(workspace, weights, n, radius).length);
+    start[n + 1] = start[n] + (start[n] + slots <= maxSlots ? slots : 0);
+  }
+  const total = start[nodes];
+  const table: BallTable = {
+    radius,
+    start,
+    keys: new Int32Array(new SharedArrayBuffer(8 * total)),
+    costs: new Float64Array(new SharedArrayBuffer(8 * total)),
+  };
+  for (let n = 0; n < nodes; n++) {
+    const ball = tableBall(table, n);
+    if (ball) fillBall(ball, searchBall(workspace, weights, n, radius), workspace);
+  }
+  return table;
+}
+
+function searchBall(workspace: DijkstraWorkspace, weights: Float64Array, source: number, radius: number) {
+  workspace.begin();
+  workspace.place(source, 0, -1);
+  workspace.openBorder(weights);
+  return workspace.expand(weights, radius).reachedNodes();
+}
+
+/** Node n's ball in the table, if it has one. */
+function tableBall(table: BallTable, n: number): Ball | undefined {
+  const slots = table.start[n + 1] - table.start[n];
+  if (slots === 0) return undefined;
+  return { slots, chunk: -1, base: table.start[n], uses: 0, keys: table.keys, costs: table.costs };
 }
 
 /**
@@ -47,6 +109,8 @@ export interface RouteBallOptions {
 export class RouteBalls {
   /** Ball of each source node, if any. */
   private readonly balls: (Ball | undefined)[];
+  /** The precomputed table's ball of each node, what `balls` falls back to when the cache makes room. */
+  private readonly tableBalls: (Ball | undefined)[];
   /**
    * Radius of each source's ball. Kept out of the ball objects: a regrowth in place rewrote the field,
    * and V8 then dropped the optimised code that had taken it for constant (recompiled mid cold pass).
@@ -63,15 +127,29 @@ export class RouteBalls {
     private readonly workspace: DijkstraWorkspace,
     private readonly weights: Float64Array,
     private readonly opts: RouteBallOptions,
+    /** Precomputed balls (`buildBallTable`) on the same weights, if any. */
+    readonly table?: BallTable,
   ) {
-    this.balls = new Array<Ball | undefined>(network.graph.nodeCount).fill(undefined);
-    this.radii = new Float64Array(network.graph.nodeCount);
+    const nodes = network.graph.nodeCount;
+    this.tableBalls = Array.from({ length: nodes }, (_, n) => (table ? tableBall(table, n) : undefined));
+    this.balls = new Array<Ball | undefined>(nodes).fill(undefined);
+    this.radii = new Float64Array(nodes);
+    this.forgetGrown();
   }
 
-  /** Forgets every ball (the arena's memory is kept for the next ones). */
+  /** Forgets every ball grown (the arena's memory is kept for the next ones). */
   clear(): void {
-    this.balls.fill(undefined);
+    this.forgetGrown();
     this.arena.reset();
+  }
+
+  /** Every node back to its table ball, if any, or none. */
+  private forgetGrown(): void {
+    const radius = this.table?.radius ?? 0;
+    this.tableBalls.forEach((ball, n) => {
+      this.balls[n] = ball;
+      this.radii[n] = ball ? radius : 0;
+    });
     this.entries = 0;
   }
 
@@ -85,16 +163,20 @@ export class RouteBalls {
   private makeRoom(): void {
     const busiest = this.balls
       .map((ball, source) => ({ ball, source }))
-      .filter((b): b is { ball: Ball; source: number } => b.ball !== undefined && b.ball.uses > 0)
+      .filter(
+        (b): b is { ball: Ball; source: number } =>
+          b.ball !== undefined && b.ball.chunk >= 0 && b.ball.uses > 0,
+      )
       .sort((x, y) => y.ball.uses - x.ball.uses || x.source - y.source);
-    this.balls.fill(undefined);
-    this.entries = 0;
+    const radii = this.radii.slice();
+    this.forgetGrown();
     const kept: Ball[] = [];
     for (const { ball, source } of busiest) {
       const slots = ball.slots;
       if (this.entries + slots > KEEP_SHARE * this.opts.maxEntries) break;
       kept.push(ball);
       this.balls[source] = ball;
+      this.radii[source] = radii[source];
       this.entries += slots;
     }
     this.arena.compact(kept);
@@ -187,18 +269,20 @@ export class RouteBalls {
     tree.expand(this.weights, radius);
     const reached = tree.reachedNodes();
     const slots = slotsFor(reached.length);
-    if (old && old.slots === slots) {
+    // A table ball is shared and read-only: its larger self goes to the arena.
+    const own = old !== undefined && old.chunk >= 0 ? old : undefined;
+    if (own && own.slots === slots) {
       // As many slots as before: refilled in place, leaving no unused run in the arena.
-      old.keys.fill(0, 2 * old.base, 2 * (old.base + slots));
+      own.keys.fill(0, 2 * own.base, 2 * (own.base + slots));
       this.radii[source] = radius;
-      old.uses++;
-      fillBall(old, reached, tree);
-      return old;
+      own.uses++;
+      fillBall(own, reached, tree);
+      return own;
     }
-    if (old) {
-      this.entries -= old.slots;
+    if (own) {
+      this.entries -= own.slots;
       this.balls[source] = undefined;
-      this.arena.release(old);
+      this.arena.release(own);
     }
     if (this.entries + slots > this.opts.maxEntries) {
       this.makeRoom();
