@@ -44,10 +44,13 @@ export class MatchedTripBatch {
    * 4,000 trips) outlived a collection during the store transaction and were copied into the old generation.
    */
   take(): MatchedTrip[] {
-    this.heads.forEach((trip, i) => {
-      const steps = (): PathStep[] => this.stepsOf(i);
-      Object.defineProperty(trip, "path", { get: steps, enumerable: true, configurable: true });
-    });
+    this.heads.forEach((trip, i) =>
+      Object.defineProperty(trip, "path", {
+        get: () => this.stepsOf(i),
+        enumerable: true,
+        configurable: true,
+      }),
+    );
     return this.heads;
   }
 
