@@ -2,7 +2,6 @@ import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/t
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
 import { groupOutcomes, type BatchMatcher, type MatchOutcome } from "./match-pool.js";
 import { readTrips } from "./split-file.js";
-import { MatchedTripBatch } from "./matched-batch.js";
 
 /** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
 export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
@@ -81,11 +80,11 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
   const { batchSize = DEFAULT_BATCH_TRIPS, progressEvery = 100_000 } = opts;
   const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
   const counts = emptyIngestCounts();
-  let batch = new MatchedTripBatch();
-  const fullBatches: MatchedTripBatch[] = [];
+  let batch: MatchedTrip[] = [];
+  const fullBatches: MatchedTrip[][] = [];
 
-  const storeBatch = async (trips: MatchedTripBatch) => {
-    const { inserted, duplicates } = await opts.sink(trips.take());
+  const storeBatch = async (trips: MatchedTrip[]) => {
+    const { inserted, duplicates } = await opts.sink(trips);
     counts.stored += inserted;
     counts.duplicates += duplicates;
   };
@@ -99,7 +98,7 @@ export async function ingestTraceFile(path: string, opts: TraceIngestOptions): P
       batch.push(matched);
       if (batch.length === batchSize) {
         fullBatches.push(batch);
-        batch = new MatchedTripBatch();
+        batch = [];
       }
     }
   };
