@@ -9,25 +9,31 @@ import type { OdTrip } from "./od-aggregate.js";
  * network indexes). Callers must not keep it across `load` calls.
  *
  * Given the only segments whose steps matter (those meeting pass-through
- * zones), a trip none of whose steps can be one of them gets an empty path:
- * a bit per low 16 bits of their ids rules most paths out at one array read
- * per step, where mapping every id costs a hash look-up.
+ * zones), the path holds only the steps on them, each with its step number
+ * (`steps`, so zone visits keep their order along the whole path): a bit per
+ * low 16 bits of their ids rules most steps out at one array read, where
+ * mapping every id costs a hash look-up.
  */
 export class TripView {
   readonly trip: OdTrip;
   private segments = new Int32Array(256);
   private forward = new Uint8Array(256);
+  private steps = new Int32Array(256);
   private readonly segmentIndex: IdIndex;
   /** Bit (id & 0xffff) set for the ids of the segments that matter; null: all matter. */
   private readonly candidateBits: Int32Array | null = null;
+  /** Per segment index: 1 when its steps matter (with candidateBits). */
+  private readonly matters: Uint8Array | null = null;
 
   constructor(network: Network, onlySegments?: Iterable<number>) {
     this.segmentIndex = new IdIndex(network.segments.map((s) => s.id));
     if (onlySegments) {
       this.candidateBits = new Int32Array(2048);
+      this.matters = new Uint8Array(network.size);
       for (const index of onlySegments) {
         const low = network.segments[index].id & 0xffff;
         this.candidateBits[low >>> 5] |= 1 << (low & 31);
+        this.matters[index] = 1;
       }
     }
     this.trip = {
@@ -35,6 +41,7 @@ export class TripView {
       destination: [0, 0],
       segments: this.segments,
       forward: this.forward,
+      steps: undefined,
       startT: 0,
       endT: 0,
       groups: [],
@@ -58,12 +65,23 @@ export class TripView {
     t.device = cols.devices[cols.deviceIndex[i]];
     const from = cols.pathStart[i];
     const n = cols.pathStart[i + 1] - from;
-    if (this.candidateBits && !this.mayMatter(cols.pathSegmentId, from, from + n)) {
-      t.segments = NO_SEGMENTS;
-      t.forward = NO_DIRECTIONS;
+    if (n > this.segments.length) this.grow(n);
+    if (!this.candidateBits) {
+      const k = this.loadSteps(cols, from, n);
+      t.segments = this.segments.subarray(0, k);
+      t.forward = this.forward.subarray(0, k);
       return t;
     }
-    if (n > this.segments.length) this.grow(n);
+    // Most paths meet no segment that matters: no views made for them.
+    const k = this.loadMatteringSteps(cols, from, n);
+    t.segments = k === 0 ? NO_SEGMENTS : this.segments.subarray(0, k);
+    t.forward = k === 0 ? NO_DIRECTIONS : this.forward.subarray(0, k);
+    t.steps = k === 0 ? NO_SEGMENTS : this.steps.subarray(0, k);
+    return t;
+  }
+
+  /** Maps every step; returns how many are on the network (the others are skipped). */
+  private loadSteps(cols: TripColumns, from: number, n: number): number {
     const { segments, forward, segmentIndex } = this;
     const ids = cols.pathSegmentId;
     const directions = cols.pathForward;
@@ -75,25 +93,35 @@ export class TripView {
       forward[k] = directions[j];
       k++;
     }
-    t.segments = this.segments.subarray(0, k);
-    t.forward = this.forward.subarray(0, k);
-    return t;
+    return k;
   }
 
-  /** Whether a step of ids[from..to) may be one of the segments that matter (false positives allowed). */
-  private mayMatter(ids: Float64Array, from: number, to: number): boolean {
+  /** Maps only the steps on segments that matter, with their step numbers; returns how many. */
+  private loadMatteringSteps(cols: TripColumns, from: number, n: number): number {
+    const { segments, forward, steps, segmentIndex } = this;
     const bits = this.candidateBits!;
-    for (let j = from; j < to; j++) {
+    const matters = this.matters!;
+    const ids = cols.pathSegmentId;
+    const directions = cols.pathForward;
+    let k = 0;
+    for (let j = from; j < from + n; j++) {
       const low = ids[j] & 0xffff;
-      if ((bits[low >>> 5] & (1 << (low & 31))) !== 0) return true;
+      if ((bits[low >>> 5] & (1 << (low & 31))) === 0) continue;
+      const index = segmentIndex.indexOf(ids[j]);
+      if (index < 0 || matters[index] === 0) continue;
+      segments[k] = index;
+      forward[k] = directions[j];
+      steps[k] = j - from;
+      k++;
     }
-    return false;
+    return k;
   }
 
   private grow(n: number): void {
     const size = Math.max(n, this.segments.length * 2);
     this.segments = new Int32Array(size);
     this.forward = new Uint8Array(size);
+    this.steps = new Int32Array(size);
   }
 }
 

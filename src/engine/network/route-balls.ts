@@ -55,7 +55,7 @@ export interface BallTable {
 
 /**
  * Searches every node to `radius`, in node order while the balls fit `maxSlots` hash slots: once to
- * size the table, once to fill it.
+ * size the table, once to fill it (a network too large for the budget stops searching where it runs out).
  */
 export function buildBallTable(
   network: Network,
@@ -66,10 +66,14 @@ export function buildBallTable(
 ): BallTable {
   const nodes = network.graph.nodeCount;
   const start = new Int32Array(new SharedArrayBuffer(4 * (nodes + 1)));
-  for (let n = 0; n < nodes; n++) {
+  let n = 0;
+  for (; n < nodes; n++) {
     const slots = slotsFor(searchBall(workspace, weights, n, radius).length);
-    start[n + 1] = start[n] + (start[n] + slots <= maxSlots ? slots : 0);
+    if (start[n] + slots > maxSlots) break;
+    start[n + 1] = start[n] + slots;
   }
+  // A large network stops here: its remaining nodes fill their balls lazily.
+  start.fill(start[n], n + 1);
   const total = start[nodes];
   const table: BallTable = {
     radius,
@@ -77,9 +81,9 @@ export function buildBallTable(
     keys: new Int32Array(new SharedArrayBuffer(8 * total)),
     costs: new Float64Array(new SharedArrayBuffer(8 * total)),
   };
-  for (let n = 0; n < nodes; n++) {
-    const ball = tableBall(table, n);
-    if (ball) fillBall(ball, searchBall(workspace, weights, n, radius), workspace);
+  for (let node = 0; node < nodes; node++) {
+    const ball = tableBall(table, node);
+    if (ball) fillBall(ball, searchBall(workspace, weights, node, radius), workspace);
   }
   return table;
 }

@@ -10,6 +10,11 @@ export interface TripPath {
   segments: ArrayLike<number>;
   /** 1 when the step runs along the segment's geometry, 0 against it. */
   forward: ArrayLike<number>;
+  /**
+   * When the path holds only some of the trip's steps (TripView): the step number of each, which the
+   * visits' positions count; absent, entry i is step i.
+   */
+  steps?: ArrayLike<number>;
 }
 
 /** A zone a trip meets, with where along the path (step index + fraction; ±Infinity for trip ends). */
@@ -43,8 +48,9 @@ export function passedZones(set: CompiledZoneSet, trip: TripPath): ZoneVisit[] {
     const hits = set.passBySegment.get(trip.segments[i]);
     if (!hits) continue;
     const fwd = trip.forward[i] === 1;
+    const step = trip.steps ? trip.steps[i] : i;
     for (const h of hits) {
-      const position = i + (fwd ? h.atForward : h.atBackward);
+      const position = step + (fwd ? h.atForward : h.atBackward);
       const dx = fwd ? h.dx : -h.dx;
       const dy = fwd ? h.dy : -h.dy;
       const zone = set.zones[h.zone];

@@ -206,10 +206,11 @@ export class ZoneLookup {
     if (limit === 0) return;
     const tick = ++this.tick;
     let runs = 0;
-    const { segments, forward } = trip;
+    const { segments, forward, steps } = trip;
     const n = segments.length;
     for (let i = 0; i < n; i++) {
       const segment = segments[i];
+      const step = steps ? steps[i] : i;
       if (segment >= limit) continue;
       const end = this.hitStart[segment + 1];
       for (let k = this.hitStart[segment]; k < end; k++) {
@@ -221,7 +222,7 @@ export class ZoneLookup {
         if (this.isLine[zone] === 1) {
           if (!seen && headingMatches(this.set.zones[zone], bearingOf(dx, dy))) {
             this.seenAt[zone] = tick;
-            out.push(zone, i + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]));
+            out.push(zone, step + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]));
           }
         } else if (seen) {
           const slot = this.slotOf[zone];
@@ -232,7 +233,7 @@ export class ZoneLookup {
           this.seenAt[zone] = tick;
           this.slotOf[zone] = runs;
           this.runZone[runs] = zone;
-          this.runPosition[runs] = i + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]);
+          this.runPosition[runs] = step + (fwd ? this.hitAtForward[k] : this.hitAtBackward[k]);
           this.runDx[runs] = dx;
           this.runDy[runs] = dy;
           runs++;

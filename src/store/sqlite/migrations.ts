@@ -303,6 +303,18 @@ export const MIGRATIONS: Migration[] = [
     created_at TEXT NOT NULL,
     PRIMARY KEY (ingest_id, seq)
   );`,
+  // Devices per UTC month, the expansion factors' input: counting them from trip_device_days sorted every
+  // device-day of the month on each analysis (0.35 s CPU of a 1 M-trip OD analysis, issue 16).
+  `CREATE TABLE trip_device_months (
+    country TEXT NOT NULL,
+    month TEXT NOT NULL,
+    device_key BLOB NOT NULL,
+    PRIMARY KEY (country, month, device_key)
+  ) WITHOUT ROWID;
+  INSERT OR IGNORE INTO trip_device_months (country, month, device_key)
+    SELECT country, substr(day, 1, 7), device_key FROM trip_device_days;`,
+  // The PostgreSQL store's name for the same table.
+  "ALTER TABLE trip_device_months RENAME TO trip_month_devices;",
 ];
 
 /**

@@ -452,23 +452,10 @@ class SqliteTripStats implements Sync<TripStatsRepo> {
   }
 
   devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number> {
-    const months = range && monthsBetween(range.from, range.to);
-    if (months) {
-      // One count per month: GROUP BY substr(day) sorted every row of the range once more (2× the CPU).
-      const count = this.sql(
-        "SELECT COUNT(DISTINCT device_key) FROM trip_device_days WHERE country = ? AND day >= ? AND day < ?",
-      ).pluck();
-      const counts = months.map((m) => [m, count.get(country, m, `${m}-99`) as number] as const);
-      return new Map(counts.filter(([, devices]) => devices > 0));
-    }
-    // Days sort as text, so a month range is a range of the primary key.
     const rows = this.sql(
-      `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
-       WHERE country = ? AND day >= ? AND day < ? GROUP BY month`,
-    ).all(country, range?.from ?? "0000-00", `${range?.to ?? "9999-99"}-99`) as {
-      month: string;
-      devices: number;
-    }[];
+      `SELECT month, COUNT(*) AS devices FROM trip_month_devices
+       WHERE country = ? AND month BETWEEN ? AND ? GROUP BY month`,
+    ).all(country, range?.from ?? "0000-00", range?.to ?? "9999-99") as { month: string; devices: number }[];
     return new Map(rows.map((r) => [r.month, r.devices]));
   }
 
@@ -516,16 +503,4 @@ function classesAndSources(vehicleClasses: readonly string[], sources?: readonly
 
 function isUniqueViolation(e: unknown): boolean {
   return e instanceof Error && "code" in e && String(e.code).startsWith("SQLITE_CONSTRAINT");
-}
-
-/** The months from..to (YYYY-MM, inclusive) when they are a few years at most, else null. */
-function monthsBetween(from: string, to: string): string[] | null {
-  const index = (m: string) =>
-    /^\d{4}-\d{2}$/.test(m) ? Number(m.slice(0, 4)) * 12 + Number(m.slice(5)) - 1 : NaN;
-  const [a, b] = [index(from), index(to)];
-  if (!(b - a >= 0 && b - a < 36)) return null;
-  return Array.from({ length: b - a + 1 }, (_, i) => {
-    const k = a + i;
-    return `${Math.floor(k / 12)}-${String((k % 12) + 1).padStart(2, "0")}`;
-  });
 }

@@ -161,12 +161,16 @@ export class SqliteTrips implements Sync<TripRepo> {
 
   /**
    * Per UTC day of trip start, class and source: trips, and distinct devices.
-   * Devices are exact: trip_device_days remembers which devices a day has seen.
+   * Devices are exact: trip_device_days remembers which devices a day has seen,
+   * trip_month_devices which a month has (a device new to the month is new to its day).
    */
   private addDayCounts(country: string, trips: readonly MatchedTrip[]): void {
     const addDevice = this.db.prepare(
       `INSERT OR IGNORE INTO trip_device_days (country, day, vehicle_class, source, device_key)
        VALUES (?, ?, ?, ?, ?)`,
+    );
+    const addMonthDevice = this.db.prepare(
+      "INSERT OR IGNORE INTO trip_month_devices (country, month, device_key) VALUES (?, ?, ?)",
     );
     const tallies = new Map<
       string,
@@ -179,7 +183,10 @@ export class SqliteTrips implements Sync<TripRepo> {
       if (!tally)
         tallies.set(k, (tally = { day, cls: t.vehicleClass, source: t.source, trips: 0, devices: 0 }));
       tally.trips++;
-      tally.devices += addDevice.run(country, day, t.vehicleClass, t.source, deviceKeyOf(t.deviceId)).changes;
+      const key = deviceKeyOf(t.deviceId);
+      const added = addDevice.run(country, day, t.vehicleClass, t.source, key).changes;
+      if (added > 0) addMonthDevice.run(country, day.slice(0, 7), key);
+      tally.devices += added;
     }
     const upsert = this.db.prepare(
       `INSERT INTO trip_day_counts (country, day, vehicle_class, source, trips, devices) VALUES (?, ?, ?, ?, ?, ?)
