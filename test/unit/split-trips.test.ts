@@ -140,7 +140,7 @@ describe("splitTrips", () => {
 
   it("closes and forgets devices that have gone quiet while the input moves on", () => {
     const splitter = new TripSplitter(OPTS);
-    const emitted = [...drive(5, 0, 0, 10, 150, "a"), ...drive(10_000, 0, 0, 10, 150, "b")].flatMap((p) =>
+    const emitted = [...drive(5, 0, 0, 10, 150, "a"), ...drive(20_000, 0, 0, 10, 150, "b")].flatMap((p) =>
       splitter.push(p),
     );
     assert.deepEqual(
@@ -150,7 +150,20 @@ describe("splitTrips", () => {
     assert.equal(splitter.openDevices, 1);
     assert.deepEqual(
       splitter.flush().map((t) => [t.deviceId, t.points.length]),
-      [["b", 10_000]],
+      [["b", 20_000]],
+    );
+  });
+
+  it("keeps a device's long drive whole in a file sorted by device, whose earlier devices reach later times", () => {
+    // Device "a" ends days after "b" starts: by time alone, "b" looks silent at every sweep of the input.
+    const late = drive(5, 5 * 86_400, 0, 10, 150, "a");
+    const { trips } = splitTrips([...late, ...drive(25_000, 0, 0, 1, 15, "b")], OPTS);
+    assert.deepEqual(
+      trips.map((t) => [t.deviceId, t.points.length]),
+      [
+        ["a", 5],
+        ["b", 25_000],
+      ],
     );
   });
 

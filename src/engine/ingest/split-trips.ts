@@ -65,6 +65,8 @@ interface DeviceState {
   anchor: GpsPoint;
   /** After a dwell, `points` holds only the latest dwell fix: the next trip's start if the device moves. */
   dwelling: boolean;
+  /** Fixes read from the input when this device's latest fix (accepted or not) came. */
+  seenAt: number;
 }
 
 /**
@@ -85,10 +87,13 @@ interface DeviceState {
  * - closed trips with fewer than 2 fixes, under `minTripM` travelled, or
  *   lasting no time at all (all fixes in one timestamp) are dropped.
  *
- * Devices silent for `gapMs` before the latest time seen in the input are
- * closed and forgotten as the input goes on, so a time-sorted file of many
- * devices keeps only recently active ones in memory. (A device whose fixes
- * reappear later, earlier than that latest time, then starts afresh.)
+ * Devices silent both in the input (no fix among the last SWEEP_EVERY read) and
+ * for `gapMs` before the latest time seen in it are closed and forgotten as the
+ * input goes on, so a file of many devices keeps only recently active ones in
+ * memory. Time alone is not enough: in a file sorted by device, earlier devices
+ * reach the month's end while the device being read is still at its start.
+ * (A device whose fixes reappear later, earlier than that latest time, then
+ * starts afresh.)
  */
 export class TripSplitter {
   readonly counts = emptySplitCounts();
@@ -112,13 +117,14 @@ export class TripSplitter {
     this.latestT = Math.max(this.latestT, fix.t);
     const st = this.devices.get(p.deviceId);
     if (!st) {
-      this.devices.set(p.deviceId, newState(vehicleClass, p, fix));
+      this.devices.set(p.deviceId, newState(vehicleClass, p, fix, this.counts.pointsRead));
       return closed;
     }
+    st.seenAt = this.counts.pointsRead;
     if (this.rejects(st, fix)) return closed;
     if (fix.t - st.last.t >= this.opts.gapMs || changesAttributes(st, vehicleClass, p)) {
       this.close(p.deviceId, st, closed);
-      this.devices.set(p.deviceId, newState(vehicleClass, p, fix));
+      this.devices.set(p.deviceId, newState(vehicleClass, p, fix, this.counts.pointsRead));
       return closed;
     }
     if (this.isJump(st, fix)) {
@@ -138,10 +144,14 @@ export class TripSplitter {
     return closed;
   }
 
-  /** Closes the trips of devices silent for a gap before the latest time seen: no later fix can extend them. */
+  /**
+   * Closes the trips of devices silent for a sweep's worth of input and for a gap before the latest time
+   * seen: in input sorted by time or by device, no later fix can extend them.
+   */
   private closeIdle(): RawTrip[] {
     const closed: RawTrip[] = [];
     for (const [deviceId, st] of this.devices) {
+      if (this.counts.pointsRead - st.seenAt < SWEEP_EVERY) continue;
       if (this.latestT - st.last.t < this.opts.gapMs) continue;
       this.close(deviceId, st, closed);
       this.devices.delete(deviceId);
@@ -220,7 +230,7 @@ export class TripSplitter {
   }
 }
 
-function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint): DeviceState {
+function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint, seenAt: number): DeviceState {
   return {
     vehicleClass,
     purpose: p.purpose,
@@ -230,6 +240,7 @@ function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint): Dev
     anchorIndex: 0,
     anchor: fix,
     dwelling: false,
+    seenAt,
   };
 }
 
