@@ -6,7 +6,8 @@
  *
  * Per run: wall time from creating the analysis to Data Available, each worker's CPU time over that span
  * (/proc utime + stime, worker threads included), the CPU of the PostgreSQL server's processes serving the
- * bench database (`pgCpuS`: its backends, found in pg_stat_activity while the run lasts), and two CPU
+ * bench database (`pgCpuS`: its backends, found in pg_stat_activity while the run lasts; `pgCpuByStatement`:
+ * that CPU by the statement each backend ran when sampled, literals left out), and two CPU
  * critical paths: the busiest worker's CPU seconds (`criticalCpuS`), and `cpuPathS`, the larger of that
  * and all the CPU (workers + PostgreSQL) spread over the machine's cores, what an idle machine's wall
  * time cannot go below. On a loaded machine wall times say little; `cpuSpeedUp` (1 worker's CPU over the
@@ -131,7 +132,7 @@ async function measure(
     const done = await settled(api, spec.uuid, () => server.sample());
     const wallS = (performance.now() - started) / 1000;
     const cpu = processes.map((p, i) => cpuSecondsOf(p.pid!) - cpuBefore[i]);
-    const pgCpuS = await server.stop();
+    const { seconds: pgCpuS, byStatement: pgCpuByStatement } = await server.stop();
     if (done.state !== "done") throw new Error(`the analysis ended ${done.state}: ${done.failureReason}`);
     const hash = createHash("sha1");
     for (const metric of [...done.metrics].sort())
@@ -145,6 +146,7 @@ async function measure(
       totalCpuS: round(cpu.reduce((a, b) => a + b, 0)),
       criticalCpuS: round(Math.max(...cpu)),
       pgCpuS: round(pgCpuS),
+      pgCpuByStatement,
       cpuPathS: round(Math.max(...cpu, (cpu.reduce((a, b) => a + b, 0) + pgCpuS) / availableParallelism())),
       loadAvg1m: round(load),
       loadAvg1mEnd: round(loadavg()[0]),
@@ -225,6 +227,9 @@ async function settled(store: Store, uuid: string, tick: () => Promise<void>) {
 class BackendCpu {
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, number>();
+  /** Each backend's statement at its last sample, charged with the CPU until the next. */
+  private readonly statementOf = new Map<number, string>();
+  private readonly byStatement = new Map<string, number>();
 
   private constructor(
     private readonly client: pg.Client,
@@ -240,27 +245,48 @@ class BackendCpu {
   }
 
   async sample(atStart = false): Promise<void> {
-    const { rows } = await this.client.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    const { rows } = await this.client.query<{ pid: number; query: string }>(
+      "SELECT pid, query FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
       [this.database],
     );
-    for (const { pid } of rows) {
+    for (const { pid, query } of rows) {
       const seconds = cpuSecondsOrNull(pid);
       if (seconds === null) continue;
       if (!this.first.has(pid)) this.first.set(pid, atStart ? seconds : 0);
+      const statement = this.statementOf.get(pid);
+      if (statement !== undefined) {
+        const spent = seconds - (this.last.get(pid) ?? this.first.get(pid)!);
+        this.byStatement.set(statement, (this.byStatement.get(statement) ?? 0) + spent);
+      }
+      this.statementOf.set(pid, statementKey(query));
       this.last.set(pid, seconds);
     }
   }
 
-  /** The CPU seconds since the start; closes the connection. */
-  async stop(): Promise<number> {
+  /**
+   * The CPU seconds since the start, and the statements that took 0.1 s or more of it, most first
+   * (sampled: a statement shorter than the bench's 200 ms poll may be charged to its neighbour); closes
+   * the connection.
+   */
+  async stop(): Promise<{ seconds: number; byStatement: Record<string, number> }> {
     await this.sample();
     await this.client.end();
-    let sum = 0;
-    for (const [pid, seconds] of this.last) sum += seconds - this.first.get(pid)!;
-    return sum;
+    let seconds = 0;
+    for (const [pid, last] of this.last) seconds += last - this.first.get(pid)!;
+    const byStatement = [...this.byStatement]
+      .filter(([, s]) => s >= 0.1)
+      .sort((a, b) => b[1] - a[1])
+      .map(([statement, s]) => [statement, round(s)]);
+    return { seconds, byStatement: Object.fromEntries(byStatement) };
   }
 }
+
+/** A statement's first words without its literals: one key for every COPY page, every insert. */
+const statementKey = (query: string) =>
+  query
+    .replace(/\s+/g, " ")
+    .replace(/'[^']*'|\$\d+|\b\d+\b/g, "?")
+    .slice(0, 60);
 
 function cpuSecondsOrNull(pid: number): number | null {
   try {

@@ -148,6 +148,36 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
       await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
     }
   });
+
+  it("counts the devices per month of the device-days stored before the month devices were kept", async () => {
+    const older = `${database}_devices`;
+    await admin.query(`CREATE DATABASE ${older}`);
+    const olderUrl = new URL(url);
+    olderUrl.pathname = `/${older}`;
+    const client = new pg.Client({ connectionString: olderUrl.toString() });
+    await client.connect();
+    try {
+      // The schema before trip_device_months (version 7): device a on two days of January, b in February.
+      await migrateTo(client, 6);
+      await client.query(
+        `INSERT INTO trip_device_days (country, day, vehicle_class, source, device_key) VALUES
+         ('li', '2025-01-02', 'personal', 'lbs', '\\x0a'), ('li', '2025-01-03', 'personal', 'lbs', '\\x0a'),
+         ('li', '2025-01-03', 'bicycle', 'lbs', '\\x0a'), ('li', '2025-02-01', 'personal', 'lbs', '\\x0b')`,
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
+    try {
+      assert.deepEqual([...(await store.tripStats.devicesByMonth("li"))].sort(), [
+        ["2025-01", 1],
+        ["2025-02", 1],
+      ]);
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
+    }
+  });
 });
 
 /** The schema of an empty database brought to `version` by the migrations up to it. */

@@ -270,6 +270,15 @@ for (const backend of all) {
         [...(await store.tripStats.devicesByMonth("de", { from: "2026-02", to: "2026-03" }))],
         [["2026-03", 1]],
       );
+      // A device seen again on another day of a month is still one device of that month.
+      await store.trips.appendTrips("de", [
+        trip("a", "2026-01-20T08:00:00Z"),
+        trip("d", "2026-01-21T08:00:00Z"),
+      ]);
+      assert.deepEqual(
+        [...(await store.tripStats.devicesByMonth("de", { from: "2026-01", to: "2026-01" }))],
+        [["2026-01", 3]],
+      );
       await store.tripStats.addDayCounts("de", [
         { day: "2026-03-02", vehicleClass: "bicycle", source: "lbs", trips: 2, devices: 1 },
         { day: "2026-03-02", vehicleClass: "bicycle", source: "lbs", trips: 1, devices: 0 },

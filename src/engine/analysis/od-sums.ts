@@ -34,6 +34,9 @@ export interface PairSums {
   sample: Float64Array;
 }
 
+/** Logged cell additions (24 bytes each, ~96 MB) before they are folded into the table. */
+const MAX_LOGGED_ADDITIONS = 1 << 22;
+
 /**
  * An OD analysis' sums kept at the finest split its output needs: per zone pair, group mask, local
  * weekday and time slot, one cell per trip and pair. Day types (weekday sets), day parts (slot spans)
@@ -68,6 +71,7 @@ export class OdSums {
     private readonly slots: number,
     private readonly originCount: number,
     private readonly destinationCount: number,
+    private readonly maxLoggedAdditions = MAX_LOGGED_ADDITIONS,
   ) {
     this.fineCount = MASKS * WEEKDAYS * slots;
     if (originCount * destinationCount * this.fineCount > Number.MAX_SAFE_INTEGER)
@@ -81,6 +85,14 @@ export class OdSums {
 
   addPair(pair: number, fine: number, weight: number, durationMs: number): void {
     this.added.add(pair * this.fineCount + fine, weight, durationMs);
+    // The log grows with trips, the table only with distinct cells: fold now and then, so memory stays
+    // bounded however many trips a scan reads (sums are exact in any order, so the bits do not change).
+    if (this.added.size >= this.maxLoggedAdditions) this.settled();
+  }
+
+  /** Cell additions logged and not yet folded into the table. */
+  get loggedAdditions(): number {
+    return this.added.size;
   }
 
   addOrigin(mask: number, weekday: number, slot: number, zone: number, weight: number): void {

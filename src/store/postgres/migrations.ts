@@ -372,6 +372,19 @@ export const PG_MIGRATIONS: PgMigration[] = [
   EXCEPTION WHEN feature_not_supported THEN NULL;
   END $$;
   `,
+  // The devices each month has seen, kept at ingest beside the device-days as in SQLite (issue 15): the
+  // expansion factors' input, read by every analysis and counts call, was a COUNT(DISTINCT) over every
+  // device-day.
+  `
+  CREATE TABLE trip_device_months (
+    country ctext NOT NULL,
+    month ctext NOT NULL,
+    device_key bytea NOT NULL,
+    PRIMARY KEY (country, month, device_key)
+  );
+  INSERT INTO trip_device_months (country, month, device_key)
+    SELECT DISTINCT country, substr(day, 1, 7), device_key FROM trip_device_days;
+  `,
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */

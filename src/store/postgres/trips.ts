@@ -240,10 +240,15 @@ export class PostgresTrips implements TripRepo {
   private async addDayCounts(country: string, trips: readonly MatchedTrip[]): Promise<void> {
     if (trips.length === 0) return;
     const dayOf = (t: MatchedTrip) => new Date(t.startT).toISOString().slice(0, 10);
-    const newDevices = await this.db.rows<{ day: string; vehicle_class: string; source: string }>(
+    const newDevices = await this.db.rows<{
+      day: string;
+      vehicle_class: string;
+      source: string;
+      device_key: Buffer;
+    }>(
       `INSERT INTO trip_device_days (country, day, vehicle_class, source, device_key)
        SELECT DISTINCT $1::ctext, d, c, s, k FROM unnest($2::text[], $3::text[], $4::text[], $5::bytea[]) AS t(d, c, s, k)
-       ON CONFLICT DO NOTHING RETURNING day, vehicle_class, source`,
+       ON CONFLICT DO NOTHING RETURNING day, vehicle_class, source, device_key`,
       [
         country,
         trips.map(dayOf),
@@ -262,6 +267,29 @@ export class PostgresTrips implements TripRepo {
     for (const t of trips) tally(dayOf(t), t.vehicleClass, t.source).trips++;
     for (const d of newDevices) tally(d.day, d.vehicle_class, d.source).devices++;
     await upsertDayCounts(this.db, country, [...tallies.values()]);
+    await this.addMonthDevices(country, newDevices);
+  }
+
+  /**
+   * The devices each month has seen (devicesByMonth): a device new to a month is new to one of its days,
+   * so only the device-days just claimed can add one. In key order, so concurrent ingests lock alike.
+   */
+  private async addMonthDevices(
+    country: string,
+    deviceDays: { day: string; device_key: Buffer }[],
+  ): Promise<void> {
+    const keys = new Map<string, { month: string; key: Buffer }>();
+    for (const d of deviceDays) {
+      const month = d.day.slice(0, 7);
+      keys.set(`${month}|${d.device_key.toString("hex")}`, { month, key: d.device_key });
+    }
+    if (keys.size === 0) return;
+    const sorted = [...keys].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v);
+    await this.db.run(
+      `INSERT INTO trip_device_months (country, month, device_key)
+       SELECT $1, m, k FROM unnest($2::text[], $3::bytea[]) AS t(m, k) ON CONFLICT DO NOTHING`,
+      [country, sorted.map((v) => v.month), sorted.map((v) => v.key)],
+    );
   }
 }
 
@@ -305,10 +333,12 @@ export class PostgresTripStats implements TripStatsRepo {
   }
 
   async devicesByMonth(country: string, range?: { from: string; to: string }): Promise<Map<string, number>> {
+    // One row per device and month (trip_device_months), not per device-day: counting the distinct
+    // devices of 807,591 device-days (1,000,000 trips) took the server ~0.8 s per analysis.
     const rows = await this.db.rows<{ month: string; devices: number }>(
-      `SELECT substr(day, 1, 7) AS month, COUNT(DISTINCT device_key) AS devices FROM trip_device_days
-       WHERE country = $1 AND day >= $2 AND day < $3 GROUP BY month`,
-      [country, range?.from ?? "0000-00", `${range?.to ?? "9999-99"}-99`],
+      `SELECT month, COUNT(*) AS devices FROM trip_device_months
+       WHERE country = $1 AND month BETWEEN $2 AND $3 GROUP BY month`,
+      [country, range?.from ?? "0000-00", range?.to ?? "9999-99"],
     );
     return new Map(rows.map((r) => [r.month, r.devices]));
   }

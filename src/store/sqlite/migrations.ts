@@ -313,6 +313,8 @@ export const MIGRATIONS: Migration[] = [
   ) WITHOUT ROWID;
   INSERT OR IGNORE INTO trip_device_months (country, month, device_key)
     SELECT country, substr(day, 1, 7), device_key FROM trip_device_days;`,
+  // The PostgreSQL store's name for the same table.
+  "ALTER TABLE trip_device_months RENAME TO trip_month_devices;",
 ];
 
 /**
