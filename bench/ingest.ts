@@ -134,6 +134,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       ),
       sameTripsStored: [...singles, ...parallels].every((m) => m.digest === first.digest),
       sameTalliesStored: [...singles, ...parallels].every((m) => m.talliesDigest === first.talliesDigest),
+      tripsSha1: first.digest.slice(0, 12),
       talliesSha1: first.talliesDigest.slice(0, 12),
       loadAvg1m: round(loadavg()[0]),
     };

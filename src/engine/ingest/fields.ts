@@ -9,6 +9,8 @@ const EPOCH_MS_THRESHOLD = 1e11;
  * milliseconds (told apart by magnitude). ISO times without a zone are read as UTC.
  */
 export function parseTimestamp(raw: string): number | string {
+  const sameHour = withinLastHour(raw);
+  if (sameHour >= 0) return sameHour;
   const s = raw.trim();
   if (s === "") return "timestamp is missing";
   if (/^-?\d+(\.\d+)?$/.test(s)) {
@@ -19,7 +21,52 @@ export function parseTimestamp(raw: string): number | string {
   const iso = s.replace(" ", "T");
   const withZone = /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(iso) ? normaliseOffset(iso) : `${iso}Z`;
   const t = Date.parse(withZone);
-  return Number.isNaN(t) ? `timestamp "${s}" is not a valid date` : t;
+  if (Number.isNaN(t)) return `timestamp "${s}" is not a valid date`;
+  rememberHour(s, t);
+  return t;
+}
+
+/**
+ * The hour (`YYYY-MM-DDTHH`) of the last `YYYY-MM-DDTHH:MM:SS.sssZ` timestamp parsed in full, and its epoch
+ * ms: a trace's rows mostly fall in the hour of the row before, and reading only the minutes, seconds and
+ * milliseconds of those took a third of the time of the regular expressions and Date.parse.
+ */
+const lastHour = { prefix: "", ms: 0 };
+
+/** Epoch ms of `s` when it is `YYYY-MM-DDTHH:MM:SS.sssZ` in `lastHour`; -1 otherwise (then parsed in full). */
+function withinLastHour(s: string): number {
+  if (s.length !== 24 || !s.startsWith(lastHour.prefix) || lastHour.prefix === "") return -1;
+  const offset = offsetInHour(s);
+  return offset < 0 ? -1 : lastHour.ms + offset;
+}
+
+function rememberHour(s: string, t: number): void {
+  if (s.length !== 24 || s.charCodeAt(10) !== 84 /* T */) return;
+  const offset = offsetInHour(s);
+  if (offset < 0) return;
+  lastHour.prefix = s.slice(0, 13);
+  lastHour.ms = t - offset;
+}
+
+/** Milliseconds into the hour of a `…THH:MM:SS.sssZ` timestamp; -1 when it has another shape or range. */
+function offsetInHour(s: string): number {
+  if (s[13] !== ":" || s[16] !== ":" || s[19] !== "." || s[23] !== "Z") return -1;
+  const minutes = digits(s, 14, 2);
+  const seconds = digits(s, 17, 2);
+  const ms = digits(s, 20, 3);
+  if (minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || ms < 0) return -1;
+  return (minutes * 60 + seconds) * 1000 + ms;
+}
+
+/** The number written by `n` decimal digits at `at`; -1 if one is not a digit. */
+function digits(s: string, at: number, n: number): number {
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
 }
 
 /** Date.parse wants "+02:00"; traces often carry "+0200" or "+02". */

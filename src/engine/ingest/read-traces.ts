@@ -7,8 +7,11 @@ import type { TraceRecord } from "./types.js";
 
 export const TRACE_FILE_KINDS = ".csv, .gpx, .geojson/.json, each optionally .gz";
 
-/** Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name. */
-export function readTraceFile(path: string): AsyncGenerator<TraceRecord[]> {
+/**
+ * Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name.
+ * Iterate a batch before asking for the next one: a CSV batch reads its rows as it is iterated.
+ */
+export function readTraceFile(path: string): AsyncGenerator<Iterable<TraceRecord>> {
   const format = formatOf(path);
   if (format === "csv") return readCsvTrace(path);
   if (format === "gpx") return readGpxTrace(path);
