@@ -10,6 +10,7 @@ import {
   addCounts,
   emptyIngestCounts,
   ingestTraceFile,
+  type AheadOfStore,
   type IngestCounts,
   type TripMatcher,
 } from "../engine/ingest/pipeline.js";
@@ -76,10 +77,8 @@ export async function ingestFiles(
   const onProblem = (message: string) => problems.add(message);
 
   const network = await requireNetwork(ctx, country);
-  const cells = new SegmentCellAccumulator(
-    network,
-    new LocalClock(await networkTimeZone(ctx.store, country)),
-  );
+  const clock = new LocalClock(await networkTimeZone(ctx.store, country));
+  const cells = talliesAhead(() => new SegmentCellAccumulator(network, clock));
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
@@ -94,7 +93,7 @@ export async function ingestFiles(
 interface IngestRun {
   country: string;
   report: IngestReport;
-  cells: SegmentCellAccumulator;
+  cells: AheadOfStore<SegmentCellAccumulator>;
   pool: MatchPool | null;
   log: (line: string) => void;
   onProblem: (message: string) => void;
@@ -114,7 +113,8 @@ async function ingestEach(
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
       matchBatch: pool?.match,
-      sink: async (trips) => await storeTrips(ctx, country, trips, cells),
+      ahead: cells,
+      sink: async (trips, tallied) => await storeTrips(ctx, country, trips, tallied!, { talliedAhead: true }),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -239,16 +239,31 @@ export async function storeMatchedTrips(
   return totals;
 }
 
-/** New trips and their per-segment tallies are written together: both or neither. */
+/**
+ * A batch's per-segment tallies counted as its trips are matched (see AheadOfStore): every trip, as
+ * nearly all of an ingest's are new; `storeTrips` counts them again when some were stored before.
+ */
+function talliesAhead(open: () => SegmentCellAccumulator): AheadOfStore<SegmentCellAccumulator> {
+  return { open, add: (cells, trip) => cells.addTrip(trip) };
+}
+
+/**
+ * New trips and their per-segment tallies are written together: both or neither. With `talliedAhead`,
+ * `cells` holds every trip of `trips` already; unless all were new, the stored ones are counted afresh.
+ */
 export async function storeTrips(
   ctx: AppContext,
   country: string,
   trips: readonly MatchedTrip[],
   cells: SegmentCellAccumulator,
+  { talliedAhead = false } = {},
 ) {
   return await ctx.store.transaction(async () => {
     const result = await ctx.store.trips.appendTrips(country, trips);
-    for (const trip of result.stored) cells.addTrip(trip);
+    // `stored` is `trips` without the duplicates, in order: as long, it is the same trips.
+    const tallied = talliedAhead && result.stored.length === trips.length;
+    if (talliedAhead && !tallied) cells.drainBatch();
+    if (!tallied) for (const trip of result.stored) cells.addTrip(trip);
     await ctx.store.segmentStats.addBatch(country, cells.drainBatch());
     return result;
   });
