@@ -21,6 +21,37 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
     await admin.end();
   });
 
+  /**
+   * A database of its own brought to the schema `version`, seeded by `seed`, then opened by the store
+   * (which migrates it to the latest) for `check`; dropped afterwards.
+   */
+  async function fromVersion(
+    suffix: string,
+    version: number,
+    seed: (client: pg.Client) => Promise<void>,
+    check: (store: PostgresStore) => Promise<void>,
+  ): Promise<void> {
+    const older = `${database}_${suffix}`;
+    await admin.query(`CREATE DATABASE ${older}`);
+    const olderUrl = new URL(url);
+    olderUrl.pathname = `/${older}`;
+    const client = new pg.Client({ connectionString: olderUrl.toString() });
+    await client.connect();
+    try {
+      await migrateTo(client, version);
+      await seed(client);
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
+    try {
+      await check(store);
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
+    }
+  }
+
   it("migrates once when several processes start together, and again changes nothing", async () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
@@ -73,110 +104,83 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
   });
 
   it("converts the later pages of counts answers stored as JSON text into binary pages, readable as before", async () => {
-    const older = `${database}_pages`;
-    await admin.query(`CREATE DATABASE ${older}`);
-    const olderUrl = new URL(url);
-    olderUrl.pathname = `/${older}`;
     const page = [
       [7, "2025-01-01", 42.5, null],
       [8, "2025-01-01", -0.25, "x"],
     ];
-    const client = new pg.Client({ connectionString: olderUrl.toString() });
-    await client.connect();
-    try {
-      // The schema as it was before the binary pages (version 5), with a page of JSON text.
-      await migrateTo(client, 4);
-      await client.query(
-        `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at, expires_at)
-         VALUES ('r1', 'o1', 'metrics', '["a","b","c","d"]', '{}', 2, 4, '2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')`,
-      );
-      await client.query("INSERT INTO counts_result_pages (request_id, page, rows) VALUES ('r1', 2, $1)", [
-        JSON.stringify(page),
-      ]);
-    } finally {
-      await client.end();
-    }
-    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
-    try {
-      assert.deepStrictEqual(await store.countsResults.page("r1", 2), page);
-      const [column] = await store.db.rows<{ data_type: string }>(
-        "SELECT data_type FROM information_schema.columns WHERE table_name = 'counts_result_pages' AND column_name = 'cells'",
-      );
-      assert.equal(column.data_type, "bytea");
-    } finally {
-      await store.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
-    }
+    // The schema as it was before the binary pages (version 5), with a page of JSON text.
+    await fromVersion(
+      "pages",
+      4,
+      async (client) => {
+        await client.query(
+          `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at, expires_at)
+           VALUES ('r1', 'o1', 'metrics', '["a","b","c","d"]', '{}', 2, 4, '2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')`,
+        );
+        await client.query("INSERT INTO counts_result_pages (request_id, page, rows) VALUES ('r1', 2, $1)", [
+          JSON.stringify(page),
+        ]);
+      },
+      async (store) => {
+        assert.deepStrictEqual(await store.countsResults.page("r1", 2), page);
+        const [column] = await store.db.rows<{ data_type: string }>(
+          "SELECT data_type FROM information_schema.columns WHERE table_name = 'counts_result_pages' AND column_name = 'cells'",
+        );
+        assert.equal(column.data_type, "bytea");
+      },
+    );
   });
 
   it("compresses trip chunks with lz4 in the month partitions there before and those made after", async () => {
-    const older = `${database}_lz4`;
-    await admin.query(`CREATE DATABASE ${older}`);
-    const olderUrl = new URL(url);
-    olderUrl.pathname = `/${older}`;
-    const client = new pg.Client({ connectionString: olderUrl.toString() });
-    await client.connect();
     const before = partitionOf("2025-01");
-    try {
-      // The schema before lz4 (version 6), with a month partition.
-      await migrateTo(client, 5);
-      await client.query(
-        `CREATE TABLE ${before.name} PARTITION OF trip_chunks FOR VALUES FROM ('${before.from}') TO ('${before.to}')`,
-      );
-    } finally {
-      await client.end();
-    }
-    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
-    try {
-      const later = partitionOf("2025-02");
-      await store.db.run(
-        `CREATE TABLE ${later.name} PARTITION OF trip_chunks FOR VALUES FROM ('${later.from}') TO ('${later.to}')`,
-      );
-      const rows = await store.db.rows<{ t: string; c: string }>(
-        `SELECT attrelid::regclass::text AS t, attcompression AS c FROM pg_attribute
-         WHERE attname = 'columns' AND attrelid IN ('trip_chunks'::regclass, $1::regclass, $2::regclass)
-         ORDER BY 1`,
-        [before.name, later.name],
-      );
-      assert.deepEqual(rows, [
-        { t: "trip_chunks", c: "l" },
-        { t: before.name, c: "l" },
-        { t: later.name, c: "l" },
-      ]);
-    } finally {
-      await store.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
-    }
+    // The schema before lz4 (version 6), with a month partition.
+    await fromVersion(
+      "lz4",
+      5,
+      async (client) => {
+        await client.query(
+          `CREATE TABLE ${before.name} PARTITION OF trip_chunks FOR VALUES FROM ('${before.from}') TO ('${before.to}')`,
+        );
+      },
+      async (store) => {
+        const later = partitionOf("2025-02");
+        await store.db.run(
+          `CREATE TABLE ${later.name} PARTITION OF trip_chunks FOR VALUES FROM ('${later.from}') TO ('${later.to}')`,
+        );
+        const rows = await store.db.rows<{ t: string; c: string }>(
+          `SELECT attrelid::regclass::text AS t, attcompression AS c FROM pg_attribute
+           WHERE attname = 'columns' AND attrelid IN ('trip_chunks'::regclass, $1::regclass, $2::regclass)
+           ORDER BY 1`,
+          [before.name, later.name],
+        );
+        assert.deepEqual(rows, [
+          { t: "trip_chunks", c: "l" },
+          { t: before.name, c: "l" },
+          { t: later.name, c: "l" },
+        ]);
+      },
+    );
   });
 
   it("counts the devices per month of the device-days stored before the month devices were kept", async () => {
-    const older = `${database}_devices`;
-    await admin.query(`CREATE DATABASE ${older}`);
-    const olderUrl = new URL(url);
-    olderUrl.pathname = `/${older}`;
-    const client = new pg.Client({ connectionString: olderUrl.toString() });
-    await client.connect();
-    try {
-      // The schema before trip_device_months (version 7): device a on two days of January, b in February.
-      await migrateTo(client, 6);
-      await client.query(
-        `INSERT INTO trip_device_days (country, day, vehicle_class, source, device_key) VALUES
-         ('li', '2025-01-02', 'personal', 'lbs', '\\x0a'), ('li', '2025-01-03', 'personal', 'lbs', '\\x0a'),
-         ('li', '2025-01-03', 'bicycle', 'lbs', '\\x0a'), ('li', '2025-02-01', 'personal', 'lbs', '\\x0b')`,
-      );
-    } finally {
-      await client.end();
-    }
-    const store = await PostgresStore.open(olderUrl.toString(), { pool: { max: 2 } });
-    try {
-      assert.deepEqual([...(await store.tripStats.devicesByMonth("li"))].sort(), [
-        ["2025-01", 1],
-        ["2025-02", 1],
-      ]);
-    } finally {
-      await store.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${older} WITH (FORCE)`);
-    }
+    // The schema before trip_month_devices (version 7): device a on two days of January, b in February.
+    await fromVersion(
+      "devices",
+      6,
+      async (client) => {
+        await client.query(
+          `INSERT INTO trip_device_days (country, day, vehicle_class, source, device_key) VALUES
+           ('li', '2025-01-02', 'personal', 'lbs', '\\x0a'), ('li', '2025-01-03', 'personal', 'lbs', '\\x0a'),
+           ('li', '2025-01-03', 'bicycle', 'lbs', '\\x0a'), ('li', '2025-02-01', 'personal', 'lbs', '\\x0b')`,
+        );
+      },
+      async (store) => {
+        assert.deepEqual([...(await store.tripStats.devicesByMonth("li"))].sort(), [
+          ["2025-01", 1],
+          ["2025-02", 1],
+        ]);
+      },
+    );
   });
 });
 

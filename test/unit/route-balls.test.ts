@@ -21,8 +21,27 @@ function randomQuery() {
   return { source, targets, maxCost: 100 + rng.next() * 2300 };
 }
 
-test("route balls answer every query exactly as a bounded Dijkstra does, while balls grow, and after the cache starts afresh", () => {
+/**
+ * 3,000 random queries, sources often repeated as in matching: every cost equals a bounded Dijkstra's,
+ * and every `pathEvery`-th query's path a search's.
+ */
+function assertAnswersAsSearch(balls: RouteBalls, pathEvery = 0) {
   const reference = new DijkstraWorkspace(network);
+  const out = new Float64Array(8);
+  for (let q = 0; q < 3000; q++) {
+    const { source, targets, maxCost } = randomQuery();
+    const from = q % 3 === 0 ? source : Math.floor(source / 50);
+    balls.costsTo(from, targets, targets.length, maxCost, out);
+    const tree = reference.run(from, weights, { maxCost });
+    targets.forEach((t, j) => assert.equal(out[j], tree.cost[t], `query ${q}, target ${t}`));
+    if (pathEvery > 0 && q % pathEvery === 0) {
+      const path = reference.run(from, weights, { targets: [targets[0]] });
+      assert.deepEqual(balls.pathTo(from, targets[0]), pathTo(network, path, targets[0]), `path ${q}`);
+    }
+  }
+}
+
+test("route balls answer every query exactly as a bounded Dijkstra does, while balls grow, and after the cache starts afresh", () => {
   // Small limits, so queries hit, grow, exceed the largest ball and overflow the cache.
   const balls = new RouteBalls(network, new DijkstraWorkspace(network), weights, {
     minRadius: 300,
@@ -30,15 +49,7 @@ test("route balls answer every query exactly as a bounded Dijkstra does, while b
     maxRadius: 2000,
     maxEntries: 60_000,
   });
-  const out = new Float64Array(8);
-  for (let q = 0; q < 3000; q++) {
-    const { source, targets, maxCost } = randomQuery();
-    // Repeat sources often, as matching does.
-    const from = q % 3 === 0 ? source : Math.floor(source / 50);
-    balls.costsTo(from, targets, targets.length, maxCost, out);
-    const tree = reference.run(from, weights, { maxCost });
-    targets.forEach((t, j) => assert.equal(out[j], tree.cost[t], `query ${q}, target ${t}`));
-  }
+  assertAnswersAsSearch(balls);
   assert.ok(balls.stats.hits > balls.stats.grown, "most queries are answered from a ball");
   assert.ok(balls.stats.grown > 0 && balls.stats.live > 0 && balls.stats.cleared > 0);
 });
@@ -85,7 +96,6 @@ test("a search resumed from a smaller ball's border reaches the same nodes, cost
 });
 
 test("route balls started from a precomputed table answer costs and paths as a search does, and never write to the table", () => {
-  const reference = new DijkstraWorkspace(network);
   // A budget that leaves the last nodes out of the table, and a cache small enough to make room.
   const table = buildBallTable(network, new DijkstraWorkspace(network), weights, 600, 40_000);
   assert.ok(table.start[network.graph.nodeCount] > 0, "some nodes have a table ball");
@@ -101,18 +111,7 @@ test("route balls started from a precomputed table answer costs and paths as a s
     { minRadius: 300, growth: 1.5, maxRadius: 2000, maxEntries: 30_000 },
     table,
   );
-  const out = new Float64Array(8);
-  for (let q = 0; q < 3000; q++) {
-    const { source, targets, maxCost } = randomQuery();
-    const from = q % 3 === 0 ? source : Math.floor(source / 50);
-    balls.costsTo(from, targets, targets.length, maxCost, out);
-    const tree = reference.run(from, weights, { maxCost });
-    targets.forEach((t, j) => assert.equal(out[j], tree.cost[t], `query ${q}, target ${t}`));
-    if (q % 5 === 0) {
-      const path = reference.run(from, weights, { targets: [targets[0]] });
-      assert.deepEqual(balls.pathTo(from, targets[0]), pathTo(network, path, targets[0]), `path ${q}`);
-    }
-  }
+  assertAnswersAsSearch(balls, 5);
   assert.ok(balls.stats.grown > 0 && balls.stats.live > 0 && balls.stats.cleared > 0);
   assert.deepEqual(table.keys, keys);
   assert.deepEqual(table.costs, costs);
