@@ -7,7 +7,7 @@ import type {
   HeavyTaskName,
   Refusal,
 } from "../app/heavy/tasks.js";
-import { abandonTask, errorFromWire } from "../app/heavy/wire.js";
+import { abandonTask, errorFromWire, PAST_DEADLINE } from "../app/heavy/wire.js";
 import { retryLater } from "../domain/errors.js";
 import type { StoreDescription } from "../store/open.js";
 import type { HeavyReply, HeavyTaskMessage } from "./heavy-worker.js";
@@ -264,8 +264,7 @@ export class HeavyPool implements HeavyRunner {
         deadlineTimer = setTimeout(
           () => {
             // A thread that claimed the answer is committing its writes: that answer is waited for.
-            if (abandonTask(started))
-              giveUp(overloaded("its answer was not ready by its deadline", this.expectedWaitMs()));
+            if (abandonTask(started)) giveUp(overloaded(PAST_DEADLINE, this.expectedWaitMs()));
           },
           Math.max(0, deadline - ticket.startedAt),
         );

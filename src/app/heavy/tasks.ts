@@ -13,6 +13,7 @@ import type { OsmIdRow, OsmIdSearch } from "../../domain/osm-id-search.js";
 import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
 import { assertWithinQuota, chargeMetricsCall, unitsOf, type ChargedKey } from "../counts/metering.js";
 import { retryLater } from "../../domain/errors.js";
+import { PAST_DEADLINE } from "./wire.js";
 import { searchOsmIds } from "../networks.js";
 import { firstPage, type ResultPage } from "../counts/results.js";
 import type { AppContext } from "../context.js";
@@ -43,7 +44,7 @@ async function answerWrites<T>(ctx: HeavyContext, write: () => Promise<T>): Prom
   return await ctx.store.transaction(async () => {
     const value = await write();
     if (ctx.claimAnswer && !ctx.claimAnswer())
-      throw retryLater("overloaded", { reason: "its answer was not ready by its deadline", seconds: 1 }, 1);
+      throw retryLater("overloaded", { reason: PAST_DEADLINE, seconds: 1 }, 1);
     return value;
   });
 }

@@ -42,6 +42,9 @@ export const TASK_STATE = { queued: 0, started: 1, claimed: 2, abandoned: 3 } as
 export const claimAnswer = (state: Int32Array) =>
   Atomics.compareExchange(state, 0, TASK_STATE.started, TASK_STATE.claimed) === TASK_STATE.started;
 
+/** Why a task abandoned at its deadline is answered 503, by the pool or by the thread that lost the race. */
+export const PAST_DEADLINE = "its answer was not ready by its deadline";
+
 /** The pool's giving up of a task at its deadline: true unless the thread claimed its answer first. */
 export const abandonTask = (state: Int32Array) =>
   Atomics.compareExchange(state, 0, TASK_STATE.started, TASK_STATE.abandoned) === TASK_STATE.started;
