@@ -163,7 +163,7 @@ describe("PostgreSQL store: migrations and partitions", { skip }, () => {
   });
 
   it("counts the devices per month of the device-days stored before the month devices were kept", async () => {
-    // The schema before trip_month_devices (version 7): device a on two days of January, b in February.
+    // The schema before trip_device_months (version 7): device a on two days of January, b in February.
     await fromVersion(
       "devices",
       6,

@@ -27,7 +27,7 @@ describe("devices per month (SQLite)", () => {
     addDay.run("fr", "2026-03-01", "personal", "lbs", b);
     migrate(db);
     const months = db
-      .prepare("SELECT country, month, COUNT(*) AS devices FROM trip_month_devices GROUP BY country, month")
+      .prepare("SELECT country, month, COUNT(*) AS devices FROM trip_device_months GROUP BY country, month")
       .all();
     assert.deepEqual(months, [
       { country: "de", month: "2026-03", devices: 2 },

@@ -313,8 +313,9 @@ export const MIGRATIONS: Migration[] = [
   ) WITHOUT ROWID;
   INSERT OR IGNORE INTO trip_device_months (country, month, device_key)
     SELECT country, substr(day, 1, 7), device_key FROM trip_device_days;`,
-  // The PostgreSQL store's name for the same table.
+  // Renamed to match PostgreSQL's table, which meanwhile took this first name: so back in 17, one name in both.
   "ALTER TABLE trip_device_months RENAME TO trip_month_devices;",
+  "ALTER TABLE trip_month_devices RENAME TO trip_device_months;",
 ];
 
 /**

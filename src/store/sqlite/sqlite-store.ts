@@ -453,7 +453,7 @@ class SqliteTripStats implements Sync<TripStatsRepo> {
 
   devicesByMonth(country: string, range?: { from: string; to: string }): Map<string, number> {
     const rows = this.sql(
-      `SELECT month, COUNT(*) AS devices FROM trip_month_devices
+      `SELECT month, COUNT(*) AS devices FROM trip_device_months
        WHERE country = ? AND month BETWEEN ? AND ? GROUP BY month`,
     ).all(country, range?.from ?? "0000-00", range?.to ?? "9999-99") as { month: string; devices: number }[];
     return new Map(rows.map((r) => [r.month, r.devices]));

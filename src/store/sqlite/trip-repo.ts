@@ -162,7 +162,7 @@ export class SqliteTrips implements Sync<TripRepo> {
   /**
    * Per UTC day of trip start, class and source: trips, and distinct devices.
    * Devices are exact: trip_device_days remembers which devices a day has seen,
-   * trip_month_devices which a month has (a device new to the month is new to its day).
+   * trip_device_months which a month has (a device new to the month is new to its day).
    */
   private addDayCounts(country: string, trips: readonly MatchedTrip[]): void {
     const addDevice = this.db.prepare(
@@ -170,7 +170,7 @@ export class SqliteTrips implements Sync<TripRepo> {
        VALUES (?, ?, ?, ?, ?)`,
     );
     const addMonthDevice = this.db.prepare(
-      "INSERT OR IGNORE INTO trip_month_devices (country, month, device_key) VALUES (?, ?, ?)",
+      "INSERT OR IGNORE INTO trip_device_months (country, month, device_key) VALUES (?, ?, ?)",
     );
     const tallies = new Map<
       string,
