@@ -179,6 +179,8 @@ function startJobRunners(
         log,
         onFinished: completionNotifier(ctx.store, log),
         ingestChunks,
+        // Processes sharing a Redis queue take shards: their threads warm up before the first one comes.
+        warm: ctx.store.jobs.flows !== undefined,
       }).start(),
     ),
   );

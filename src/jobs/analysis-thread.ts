@@ -5,7 +5,7 @@ import type {
   ComputeShard,
   MergeShards,
 } from "../app/analyses/compute.js";
-import type { AnalysisShard, ShardPieces } from "../app/analyses/shards.js";
+import type { AnalysisShard, PartsStored, ShardPieces } from "../app/analyses/shards.js";
 import type { AppContext } from "../app/context.js";
 import type { StoreDescription } from "../app/ports/store.js";
 import { AnalysisMemo } from "../app/analyses/memo.js";
@@ -18,7 +18,8 @@ export type WorkerTask =
   | { type: "whole" }
   | { type: "shard"; shard: AnalysisShard }
   | { type: "merge-part"; partials: ShardPieces[]; part: number; parts: number }
-  | { type: "merge"; partials: ShardPieces[]; parts?: Uint8Array[] };
+  /** parts: the merge parts' results, or "stored" when they stored their rows as result pieces. */
+  | { type: "merge"; partials: ShardPieces[]; parts?: Uint8Array[] | PartsStored };
 
 /** What the runner hands its worker thread when starting it: the store the thread opens, once. */
 export interface ThreadData {
@@ -32,6 +33,15 @@ export interface WorkerInput {
   /** URL of a module exporting `computeAnalysis: ComputeAnalysis` (and computeShard, mergeShards to shard). */
   computeModule: string;
   task: WorkerTask;
+}
+
+/**
+ * Sent once before any task by a runner that warms its thread when it starts (a worker process): the
+ * thread imports the compute module and loads every imported network, so that its first shard does not
+ * pay for them beside other workers' shards. It answers nothing; a task posted meanwhile waits for it.
+ */
+export interface WarmInput {
+  warm: { computeModule: string };
 }
 
 /** Messages a worker posts to the runner; every task ends with one result, partial or error. */
@@ -95,6 +105,21 @@ export async function runAnalysisInThread(
     post({ type: "error", message: e instanceof Error ? e.message : String(e) });
   } finally {
     if (task.type === "whole" || task.type === "merge") thread.memo.forget(spec.uuid);
+  }
+}
+
+/**
+ * Warms the thread (WarmInput): the compute module imported (and so compiled as far as V8 compiles
+ * ahead) and each country's network loaded. Failures are left to the first task, which meets them again
+ * and reports them.
+ */
+export async function warmAnalysisThread(thread: AnalysisThreadState, input: WarmInput): Promise<void> {
+  try {
+    await import(input.warm.computeModule);
+    for (const { country } of await thread.ctx.store.network.countries())
+      await thread.ctx.networks.get(country);
+  } catch {
+    // The first task reports what went wrong.
   }
 }
 

@@ -9,7 +9,9 @@ import {
   DEFAULT_MERGE_PARTS,
   DEFAULT_SHARD_TRIPS,
   MERGE_PART_JOB,
+  mergePartPieces,
   mergePartsOf,
+  PARTS_STORED,
   piecesOfMergePart,
   planShards,
   SHARD_JOB,
@@ -56,6 +58,11 @@ export interface RunnerOptions {
   onFinished?: (analysis: StoredAnalysis) => void | Promise<void>;
   /** Runs the chunks of distributed ingests (issue 15); without it such a job fails. */
   ingestChunks?: IngestChunkJobs;
+  /**
+   * Warm the worker thread when the runner starts (store opened, compute module imported, networks
+   * loaded) rather than at its first job: a worker process of a distributed deployment.
+   */
+  warm?: boolean;
 }
 
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
@@ -73,10 +80,11 @@ const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".
  * the thread is terminated.
  */
 export class JobRunner {
-  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks">> & {
+  private readonly o: Required<Omit<RunnerOptions, "log" | "onFinished" | "ingestChunks" | "warm">> & {
     log: (line: string) => void;
     onFinished: NonNullable<RunnerOptions["onFinished"]>;
     ingestChunks?: IngestChunkJobs;
+    warm?: boolean;
   };
   private timer: NodeJS.Timeout | null = null;
   private readonly thread: WarmThread;
@@ -110,6 +118,7 @@ export class JobRunner {
   /** Starts polling, first taking back the jobs of dead processes of this host (see lease-owner.ts). */
   async start(): Promise<this> {
     this.stopping = false;
+    if (this.o.warm) this.thread.warm(this.o.computeModule);
     await this.reclaimDeadLeases();
     this.stopWaking = this.o.queue.onEnqueue?.(() => this.wake()) ?? null;
     this.schedule(0);
@@ -218,8 +227,11 @@ export class JobRunner {
     if (outcome.type === "partial") {
       await this.finishFailed(job, uuid, "the computation returned partial sums for a whole analysis");
     } else if (outcome.type === "result") {
+      // A merge whose parts stored their rows as result pieces keeps them after its own results.
+      const keepPieces = task.type === "merge" && task.parts === PARTS_STORED;
       await store.transaction(async () => {
-        if (await store.analyses.complete(uuid, outcome.results)) await queue.complete(job.id, workerId);
+        if (await store.analyses.complete(uuid, outcome.results, { keepPieces }))
+          await queue.complete(job.id, workerId);
       });
     } else if (outcome.type === "error") {
       await store.transaction(async () => {
@@ -282,13 +294,15 @@ export class JobRunner {
     if (parts.length > 0 && (await flows.split(job.id, this.o.workerId, parts, shards)))
       return { split: `merge split into ${parts.length} parts` };
     // Parts are added only after the shards are done: their results follow the shards' (third pass).
-    const partResults = results.slice(shards);
+    const partResults = present(job, results.slice(shards), "merge part");
     // With parts, the shards' OD cells were theirs: only piece 0 is left to read.
     const pieces = partResults.length > 0 ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
+    // Parts store their rows as result pieces and leave an empty result (runShard).
+    const stored = partResults.length > 0 && partResults.every((r) => r.byteLength === 0);
     return {
       type: "merge",
       partials: await this.shardPieces(job, job.id, shards, pieces, results),
-      parts: partResults.length > 0 ? present(job, partResults, "merge part") : undefined,
+      parts: stored ? PARTS_STORED : partResults.length > 0 ? partResults : undefined,
     };
   }
 
@@ -355,6 +369,16 @@ export class JobRunner {
       await queue.release(job.id, workerId);
       this.o.log(`${name} handed back to the queue (shutting down)`);
       return;
+    }
+    if (outcome.type === "partial" && job.kind === MERGE_PART_JOB) {
+      // The part's od_* rows go to the store side by side with the other parts', not through Redis to
+      // the merge, which then writes only the small tables; its result in the queue is empty.
+      const { part, parts } = job.payload as MergePartJobPayload;
+      if (!(await store.analyses.putResultPieces(uuid, mergePartPieces(outcome.partial[0], part, parts)))) {
+        await queue.fail(job.id, workerId, "the analysis is no longer running");
+        return;
+      }
+      outcome.partial = [new Uint8Array(0)];
     }
     if (outcome.type === "partial") {
       if (await flows.completeWithResult(job.id, workerId, outcome.partial)) {

@@ -1,14 +1,14 @@
 import { Worker } from "node:worker_threads";
-import type { ThreadData, WorkerInput, WorkerMessage } from "./analysis-thread.js";
+import type { ThreadData, WarmInput, WorkerInput, WorkerMessage } from "./analysis-thread.js";
 
 /** How a task ended: its result, partial sums or error (a thread that died ends its task with an error). */
 export type TaskEnd = Extract<WorkerMessage, { type: "result" | "partial" | "error" }>;
 
 /**
- * One runner's worker thread, started on the first task and kept for the next ones, so that the
- * shards of an analysis pay the thread's start, the network's load and the zones' compilation once
- * (src/jobs/analysis-thread.ts). Terminating it (cancellation, shutdown) ends the running task; the
- * next task starts a new thread.
+ * One runner's worker thread, started on the first task (or warmed ahead, see warm) and kept for the
+ * next ones, so that the shards of an analysis pay the thread's start, the network's load and the
+ * zones' compilation once (src/jobs/analysis-thread.ts). Terminating it (cancellation, shutdown) ends
+ * the running task; the next task starts a new thread.
  */
 export class WarmThread {
   private worker: Worker | null = null;
@@ -36,6 +36,16 @@ export class WarmThread {
       };
       worker.postMessage(input);
     });
+  }
+
+  /**
+   * Starts the thread now and has it import the compute module and load the networks (WarmInput) while
+   * nothing runs: a worker process's first shard then runs as fast as its later ones.
+   */
+  warm(computeModule: string): void {
+    if (this.worker) return;
+    this.worker = this.start();
+    this.worker.postMessage({ warm: { computeModule } } satisfies WarmInput);
   }
 
   /** Stops the thread (and the task it runs, which ends with an error); the next run starts another. */

@@ -7,7 +7,9 @@ import { parentPort, workerData } from "node:worker_threads";
 import {
   AnalysisThreadState,
   runAnalysisInThread,
+  warmAnalysisThread,
   type ThreadData,
+  type WarmInput,
   type WorkerInput,
 } from "../jobs/analysis-thread.js";
 import { storeNetworks } from "../app/networks.js";
@@ -25,9 +27,11 @@ if (parentPort) {
   const thread = new AnalysisThreadState({ store, storeDescription: description, networks });
   // Tasks run one after another: the runner posts the next only once this one has answered.
   let queue = Promise.resolve();
-  port.on("message", (input: WorkerInput) => {
+  port.on("message", (input: WorkerInput | WarmInput) => {
     queue = queue.then(() =>
-      runAnalysisInThread(thread, input, (m, transfer) => port.postMessage(m, transfer ?? [])),
+      "warm" in input
+        ? warmAnalysisThread(thread, input)
+        : runAnalysisInThread(thread, input, (m, transfer) => port.postMessage(m, transfer ?? [])),
     );
   });
 }

@@ -660,6 +660,51 @@ for (const backend of all) {
       assert.deepEqual(await store.zoneSets.list(org.id), []);
     });
 
+    it("analyses: result pieces stored while running follow their metric's result", async () => {
+      const store = await backend.open();
+      const org = await store.accounts.createOrganization("Acme");
+      const piece = (metric: string, n: number, csv: string) => ({ metric, piece: n, csv });
+      const s = spec(org.id, "Pieces");
+      await store.analyses.create({ spec: s, jobId: null });
+      assert.equal(
+        await store.analyses.putResultPieces(s.uuid, [piece("od", 0, "x\n")]),
+        false,
+        "not running",
+      );
+      await store.analyses.markRunning(s.uuid);
+      // Out of order, from two writers, one piece written twice (a retried part): read back by number.
+      assert.equal(
+        await store.analyses.putResultPieces(s.uuid, [piece("od", 3, "4\n"), piece("od", 0, "1\n")]),
+        true,
+      );
+      assert.equal(await store.analyses.putResultPieces(s.uuid, [piece("od", 1, "old\n")]), true);
+      assert.equal(
+        await store.analyses.putResultPieces(s.uuid, [piece("od", 1, "2\n"), piece("zod", 0, "z\n")]),
+        true,
+      );
+      assert.equal(
+        await store.analyses.complete(s.uuid, { od: "h\n", small: "s\n" }, { keepPieces: true }),
+        true,
+      );
+      assert.deepEqual((await store.analyses.getByUuid(s.uuid))!.metrics, ["od", "small"]);
+      assert.equal(await store.analyses.result(s.uuid, "od"), "h\n1\n2\n4\n");
+      assert.equal(await store.analyses.result(s.uuid, "small"), "s\n");
+      assert.equal(
+        await store.analyses.result(s.uuid, "zod"),
+        null,
+        "pieces without a result are not a metric",
+      );
+      assert.equal(await store.analyses.markDeleted(s.uuid), true);
+      assert.equal(await store.analyses.result(s.uuid, "od"), null);
+      // Completed without keepPieces (a whole run after a split one): the pieces are dropped.
+      const t = spec(org.id, "Pieces whole");
+      await store.analyses.create({ spec: t, jobId: null });
+      await store.analyses.markRunning(t.uuid);
+      await store.analyses.putResultPieces(t.uuid, [piece("od", 0, "stale\n")]);
+      await store.analyses.complete(t.uuid, { od: "h\n" });
+      assert.equal(await store.analyses.result(t.uuid, "od"), "h\n");
+    });
+
     it("analyses: lifecycle, results, names freed on delete", async () => {
       const store = await backend.open();
       const org = await store.accounts.createOrganization("Acme");

@@ -76,6 +76,8 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
           shardTrips: 400,
           pollMs: 50,
           leaseMs: 5000,
+          // As worker processes do: threads warmed when the runners start.
+          warm: true,
           log: (line) => log.push(line),
         }),
     );

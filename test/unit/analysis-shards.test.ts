@@ -8,7 +8,14 @@ import {
   mergeShards,
   type ComputeContext,
 } from "../../src/app/analyses/compute.js";
-import { cutShards, mergePartsOf, piecesOfMergePart, planShards } from "../../src/app/analyses/shards.js";
+import {
+  cutShards,
+  mergePartPieces,
+  mergePartsOf,
+  PARTS_STORED,
+  piecesOfMergePart,
+  planShards,
+} from "../../src/app/analyses/shards.js";
 import { odShardPartial } from "../../src/app/analyses/od-metrics.js";
 import { AnalysisMemo } from "../../src/app/analyses/memo.js";
 import { shardScenario } from "../helpers/shard-scenario.js";
@@ -83,6 +90,21 @@ describe("analysis shards", () => {
         assert.deepEqual(Object.keys(metrics), Object.keys(whole), `${parts} parts: the metrics, in order`);
         for (const name of Object.keys(whole))
           assert.equal(metrics[name], whole[name], `${parts} parts: ${name} differs`);
+        // The parts' rows stored as result pieces instead: the merge writes the rest, and each metric
+        // read back (its result, then its pieces by number) is the whole run's.
+        const pieces = results.flatMap((r, part) => mergePartPieces(r, part, parts));
+        const merged = await mergeShards(spec, only([0]), ctx, PARTS_STORED);
+        assert.deepEqual(
+          Object.keys(merged),
+          Object.keys(whole),
+          `${parts} stored parts: the metrics, in order`,
+        );
+        for (const name of Object.keys(whole)) {
+          const mine = pieces.filter((p) => p.metric === name).sort((a, b) => a.piece - b.piece);
+          const read = [merged[name], ...mine.map((p) => p.csv)].join("");
+          assert.equal(read, whole[name], `${parts} stored parts: ${name} differs`);
+        }
+        assert.ok(pieces.length > parts, "the rows are in pieces");
       }
     });
 

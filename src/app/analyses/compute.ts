@@ -16,6 +16,7 @@ import {
   computeShardPartial,
   mergeShardPartials,
   type AnalysisShard,
+  type PartsStored,
   type ShardPieces,
 } from "./shards.js";
 import type { AnalysisMemo } from "./memo.js";
@@ -108,8 +109,11 @@ export type MergeShards = (
   spec: AnalysisSpec,
   partials: readonly ShardPieces[],
   ctx: ComputeContext,
-  /** The results of the merge parts, when the merge was split (see shards.ts, MERGE_PART_JOB). */
-  parts?: readonly Uint8Array[],
+  /**
+   * The results of the merge parts, when the merge was split (see shards.ts, MERGE_PART_JOB); "stored"
+   * when they stored their rows as result pieces (the od_* metrics are then their header alone).
+   */
+  parts?: readonly Uint8Array[] | PartsStored,
 ) => Promise<MetricCsvs>;
 /** One part of a split merge (optional: a compute module without it merges in one job). */
 export type ComputeMergePart = (

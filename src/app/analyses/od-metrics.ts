@@ -31,7 +31,7 @@ import { compileZoneSet, type CompiledZoneSet, type ZoneDef } from "../../engine
 import { VEHICLE_CLASS_OF_CODE } from "../../engine/trips/codes.js";
 import { TRACE_SOURCES, type VehicleClass } from "../../engine/trips/types.js";
 import { findTravelMode, type TravelMode } from "../../domain/travel-modes.js";
-import type { Store, TripScanOptions } from "../ports/store.js";
+import type { ResultPiece, Store, TripScanOptions } from "../ports/store.js";
 import type { StoredZoneSet, ZoneFeature } from "../../domain/records.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { ZoneTally } from "../../engine/analysis/zone-tally.js";
@@ -548,7 +548,21 @@ function odRowRuns(
   return runs;
 }
 
-/** The od_* CSVs from the merge parts' runs of rows: each run's pieces in part order (pair order). */
+/**
+ * Merge part `part` of `parts`'s rows as result pieces to store (AnalysisRepo.putResultPieces): run r's
+ * piece of part p is number r × parts + p, so that the pieces of every part read back in number order
+ * are the runs laid together as assembleOdCsvs lays them; empty ones are left out.
+ */
+export function odRowPieces(runs: OdRowRuns, part: number, parts: number): ResultPiece[] {
+  return Object.entries(runs).flatMap(([metric, rows]) =>
+    rows.flatMap((csv, run) => (csv === "" ? [] : [{ metric, piece: run * parts + part, csv }])),
+  );
+}
+
+/**
+ * The od_* CSVs from the merge parts' runs of rows: each run's pieces in part order (pair order). No
+ * parts: the header alone, the rows being stored as pieces (odRowPieces).
+ */
 function assembleOdCsvs(wanted: [string, number[]][], parts: readonly OdRowRuns[]): MetricCsvs {
   const csvs: MetricCsvs = {};
   for (const [name] of wanted) {

@@ -1,12 +1,13 @@
 import { deserialize, serialize } from "node:v8";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import type { Store, TripChunkEntry } from "../ports/store.js";
+import type { ResultPiece, Store, TripChunkEntry } from "../ports/store.js";
 import type { ComputeContext, MetricCsvs } from "./compute.js";
 import { concatCellRecords, type CellRecords } from "../../engine/analysis/cell-table.js";
 import {
   expansionMonths,
   mergeOdPartials,
   odMergePart,
+  odRowPieces,
   odShardable,
   odShardPieces,
   scanMonths,
@@ -181,15 +182,16 @@ export async function computeShardPartial(
 /**
  * Adds the partials of every shard (in shard order) and writes the analysis' metric CSVs. With the
  * results of its merge parts (computeMergePart), their od_* rows are taken as they are, and only piece
- * 0 of each shard is read; without, every piece.
+ * 0 of each shard is read; without, every piece. `parts` "stored": the parts stored their rows as result
+ * pieces (mergePartPieces), and the od_* metrics here are their header alone, which the pieces follow.
  */
 export async function mergeShardPartials(
   spec: AnalysisSpec,
   partials: readonly ShardPieces[],
   ctx: ComputeContext,
-  parts?: readonly Uint8Array[],
+  parts?: readonly Uint8Array[] | PartsStored,
 ): Promise<MetricCsvs> {
-  const odParts = parts?.map((p) => deserialize(p) as OdRowRuns);
+  const odParts = parts === PARTS_STORED ? [] : parts?.map((p) => deserialize(p) as OdRowRuns);
   const pieces = odParts ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
   return await mergeOdPartials(
     spec,
@@ -215,6 +217,19 @@ export async function computeMergePart(
       partials.map((p) => readPartial(p, pieces)),
     ),
   );
+}
+
+/** A merge given this in place of its parts' results: they stored their od_* rows as result pieces. */
+export const PARTS_STORED = "stored";
+export type PartsStored = typeof PARTS_STORED;
+
+/**
+ * The od_* rows of merge part `part` of `parts` (computeMergePart's result) as the result pieces it
+ * stores (AnalysisRepo.putResultPieces), numbered so that every part's pieces read back in order give
+ * the CSVs of one pass. The parts write them side by side; the merge then writes only the rest.
+ */
+export function mergePartPieces(result: Uint8Array, part: number, parts: number): ResultPiece[] {
+  return odRowPieces(deserialize(result) as OdRowRuns, part, parts);
 }
 
 /** A shard's partial sums from its pieces `pieces` (piece 0 first): its cells are those pieces' cells. */

@@ -245,6 +245,13 @@ export interface TripStatsRepo {
   ): Promise<DayTotal[]>;
 }
 
+/** Part of a metric's CSV stored apart (putResultPieces): the metric reads as its result, then its pieces by number. */
+export interface ResultPiece {
+  metric: string;
+  piece: number;
+  csv: string;
+}
+
 export interface AnalysisRepo {
   /** Throws NameTakenError when a live analysis of the organization has the name (case-insensitive). */
   create(analysis: { spec: AnalysisSpec; jobId: string | null }): Promise<StoredAnalysis>;
@@ -258,16 +265,27 @@ export interface AnalysisRepo {
   setProgress(uuid: string, progress: number): Promise<void>;
   /**
    * running → done, storing each result (replacing any of an earlier attempt); results named `_…` (the
-   * coverage review) are stored but not listed in `metrics`.
+   * coverage review) are stored but not listed in `metrics`. The pieces stored while it ran
+   * (putResultPieces) are kept with `keepPieces`, after their metric's result; else dropped.
    */
-  complete(uuid: string, results: Record<string, string>): Promise<boolean>;
+  complete(
+    uuid: string,
+    results: Record<string, string>,
+    options?: { keepPieces?: boolean },
+  ): Promise<boolean>;
+  /**
+   * Stores pieces of a running analysis' metrics (the merge parts of a sharded one write their rows
+   * side by side), replacing those of the same metric and number (an earlier attempt's); false, storing
+   * nothing, when the analysis is not running. Any ending but complete with keepPieces drops them.
+   */
+  putResultPieces(uuid: string, pieces: readonly ResultPiece[]): Promise<boolean>;
   /** queued|running → failed. */
   fail(uuid: string, reason: string): Promise<boolean>;
   /** queued|running → cancelled. */
   cancel(uuid: string): Promise<boolean>;
   /** done|failed|cancelled → deleted: results dropped, the name freed for reuse. */
   markDeleted(uuid: string): Promise<boolean>;
-  /** A stored metric's CSV, or null. */
+  /** A stored metric's CSV (its result, then its pieces in order), or null. */
   result(uuid: string, metric: string): Promise<string | null>;
   /** Queued and running analyses of every organization, oldest first: what the queue should hold. */
   unfinished(): Promise<StoredAnalysis[]>;

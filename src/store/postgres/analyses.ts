@@ -1,6 +1,6 @@
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import { NameTakenError } from "../../app/ports/store.js";
-import type { AnalysisRepo, NotificationRepo, TagRepo } from "../../app/ports/store.js";
+import type { AnalysisRepo, NotificationRepo, ResultPiece, TagRepo } from "../../app/ports/store.js";
 import type { AnalysisState, StoredAnalysis, TagSummary } from "../../domain/records.js";
 import { isUniqueViolation, numbered, placeholders, type PgDb } from "./db.js";
 import { toAnalysis, type AnalysisRow } from "../rows.js";
@@ -60,13 +60,17 @@ export class PostgresAnalyses implements AnalysisRepo {
     await this.transition(uuid, ["running"], "progress = $", Math.max(0, Math.min(1, progress)));
   }
 
-  complete(uuid: string, results: Record<string, string>): Promise<boolean> {
+  complete(
+    uuid: string,
+    results: Record<string, string>,
+    options: { keepPieces?: boolean } = {},
+  ): Promise<boolean> {
     return this.db.transaction(async () => {
       // Results named `_…` (the coverage review) are stored but are not downloadable metrics.
       const metrics = JSON.stringify(Object.keys(results).filter((name) => !name.startsWith("_")));
       const set = "state = 'done', progress = 1, metrics = $, finished_at = $";
       if (!(await this.transition(uuid, ["running"], set, metrics, now()))) return false;
-      await this.db.run("DELETE FROM analysis_results WHERE analysis_uuid = $1", [uuid]);
+      await this.dropResults(uuid, !options.keepPieces);
       // A row per metric, the CSV a plain text parameter: as a text[] element (one INSERT for all) it
       // was quoted and escaped by the client and parsed back by array_in, ~175 MB of it at 1,000 zones.
       for (const [metric, csv] of Object.entries(results))
@@ -79,22 +83,37 @@ export class PostgresAnalyses implements AnalysisRepo {
     });
   }
 
+  async putResultPieces(uuid: string, pieces: readonly ResultPiece[]): Promise<boolean> {
+    return this.db.transaction(async () => {
+      // The analysis row locked: a cancel or failure waits, then drops what this stored.
+      const running = await this.db.row(
+        "SELECT 1 FROM analyses WHERE uuid = $1 AND state = 'running' FOR UPDATE",
+        [uuid],
+      );
+      if (!running) return false;
+      // A row per piece, the CSV a plain text parameter (see complete).
+      for (const { metric, piece, csv } of pieces)
+        await this.db.run(
+          `INSERT INTO analysis_result_pieces (analysis_uuid, metric, piece, csv) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (analysis_uuid, metric, piece) DO UPDATE SET csv = excluded.csv`,
+          [uuid, metric, piece, csv],
+        );
+      return true;
+    });
+  }
+
   fail(uuid: string, reason: string): Promise<boolean> {
     const set = "state = 'failed', failure_reason = $, finished_at = $";
-    return this.transition(uuid, ["queued", "running"], set, reason, now());
+    return this.endWithoutResults(uuid, ["queued", "running"], set, reason, now());
   }
 
   cancel(uuid: string): Promise<boolean> {
-    return this.transition(uuid, ["queued", "running"], "state = 'cancelled', finished_at = $", now());
+    return this.endWithoutResults(uuid, ["queued", "running"], "state = 'cancelled', finished_at = $", now());
   }
 
   markDeleted(uuid: string): Promise<boolean> {
-    return this.db.transaction(async () => {
-      const set = "state = 'deleted', name_key = NULL, metrics = '[]'";
-      if (!(await this.transition(uuid, ["done", "failed", "cancelled"], set))) return false;
-      await this.db.run("DELETE FROM analysis_results WHERE analysis_uuid = $1", [uuid]);
-      return true;
-    });
+    const set = "state = 'deleted', name_key = NULL, metrics = '[]'";
+    return this.endWithoutResults(uuid, ["done", "failed", "cancelled"], set);
   }
 
   async result(uuid: string, metric: string): Promise<string | null> {
@@ -102,7 +121,27 @@ export class PostgresAnalyses implements AnalysisRepo {
       "SELECT csv FROM analysis_results WHERE analysis_uuid = $1 AND metric = $2",
       [uuid, metric],
     );
-    return row?.csv ?? null;
+    if (!row) return null;
+    const pieces = await this.db.rows<{ csv: string }>(
+      "SELECT csv FROM analysis_result_pieces WHERE analysis_uuid = $1 AND metric = $2 ORDER BY piece",
+      [uuid, metric],
+    );
+    return pieces.length === 0 ? row.csv : [row.csv, ...pieces.map((p) => p.csv)].join("");
+  }
+
+  /** A transition that leaves no results (failed, cancelled, deleted): what was stored is dropped with it. */
+  private endWithoutResults(uuid: string, from: AnalysisState[], set: string, ...values: unknown[]) {
+    return this.db.transaction(async () => {
+      if (!(await this.transition(uuid, from, set, ...values))) return false;
+      await this.dropResults(uuid, true);
+      return true;
+    });
+  }
+
+  /** The stored results of an analysis, and its pieces with `pieces`. */
+  private async dropResults(uuid: string, pieces: boolean): Promise<void> {
+    await this.db.run("DELETE FROM analysis_results WHERE analysis_uuid = $1", [uuid]);
+    if (pieces) await this.db.run("DELETE FROM analysis_result_pieces WHERE analysis_uuid = $1", [uuid]);
   }
 
   async unfinished(): Promise<StoredAnalysis[]> {

@@ -385,6 +385,21 @@ export const PG_MIGRATIONS: PgMigration[] = [
   INSERT INTO trip_device_months (country, month, device_key)
     SELECT DISTINCT country, substr(day, 1, 7), device_key FROM trip_device_days;
   `,
+  // Pieces of analysis CSVs, stored by the merge parts of a sharded analysis side by side while it runs
+  // (issue 15): the analysis' last step then writes only the small tables instead of 175 MB serially.
+  `
+  CREATE TABLE analysis_result_pieces (
+    analysis_uuid ctext NOT NULL REFERENCES analyses(uuid),
+    metric ctext NOT NULL,
+    piece integer NOT NULL,
+    csv text NOT NULL,
+    PRIMARY KEY (analysis_uuid, metric, piece)
+  );
+  DO $$ BEGIN
+    ALTER TABLE analysis_result_pieces ALTER COLUMN csv SET COMPRESSION lz4;
+  EXCEPTION WHEN feature_not_supported THEN NULL;
+  END $$;
+  `,
 ];
 
 /** Any constant, the same in every process: the advisory lock that serialises migrations. */

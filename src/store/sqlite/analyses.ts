@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
-import { NameTakenError, type AnalysisRepo } from "../../app/ports/store.js";
+import { NameTakenError, type AnalysisRepo, type ResultPiece } from "../../app/ports/store.js";
 import { type AnalysisState, type StoredAnalysis } from "../../domain/records.js";
 import type { Sync } from "./async-port.js";
 import { toAnalysis, type AnalysisRow } from "../rows.js";
@@ -71,13 +71,13 @@ export class SqliteAnalyses implements Sync<AnalysisRepo> {
     this.transition(uuid, ["running"], "progress = ?", Math.max(0, Math.min(1, progress)));
   }
 
-  complete(uuid: string, results: Record<string, string>): boolean {
+  complete(uuid: string, results: Record<string, string>, options: { keepPieces?: boolean } = {}): boolean {
     return this.db.transaction(() => {
       // Results named `_…` (the coverage review) are stored but are not downloadable metrics.
       const metrics = JSON.stringify(Object.keys(results).filter((name) => !name.startsWith("_")));
       const set = "state = 'done', progress = 1, metrics = ?, finished_at = ?";
       if (!this.transition(uuid, ["running"], set, metrics, now())) return false;
-      this.db.prepare("DELETE FROM analysis_results WHERE analysis_uuid = ?").run(uuid);
+      this.dropResults(uuid, !options.keepPieces);
       const insert = this.db.prepare(
         "INSERT INTO analysis_results (analysis_uuid, metric, csv) VALUES (?, ?, ?)",
       );
@@ -86,34 +86,57 @@ export class SqliteAnalyses implements Sync<AnalysisRepo> {
     })();
   }
 
+  putResultPieces(uuid: string, pieces: readonly ResultPiece[]): boolean {
+    return this.db.transaction(() => {
+      if (!this.db.prepare("SELECT 1 FROM analyses WHERE uuid = ? AND state = 'running'").get(uuid))
+        return false;
+      const put = this.db.prepare(
+        "INSERT OR REPLACE INTO analysis_result_pieces (analysis_uuid, metric, piece, csv) VALUES (?, ?, ?, ?)",
+      );
+      for (const { metric, piece, csv } of pieces) put.run(uuid, metric, piece, csv);
+      return true;
+    })();
+  }
+
   fail(uuid: string, reason: string): boolean {
-    return this.transition(
-      uuid,
-      ["queued", "running"],
-      "state = 'failed', failure_reason = ?, finished_at = ?",
-      reason,
-      now(),
-    );
+    const set = "state = 'failed', failure_reason = ?, finished_at = ?";
+    return this.endWithoutResults(uuid, ["queued", "running"], set, reason, now());
   }
 
   cancel(uuid: string): boolean {
-    return this.transition(uuid, ["queued", "running"], "state = 'cancelled', finished_at = ?", now());
+    return this.endWithoutResults(uuid, ["queued", "running"], "state = 'cancelled', finished_at = ?", now());
   }
 
   markDeleted(uuid: string): boolean {
-    return this.db.transaction(() => {
-      const set = "state = 'deleted', name_key = NULL, metrics = '[]'";
-      if (!this.transition(uuid, ["done", "failed", "cancelled"], set)) return false;
-      this.db.prepare("DELETE FROM analysis_results WHERE analysis_uuid = ?").run(uuid);
-      return true;
-    })();
+    const set = "state = 'deleted', name_key = NULL, metrics = '[]'";
+    return this.endWithoutResults(uuid, ["done", "failed", "cancelled"], set);
   }
 
   result(uuid: string, metric: string): string | null {
     const row = this.db
       .prepare("SELECT csv FROM analysis_results WHERE analysis_uuid = ? AND metric = ?")
       .get(uuid, metric) as { csv: string } | undefined;
-    return row?.csv ?? null;
+    if (!row) return null;
+    const pieces = this.db
+      .prepare("SELECT csv FROM analysis_result_pieces WHERE analysis_uuid = ? AND metric = ? ORDER BY piece")
+      .pluck()
+      .all(uuid, metric) as string[];
+    return pieces.length === 0 ? row.csv : [row.csv, ...pieces].join("");
+  }
+
+  /** A transition that leaves no results (failed, cancelled, deleted): what was stored is dropped with it. */
+  private endWithoutResults(uuid: string, from: AnalysisState[], set: string, ...values: unknown[]): boolean {
+    return this.db.transaction(() => {
+      if (!this.transition(uuid, from, set, ...values)) return false;
+      this.dropResults(uuid, true);
+      return true;
+    })();
+  }
+
+  /** The stored results of an analysis, and its pieces with `pieces`. */
+  private dropResults(uuid: string, pieces: boolean): void {
+    this.db.prepare("DELETE FROM analysis_results WHERE analysis_uuid = ?").run(uuid);
+    if (pieces) this.db.prepare("DELETE FROM analysis_result_pieces WHERE analysis_uuid = ?").run(uuid);
   }
 
   unfinished(): StoredAnalysis[] {

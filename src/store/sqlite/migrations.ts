@@ -316,6 +316,15 @@ export const MIGRATIONS: Migration[] = [
   // Renamed to match PostgreSQL's table, which meanwhile took this first name: so back in 17, one name in both.
   "ALTER TABLE trip_device_months RENAME TO trip_month_devices;",
   "ALTER TABLE trip_month_devices RENAME TO trip_device_months;",
+  // Pieces of analysis CSVs stored while the analysis runs (AnalysisRepo.putResultPieces): PostgreSQL's
+  // sharded analyses write them; the single process never does, but the port is the same.
+  `CREATE TABLE analysis_result_pieces (
+    analysis_uuid TEXT NOT NULL REFERENCES analyses(uuid),
+    metric TEXT NOT NULL,
+    piece INTEGER NOT NULL,
+    csv TEXT NOT NULL,
+    PRIMARY KEY (analysis_uuid, metric, piece)
+  );`,
 ];
 
 /**
