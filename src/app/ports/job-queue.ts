@@ -67,7 +67,8 @@ export interface JobQueue {
   enqueue(kind: string, payload: unknown, options?: { priority?: number }): Promise<Job>;
   /**
    * Calls `listener` after each job this process enqueues, so a runner of the same process claims it at
-   * once instead of at its next poll (jobs of other processes are still found by polling); answers the
+   * once instead of at its next poll (jobs of other processes are still found by polling, except on a
+   * queue that also hears of them: Redis calls it for every job that becomes claimable); answers the
    * function that stops the calls. Absent: polling only.
    */
   onEnqueue?(listener: () => void): () => void;

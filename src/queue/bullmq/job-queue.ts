@@ -1,4 +1,4 @@
-import { Job as BullJob, FlowProducer, Queue, Worker } from "bullmq";
+import { Job as BullJob, FlowProducer, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { ChildJob, Job, JobFlows, JobQueue, JobState } from "../../app/ports/job-queue.js";
 
@@ -44,6 +44,9 @@ export class BullJobQueue implements JobQueue, JobFlows {
   private readonly flowProducer: FlowProducer;
   private readonly redis: Redis;
   private stalledCheckStarted = false;
+  /** Listeners of onEnqueue, and the events that call them (opened with the first listener). */
+  private readonly listeners = new Set<() => void>();
+  private events: { queueEvents: QueueEvents; redis: Redis } | null = null;
 
   constructor(private readonly options: BullJobQueueOptions) {
     // BullMQ requires maxRetriesPerRequest null: its blocking commands must wait out reconnects.
@@ -76,6 +79,29 @@ export class BullJobQueue implements JobQueue, JobFlows {
       priority: Math.min(MAX_BULL_PRIORITY, Math.max(1, PRIORITY_BASE - priority)),
     });
     return this.toJob(job, "queued");
+  }
+
+  /**
+   * Calls `listener` whenever a job of this queue becomes claimable, whichever process made it so: added,
+   * handed back, or a parent whose last child finished (BullMQ's "waiting" event, read on a connection of
+   * its own). A worker then takes the next step of a split analysis (a shard, a merge part, the merge)
+   * within milliseconds of another worker's making it, instead of at its next poll, up to a second later.
+   */
+  onEnqueue(listener: () => void): () => void {
+    this.listeners.add(listener);
+    this.events ??= this.watchWaiting();
+    return () => this.listeners.delete(listener);
+  }
+
+  private watchWaiting(): { queueEvents: QueueEvents; redis: Redis } {
+    // Blocking reads: this connection is not shared with the queue's commands.
+    const redis = new Redis(this.options.url, { maxRetriesPerRequest: null });
+    const queueEvents = new QueueEvents(this.queue.name, {
+      connection: redis,
+      prefix: this.queue.opts.prefix,
+    });
+    queueEvents.on("waiting", () => this.listeners.forEach((listener) => listener()));
+    return { queueEvents, redis };
   }
 
   async claim(workerId: string, leaseMs: number): Promise<Job | null> {
@@ -290,6 +316,7 @@ export class BullJobQueue implements JobQueue, JobFlows {
 
   /** Stops taking jobs and closes the connections (jobs under way keep their leases until they end). */
   async close(): Promise<void> {
+    await this.closeEvents();
     await this.worker.close();
     await this.flowProducer.close();
     await this.queue.close();
@@ -298,6 +325,7 @@ export class BullJobQueue implements JobQueue, JobFlows {
 
   /** Every key of this queue, and the queue itself, removed (tests). */
   async destroy(): Promise<void> {
+    await this.closeEvents();
     await this.queue.obliterate({ force: true });
     await this.worker.close();
     await this.flowProducer.close();
@@ -310,6 +338,14 @@ export class BullJobQueue implements JobQueue, JobFlows {
       if ((cursor = next) === "0") break;
     }
     this.redis.disconnect();
+  }
+
+  private async closeEvents(): Promise<void> {
+    const events = this.events;
+    this.events = null;
+    this.listeners.clear();
+    await events?.queueEvents.close();
+    events?.redis.disconnect();
   }
 
   private startStalledCheck(): void {
