@@ -10,7 +10,7 @@ const WORKER = new URL(
   FROM_SOURCES ? "./demo-simulation-worker.ts" : "./demo-simulation-worker.js",
   import.meta.url,
 );
-const ENTRY = FROM_SOURCES ? new URL("./tsx-worker.mjs", import.meta.url) : WORKER;
+const ENTRY = FROM_SOURCES ? new URL("../engine/tsx-worker.mjs", import.meta.url) : WORKER;
 
 /**
  * Simulates the demo's traces on one worker thread while the caller ingests them: each simulation's month

@@ -32,7 +32,7 @@ export interface HeavyPoolLimits {
 /** Built, the worker is heavy-worker.js; from TypeScript sources (tsx, tests) a shim registers tsx first. */
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
 const WORKER = new URL(FROM_SOURCES ? "./heavy-worker.ts" : "./heavy-worker.js", import.meta.url);
-const ENTRY = FROM_SOURCES ? new URL("./tsx-worker.mjs", import.meta.url) : WORKER;
+const ENTRY = FROM_SOURCES ? new URL("../engine/tsx-worker.mjs", import.meta.url) : WORKER;
 
 /** Node 20 has Atomics.waitAsync; the ES2023 library the project compiles against does not declare it. */
 const waitAsync = (

@@ -25,11 +25,15 @@ export async function groupOutcomes(
   }
 }
 
-/** Running from TypeScript sources (tsx, tests) the worker is the .ts file; built, the .js one. */
-const WORKER = new URL(
-  import.meta.url.endsWith(".ts") ? "./match-worker.ts" : "./match-worker.js",
-  import.meta.url,
-);
+/**
+ * Built, the worker is match-worker.js. From TypeScript sources (tsx: tests, benches) the worker starts at
+ * tsx-worker.mjs, which loads match-worker.ts as an ES module as the built one is: given the .ts file itself,
+ * piscina `require`s it and tsx compiles the whole matcher to CommonJS, whose every call through an import is a
+ * property load, and the worker matched 15-25 % slower than the main thread (docs/performance.md, issue 16).
+ */
+const FROM_SOURCES = import.meta.url.endsWith(".ts");
+const WORKER = new URL(FROM_SOURCES ? "./match-worker.ts" : "./match-worker.js", import.meta.url);
+const ENTRY = FROM_SOURCES ? new URL("../tsx-worker.mjs", import.meta.url) : WORKER;
 
 /**
  * Map matching on worker threads: each worker holds its own copy of the network and its own
@@ -46,12 +50,17 @@ export class MatchPool {
     threads: number,
   ) {
     this.pool = new Piscina({
-      filename: WORKER.href,
+      filename: ENTRY.href,
       minThreads: threads,
       maxThreads: threads,
       // Idle workers keep their warm caches for the next batch.
       idleTimeout: 60_000,
-      workerData: { country: network.country, segments: network.segments, balls: prepareMatching(network) },
+      workerData: {
+        tsxTarget: WORKER.href,
+        country: network.country,
+        segments: network.segments,
+        balls: prepareMatching(network),
+      },
     });
   }
 

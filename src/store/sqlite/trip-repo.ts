@@ -176,6 +176,8 @@ export class SqliteTrips implements Sync<TripRepo> {
       string,
       { day: string; cls: string; source: string; trips: number; devices: number }
     >();
+    // A device's trips of one day are mostly in one batch: its day is claimed (and its key hashed) once.
+    const seen = new Set<string>();
     for (const t of trips) {
       const day = new Date(t.startT).toISOString().slice(0, 10);
       const k = `${day}|${t.vehicleClass}|${t.source}`;
@@ -183,6 +185,9 @@ export class SqliteTrips implements Sync<TripRepo> {
       if (!tally)
         tallies.set(k, (tally = { day, cls: t.vehicleClass, source: t.source, trips: 0, devices: 0 }));
       tally.trips++;
+      const deviceDay = `${k}|${t.deviceId}`;
+      if (seen.has(deviceDay)) continue;
+      seen.add(deviceDay);
       const key = deviceKeyOf(t.deviceId);
       const added = addDevice.run(country, day, t.vehicleClass, t.source, key).changes;
       if (added > 0) addMonthDevice.run(country, day.slice(0, 7), key);
