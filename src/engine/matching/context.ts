@@ -8,16 +8,23 @@ import { DEFAULT_MATCH_OPTIONS } from "./options.js";
  * every trip: edge lengths with closed edges at Infinity (so routing needs no
  * filter callback), one Dijkstra workspace (matching is synchronous, so
  * trips never interleave on it) and the cached route balls built on it.
+ *
+ * A class, not an object literal: V8 stops tracking the class of a literal's typed-array fields when
+ * the literal is evaluated a second time, and the second context (the first bicycle or walking trip,
+ * mid pass) then threw away every compiled function that had relied on them (a cold pass compiled
+ * `transitionLogProbs`, `recordGroup`, `addApproaches` and `candidatesOf` again for it).
  */
-export interface MatchContext {
-  network: Network;
-  mode: AccessMode;
-  edgeCostM: Float64Array;
-  workspace: DijkstraWorkspace;
-  routes: RouteBalls;
-  lines: SegmentLines;
-  /** 1 where the mode may use the segment: read in the candidate search instead of each segment object. */
-  allowed: Uint8Array;
+export class MatchContext {
+  constructor(
+    readonly network: Network,
+    readonly mode: AccessMode,
+    readonly edgeCostM: Float64Array,
+    readonly workspace: DijkstraWorkspace,
+    readonly routes: RouteBalls,
+    readonly lines: SegmentLines,
+    /** 1 where the mode may use the segment: read in the candidate search instead of each segment object. */
+    readonly allowed: Uint8Array,
+  ) {}
 }
 
 /**
@@ -135,11 +142,12 @@ function buildContext(
     edgeCostM[2 * i + 1] = s.oneway ? Infinity : cost;
   });
   const workspace = new DijkstraWorkspace(network);
+  workspace.prepareWeights(edgeCostM);
   const balls =
     table === "build"
       ? buildBallTable(network, workspace, edgeCostM, BALL_TABLE.radius, BALL_TABLE.maxSlots)
       : table;
   const routes = new RouteBalls(network, workspace, edgeCostM, ROUTE_BALLS, balls);
   const allowed = Uint8Array.from(network.segments, (s) => (network.allows(s, mode) ? 1 : 0));
-  return { network, mode, edgeCostM, workspace, routes, lines: segmentLines(network), allowed };
+  return new MatchContext(network, mode, edgeCostM, workspace, routes, segmentLines(network), allowed);
 }

@@ -52,7 +52,15 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   slowRoadPenalty: 2,
 };
 
-export function resolveOptions(opts: MatchOptions = {}): ResolvedMatchOptions {
+/**
+ * The defaults, resolved once: a trip matched without options gets this one object. A fresh spread
+ * per trip took one hidden class while the spread's inline cache was cold and another after, and code
+ * optimised on the first was thrown away mid pass (`candidatesOf`, `transitionLogProbs`, `recordGroup`).
+ */
+const RESOLVED_DEFAULTS: ResolvedMatchOptions = Object.freeze({ ...DEFAULT_MATCH_OPTIONS });
+
+export function resolveOptions(opts?: MatchOptions): ResolvedMatchOptions {
+  if (opts === undefined) return RESOLVED_DEFAULTS;
   const resolved = { ...DEFAULT_MATCH_OPTIONS };
   for (const [k, v] of Object.entries(opts) as [keyof MatchOptions, number | undefined][]) {
     if (v !== undefined) resolved[k] = v;

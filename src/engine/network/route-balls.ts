@@ -200,7 +200,7 @@ export class RouteBalls {
     }
     if (maxCost > this.opts.maxRadius) {
       this.stats.live++;
-      const tree = this.workspace.run(source, this.weights, { maxCost, targets: targets.subarray(0, count) });
+      const tree = this.liveSearch(source, maxCost, targets, count);
       for (let j = 0; j < count; j++) out[j] = tree.cost[targets[j]];
       return;
     }
@@ -219,15 +219,27 @@ export class RouteBalls {
       return edgesTo(this.network, ball, target);
     }
     this.stats.live++;
-    // Same options shape and target type as `costsTo`'s live search: one compiled `run` serves both.
     this.oneTarget[0] = target;
-    const tree = this.workspace.run(source, this.weights, { maxCost: Infinity, targets: this.oneTarget });
+    const tree = this.liveSearch(source, Infinity, this.oneTarget, 1);
     if (tree.cost[target] === Infinity) return null;
     const edges: number[] = [];
     for (let n = target; tree.viaEdge[n] >= 0; n = this.network.graph.edgeFrom[tree.viaEdge[n]]) {
       edges.push(tree.viaEdge[n]);
     }
     return edges.reverse();
+  }
+
+  /**
+   * A search from `source` to `maxCost` that stops once the targets are settled, not kept in a ball:
+   * the balls' own stepwise search, so one compiled search serves both (see `DijkstraWorkspace.aimAt`).
+   */
+  private liveSearch(source: number, maxCost: number, targets: Int32Array, count: number): DijkstraWorkspace {
+    const tree = this.workspace;
+    tree.begin();
+    tree.place(source, 0, -1);
+    tree.aimAt(targets, count);
+    tree.openBorder(this.weights);
+    return tree.expand(this.weights, maxCost);
   }
 
   /**
@@ -351,7 +363,7 @@ const CHUNK_SLOTS = 1 << 18;
  * when the cache starts afresh.
  */
 class SlotArena {
-  private readonly chunks: { keys: Int32Array; costs: Float64Array; used: number }[] = [];
+  private readonly chunks: ArenaChunk[] = [];
   private current = 0;
   /** Released runs by slot count: chunk and base of each, flat. */
   private readonly freeRuns = new Map<number, number[]>();
@@ -427,8 +439,24 @@ class SlotArena {
       this.current++;
     }
     const size = Math.max(CHUNK_SLOTS, slots);
-    this.chunks.push({ keys: new Int32Array(2 * size), costs: new Float64Array(size), used: slots });
+    this.chunks.push(new ArenaChunk(size, slots));
     return { chunk: this.current, base: 0 };
+  }
+}
+
+/**
+ * One chunk of the arena. A class, not an object literal: the second chunk (mid cold pass) made V8
+ * forget the typed-array classes of a literal's fields and throw away the code that had relied on them.
+ */
+class ArenaChunk {
+  readonly keys: Int32Array;
+  readonly costs: Float64Array;
+  constructor(
+    size: number,
+    public used: number,
+  ) {
+    this.keys = new Int32Array(2 * size);
+    this.costs = new Float64Array(size);
   }
 }
 

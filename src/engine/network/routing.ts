@@ -69,6 +69,8 @@ export class DijkstraWorkspace implements ShortestPathTree {
   private touchedCount = 0;
   private readonly queue: FlatQueue<number>;
   private readonly pendingTarget: Uint32Array;
+  /** Targets the stepwise search has still to settle (`aimAt`); −1: none, `expand` runs to its bound. */
+  private pending = -1;
   /** Head node of each CSR out-edge slot, so relaxing an edge reads one array in order. */
   private readonly outTo: Int32Array;
   /** Per-edge weight arrays re-laid in CSR slot order, built on first use of each array. */
@@ -143,6 +145,23 @@ export class DijkstraWorkspace implements ShortestPathTree {
     this.reset();
   }
 
+  /**
+   * Makes `expand` stop once every one of `targets[0…count − 1]` is settled, as `run` does with
+   * targets. Route balls' live searches use this instead of `run`: other callers (the simulator, with
+   * function weights and other options) shape `run`'s compiled code, and the matcher's first live
+   * search threw that code away mid cold pass.
+   */
+  aimAt(targets: Int32Array, count: number): void {
+    const { pendingTarget, stamp } = this;
+    let pending = 0;
+    for (let j = 0; j < count; j++) {
+      const t = targets[j];
+      if (pendingTarget[t] !== stamp) pending++;
+      pendingTarget[t] = stamp;
+    }
+    this.pending = pending > 0 ? pending : -1;
+  }
+
   /** Puts `node` in the tree at `cost`, reached by `viaEdge` (−1 for the source); not expanded yet. */
   place(node: number, cost: number, viaEdge: number): void {
     this.touch(node, cost);
@@ -169,16 +188,24 @@ export class DijkstraWorkspace implements ShortestPathTree {
     }
   }
 
-  /** Settles queued nodes in cost order, reaching every node within `maxCost` of the placed ones. */
+  /**
+   * Settles queued nodes in cost order, reaching every node within `maxCost` of the placed ones (or
+   * until the targets of `aimAt` are settled).
+   */
   expand(weights: Float64Array, maxCost: number): this {
     const { outStart, outEdges } = this.network.graph;
     const slotWeights = this.csrWeightsOf(weights);
-    const { cost, viaEdge, settledStamp, queue, touched, outTo } = this;
+    const { cost, viaEdge, settledStamp, pendingTarget, queue, touched, outTo } = this;
     const stamp = this.stamp;
+    let pending = this.pending;
     while (queue.length > 0) {
       const node = queue.pop()!;
       if (settledStamp[node] === stamp) continue;
       settledStamp[node] = stamp;
+      // Counted on every node, not only on targets: a branch first taken mid pass (the first live
+      // search after the balls were precomputed) threw the compiled loop away.
+      pending -= pendingTarget[node] === stamp ? 1 : 0;
+      if (pending === 0) break;
       const here = cost[node];
       for (let k = outStart[node], end = outStart[node + 1]; k < end; k++) {
         const c = here + slotWeights[k];
@@ -201,13 +228,23 @@ export class DijkstraWorkspace implements ShortestPathTree {
     return this.touched.subarray(0, this.touchedCount);
   }
 
+  /**
+   * Lays out `weights` in CSR slot order now, for a workspace that will search with them: the search
+   * loops then never take their first-use branch, which compiled code that had not seen it was thrown
+   * away for (a matcher's second travel mode met it mid pass).
+   */
+  prepareWeights(weights: Float64Array): void {
+    if (!this.csrWeights.has(weights)) this.csrWeights.set(weights, this.inSlotOrder(weights));
+  }
+
   private csrWeightsOf(weights: Float64Array): Float64Array {
     let slots = this.csrWeights.get(weights);
-    if (!slots) {
-      slots = Float64Array.from(this.network.graph.outEdges, (e) => weights[e]);
-      this.csrWeights.set(weights, slots);
-    }
+    if (!slots) this.csrWeights.set(weights, (slots = this.inSlotOrder(weights)));
     return slots;
+  }
+
+  private inSlotOrder(weights: Float64Array): Float64Array {
+    return Float64Array.from(this.network.graph.outEdges, (e) => weights[e]);
   }
 
   private touch(node: number, c: number): void {
@@ -223,6 +260,7 @@ export class DijkstraWorkspace implements ShortestPathTree {
       this.viaEdge[n] = -1;
     }
     this.touchedCount = 0;
+    this.pending = -1;
     if (++this.stamp === 0xffffffff) {
       this.settledStamp.fill(0);
       this.pendingTarget.fill(0);
