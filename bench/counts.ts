@@ -9,13 +9,19 @@
  * the whole-month rollups and, side by side in the same run, by summing the months' cells; the
  * process CPU time per request (steadier than wall time on a shared machine), and where the time
  * goes: selection (POST /segmentcount, same body), the store query (the metrics provider, timed
- * inside the request) and the rest (validation, JSON, metering, paging).
+ * inside the request) and the rest (validation, JSON, metering, paging). The tail's causes, steadier
+ * than p99 under load: bytes allocated per request and V8's GC pauses (count, total and longest ms)
+ * over the measured requests; and `responsesSha1`, a digest of every measured answer with its random
+ * request id left out, which a change of the serving code must leave as it was.
  * No shared extract has 10,000 car segments, so `grid` runs the same on a synthetic 101 × 101 street grid
  * (20,200 segments) for radii of ~100, ~1,000 and ~10,000 segments.
  */
+import { createHash, type Hash } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { GCProfiler, getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { buildApp } from "../src/api/app.js";
 import { issueApiKey } from "../src/app/accounts.js";
 import { metricsFromAggregates, tripTalliesOf } from "../src/app/counts/metrics.js";
@@ -112,6 +118,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
     const load = loadavg();
     const cpu = process.cpuUsage();
     const sizes = [];
+    const digest = createHash("sha1");
     // `segments=N`: only that selection size (profiling one shape).
     const only = args.find((a) => a.startsWith("segments="));
     const targets = only ? [Number(only.slice("segments=".length))] : source.targets;
@@ -124,7 +131,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
       for (const shape of pick("shape", Object.keys(SHAPES) as Shape[]))
         for (path of pick("path", PATHS))
-          sizes.push({ path, ...(await measure(post, provider, centre, bufferM, requests, shape)) });
+          sizes.push({ path, ...(await measure(post, provider, centre, bufferM, requests, shape, digest)) });
     }
     const used = process.cpuUsage(cpu);
     return {
@@ -132,6 +139,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
       cells: network.size * MONTHS.length * 7 * 24,
       requestsPerSize: requests,
       sizes,
+      responsesSha1: digest.digest("hex").slice(0, 12),
       cpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(1)),
       loadAvg1m: Number(load[0].toFixed(2)),
     };
@@ -183,7 +191,11 @@ export const metricsRequest = (geometry: object, date: object) => ({
 const metricsBody = (centre: LonLat, bufferM: number, shape: Shape = "month") =>
   metricsRequest(radiusSelector(centre, bufferM), SHAPES[shape]);
 
-/** Latencies of the metrics call for one radius, with the selection and store parts timed apart. */
+/**
+ * Latencies of the metrics call for one radius, with the store part timed apart, and what the requests
+ * cost the heap; then the selection alone. The loop keeps nothing but numbers (the answers are hashed as
+ * they come), so the garbage and the pauses measured are the requests'.
+ */
 async function measure(
   post: Post,
   provider: TimedProvider,
@@ -191,15 +203,22 @@ async function measure(
   bufferM: number,
   requests: number,
   shape: Shape,
+  digest: Hash,
 ) {
   const body = metricsBody(centre, bufferM, shape);
   const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
-  for (let i = 0; i < 5; i++) await post("metrics", body); // warm-up
+  let rows = 0;
+  for (let i = 0; i < 5; i++) {
+    const res = await post("metrics", body); // warm-up
+    rows = (res.json() as { query_rows: number }).query_rows;
+  }
   const total: number[] = [];
   const cpuMs: number[] = [];
   const storeMs: number[] = [];
-  const selection: number[] = [];
-  let rows = 0;
+  // The old generation emptied first: a full collection of the set-up's garbage (the network read, earlier
+  // sizes) would otherwise land in one window or another by chance, and say nothing of these requests.
+  fullGc();
+  const heap = heapCost();
   for (let i = 0; i < requests; i++) {
     provider.lastMs = 0;
     const started = performance.now();
@@ -210,7 +229,11 @@ async function measure(
     cpuMs.push((used.user + used.system) / 1000);
     storeMs.push(provider.lastMs);
     if (res.statusCode !== 200) throw new Error(`metrics: ${res.statusCode} ${res.body}`);
-    rows = (res.json() as { query_rows: number }).query_rows;
+    hashAnswer(digest, res.body);
+  }
+  const gc = heap.stop();
+  const selection: number[] = [];
+  for (let i = 0; i < requests; i++) {
     const selStarted = performance.now();
     await post("segmentcount", body);
     selection.push(performance.now() - selStarted);
@@ -227,7 +250,58 @@ async function measure(
     cpuP50Ms: ms(quantile(cpuMs, 0.5)),
     storeQueryP50Ms: ms(quantile(storeMs, 0.5)),
     selectionP50Ms: ms(quantile(selection, 0.5)),
+    allocKbPerRequest: Math.round(gc.allocatedBytes / requests / 1024),
+    gcPauses: gc.pauses,
+    gcPauseMs: ms(gc.pauseMs),
+    gcMaxPauseMs: ms(gc.maxPauseMs),
+    gcMajor: gc.major,
   };
+}
+
+/**
+ * Bytes allocated on V8's heap and GC pauses from now to `stop()`: the heap's growth plus what each
+ * collection freed (V8's GC profiler reports the used size before and after each, and its pause).
+ */
+function heapCost() {
+  const profiler = new GCProfiler();
+  const usedBefore = getHeapStatistics().used_heap_size;
+  profiler.start();
+  return {
+    stop() {
+      const usedAfter = getHeapStatistics().used_heap_size;
+      const gcs = profiler.stop()?.statistics ?? [];
+      let freed = 0;
+      for (const gc of gcs)
+        freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+      const pausesMs = gcs.map((gc) => gc.cost / 1000);
+      return {
+        allocatedBytes: usedAfter - usedBefore + freed,
+        pauses: gcs.length,
+        pauseMs: pausesMs.reduce((a, b) => a + b, 0),
+        maxPauseMs: Math.max(0, ...pausesMs),
+        // Full collections of the old generation (the rest are scavenges of the young one).
+        major: gcs.filter((gc) => gc.gcType === "MarkSweepCompact").length,
+      };
+    },
+  };
+}
+
+/** A full collection now (V8's `gc`, exposed for this call only). */
+function fullGc(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+
+/** An answer into the digest without its request id (random per call), which it may name several times. */
+function hashAnswer(digest: Hash, body: string): void {
+  const at = body.indexOf(`"request_id":"`);
+  const id = at < 0 ? "" : body.slice(at + 14, body.indexOf(`"`, at + 14));
+  let from = 0;
+  for (let to = id ? body.indexOf(id) : -1; to >= 0; to = body.indexOf(id, from)) {
+    digest.update(body.slice(from, to));
+    from = to + id.length;
+  }
+  digest.update(body.slice(from));
 }
 
 interface TimedProvider {

@@ -1,13 +1,16 @@
-import { aligned } from "./sqlite/segment-month-pack.js";
+import { rollupByKey, rollupBytes, type RollupByKey } from "./sqlite/segment-rollups.js";
 
 /** A rollup row as read: segment id, year, BLOB. */
 export type RollupRow = [segmentId: number, year: string, cells: Uint8Array];
 
+/** What a kept segment-year costs: its decoded buffer, the map entry and the six column views. */
+const keptBytes = (rollup: RollupByKey) => rollupBytes(rollup) + 512;
+
 /** One look-up in progress: what is kept for each asked year and the segments still to read. */
 export interface RollupLookup {
-  readonly ids: number[];
+  readonly ids: Float64Array;
   readonly years: readonly string[];
-  readonly kept: Map<number, Uint8Array | null>[];
+  readonly kept: Map<number, RollupByKey | null>[];
   /** Segments lacking a year: read them and hand the rows to `keep`. */
   readonly missing: number[];
 }
@@ -15,15 +18,16 @@ export interface RollupLookup {
 /**
  * The segment-year rollup BLOBs (segment-rollups.ts) last read, shared by the SQLite and PostgreSQL
  * stores: a metrics call over 1,000 segments spent much of its store time reading again the same rows
- * of ~3 KB that the previous call over that area read. Absent rows are remembered too (segments without
- * counts). Each store plugs in its own invalidation as the `version` handed to `lookup` (SQLite's
- * `PRAGMA data_version`, PostgreSQL's row of `segment_counts_versions`): a country's years are dropped
+ * of ~3 KB that the previous call over that area read. Rows are kept decoded, grouped by key
+ * (rollupByKey); absent rows are remembered too (segments without counts). Each store plugs in its own
+ * invalidation as the `version` handed to `lookup` (SQLite's `PRAGMA data_version`, PostgreSQL's row of
+ * `segment_counts_versions`): a country's years are dropped
  * when it moves. Reading is split in steps (lookup, keep, each) so that the synchronous and the
  * asynchronous store both drive it. Bounded by `maxBytes`: past it the cache starts over.
  */
 export class SegmentYearCache {
-  /** country|year → segment id → BLOB (8-byte aligned) or null when the segment has no row. */
-  private readonly years = new Map<string, Map<number, Uint8Array | null>>();
+  /** country|year → segment id → its rollup's columns, or null when the segment has no row. */
+  private readonly years = new Map<string, Map<number, RollupByKey | null>>();
   private readonly versions = new Map<string, number>();
   private bytes = 0;
 
@@ -48,7 +52,13 @@ export class SegmentYearCache {
     }
     const ids = ascendingUnique(segmentIds);
     const kept = years.map((year) => this.yearOf(country, year));
-    const missing = ids.filter((id) => kept.some((byId) => !byId.has(id)));
+    const missing: number[] = [];
+    for (const id of ids)
+      for (const byId of kept)
+        if (!byId.has(id)) {
+          missing.push(id);
+          break;
+        }
     return { ids, years, kept, missing };
   }
 
@@ -58,15 +68,15 @@ export class SegmentYearCache {
     for (const [segmentId, year, cells] of rows) {
       const byId = kept[years.indexOf(year)];
       if (!byId) continue;
-      const blob = aligned(cells);
-      byId.set(segmentId, blob);
-      this.bytes += blob.byteLength + 32;
+      const rollup = rollupByKey(cells);
+      byId.set(segmentId, rollup);
+      this.bytes += keptBytes(rollup);
     }
     for (const byId of kept) for (const id of missing) if (!byId.has(id)) byId.set(id, null);
   }
 
   /** The rows of the look-up, in segment id order, then year order; then the budget is checked. */
-  each(lookup: RollupLookup, found: (segmentId: number, year: string, cells: Uint8Array) => void): void {
+  each(lookup: RollupLookup, found: (segmentId: number, year: string, rollup: RollupByKey) => void): void {
     const { ids, years, kept } = lookup;
     for (const id of ids)
       for (let y = 0; y < years.length; y++) {
@@ -79,12 +89,12 @@ export class SegmentYearCache {
   private forget(country: string): void {
     for (const [key, byId] of this.years)
       if (key.startsWith(`${country}|`)) {
-        for (const blob of byId.values()) if (blob) this.bytes -= blob.byteLength + 32;
+        for (const rollup of byId.values()) if (rollup) this.bytes -= keptBytes(rollup);
         this.years.delete(key);
       }
   }
 
-  private yearOf(country: string, year: string): Map<number, Uint8Array | null> {
+  private yearOf(country: string, year: string): Map<number, RollupByKey | null> {
     const key = `${country}|${year}`;
     let byId = this.years.get(key);
     if (!byId) this.years.set(key, (byId = new Map()));
@@ -92,7 +102,10 @@ export class SegmentYearCache {
   }
 }
 
-function ascendingUnique(ids: readonly number[]): number[] {
-  const sorted = [...ids].sort((a, b) => a - b);
-  return sorted.filter((id, i) => i === 0 || id !== sorted[i - 1]);
+/** A typed array sorts numbers natively, without a comparator call per pair. */
+function ascendingUnique(ids: readonly number[]): Float64Array {
+  const sorted = Float64Array.from(ids).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
+  return sorted.subarray(0, n);
 }

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { TSchema } from "typebox";
 import { buildApp } from "../../src/api/app.js";
 import { metricsFromAggregates } from "../../src/app/counts/metrics.js";
 import { type MetricsQuery } from "../../src/engine/counts/metrics.js";
@@ -10,6 +11,18 @@ import type { SegmentStatCell } from "../../src/engine/counts/segment-stats.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
 import { at } from "../helpers/network.js";
 import { colSeg, FOOTWAY, gridNetwork, MOTORWAY, rowSeg } from "../helpers/counts.js";
+import { GeometryResponse, MetricsResponse } from "../../src/api/counts/schemas.js";
+
+/** The bytes Fastify's schema serializer (fast-json-stringify) writes for `answer` under `schema`. */
+async function schemaSerialized(schema: TSchema, answer: unknown): Promise<string> {
+  const plain = Fastify();
+  plain.get("/", { schema: { response: { 200: schema } } }, async () => answer);
+  try {
+    return (await plain.inject({ method: "GET", url: "/" })).body;
+  } finally {
+    await plain.close();
+  }
+}
 
 describe("counts interface /counts/v1", () => {
   let app: FastifyInstance;
@@ -625,6 +638,31 @@ describe("counts interface /counts/v1", () => {
       } finally {
         clock.now = saved;
       }
+    });
+
+    it("writes every answer byte for byte as the response schema's serializer would", async () => {
+      const first = await metrics();
+      const every = await metrics({
+        geometry: { segment_ids: [A, B] },
+        fields: ["segment_id", "year_month", "trips_volume", "avg_speed", "free_flow_speed", "vmt"],
+        date: { year: 2025, month: 3 },
+      });
+      const details = await metrics({
+        geometry: { segment_ids: [A] },
+        fields: ["vmt", "avg_speed", "trip_purpose", "income", "road_class", "segment_length"],
+      });
+      const later = await get(first.json().paging.next_url);
+      for (const res of [first, every, details, later]) {
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.body, await schemaSerialized(MetricsResponse, res.json()));
+      }
+      const geometry = await post(
+        "geometry",
+        body({ radius: { point: point(200, 200), buffer: 250, unit: "m" } }),
+      );
+      const page = await get(geometry.json().paging.next_url);
+      for (const res of [geometry, page])
+        assert.equal(res.body, await schemaSerialized(GeometryResponse, res.json()));
     });
 
     it("geometry paging walks every selected segment exactly once", async () => {

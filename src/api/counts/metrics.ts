@@ -12,7 +12,7 @@ import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import { inlineRunner } from "../../app/heavy/tasks.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
-import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams } from "./schemas.js";
+import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams, WHOLE_JSON } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import { admissionOf, heavyRoute } from "../heavy.js";
 
@@ -38,6 +38,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
     {
       bodyLimit: BODY_LIMITS.geometry,
       config: heavyRoute("countsMetrics"),
+      ...WHOLE_JSON,
       schema: {
         summary: "Traffic metrics per selected segment and month (charged: segments × fields)",
         tags: ["counts"],
@@ -75,6 +76,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   app.get(
     "/metrics/paging/:request_id",
     {
+      ...WHOLE_JSON,
       schema: {
         summary: "A later page of a metrics answer (not charged again)",
         tags: ["counts"],

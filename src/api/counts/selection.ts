@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
-import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody } from "./schemas.js";
+import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody, WHOLE_JSON } from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import { admissionOf, heavyRoute } from "../heavy.js";
 
@@ -29,6 +29,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
     {
       bodyLimit: BODY_LIMITS.geometry,
       config: heavyRoute("countsGeometry"),
+      ...WHOLE_JSON,
       schema: {
         summary: "Segment ids and line geometry of the selected segments",
         tags: ["counts"],
@@ -56,6 +57,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   app.get(
     "/geometry/paging/:request_id",
     {
+      ...WHOLE_JSON,
       schema: {
         summary: "A later page of a geometry answer",
         tags: ["counts"],

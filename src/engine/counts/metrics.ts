@@ -94,11 +94,12 @@ export function metricsOverAggregates(
       query,
       query.fields.some((f) => DETAIL_FIELDS.has(f)),
     );
-    const bySegment = new Map<number, SegmentMonthStats[]>();
-    for (const a of aggregates) {
-      const list = bySegment.get(a.segmentId);
-      if (list) list.push(a);
-      else bySegment.set(a.segmentId, [a]);
+    // Each segment's aggregates as a chain of indexes, in their order: no array per segment.
+    const firstOf = new Map<number, number>();
+    const nextOf = new Int32Array(aggregates.length);
+    for (let i = aggregates.length - 1; i >= 0; i--) {
+      nextOf[i] = firstOf.get(aggregates[i].segmentId) ?? -1;
+      firstOf.set(aggregates[i].segmentId, i);
     }
     const months = query.months.map(monthKey).sort();
     const range = months.length > 0 ? { from: months[0], to: months[months.length - 1] } : null;
@@ -115,7 +116,8 @@ export function metricsOverAggregates(
     const { fields } = query;
     const rows: MetricsRow[] = [];
     for (const segment of query.segments)
-      for (const stat of bySegment.get(segment.id) ?? []) {
+      for (let a = firstOf.get(segment.id) ?? -1; a >= 0; a = nextOf[a]) {
+        const stat = aggregates[a];
         const days = daysOf.get(stat.month) ?? 0;
         const volume = days > 0 ? (stat.trips * factorOf(stat.month)) / days : 0;
         const firstDay = firstDays.get(stat.month) ?? `${stat.month}-01`;

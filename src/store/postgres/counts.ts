@@ -201,10 +201,10 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       read,
     );
     const found: SegmentMonthStats[] = [];
-    for (const [segmentId, year, cells] of rows) {
+    for (const [segmentId, year, rollup] of rows) {
       const asked = wanted.get(year);
       if (!asked) continue;
-      eachRollupMonth(cells, key, asked, (month, trips, speedCount, speedSumKph) =>
+      eachRollupMonth(rollup, key, asked, (month, trips, speedCount, speedSumKph) =>
         found.push({
           ...emptySegmentMonth(segmentId, month),
           trips,

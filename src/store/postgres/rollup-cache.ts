@@ -1,4 +1,5 @@
 import { SegmentYearCache, type RollupRow } from "../rollup-cache.js";
+import type { RollupByKey } from "../sqlite/segment-rollups.js";
 
 /**
  * The segment-year rollups last read, kept per store (per process, per heavy-request thread) by
@@ -33,12 +34,12 @@ export class PgRollupCache {
     inTransaction: boolean,
     version: () => Promise<number>,
     read: (segmentIds: number[]) => Promise<RollupRow[]>,
-  ): Promise<RollupRow[]> {
+  ): Promise<[segmentId: number, year: string, rollup: RollupByKey][]> {
     const cache = inTransaction ? new SegmentYearCache() : this.cache;
     const lookup = cache.lookup(country, segmentIds, years, inTransaction ? 0 : await version());
     if (lookup.missing.length > 0) cache.keep(lookup, await read(lookup.missing));
-    const found: RollupRow[] = [];
-    cache.each(lookup, (segmentId, year, cells) => found.push([segmentId, year, cells]));
+    const found: [segmentId: number, year: string, rollup: RollupByKey][] = [];
+    cache.each(lookup, (segmentId, year, rollup) => found.push([segmentId, year, rollup]));
     return found;
   }
 }

@@ -123,30 +123,33 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private read(q: SegmentStatsQuery, useRollups: boolean): SegmentMonthStats[] {
     const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
     if (q.segmentIds.length === 0 || lists.some((l) => l.length === 0)) return [];
-    const mask = cellMask(q);
     const months = [...q.months].sort();
     const wanted = new Set(months);
-    const params = [q.country, JSON.stringify(q.segmentIds), months[0], months[months.length - 1]];
+    // The cells' path only: a call the rollups answer needs neither (the ids as JSON are ~6 KB per call).
+    const mask = () => cellMask(q);
     const read = (table: PackedSql) =>
       this.sql(table.read)
         .raw()
-        .all(...params) as PackedRow[];
+        .all(q.country, JSON.stringify(q.segmentIds), months[0], months[months.length - 1]) as PackedRow[];
     // Whole days of the whole week: the precomputed rollups, else the months' cells.
     const rollup = useRollups ? rollupKey(q) : null;
     // Not push(...rows): a year is 12,000 arguments.
     const found: SegmentMonthStats[] = rollup !== null ? this.fromRollups(q, rollup, months) : [];
-    if (rollup === null)
+    if (rollup === null) {
+      const cellsAsked = mask();
       for (const [segmentId, month, cells] of read(TOTALS)) {
         if (!wanted.has(month)) continue;
         const stats = emptySegmentMonth(segmentId, month);
-        addTotals(cells, mask, stats);
+        addTotals(cells, cellsAsked, stats);
         if (stats.trips > 0) found.push(stats);
       }
+    }
     if (q.details !== false && found.length > 0) {
       const byKey = new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
+      const cellsAsked = mask();
       for (const [segmentId, month, cells] of read(DETAILS)) {
         const stats = byKey.get(`${segmentId}|${month}`);
-        if (stats) addDetails(cells, mask, stats);
+        if (stats) addDetails(cells, cellsAsked, stats);
       }
     }
     // SQLite reads the ids in key order, so the rows usually come sorted already.
@@ -166,22 +169,25 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         Buffer,
       ][];
     const found: SegmentMonthStats[] = [];
-    this.rollups.each(q.country, q.segmentIds, years, read, (segmentId, year, cells) =>
-      eachRollupMonth(cells, key, wanted.get(year)!, (month, trips, speedCount, speedSumKph) =>
-        // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these. Without
-        // details nothing adds to the histogram and shares: they can be one frozen empty value.
-        found.push({
-          segmentId,
-          month,
-          trips,
-          speedSumKph,
-          speedCount,
-          speedHistogram: q.details === false ? NO_HISTOGRAM : [],
-          purposes: q.details === false ? NO_SHARES : {},
-          incomes: q.details === false ? NO_SHARES : {},
-        }),
-      ),
-    );
+    // One callback for every segment (not a closure per segment): it reads the segment being visited.
+    let segmentId = 0;
+    const add = (month: string, trips: number, speedCount: number, speedSumKph: number) =>
+      // A literal, not a spread of emptySegmentMonth: a year asks for 12,000 of these. Without
+      // details nothing adds to the histogram and shares: they can be one frozen empty value.
+      found.push({
+        segmentId,
+        month,
+        trips,
+        speedSumKph,
+        speedCount,
+        speedHistogram: q.details === false ? NO_HISTOGRAM : [],
+        purposes: q.details === false ? NO_SHARES : {},
+        incomes: q.details === false ? NO_SHARES : {},
+      });
+    this.rollups.each(q.country, q.segmentIds, years, read, (id, year, rollup) => {
+      segmentId = id;
+      eachRollupMonth(rollup, key, wanted.get(year)!, add);
+    });
     return found;
   }
 }

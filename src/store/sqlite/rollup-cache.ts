@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { SegmentYearCache, type RollupRow } from "../rollup-cache.js";
+import type { RollupByKey } from "./segment-rollups.js";
 
 /**
  * The segment-year rollups last read, kept per connection (src/store/rollup-cache.ts), never stale:
@@ -32,7 +33,7 @@ export class RollupCache {
     segmentIds: readonly number[],
     years: readonly string[],
     read: (segmentIds: number[], years: readonly string[]) => RollupRow[],
-    found: (segmentId: number, year: string, cells: Uint8Array) => void,
+    found: (segmentId: number, year: string, rollup: RollupByKey) => void,
   ): void {
     // Inside a transaction: a cache of this call only, dropped after it.
     const cache = this.db.inTransaction ? new SegmentYearCache() : this.cache;
