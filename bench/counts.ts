@@ -103,8 +103,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
     counts: { metricsProvider: provider.run },
     security: { rateLimits: { perKey: 1e9 } },
   });
+  const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   try {
-    const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
     const key = (await issueApiKey(store, org.id)).key;
     const post = (path: string, body: object) =>
       app.inject({
@@ -145,8 +145,20 @@ export default async function countsBench(args: string[]): Promise<Record<string
     };
   } finally {
     await app.close();
+    forgetAnswers(store, org.id);
     await store.close();
   }
+}
+
+/**
+ * The run's stored later pages and charges, dropped: kept, they grew the cached store by ~90 MB a run
+ * (a year's answer stores 11 pages), and each run wrote into a larger file than the last.
+ */
+function forgetAnswers(store: SqliteStore, orgId: string): void {
+  store.db.transaction(() => {
+    store.db.prepare("DELETE FROM counts_results WHERE org_id = ?").run(orgId); // pages cascade
+    store.db.prepare("DELETE FROM counts_usage WHERE org_id = ?").run(orgId);
+  })();
 }
 
 /** One cache per schema version and source: opening another version's cache would migrate it under that branch's feet. */
