@@ -72,7 +72,7 @@ export async function storeIngestChunk(
   const { matched, result } = tallyOutcomes(trips, outcomes);
   const cells = new SegmentCellAccumulator(
     await requireNetwork(ctx, chunk.country),
-    new LocalClock(await networkTimeZone(ctx.store, chunk.country)),
+    LocalClock.of(await networkTimeZone(ctx.store, chunk.country)),
   );
   return await ctx.store.transaction(async (): Promise<ChunkOutcome> => {
     if (!(await ingestChunks.lockUndone(chunk.ingestId, chunk.seq))) return { type: "done already" };

@@ -77,7 +77,7 @@ export async function ingestFiles(
   const onProblem = (message: string) => problems.add(message);
 
   const network = await requireNetwork(ctx, country);
-  const clock = new LocalClock(await networkTimeZone(ctx.store, country));
+  const clock = LocalClock.of(await networkTimeZone(ctx.store, country));
   const cells = talliesAhead(() => new SegmentCellAccumulator(network, clock));
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
@@ -223,7 +223,7 @@ export async function storeMatchedTrips(
 ): Promise<{ stored: number; duplicates: number }> {
   const cells = new SegmentCellAccumulator(
     await requireNetwork(ctx, country),
-    new LocalClock(await networkTimeZone(ctx.store, country)),
+    LocalClock.of(await networkTimeZone(ctx.store, country)),
   );
   const totals = { stored: 0, duplicates: 0 };
   let batch: MatchedTrip[] = [];

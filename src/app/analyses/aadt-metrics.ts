@@ -64,7 +64,7 @@ export async function computeAadtMetrics(spec: AnalysisSpec, ctx: ComputeContext
     throw new Error(`no stored trips of ${spec.travelMode} in ${year}; choose another aadt_year`);
 
   const tally = new AadtTally(zones.length, GROUP_COUNT);
-  const clock = new LocalClock(await networkTimeZone(ctx.store, spec.country));
+  const clock = LocalClock.of(await networkTimeZone(ctx.store, spec.country));
   const sets = [...spec.originSets, ...referenceSets];
   const yearSpec: AnalysisSpec = {
     ...spec,

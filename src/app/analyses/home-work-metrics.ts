@@ -62,7 +62,7 @@ export class HomeWorkScan {
   /** The scan when the analysis asks for home and work locations, else null. */
   static async of(spec: AnalysisSpec, ctx: ComputeContext): Promise<HomeWorkScan | null> {
     if (!vendorOptionsOf(spec).homeWorkLocations.enabled) return null;
-    return new HomeWorkScan(spec, new LocalClock(await networkTimeZone(ctx.store, spec.country)));
+    return new HomeWorkScan(spec, LocalClock.of(await networkTimeZone(ctx.store, spec.country)));
   }
 
   readonly everyTrip = (trip: OdTrip): void => {

@@ -89,7 +89,7 @@ export async function computeNetworkPerformanceMetrics(
       dayParts: HOURS.map((h) => ({ startHour: h, endHour: h })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
+    LocalClock.of(await networkTimeZone(ctx.store, spec.country)),
   );
   const tally = new NetworkPerformanceTally();
   const finder = passageFinder(spec, network, segments);

@@ -281,7 +281,7 @@ async function prepareOd(
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
+    LocalClock.of(await networkTimeZone(ctx.store, spec.country)),
   );
   // trip_counts: totals over the analysed days, not daily averages.
   aggregator.averagePerDay = spec.outputType !== "trip_counts";
@@ -296,7 +296,7 @@ async function prepareOd(
           dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
           slotMinutes: 15,
         },
-        new LocalClock(await networkTimeZone(ctx.store, spec.country)),
+        LocalClock.of(await networkTimeZone(ctx.store, spec.country)),
       )
     : null;
   if (quarterHours) quarterHours.averagePerDay = aggregator.averagePerDay;

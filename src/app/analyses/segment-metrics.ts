@@ -283,7 +283,7 @@ export async function daySlicerOf(spec: AnalysisSpec, ctx: ComputeContext): Prom
       dayParts: spec.dayParts.map((p) => ({ startHour: p.start, endHour: p.end })),
       dateSpans: spec.dateRanges.map((r) => ({ from: r.startDay, to: r.endDay })),
     },
-    new LocalClock(await networkTimeZone(ctx.store, spec.country)),
+    LocalClock.of(await networkTimeZone(ctx.store, spec.country)),
   );
 }
 
