@@ -104,9 +104,11 @@ export async function buildServerThenWebInBackground(root: string): Promise<void
   const hash = inputsHash(root);
   rmSync(join(root, STAMP), { force: true });
   await buildServer(root);
+  // tsx as this script found it: `root` need not hold it (tests build a tree of their own).
+  const tsx = import.meta.resolve("tsx");
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(import.meta.url), "--web", root, hash],
+    ["--import", tsx, fileURLToPath(import.meta.url), "--web", root, hash],
     {
       cwd: root,
       stdio: ["ignore", "inherit", "inherit"],
