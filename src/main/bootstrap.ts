@@ -104,7 +104,7 @@ export function demoYear(today = new Date()): { from: string; to: string } {
  * and stored, so a first start uses every core. The transit riders are simulated first, on this
  * thread, while it would otherwise wait for the first month's traces (the slowest month to simulate)
  * with a core idle; they are stored last, as before: stored first, they made every later batch's
- * segment-month merges dearer (about 2 s more CPU than they saved; docs/performance.md).
+ * segment-month merges dearer (1.5–3 s more CPU against ~1 s saved; docs/performance.md).
  */
 async function loadDemoTrips(ctx: AppContext, dataDir: string, log: (line: string) => void): Promise<void> {
   const network = await ctx.networks.get(DEMO_COUNTRY);
