@@ -1,3 +1,4 @@
+import type { PreparedTrips } from "../../engine/trips/prepared-append.js";
 import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import type { TripColumns } from "../../engine/trips/columns.js";
@@ -392,8 +393,15 @@ export interface AppendResult {
  * column chunks (see TripColumns) so analyses scan them without per-trip rows.
  */
 export interface TripRepo {
-  /** Stores new trips, skipping those already stored, and updates the per-day tallies; one transaction. */
-  appendTrips(country: string, trips: readonly MatchedTrip[]): Promise<AppendResult>;
+  /**
+   * Stores new trips, skipping those already stored, and updates the per-day tallies; one transaction.
+   * `prepared`, when it holds exactly `trips`, spares the work done ahead (a store may ignore it).
+   */
+  appendTrips(
+    country: string,
+    trips: readonly MatchedTrip[],
+    prepared?: PreparedTrips,
+  ): Promise<AppendResult>;
   /** Column chunks in month order; a chunk is never empty. */
   scan(country: string, options?: TripScanOptions): AsyncIterable<TripColumns>;
   countTrips(country: string): Promise<number>;
