@@ -17,6 +17,7 @@ import {
 import { MatchPool } from "../engine/ingest/match-pool.js";
 import { formatOf } from "../engine/ingest/open-input.js";
 import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
+import { PreparedTrips } from "../engine/trips/prepared-append.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
 import type { AppContext } from "./context.js";
 
@@ -78,7 +79,7 @@ export async function ingestFiles(
 
   const network = await requireNetwork(ctx, country);
   const clock = LocalClock.of(await networkTimeZone(ctx.store, country));
-  const cells = talliesAhead(() => new SegmentCellAccumulator(network, clock));
+  const cells = storeWorkAhead(() => new SegmentCellAccumulator(network, clock));
   const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
@@ -93,7 +94,7 @@ export async function ingestFiles(
 interface IngestRun {
   country: string;
   report: IngestReport;
-  cells: AheadOfStore<SegmentCellAccumulator>;
+  cells: AheadOfStore<BatchAhead>;
   pool: MatchPool | null;
   log: (line: string) => void;
   onProblem: (message: string) => void;
@@ -114,7 +115,8 @@ async function ingestEach(
       matcher: opts.matcher,
       matchBatch: pool?.match,
       ahead: cells,
-      sink: async (trips, tallied) => await storeTrips(ctx, country, trips, tallied!, { talliedAhead: true }),
+      sink: async (trips, ahead) =>
+        await storeTrips(ctx, country, trips, ahead!.cells, { talliedAhead: true, prepared: ahead!.trips }),
       batchSize: opts.batchSize,
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
@@ -239,12 +241,25 @@ export async function storeMatchedTrips(
   return totals;
 }
 
+/** What an ingest does of a batch's trips as they are matched, before the batch is stored. */
+interface BatchAhead {
+  cells: SegmentCellAccumulator;
+  trips: PreparedTrips;
+}
+
 /**
- * A batch's per-segment tallies counted as its trips are matched (see AheadOfStore): every trip, as
- * nearly all of an ingest's are new; `storeTrips` counts them again when some were stored before.
+ * A batch's per-segment tallies counted and its store work prepared as its trips are matched (see
+ * AheadOfStore): every trip, as nearly all of an ingest's are new; `storeTrips` counts them again when some
+ * were stored before, and the store redoes what it needs of the prepared work.
  */
-function talliesAhead(open: () => SegmentCellAccumulator): AheadOfStore<SegmentCellAccumulator> {
-  return { open, add: (cells, trip) => cells.addTrip(trip) };
+function storeWorkAhead(openCells: () => SegmentCellAccumulator): AheadOfStore<BatchAhead> {
+  return {
+    open: () => ({ cells: openCells(), trips: new PreparedTrips() }),
+    add: (ahead, trip) => {
+      ahead.cells.addTrip(trip);
+      ahead.trips.add(trip);
+    },
+  };
 }
 
 /**
@@ -256,10 +271,10 @@ export async function storeTrips(
   country: string,
   trips: readonly MatchedTrip[],
   cells: SegmentCellAccumulator,
-  { talliedAhead = false } = {},
+  { talliedAhead = false, prepared }: { talliedAhead?: boolean; prepared?: PreparedTrips } = {},
 ) {
   return await ctx.store.transaction(async () => {
-    const result = await ctx.store.trips.appendTrips(country, trips);
+    const result = await ctx.store.trips.appendTrips(country, trips, prepared);
     // `stored` is `trips` without the duplicates, in order: as long, it is the same trips.
     const tallied = talliedAhead && result.stored.length === trips.length;
     if (talliedAhead && !tallied) cells.drainBatch();

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { CHUNK_FORMAT, decodeChunk as decodeColumns, encodeChunk } from "../engine/trips/chunk-format.js";
 import {
   selectTrips,
@@ -37,7 +36,11 @@ export interface ChunkRow {
 
 /** The stored row of a chunk of trips. */
 export function chunkRowOf(trips: readonly MatchedTrip[]): ChunkRow {
-  const cols = tripsToColumns(trips);
+  return chunkRowOfColumns(tripsToColumns(trips));
+}
+
+/** The stored row of a chunk of trips already in columns. */
+export function chunkRowOfColumns(cols: TripColumns): ChunkRow {
   return {
     format: CHUNK_FORMAT,
     trip_count: cols.count,
@@ -93,18 +96,7 @@ export function mergeableRuns<T extends { month: string; trip_count: number }>(c
   return runs.filter((r) => r.length > 1);
 }
 
-/** Identity of a trip across re-runs of the same input: device, start, end and source. */
-export function fingerprintOf(t: MatchedTrip): Buffer {
-  return createHash("sha256")
-    .update(`${t.deviceId}\u0000${t.startT}\u0000${t.endT}\u0000${t.source}`)
-    .digest()
-    .subarray(0, 16);
-}
-
-export const deviceKeyOf = (deviceId: string) =>
-  createHash("sha256").update(deviceId).digest().subarray(0, 12);
-
-export const monthOf = (t: number) => new Date(t).toISOString().slice(0, 7);
+export { deviceKeyOf, fingerprintOf, monthOf } from "../engine/trips/prepared-append.js";
 
 export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();

@@ -7,6 +7,7 @@ import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import {
   exitOf,
+  stopProcess,
   openDistributedServices,
   startWorkerProcess,
   type DistributedServices,
@@ -69,13 +70,7 @@ async function startCluster(svc: DistributedServices): Promise<Cluster> {
 
 async function stopCluster(cluster: Cluster | undefined): Promise<void> {
   if (!cluster) return;
-  await Promise.all(
-    cluster.workers.map(async (w) => {
-      const exited = exitOf(w.child);
-      w.child.kill("SIGTERM");
-      await exited;
-    }),
-  );
+  await Promise.all(cluster.workers.map((w) => stopProcess(w.child)));
   await cluster.svc.dispose();
 }
 

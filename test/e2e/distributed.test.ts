@@ -4,10 +4,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { runCli, startServer, type RunningServer } from "../helpers/server.js";
+import { waitFor } from "../helpers/stop-process.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { monacoDistricts } from "../helpers/zones.js";
 import {
   exitOf,
+  stopProcess,
   openDistributedServices,
   startWorkerProcess,
   type DistributedServices,
@@ -111,11 +113,15 @@ async function statusOf(server: RunningServer, key: string, uuid: string): Promi
 }
 
 async function finished(server: RunningServer, key: string, uuid: string): Promise<Status> {
-  for (;;) {
-    const s = await statusOf(server, key, uuid);
-    if (s.status !== "Processing") return s;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let last: Status | undefined;
+  return await waitFor(
+    async () => {
+      last = await statusOf(server, key, uuid);
+      return last.status === "Processing" ? undefined : last;
+    },
+    () => `analysis ${uuid} is still ${JSON.stringify(last)}`,
+    { everyMs: 200 },
+  );
 }
 
 /** Every metric CSV of a Data Available analysis, by metric. */
@@ -138,20 +144,18 @@ async function createAnalysis(server: RunningServer, key: string, name: string):
 }
 
 /** Resolves with the worker whose runner logs that it started the analysis `uuid` (attempt `attempt`). */
-function holderOf(workers: WorkerProcess[], uuid: string, attempt: number): Promise<WorkerProcess> {
+async function holderOf(candidates: WorkerProcess[], uuid: string, attempt: number): Promise<WorkerProcess> {
   const line = `(${uuid}) started, attempt ${attempt}`;
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      const holder = workers.find((w) => w.output().includes(line));
-      if (holder) return resolve(holder);
-      if (workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null))
-        return reject(
-          new Error(`no worker left to start ${uuid}:\n${workers.map((w) => w.output()).join("\n")}`),
-        );
-      setTimeout(look, 10);
-    };
-    look();
-  });
+  const outputs = () => candidates.map((w) => w.output()).join("\n");
+  return await waitFor(
+    () => {
+      const holder = candidates.find((w) => w.output().includes(line));
+      if (holder) return holder;
+      if (candidates.every((w) => w.child.exitCode !== null || w.child.signalCode !== null))
+        throw new Error(`no worker left to start ${uuid}:\n${outputs()}`);
+    },
+    () => `no worker logged "${line}":\n${outputs()}`,
+  );
 }
 
 /** Counts metrics over every Monaco segment with data in the month: more rows than one page. */
@@ -242,13 +246,7 @@ describe(
 
     after(async () => {
       await Promise.all([reference, ...apis].filter(Boolean).map((s) => s.stop()));
-      await Promise.all(
-        workers.map(async (w) => {
-          const exited = exitOf(w.child);
-          w.child.kill("SIGTERM");
-          await exited;
-        }),
-      );
+      await Promise.all(workers.map((w) => stopProcess(w.child)));
       await svc?.dispose();
     });
 

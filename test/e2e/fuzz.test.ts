@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Rng } from "../../src/engine/simulate/rng.js";
-import { demoKey, startServer, type RunningServer } from "../helpers/server.js";
+import { demoKey, fetchUnlessShed, startServer, type RunningServer } from "../helpers/server.js";
 
 /** Requests generated; each is one real HTTP call to the running server. */
 const REQUESTS = 3000;
@@ -150,7 +150,10 @@ describe("fuzz: generated requests over every route (real process)", () => {
   before(async () => {
     server = await startServer();
     key = demoKey(server.dataDir);
-    ops = operationsOf(await (await fetch(`${server.baseUrl}/docs/openapi.json`)).json());
+    const doc = await fetchUnlessShed(`${server.baseUrl}/docs/openapi.json`);
+    const text = await doc.text();
+    assert.equal(doc.status, 200, text);
+    ops = operationsOf(JSON.parse(text));
   });
   after(() => server?.stop());
 
@@ -184,7 +187,7 @@ describe("fuzz: generated requests over every route (real process)", () => {
         body = shape === 1 ? '{"broken": ' : shape === 2 ? "" : JSON.stringify(valueFor(op.body, rng));
       }
       const url = `${server.baseUrl}${path}?${query}`;
-      const res = await fetch(url, { method: op.method, headers, body });
+      const res = await fetchUnlessShed(url, { method: op.method, headers, body });
       const text = await res.text();
       if (res.status >= 500)
         failures.push(`${res.status} ${op.method} ${path} ${body?.slice(0, 300)} → ${text.slice(0, 200)}`);

@@ -161,8 +161,4 @@ export async function startWorkerProcess(dataDir: string, env: NodeJS.ProcessEnv
   return { child, output: () => out };
 }
 
-/** Resolves with the exit code once the process has ended (at once if it has). */
-export const exitOf = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+export { exitOf, stopProcess } from "./stop-process.js";

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stopProcess } from "./stop-process.js";
 import { tempDir } from "./temp-dir.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
@@ -65,11 +66,9 @@ export async function startServer(
     baseUrl,
     dataDir: dir,
     output: () => out,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    stop: async () => {
+      await stopProcess(child);
+    },
   };
 }
 
@@ -79,4 +78,19 @@ export function demoPassword(dataDir: string): string {
 
 export function demoKey(dataDir: string): string {
   return readFileSync(join(dataDir, "demo-api-key.txt"), "utf8").trim();
+}
+
+/**
+ * fetch, sent again while the server sheds it (503 `overloaded`, as on a loaded CI machine) after the
+ * Retry-After it gives, as a well-behaved client does; any other answer is returned as it is.
+ */
+export async function fetchUnlessShed(url: string, init?: RequestInit, tries = 30): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, init);
+    if (res.status !== 503 || attempt === tries) return res;
+    const text = await res.clone().text();
+    if (!text.includes('"overloaded"')) return res;
+    const seconds = Number(res.headers.get("retry-after") ?? 1);
+    await new Promise((r) => setTimeout(r, Math.min(5, Math.max(0.2, seconds)) * 1000));
+  }
 }

@@ -1,7 +1,14 @@
 import { collect } from "../helpers/collect.js";
 import { beforeEach, afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { columnsToTrips, selectTrips, tripsToColumns } from "../../src/engine/trips/columns.js";
+import {
+  columnsToTrips,
+  selectTrips,
+  TripColumnsBuilder,
+  tripsToColumns,
+} from "../../src/engine/trips/columns.js";
+import { encodeChunk } from "../../src/engine/trips/chunk-format.js";
+import { PreparedTrips } from "../../src/engine/trips/prepared-append.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
@@ -57,6 +64,89 @@ describe("trip columns", () => {
     assert.equal(cols.count, 2);
     assert.deepEqual([...cols.pathStart], [0, 0, 2]);
     assert.deepEqual(columnsToTrips(cols), trips.slice(1));
+  });
+});
+
+describe("trip columns built one trip at a time", () => {
+  it("encode to the bytes of the same trips packed at once, across growth", () => {
+    const trips = Array.from({ length: 150 }, (_, i) =>
+      trip(`d${i % 7}`, new Date(Date.UTC(2026, 0, 1 + (i % 28), i % 24)).toISOString(), "personal", {
+        path: Array.from({ length: i % 90 }, (_, k) => ({
+          segmentId: k,
+          forward: k % 2 === 0,
+          enterT: k * 1000.4,
+          exitT: k * 1000.4 + 999.6,
+        })),
+      }),
+    );
+    const builder = new TripColumnsBuilder(1, 1);
+    trips.forEach((t) => builder.add(t));
+    assert.deepEqual(encodeChunk(builder.columns()), encodeChunk(tripsToColumns(trips)));
+    assert.deepEqual(builder.columns().devices, tripsToColumns(trips).devices);
+  });
+});
+
+/** Every stored row of the trip tables, in key order (ids left out). */
+function tripRows(store: SqliteStore) {
+  return [
+    "trip_chunks",
+    "trip_fingerprints",
+    "trip_day_counts",
+    "trip_device_days",
+    "trip_device_months",
+  ].map((table) => {
+    const columns = (store.db.prepare(`SELECT * FROM ${table}`).columns() as { name: string }[])
+      .map((c) => c.name)
+      .filter((name) => name !== "id");
+    return store.db
+      .prepare(`SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${columns.join(", ")}`)
+      .all();
+  });
+}
+
+describe("SqliteTrips append with work prepared ahead", () => {
+  const batch = [
+    trip("a", "2026-01-31T23:30:00Z", "bicycle", { purpose: "hbw", incomeBand: 3 }),
+    trip("b", "2026-02-01T08:00:00Z"),
+    trip("a", "2026-02-02T08:00:00Z"),
+    trip("c", "2026-01-05T08:00:00Z", "pedestrian"),
+  ];
+  const prepared = (trips: MatchedTrip[]) => {
+    const p = new PreparedTrips();
+    trips.forEach((t) => p.add(t));
+    return p;
+  };
+
+  for (const [name, before] of [
+    ["all trips new", []],
+    ["some stored before", [batch[1], batch[3]]],
+  ] as const)
+    it(`stores what a plain append stores: ${name}`, async () => {
+      const plain = new SqliteStore(":memory:");
+      const ahead = new SqliteStore(":memory:");
+      try {
+        for (const store of [plain, ahead]) await store.trips.appendTrips("de", [...before]);
+        const a = await plain.trips.appendTrips("de", batch);
+        const b = await ahead.trips.appendTrips("de", batch, prepared(batch));
+        assert.deepEqual(b, a);
+        assert.deepEqual(tripRows(ahead), tripRows(plain));
+      } finally {
+        await plain.close();
+        await ahead.close();
+      }
+    });
+
+  it("ignores work prepared for other trips", async () => {
+    const plain = new SqliteStore(":memory:");
+    const ahead = new SqliteStore(":memory:");
+    try {
+      await plain.trips.appendTrips("de", batch.slice(1));
+      await ahead.trips.appendTrips("de", batch.slice(1), prepared(batch));
+      assert.deepEqual(tripRows(ahead), tripRows(plain));
+    } finally {
+      await plain.close();
+      await ahead.close();
+    }
   });
 });
 

@@ -82,12 +82,37 @@ export const sourceCode = (s: TraceSource) => TRACE_SOURCE_CODES[s];
 
 /** Packs trips into columns. Path times are rounded to whole milliseconds. */
 export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
-  const n = trips.length;
-  const steps = trips.reduce((sum, t) => sum + t.path.length, 0);
-  const cols = allocate(n, steps);
-  const deviceIndex = new Map<string, number>();
-  let k = 0;
-  trips.forEach((trip, i) => {
+  const builder = new TripColumnsBuilder(
+    trips.length,
+    trips.reduce((sum, t) => sum + t.path.length, 0),
+  );
+  for (const trip of trips) builder.add(trip);
+  return builder.columns();
+}
+
+/**
+ * Trips packed into columns one at a time, as they come (an ingest batch fills while trips are matched);
+ * the columns grow as needed. `columns()` is what `tripsToColumns` gives for the same trips.
+ */
+export class TripColumnsBuilder {
+  private cols: TripColumns;
+  private readonly deviceIndex = new Map<string, number>();
+  private steps = 0;
+
+  constructor(trips = 64, steps = 64 * 32) {
+    this.cols = allocate(trips, steps);
+    this.cols.count = 0;
+  }
+
+  get count(): number {
+    return this.cols.count;
+  }
+
+  add(trip: MatchedTrip): void {
+    const i = this.cols.count;
+    if (i + 1 >= this.cols.pathStart.length || this.steps + trip.path.length > this.cols.pathSegmentId.length)
+      this.grow(trip.path.length);
+    const cols = this.cols;
     cols.startT[i] = trip.startT;
     cols.endT[i] = trip.endT;
     [cols.originLon[i], cols.originLat[i]] = trip.origin;
@@ -97,7 +122,8 @@ export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
     cols.source[i] = sourceCode(trip.source);
     cols.purpose[i] = trip.purpose === undefined ? NO_PURPOSE : TRIP_PURPOSE_CODES[trip.purpose];
     cols.incomeBand[i] = trip.incomeBand ?? NO_INCOME_BAND;
-    cols.deviceIndex[i] = indexOfDevice(deviceIndex, cols.devices, trip.deviceId);
+    cols.deviceIndex[i] = indexOfDevice(this.deviceIndex, cols.devices, trip.deviceId);
+    let k = this.steps;
     cols.pathStart[i] = k;
     for (const step of trip.path) {
       cols.pathSegmentId[k] = step.segmentId;
@@ -106,9 +132,33 @@ export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
       cols.pathExitMs[k] = Math.round(step.exitT - trip.startT);
       k++;
     }
-  });
-  cols.pathStart[n] = k;
-  return cols;
+    this.steps = k;
+    cols.count = i + 1;
+    cols.pathStart[i + 1] = k;
+  }
+
+  /** The trips added so far, each column exactly as long as they need (views on the builder's arrays). */
+  columns(): TripColumns {
+    const n = this.cols.count;
+    const out: Record<string, unknown> = { count: n, devices: this.cols.devices };
+    for (const [name] of COLUMN_LAYOUT)
+      out[name] = this.cols[name].subarray(0, lengthOf(name, n, this.steps));
+    return out as unknown as TripColumns;
+  }
+
+  private grow(moreSteps: number): void {
+    const n = this.cols.count;
+    const trips = Math.max(2 * (n + 1), 64);
+    const steps = Math.max(2 * this.cols.pathSegmentId.length, this.steps + moreSteps);
+    const grown = allocate(trips, steps);
+    for (const [name] of COLUMN_LAYOUT)
+      (grown[name] as Uint8Array).set(
+        this.cols[name].subarray(0, lengthOf(name, n, this.steps)) as Uint8Array,
+      );
+    grown.count = n;
+    grown.devices = this.cols.devices;
+    this.cols = grown;
+  }
 }
 
 function indexOfDevice(index: Map<string, number>, devices: string[], id: string): number {

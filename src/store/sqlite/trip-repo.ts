@@ -3,8 +3,10 @@ import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js"
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import type { AppendResult, TripChunkEntry, TripRepo, TripScanOptions } from "../../app/ports/store.js";
 import type { IngestRunRecord } from "../../domain/records.js";
+import { dayOf, type PreparedTrips } from "../../engine/trips/prepared-append.js";
 import {
   chunkRowOf,
+  chunkRowOfColumns,
   decodeChunk,
   deviceKeyOf,
   fingerprintOf,
@@ -21,18 +23,33 @@ import type { Sync } from "./async-port.js";
 export class SqliteTrips implements Sync<TripRepo> {
   constructor(private readonly db: Database.Database) {}
 
-  appendTrips(country: string, trips: readonly MatchedTrip[]): AppendResult {
+  appendTrips(country: string, trips: readonly MatchedTrip[], prepared?: PreparedTrips): AppendResult {
     const addFingerprint = this.db.prepare(
       "INSERT OR IGNORE INTO trip_fingerprints (country, fingerprint) VALUES (?, ?)",
     );
+    const ahead = prepared?.preparedFor(trips) ? prepared : undefined;
     return this.db.transaction(() => {
-      const fresh = trips.filter((t) => addFingerprint.run(country, fingerprintOf(t)).changes === 1);
-      for (const [month, ofMonth] of groupBy(fresh, (t) => monthOf(t.startT)))
-        for (let i = 0; i < ofMonth.length; i += MAX_CHUNK_TRIPS)
-          this.insertChunk(country, month, ofMonth.slice(i, i + MAX_CHUNK_TRIPS));
-      this.addDayCounts(country, fresh);
+      const isNew = trips.map(
+        (t, i) => addFingerprint.run(country, ahead ? ahead.fingerprints[i] : fingerprintOf(t)).changes === 1,
+      );
+      const fresh = trips.filter((_, i) => isNew[i]);
+      this.insertChunks(country, fresh, fresh.length === trips.length ? ahead : undefined);
+      const days = ahead?.days.filter((_, i) => isNew[i]);
+      this.addDayCounts(country, fresh, days, ahead);
       return { inserted: fresh.length, stored: fresh, duplicates: trips.length - fresh.length };
     })();
+  }
+
+  /** One chunk per month (split when too big); the columns prepared ahead when they hold exactly `trips`. */
+  private insertChunks(country: string, trips: readonly MatchedTrip[], prepared?: PreparedTrips): void {
+    const ahead = prepared ? [...prepared.columnsByMonth()] : [];
+    if (prepared && ahead.every(([, cols]) => cols.count <= MAX_CHUNK_TRIPS)) {
+      for (const [month, cols] of ahead) this.insertChunk(country, month, chunkRowOfColumns(cols));
+      return;
+    }
+    for (const [month, ofMonth] of groupBy(trips, (t) => monthOf(t.startT)))
+      for (let i = 0; i < ofMonth.length; i += MAX_CHUNK_TRIPS)
+        this.insertChunk(country, month, chunkRowOf(ofMonth.slice(i, i + MAX_CHUNK_TRIPS)));
   }
 
   *scan(country: string, options: TripScanOptions = {}): Iterable<TripColumns> {
@@ -87,7 +104,7 @@ export class SqliteTrips implements Sync<TripRepo> {
       for (const run of runs) {
         const trips = run.flatMap((c) => columnsToTrips(decodeChunk(read.get(c.id) as ChunkRow)));
         run.forEach((c) => remove.run(c.id));
-        this.insertChunk(country, run[0].month, trips);
+        this.insertChunk(country, run[0].month, chunkRowOf(trips));
       }
       const merged = runs.reduce((sum, run) => sum + run.length - 1, 0);
       return { chunksBefore: chunks.length, chunksAfter: chunks.length - merged };
@@ -140,8 +157,7 @@ export class SqliteTrips implements Sync<TripRepo> {
     }));
   }
 
-  private insertChunk(country: string, month: string, trips: MatchedTrip[]): void {
-    const row = chunkRowOf(trips);
+  private insertChunk(country: string, month: string, row: ChunkRow): void {
     this.db
       .prepare(
         `INSERT INTO trip_chunks (country, month, format, trip_count, step_count, class_mask, devices, columns)
@@ -164,7 +180,12 @@ export class SqliteTrips implements Sync<TripRepo> {
    * Devices are exact: trip_device_days remembers which devices a day has seen,
    * trip_device_months which a month has (a device new to the month is new to its day).
    */
-  private addDayCounts(country: string, trips: readonly MatchedTrip[]): void {
+  private addDayCounts(
+    country: string,
+    trips: readonly MatchedTrip[],
+    days?: readonly string[],
+    prepared?: PreparedTrips,
+  ): void {
     const addDevice = this.db.prepare(
       `INSERT OR IGNORE INTO trip_device_days (country, day, vehicle_class, source, device_key)
        VALUES (?, ?, ?, ?, ?)`,
@@ -178,8 +199,9 @@ export class SqliteTrips implements Sync<TripRepo> {
     >();
     // A device's trips of one day are mostly in one batch: its day is claimed (and its key hashed) once.
     const seen = new Set<string>();
-    for (const t of trips) {
-      const day = new Date(t.startT).toISOString().slice(0, 10);
+    for (let i = 0; i < trips.length; i++) {
+      const t = trips[i];
+      const day = days ? days[i] : dayOf(t.startT);
       const k = `${day}|${t.vehicleClass}|${t.source}`;
       let tally = tallies.get(k);
       if (!tally)
@@ -188,7 +210,7 @@ export class SqliteTrips implements Sync<TripRepo> {
       const deviceDay = `${k}|${t.deviceId}`;
       if (seen.has(deviceDay)) continue;
       seen.add(deviceDay);
-      const key = deviceKeyOf(t.deviceId);
+      const key = prepared ? prepared.deviceKey(t.deviceId) : deviceKeyOf(t.deviceId);
       const added = addDevice.run(country, day, t.vehicleClass, t.source, key).changes;
       if (added > 0) addMonthDevice.run(country, day.slice(0, 7), key);
       tally.devices += added;
