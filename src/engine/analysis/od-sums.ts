@@ -273,7 +273,7 @@ export class OdSums {
     const records = this.allRecords();
     const { keys } = records;
     const order = byPair(this.pairsOf(keys), this.originCount * this.destinationCount);
-    for (let start = 0; start < order.length; ) {
+    for (let start = 0; start < order.length;) {
       const pair = Math.floor(keys[order[start]] / this.fineCount);
       let end = start + 1;
       while (end < order.length && Math.floor(keys[order[end]] / this.fineCount) === pair) end++;
@@ -314,8 +314,7 @@ export class OdSums {
   absorb(state: OdSumsState, cellGroups?: readonly number[]): void {
     if (!cellGroups) {
       if (state.cells.keys.length > 0) this.absorbed.push(state.cells);
-    }
-    else {
+    } else {
       const wanted = cellGroups.reduce((m, g) => m | (1 << g), 0);
       this.wholeGroups &= wanted;
       const perMask = WEEKDAYS * this.slots;
