@@ -765,12 +765,18 @@ for (const backend of all) {
         await store.analyses.putResultPieces(s.uuid, [piece("od", 1, "2\n"), piece("zod", 0, "z\n")]),
         true,
       );
+      // A piece given as UTF-8 bytes (a merge part's rows) reads back as the same text.
+      const bytes = new TextEncoder().encode("Zürich,5\n");
+      assert.equal(
+        await store.analyses.putResultPieces(s.uuid, [{ metric: "od", piece: 5, csv: bytes.subarray(0) }]),
+        true,
+      );
       assert.equal(
         await store.analyses.complete(s.uuid, { od: "h\n", small: "s\n" }, { keepPieces: true }),
         true,
       );
       assert.deepEqual((await store.analyses.getByUuid(s.uuid))!.metrics, ["od", "small"]);
-      assert.equal(await store.analyses.result(s.uuid, "od"), "h\n1\n2\n4\n");
+      assert.equal(await store.analyses.result(s.uuid, "od"), "h\n1\n2\n4\nZürich,5\n");
       assert.equal(await store.analyses.result(s.uuid, "small"), "s\n");
       assert.equal(
         await store.analyses.result(s.uuid, "zod"),

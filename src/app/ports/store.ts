@@ -255,7 +255,8 @@ export interface TripStatsRepo {
 export interface ResultPiece {
   metric: string;
   piece: number;
-  csv: string;
+  /** The CSV text, or its UTF-8 bytes (a merge part's rows, never made into text). */
+  csv: string | Uint8Array;
 }
 
 export interface AnalysisRepo {

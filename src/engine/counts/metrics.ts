@@ -225,51 +225,65 @@ interface ColumnContext {
   firstDays: string[];
 }
 
-/** A number column of `value(r)` for every row; null is NaN. */
-function numbers(ctx: ColumnContext, value: (r: number) => number): MetricColumn {
-  const values = new Float64Array(ctx.rows.length);
-  for (let r = 0; r < values.length; r++) values[r] = value(r);
-  return { kind: "number", values };
-}
-
+/**
+ * One column per field, each a plain loop over the rows: through one shared helper taking a closure per
+ * field, the call site went megamorphic, each value came back boxed, and a year's 12,000 rows cost ~3 ms
+ * and ~270 KB of garbage.
+ */
 function metricColumn(field: MetricField, ctx: ColumnContext): MetricColumn {
-  const { segments, sums, rows, volume } = ctx;
-  const segment = (r: number) => segments[rows.segment[r]];
-  const stat = (r: number) => ctx.stats![rows.sum[r]];
+  const { segments, sums, stats, rows, volume } = ctx;
+  const n = rows.length;
+  const values = new Float64Array(n);
   switch (field) {
-    case "segment_id":
-      return numbers(ctx, (r) => segment(r).id);
     case "year_month": {
-      const ids = new Uint32Array(rows.length);
-      for (let r = 0; r < ids.length; r++) ids[r] = sums.month[rows.sum[r]];
+      const ids = new Uint32Array(n);
+      for (let r = 0; r < n; r++) ids[r] = sums.month[rows.sum[r]];
       return { kind: "text", dict: ctx.firstDays, ids };
     }
     case "road_class":
-      return textColumn(rows.length, (r) => segment(r).roadClass);
+      return textColumn(n, (r) => segments[rows.segment[r]].roadClass);
+    case "trip_purpose":
+      return {
+        kind: "any",
+        values: Array.from({ length: n }, (_, r) => shares(stats![rows.sum[r]].purposes)),
+      };
+    case "income":
+      return {
+        kind: "any",
+        values: Array.from({ length: n }, (_, r) => shares(stats![rows.sum[r]].incomes)),
+      };
+    case "segment_id":
+      for (let r = 0; r < n; r++) values[r] = segments[rows.segment[r]].id;
+      break;
     case "segment_length":
-      return numbers(ctx, (r) => round(segment(r).lengthM / METRES_PER_MILE, 4));
+      for (let r = 0; r < n; r++) values[r] = round(segments[rows.segment[r]].lengthM / METRES_PER_MILE, 4);
+      break;
     case "trips_sample_count":
-      return numbers(ctx, (r) => sums.trips[rows.sum[r]]);
+      for (let r = 0; r < n; r++) values[r] = sums.trips[rows.sum[r]];
+      break;
     case "trips_volume":
-      return numbers(ctx, (r) => Math.round(volume[r]));
+      for (let r = 0; r < n; r++) values[r] = Math.round(volume[r]);
+      break;
     case "vmt":
-      return numbers(ctx, (r) => round((volume[r] * segment(r).lengthM) / METRES_PER_MILE, 2));
+      for (let r = 0; r < n; r++)
+        values[r] = round((volume[r] * segments[rows.segment[r]].lengthM) / METRES_PER_MILE, 2);
+      break;
     case "avg_speed":
-      return numbers(ctx, (r) => {
+      for (let r = 0; r < n; r++) {
         const a = rows.sum[r];
         const count = sums.speedCount[a];
-        return count > 0 ? round(sums.speedSumKph[a] / count / KPH_PER_MPH, 1) : NaN;
-      });
+        // NaN: null in the answer.
+        values[r] = count > 0 ? round(sums.speedSumKph[a] / count / KPH_PER_MPH, 1) : NaN;
+      }
+      break;
     case "free_flow_speed":
-      return numbers(ctx, (r) => {
-        const kph = histogramPercentile(stat(r).speedHistogram, FREE_FLOW_PERCENTILE);
-        return kph === null ? NaN : round(kph / KPH_PER_MPH, 1);
-      });
-    case "trip_purpose":
-      return { kind: "any", values: Array.from({ length: rows.length }, (_, r) => shares(stat(r).purposes)) };
-    case "income":
-      return { kind: "any", values: Array.from({ length: rows.length }, (_, r) => shares(stat(r).incomes)) };
+      for (let r = 0; r < n; r++) {
+        const kph = histogramPercentile(stats![rows.sum[r]].speedHistogram, FREE_FLOW_PERCENTILE);
+        values[r] = kph === null ? NaN : round(kph / KPH_PER_MPH, 1);
+      }
+      break;
   }
+  return { kind: "number", values };
 }
 
 function textColumn(length: number, value: (r: number) => string): MetricColumn {
