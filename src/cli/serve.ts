@@ -11,6 +11,7 @@ import {
   rateLimitOf,
 } from "../config/config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
+import { webBundleSettled } from "../main/web-build.js";
 import { completionNotifier } from "../app/analyses/completion-webhook.js";
 import { requeueOrphans } from "../app/analyses/lifecycle.js";
 import { JobRunner } from "../jobs/runner.js";
@@ -85,6 +86,12 @@ export function serveCommand(program: Command): void {
       const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
       // Behind a load balancer the API processes share one set of rate-limit counters, in Redis.
       const rateCounters = sharedRateCountersFromEnv();
+      // The web bundle may still be building (npm start's first build); the app lists its files once.
+      if (!config.webRoot)
+        await webBundleSettled().catch((error: Error) => {
+          console.error(`error: ${error.message}`);
+          process.exit(1);
+        });
       const app = await buildApp({
         ...ctx,
         heavy,

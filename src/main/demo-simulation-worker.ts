@@ -6,7 +6,7 @@
 import { workerData, type MessagePort } from "node:worker_threads";
 import { Network } from "../engine/network/network.js";
 import type { Segment } from "../engine/network/types.js";
-import { Simulation, writeSimulation, type SimulateOptions } from "../engine/simulate/index.js";
+import { Simulation, writeTraces, type SimulateOptions } from "../engine/simulate/index.js";
 
 export interface SimulationTask {
   dir: string;
@@ -19,7 +19,7 @@ const network = new Network(country, segments);
 
 export default function simulateMonths({ dir, options, port }: SimulationTask): number {
   try {
-    const written = writeSimulation(new Simulation(network, options).trips(), dir, (month) =>
+    const written = writeTraces(new Simulation(network, options).trips(), dir, (month) =>
       port.postMessage(month.traces),
     );
     // The end; on a failure the task's rejection tells instead.

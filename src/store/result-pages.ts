@@ -1,5 +1,6 @@
 import { StoredFormatError } from "../engine/trips/codes.js";
 import { aligned } from "./sqlite/segment-month-pack.js";
+import type { TableSlice } from "../engine/counts/metric-table.js";
 
 /**
  * A stored page of a counts result (rows of equal length) as a BLOB of columns: serialising a year's
@@ -74,7 +75,36 @@ function dictColumn(rows: readonly unknown[][], c: number): { ids: Uint32Array; 
   return { ids, values: [...index.keys()] };
 }
 
-export function encodeResultPage(rows: readonly unknown[][]): Buffer {
+/** A page as its rows, or as a slice of a column table (what a metrics answer stores, no row made). */
+export function encodeResultPage(page: readonly unknown[][] | TableSlice): Buffer {
+  return isSlice(page) ? encodeSlice(page) : encodeRows(page);
+}
+
+const isSlice = (page: readonly unknown[][] | TableSlice): page is TableSlice => !Array.isArray(page);
+
+/** The columns of a table slice stored as they are: numbers as i32 when all are, text by its dictionary. */
+function encodeSlice({ table, from, to }: TableSlice): Buffer {
+  const columns: Column[] = [];
+  const binary: (Int32Array | Float64Array | Uint32Array)[] = [];
+  for (const column of table.columns) {
+    if (column.kind === "any") {
+      columns.push({ t: "json", values: column.values.slice(from, to) });
+    } else if (column.kind === "text") {
+      columns.push({ t: "dict", values: [...column.dict] });
+      binary.push(column.ids.slice(from, to));
+    } else {
+      const values = column.values.subarray(from, to);
+      let int32 = true;
+      for (let i = 0; i < values.length && int32; i++) int32 = (values[i] | 0) === values[i];
+      columns.push({ t: int32 ? "i32" : "f64" });
+      // Int32Array (ToInt32) and v === 0 ? 0 turn −0 into 0, as JSON text would.
+      binary.push(int32 ? new Int32Array(values) : values.map((v) => (v === 0 ? 0 : v)));
+    }
+  }
+  return withHeader({ format: FORMAT, rows: to - from, columns }, binary);
+}
+
+function encodeRows(rows: readonly unknown[][]): Buffer {
   const width = rows.length > 0 ? rows[0].length : 0;
   if (rows.some((r) => r.length !== width))
     return withHeader({ format: FORMAT, rows: rows.length, whole: [...rows], columns: [] }, []);

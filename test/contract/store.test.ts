@@ -14,6 +14,7 @@ import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
 import { randomCells } from "../helpers/random-cells.js";
 import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js";
+import { tableOfRows } from "../../src/engine/counts/metric-table.js";
 import { Network } from "../../src/engine/network/network.js";
 import { LocalClock } from "../../src/engine/time.js";
 import { gridNetwork } from "../helpers/counts.js";
@@ -368,6 +369,88 @@ for (const backend of all) {
       await reference.close();
     });
 
+    it("segment counts: the sums as columns are the query's rows, from the rollups and from the cells", async () => {
+      const store = await backend.open();
+      const cells = randomCells(new Rng(9, "contract-columns"), 900, {
+        segments: [7, 8, 9, BIG_SEGMENT_ID],
+        months: ["2024-12", "2025-01", "2025-02"],
+        speeds: "exact",
+      });
+      await store.segmentStats.add("li", cells);
+      const week = [1, 2, 3, 4, 5, 6, 7];
+      const day = Array.from({ length: 24 }, (_, h) => h);
+      for (const [daysOfWeek, hours] of [
+        [week, day], // the rollups
+        [
+          [1, 2, 3],
+          [7, 8, 9],
+        ], // the cells
+      ])
+        for (const months of [["2025-01"], ["2025-02", "2024-12", "2025-01"], ["2025-03"]]) {
+          const q = {
+            country: "li",
+            segmentIds: [BIG_SEGMENT_ID, 9, 7, 99],
+            months,
+            daysOfWeek,
+            hours,
+            directions: ["with", "against"] as const,
+            vehicleClasses: ["personal", "medium_commercial", "heavy_commercial"],
+            sources: [...TRACE_SOURCES],
+            details: false,
+          };
+          const rows = await store.segmentStats.query(q);
+          const columns = await store.segmentStats.totals(q);
+          assert.deepEqual(columns.months, [...months].sort());
+          assert.equal(columns.length, rows.length);
+          assert.ok(rows.length > 0 || months[0] === "2025-03");
+          const asRows = Array.from({ length: columns.length }, (_, i) => ({
+            segmentId: columns.segmentIds[i],
+            month: columns.months[columns.month[i]],
+            trips: columns.trips[i],
+            speedCount: columns.speedCount[i],
+            speedSumKph: columns.speedSumKph[i],
+          }));
+          assert.deepEqual(
+            asRows,
+            rows.map(({ segmentId, month, trips, speedCount, speedSumKph }) => ({
+              segmentId,
+              month,
+              trips,
+              speedCount,
+              speedSumKph,
+            })),
+          );
+        }
+    });
+
+    it("counts results: a page stored as a slice of columns reads back as its rows", async () => {
+      const store = await backend.open();
+      const rows = [
+        [1, "2025-01-01", 2.5, null, { hbw: 0.5 }],
+        [2, "2025-02-01", -0, 3, null],
+        [3, "2025-01-01", 7, 4, { wbo: 1 }],
+      ];
+      const table = tableOfRows(rows, 5);
+      const result = {
+        requestId: "c1",
+        orgId: "o1",
+        kind: "metrics" as const,
+        columns: ["a", "b", "c", "d", "e"],
+        extra: {},
+        pageSize: 2,
+        totalRows: 3,
+        createdAt: "2026-01-01T00:00:00.000Z",
+        expiresAt: "2026-01-01T01:00:00.000Z",
+      };
+      const slices = [
+        { table, from: 0, to: 2 },
+        { table, from: 2, to: 3 },
+      ];
+      await store.countsResults.save(result, slices, result.createdAt);
+      assert.deepEqual(await store.countsResults.page("c1", 1), JSON.parse(JSON.stringify(rows.slice(0, 2))));
+      assert.deepEqual(await store.countsResults.page("c1", 2), JSON.parse(JSON.stringify(rows.slice(2))));
+    });
+
     it("segment counts: an ingest batch adds what its cells add", async () => {
       const store = await backend.open();
       const reference = new SqliteStore(":memory:");
@@ -682,12 +765,18 @@ for (const backend of all) {
         await store.analyses.putResultPieces(s.uuid, [piece("od", 1, "2\n"), piece("zod", 0, "z\n")]),
         true,
       );
+      // A piece given as UTF-8 bytes (a merge part's rows) reads back as the same text.
+      const bytes = new TextEncoder().encode("Zürich,5\n");
+      assert.equal(
+        await store.analyses.putResultPieces(s.uuid, [{ metric: "od", piece: 5, csv: bytes.subarray(0) }]),
+        true,
+      );
       assert.equal(
         await store.analyses.complete(s.uuid, { od: "h\n", small: "s\n" }, { keepPieces: true }),
         true,
       );
       assert.deepEqual((await store.analyses.getByUuid(s.uuid))!.metrics, ["od", "small"]);
-      assert.equal(await store.analyses.result(s.uuid, "od"), "h\n1\n2\n4\n");
+      assert.equal(await store.analyses.result(s.uuid, "od"), "h\n1\n2\n4\nZürich,5\n");
       assert.equal(await store.analyses.result(s.uuid, "small"), "s\n");
       assert.equal(
         await store.analyses.result(s.uuid, "zod"),

@@ -5,7 +5,7 @@ import pg from "pg";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import type { CountsConfig } from "../../src/api/counts/config.js";
-import { NO_SHEDDING } from "../../src/api/heavy.js";
+import { EventLoopLateness, NO_SHEDDING } from "../../src/api/heavy.js";
 import type { LogSink } from "../../src/api/logging.js";
 import type { OverloadSettings } from "../../src/config/config.js";
 import { issueApiKey } from "../../src/app/accounts.js";
@@ -616,5 +616,69 @@ describe("event-loop shedding (@fastify/under-pressure): every route but /health
     const logged = lines.map((l) => JSON.parse(l) as { status?: number; route?: string });
     assert.ok(logged.some((l) => l.route === "/healthz" && l.status === 200));
     assert.ok(!logged.some((l) => l.status === 503));
+  });
+});
+
+describe("event-loop delay shedding: only a loop late sample after sample is overloaded", () => {
+  let store: SqliteStore;
+  let server: Server;
+  let key: string;
+
+  before(async () => {
+    store = new SqliteStore(":memory:");
+    await importGrid(store);
+    key = await keyOf(store, "Late loop org");
+    server = await serve(store, undefined, { maxEventLoopDelayMs: 300, sampleIntervalMs: 100 });
+  });
+  after(async () => {
+    await stop(server);
+    await store.close();
+  });
+
+  /** Holds this process's event loop (the server's too: it runs in this process) for `ms`. */
+  const holdLoop = (ms: number) => {
+    for (const end = performance.now() + ms; performance.now() < end;);
+  };
+  const account = async () => {
+    const res = await fetch(`${server.base}/api/v2/account`, { headers: { "x-stl-key": key } });
+    return {
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      json: (await res.json()) as Answer,
+    };
+  };
+
+  it("counts one late sample as a long callback, two in a row as overload (the rule)", () => {
+    const lateness = new EventLoopLateness(300);
+    lateness.push(5);
+    lateness.push(2_500); // one callback held the loop: the loop is free again
+    assert.equal(lateness.sustained(), null);
+    lateness.push(4);
+    assert.equal(lateness.sustained(), null);
+    lateness.push(450);
+    lateness.push(700); // late sample after sample: requests queue
+    assert.equal(lateness.sustained(), 450);
+    lateness.push(20);
+    assert.equal(lateness.sustained(), null);
+  });
+
+  it("sheds with Retry-After while the loop stays late, and answers again once it is free", async () => {
+    const hog = setInterval(() => holdLoop(500), 1);
+    let shed: Awaited<ReturnType<typeof account>> | undefined;
+    try {
+      for (let i = 0; i < 40 && shed?.status !== 503; i++) shed = await account();
+    } finally {
+      clearInterval(hog);
+    }
+    assert.equal(shed?.status, 503, JSON.stringify(shed?.json));
+    assert.equal(shed.json.error.code, "overloaded");
+    assert.match(shed.json.error.message, /event loop runs \d+ ms late/);
+    assert.equal(shed.retryAfter, "2");
+    let again = await account();
+    for (let i = 0; i < 40 && again.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      again = await account();
+    }
+    assert.equal(again.status, 200);
   });
 });

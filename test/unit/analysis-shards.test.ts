@@ -101,7 +101,9 @@ describe("analysis shards", () => {
         );
         for (const name of Object.keys(whole)) {
           const mine = pieces.filter((p) => p.metric === name).sort((a, b) => a.piece - b.piece);
-          const read = [merged[name], ...mine.map((p) => p.csv)].join("");
+          const text = (csv: string | Uint8Array) =>
+            typeof csv === "string" ? csv : Buffer.from(csv).toString("utf8");
+          const read = [merged[name], ...mine.map((p) => text(p.csv))].join("");
           assert.equal(read, whole[name], `${parts} stored parts: ${name} differs`);
         }
         assert.ok(pieces.length > parts, "the rows are in pieces");

@@ -4,8 +4,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
-import { buildIfChanged, needsBuild, startBuild } from "../../scripts/build-if-changed.js";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import {
+  buildIfChanged,
+  buildServerThenWebInBackground,
+  inputsHash,
+  needsBuild,
+  startBuild,
+} from "../../scripts/build-if-changed.js";
+import { webBundleSettled } from "../../src/main/web-build.js";
 
 /** A project tree with sources and a fake build that writes both outputs. */
 function project() {
@@ -58,7 +65,8 @@ test("a missing output or a failed build means the next start builds again", asy
   assert.equal(needsBuild(p.root), true);
 });
 
-test("the start build emits runnable ESM for the server, as tsc lays it out, and the web bundle", async (t) => {
+/** A small server tree: what tsc compiles for us (a type-only import, parameter properties, a class field). */
+function serverProject(t: { after: (fn: () => void) => void }): string {
   const root = mkdtempSync(join(tmpdir(), "sf-start-build-"));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(join(root, "src/cli"), { recursive: true });
@@ -78,11 +86,31 @@ test("the start build emits runnable ESM for the server, as tsc lays it out, and
     "import { Greeter } from '../greeter.js';\nconsole.log(new Greeter({ name: 'mc' }).greet());\n",
   );
   writeFileSync(join(root, "src/web/ignored.ts"), "export const x: number = 1;\n");
+  return root;
+}
 
+test("the start build emits runnable ESM for the server, as tsc lays it out, and the web bundle", async (t) => {
+  const root = serverProject(t);
   await startBuild(root);
   assert.equal(execFileSync("node", [join(root, "dist/cli/index.js")], { encoding: "utf8" }), "hello mc 1\n");
   assert.ok(existsSync(join(root, "dist/greeter.js.map")));
   assert.ok(!existsSync(join(root, "dist/types.d.js")), "declarations emit nothing");
   assert.ok(!existsSync(join(root, "dist/web/ignored.js")), "src/web is the web bundle's, not the server's");
   assert.ok(existsSync(join(root, "dist/web/main.js")), "the web bundle");
+});
+
+test("npm start's build: the server's code at once, the web bundle after it in a child the server waits for", async (t) => {
+  const root = serverProject(t);
+  await buildServerThenWebInBackground(root);
+  // Runnable now, before the bundle is written; no stamp until it is.
+  assert.equal(execFileSync("node", [join(root, "dist/cli/index.js")], { encoding: "utf8" }), "hello mc 1\n");
+  const marker = join(root, "dist/.web-build");
+  assert.ok(existsSync(marker), "the builder's pid, for the server to wait on");
+  assert.ok(!existsSync(join(root, "dist/.build-stamp")));
+
+  await webBundleSettled(marker);
+  assert.ok(existsSync(join(root, "dist/web/main.js")), "the web bundle");
+  assert.ok(existsSync(join(root, "dist/web/index.html")));
+  assert.equal(readFileSync(join(root, "dist/.build-stamp"), "utf8").trim(), inputsHash(root));
+  assert.equal(needsBuild(root), false, "the next start skips the build");
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DemoSimulations } from "../../src/main/demo-simulation.js";
@@ -41,6 +41,8 @@ test("the demo's worker thread writes the month files the main thread would, eac
       const month = expected.months[seen.length - 1];
       assert.equal(file, join(dir, `worker-${name}`, `traces-${month.month}.csv`));
       assert.equal(readFileSync(file, "utf8"), readFileSync(month.traces, "utf8"));
+      // The demo never reads the ground truth, so the worker does not write it.
+      assert.equal(existsSync(join(dir, `worker-${name}`, `ground-truth-${month.month}.jsonl`)), false);
     }
     assert.equal(seen.length, 3);
   }

@@ -12,7 +12,15 @@ import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import { inlineRunner } from "../../app/heavy/tasks.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
-import { MetricsBody, MetricsResponse, PageQuery, RequestIdParams, WHOLE_JSON } from "./schemas.js";
+import {
+  answerWithData,
+  JSON_TEXT,
+  MetricsBody,
+  MetricsResponse,
+  PageQuery,
+  RequestIdParams,
+  WHOLE_JSON,
+} from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import { admissionOf, heavyRoute } from "../heavy.js";
 
@@ -23,15 +31,15 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
   const heavy = config.metricsProvider
     ? inlineRunner({ store, networks, metricsProvider: config.metricsProvider })
     : app.heavy;
-  const metricsBody = (page: ResultPage) => ({
-    columns: page.columns,
-    data: page.data,
-    data_version: page.extra.data_version as number,
-    paging: pagingBody(app.prefix, "metrics", page.next),
-    query_rows: page.data.length,
-    request_id: page.requestId,
-    status: "done" as const,
-  });
+  // The members after `data`, in the response schema's order.
+  const metricsBody = (page: ResultPage) =>
+    answerWithData(page.columns, page.dataJson, {
+      data_version: page.extra.data_version as number,
+      paging: pagingBody(app.prefix, "metrics", page.next),
+      query_rows: page.rowCount,
+      request_id: page.requestId,
+      status: "done" as const,
+    });
 
   app.post(
     "/metrics",
@@ -46,7 +54,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
         response: { 200: MetricsResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const filters = parseMetricsFilters(request.body);
       const key = request.apiKey;
       // An exhausted key is refused before selecting; the exact cost is checked before computing (the
@@ -69,7 +77,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
         // Not computed for want of units, yet the quota now allows it (raised meanwhile): compute it.
         result = await heavy.run("countsMetrics", { ...input, unitsLeft: null }, admission);
       }
-      return metricsBody(result.page!);
+      return reply.type(JSON_TEXT).send(metricsBody(result.page!) as never);
     },
   );
 
@@ -85,10 +93,11 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }> 
         response: { 200: MetricsResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const number = requestedPage(request.query.page);
       const id = request.params.request_id;
-      return metricsBody(await laterPage(store, request.apiKey.orgId, "metrics", id, number, config.now()));
+      const page = await laterPage(store, request.apiKey.orgId, "metrics", id, number, config.now());
+      return reply.type(JSON_TEXT).send(metricsBody(page) as never);
     },
   );
 

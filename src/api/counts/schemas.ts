@@ -125,6 +125,21 @@ export const GeometryResponse = Type.Object({
  */
 export const WHOLE_JSON = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
 
+/**
+ * An answer `{columns, data, ...rest}` whose `data` is JSON text already (a page written from its
+ * columns, src/app/counts/results.ts), byte for byte what JSON.stringify writes for the whole object.
+ */
+export function answerWithData(columns: readonly string[], dataJson: string, rest: object): string {
+  const tail = JSON.stringify(rest);
+  return `{"columns":${JSON.stringify(columns)},"data":${dataJson}${tail === "{}" ? "}" : `,${tail.slice(1)}`}`;
+}
+
+/**
+ * The content type of those answers (what Fastify's JSON serializer sets): Fastify sends a string of a
+ * JSON type as it is. (The routes cast the text, `as never`: their typed reply expects the schema's object.)
+ */
+export const JSON_TEXT = "application/json; charset=utf-8";
+
 export const MetricsResponse = Type.Object({
   columns: Type.Array(Type.String()),
   data: Type.Array(Type.Array(Type.Unknown())),

@@ -3,7 +3,15 @@ import { Type } from "typebox";
 import { laterPage, type ResultPage } from "../../app/counts/results.js";
 import type { CountsConfig } from "./config.js";
 import { pagingBody, requestedPage } from "./paging.js";
-import { GeometryResponse, PageQuery, RequestIdParams, SelectionBody, WHOLE_JSON } from "./schemas.js";
+import {
+  answerWithData,
+  GeometryResponse,
+  JSON_TEXT,
+  PageQuery,
+  RequestIdParams,
+  SelectionBody,
+  WHOLE_JSON,
+} from "./schemas.js";
 import { BODY_LIMITS } from "../limits.js";
 import { admissionOf, heavyRoute } from "../heavy.js";
 
@@ -15,14 +23,13 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
   const { store } = app.deps;
   const prefix = app.prefix;
   // The first page and the later ones answer alike.
-  const geometryBody = (page: ResultPage) => ({
-    columns: page.columns,
-    data: page.data,
-    paging: pagingBody(prefix, "geometry", page.next),
-    query_rows: page.data.length,
-    request_id: page.requestId,
-    status: "done" as const,
-  });
+  const geometryBody = (page: ResultPage) =>
+    answerWithData(page.columns, page.dataJson, {
+      paging: pagingBody(prefix, "geometry", page.next),
+      query_rows: page.rowCount,
+      request_id: page.requestId,
+      status: "done" as const,
+    });
 
   app.post(
     "/geometry",
@@ -37,7 +44,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
         response: { 200: GeometryResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const paging = {
         orgId: request.apiKey.orgId,
         pageSize: config.geometryPageSize,
@@ -50,7 +57,7 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
         { selection, paging },
         admissionOf(request, request.apiKey.id),
       );
-      return geometryBody(page);
+      return reply.type(JSON_TEXT).send(geometryBody(page) as never);
     },
   );
 
@@ -66,11 +73,11 @@ export const selectionRoutes: FastifyPluginAsyncTypebox<{ config: CountsConfig }
         response: { 200: GeometryResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { request_id: id } = request.params;
       const number = requestedPage(request.query.page);
       const page = await laterPage(store, request.apiKey.orgId, "geometry", id, number, config.now());
-      return geometryBody(page);
+      return reply.type(JSON_TEXT).send(geometryBody(page) as never);
     },
   );
 

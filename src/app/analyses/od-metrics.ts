@@ -504,7 +504,7 @@ export async function odMergePart(
   spec: AnalysisSpec,
   ctx: ComputeContext,
   partials: readonly OdPartial[],
-): Promise<OdRowRuns> {
+): Promise<OdRowBytes> {
   const scan = await prepareOd(spec, ctx);
   for (const p of partials) {
     scan.aggregator.absorb(p.aggregator);
@@ -514,25 +514,31 @@ export async function odMergePart(
   return odRowRuns(od.aggregator, od.scale, odLabels(spec, od), odMetricGroups(spec), spec.dayTypes.length);
 }
 
-/** The od_* rows of an aggregator per metric, cut into runs at each day type × group (OdRowRuns). */
+/**
+ * OdRowRuns as UTF-8 bytes, each run in blocks (an empty run: none): what a merge part stores, as bytes,
+ * without making text of ~90 MB of rows that only the database reads.
+ */
+export type OdRowBytes = Record<string, Uint8Array[][]>;
+
+/** The od_* rows of an aggregator per metric, cut into runs at each day type × group (OdRowBytes). */
 function odRowRuns(
   aggregator: OdAggregator,
   scale: number[] | undefined,
   labels: OdLabels,
   wanted: [string, number[]][],
   dayTypes: number,
-): OdRowRuns {
-  const runs: OdRowRuns = {};
+): OdRowBytes {
+  const runs: OdRowBytes = {};
   const writerOfGroup: { name: string; writer: OdCsvWriter }[] = [];
   for (const [name, groups] of wanted) {
-    runs[name] = new Array<string>(dayTypes * GROUPS.length).fill("");
-    const writer = new OdCsvWriter(labels);
+    runs[name] = Array.from({ length: dayTypes * GROUPS.length }, () => []);
+    const writer = new OdCsvWriter(labels, true);
     for (const g of groups) writerOfGroup[g] = { name, writer };
   }
   let run = -1;
   const close = () => {
     const open = writerOfGroup[run % GROUPS.length];
-    if (run >= 0 && open) runs[open.name][run] = open.writer.takeRows();
+    if (run >= 0 && open) runs[open.name][run] = open.writer.takeRowBytes();
   };
   aggregator.forEachRow(GROUPS.length, scale, (row) => {
     const of = writerOfGroup[row.group];
@@ -555,8 +561,13 @@ function odRowRuns(
  */
 export function odRowPieces(runs: OdRowRuns, part: number, parts: number): ResultPiece[] {
   return Object.entries(runs).flatMap(([metric, rows]) =>
-    rows.flatMap((csv, run) => (csv === "" ? [] : [{ metric, piece: run * parts + part, csv }])),
+    rows.flatMap((csv, run) => (csv === "" ? [] : [{ metric, piece: odRowPiece(run, part, parts), csv }])),
   );
+}
+
+/** The result piece number of run `run` of merge part `part` of `parts` (odRowPieces). */
+export function odRowPiece(run: number, part: number, parts: number): number {
+  return run * parts + part;
 }
 
 /**
@@ -567,8 +578,9 @@ function assembleOdCsvs(wanted: [string, number[]][], parts: readonly OdRowRuns[
   const csvs: MetricCsvs = {};
   for (const [name] of wanted) {
     const pieces = [odCsvHeader()];
-    const runs = parts[0]?.[name].length ?? 0;
-    for (let run = 0; run < runs; run++) for (const part of parts) pieces.push(part[name][run]);
+    // A part without rows in a run (or a metric) has none there.
+    const runs = Math.max(0, ...parts.map((part) => part[name]?.length ?? 0));
+    for (let run = 0; run < runs; run++) for (const part of parts) pieces.push(part[name]?.[run] ?? "");
     csvs[name] = pieces.join("");
   }
   return csvs;

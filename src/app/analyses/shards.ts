@@ -7,11 +7,13 @@ import {
   expansionMonths,
   mergeOdPartials,
   odMergePart,
+  odRowPiece,
   odRowPieces,
   odShardable,
   odShardPieces,
   scanMonths,
   type OdPartial,
+  type OdRowBytes,
   type OdRowRuns,
 } from "./od-metrics.js";
 
@@ -191,7 +193,7 @@ export async function mergeShardPartials(
   ctx: ComputeContext,
   parts?: readonly Uint8Array[] | PartsStored,
 ): Promise<MetricCsvs> {
-  const odParts = parts === PARTS_STORED ? [] : parts?.map((p) => deserialize(p) as OdRowRuns);
+  const odParts = parts === PARTS_STORED ? [] : parts?.map(rowRunsOf);
   const pieces = odParts ? [0] : Array.from({ length: SHARD_PIECES }, (_, i) => i);
   return await mergeOdPartials(
     spec,
@@ -201,7 +203,7 @@ export async function mergeShardPartials(
   );
 }
 
-/** Merge part `part` of `parts`: the od_* rows of its runs of zone pairs, serialised (v8). */
+/** Merge part `part` of `parts`: the od_* rows of its runs of zone pairs, packed (packRows). */
 export async function computeMergePart(
   spec: AnalysisSpec,
   partials: readonly ShardPieces[],
@@ -210,13 +212,67 @@ export async function computeMergePart(
   ctx: ComputeContext,
 ): Promise<Uint8Array> {
   const pieces = piecesOfMergePart(part, parts);
-  return serialize(
+  return packRows(
     await odMergePart(
       spec,
       ctx,
       partials.map((p) => readPartial(p, pieces)),
     ),
   );
+}
+
+/** First bytes of packed rows ("sfr1"); a v8-serialised result (an older part's) starts with 0xff. */
+const PACKED_ROWS = [0x73, 0x66, 0x72, 0x31];
+
+/**
+ * A merge part's rows as one buffer: PACKED_ROWS, the index's byte length (u32, little-endian), the
+ * index (JSON: [metric, run, byte length] per run with rows), then those runs' UTF-8 bytes back to back.
+ * It crosses to the runner's thread without a copy, and the runner stores the runs as bytes (subarrays):
+ * no text is made of them, serialised, copied into the other thread's heap and encoded again.
+ */
+export function packRows(runs: OdRowBytes): Uint8Array {
+  const index: [metric: string, run: number, bytes: number][] = [];
+  for (const [metric, list] of Object.entries(runs))
+    list.forEach((blocks, run) => {
+      const bytes = blocks.reduce((n, b) => n + b.length, 0);
+      if (bytes > 0) index.push([metric, run, bytes]);
+    });
+  const head = Buffer.from(JSON.stringify(index), "utf8");
+  const out = new Uint8Array(8 + head.length + index.reduce((n, [, , bytes]) => n + bytes, 0));
+  out.set(PACKED_ROWS, 0);
+  new DataView(out.buffer).setUint32(4, head.length, true);
+  out.set(head, 8);
+  let at = 8 + head.length;
+  for (const list of Object.values(runs))
+    for (const blocks of list)
+      for (const b of blocks) {
+        out.set(b, at);
+        at += b.length;
+      }
+  return out;
+}
+
+/** The runs of packed rows (views into `packed`), or null for a v8-serialised result. */
+function unpackRows(packed: Uint8Array): { metric: string; run: number; bytes: Uint8Array }[] | null {
+  if (packed.length < 8 || PACKED_ROWS.some((b, i) => packed[i] !== b)) return null;
+  const headLength = new DataView(packed.buffer, packed.byteOffset, 8).getUint32(4, true);
+  const head = Buffer.from(packed.buffer, packed.byteOffset + 8, headLength).toString("utf8");
+  let at = 8 + headLength;
+  return (JSON.parse(head) as [string, number, number][]).map(([metric, run, length]) => {
+    const bytes = packed.subarray(at, at + length);
+    at += length;
+    return { metric, run, bytes };
+  });
+}
+
+/** A merge part's result as text per run (OdRowRuns): packed rows, or an older part's v8 result. */
+function rowRunsOf(result: Uint8Array): OdRowRuns {
+  const runs = unpackRows(result);
+  if (!runs) return deserialize(result) as OdRowRuns;
+  const out: OdRowRuns = {};
+  for (const { metric, run, bytes } of runs)
+    (out[metric] ??= [])[run] = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
+  return out;
 }
 
 /** A merge given this in place of its parts' results: they stored their od_* rows as result pieces. */
@@ -229,7 +285,9 @@ export type PartsStored = typeof PARTS_STORED;
  * the CSVs of one pass. The parts write them side by side; the merge then writes only the rest.
  */
 export function mergePartPieces(result: Uint8Array, part: number, parts: number): ResultPiece[] {
-  return odRowPieces(deserialize(result) as OdRowRuns, part, parts);
+  const runs = unpackRows(result);
+  if (!runs) return odRowPieces(deserialize(result) as OdRowRuns, part, parts);
+  return runs.map(({ metric, run, bytes }) => ({ metric, piece: odRowPiece(run, part, parts), csv: bytes }));
 }
 
 /** A shard's partial sums from its pieces `pieces` (piece 0 first): its cells are those pieces' cells. */

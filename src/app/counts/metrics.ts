@@ -1,7 +1,10 @@
-import type { SegmentStatsRepo, TripStatsRepo } from "../ports/store.js";
+import type { SegmentStatsQuery, SegmentStatsRepo, TripStatsRepo } from "../ports/store.js";
 import {
   metricsOverAggregates,
+  metricsTableOverAggregates,
   type MetricsProvider,
+  type MetricsQuery,
+  type MetricsTableProvider,
   type TripTallies,
 } from "../../engine/counts/metrics.js";
 import { monthKey } from "../../engine/time.js";
@@ -19,21 +22,42 @@ export function tripTalliesOf(trips: TripStatsRepo): TripTallies {
   };
 }
 
+/** The store's query of a metrics query (ids, month keys, directions as the store names them). */
+function statsQuery(query: MetricsQuery, details: boolean): SegmentStatsQuery {
+  return {
+    country: query.country,
+    segmentIds: query.segments.map((s) => s.id),
+    months: query.months.map(monthKey),
+    daysOfWeek: query.daysOfWeek,
+    hours: query.hours,
+    directions: query.direction === "bidirectional" ? ["with", "against"] : [query.direction],
+    vehicleClasses: query.vehicleClasses,
+    sources: query.sources,
+    details,
+  };
+}
+
 /** The metrics provider over the store's per-segment aggregates (and its per-day tallies, when given). */
 export function metricsFromAggregates(stats: SegmentStatsRepo, tallies?: TripTallies): MetricsProvider {
   return metricsOverAggregates(
-    async (query, details) =>
-      await stats.query({
-        country: query.country,
-        segmentIds: query.segments.map((s) => s.id),
-        months: query.months.map(monthKey),
-        daysOfWeek: query.daysOfWeek,
-        hours: query.hours,
-        directions: query.direction === "bidirectional" ? ["with", "against"] : [query.direction],
-        vehicleClasses: query.vehicleClasses,
-        sources: query.sources,
-        details,
-      }),
+    async (query, details) => await stats.query(statsQuery(query, details)),
+    tallies,
+  );
+}
+
+/**
+ * The metrics as columns, what a counts call serves: without detail fields the store hands its sums
+ * over as columns too, so a year over 1,000 segments makes no object or array per row.
+ */
+export function metricsTableFromAggregates(
+  stats: SegmentStatsRepo,
+  tallies?: TripTallies,
+): MetricsTableProvider {
+  return metricsTableOverAggregates(
+    {
+      totals: async (query) => await stats.totals(statsQuery(query, false)),
+      details: async (query, details) => await stats.query(statsQuery(query, details)),
+    },
     tallies,
   );
 }

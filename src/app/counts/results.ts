@@ -1,6 +1,7 @@
 import type { Store } from "../ports/store.js";
 import type { StoredCountsResult } from "../../domain/records.js";
 import { fail } from "../../domain/errors.js";
+import { tableJson, type MetricTable, type TableSlice } from "../../engine/counts/metric-table.js";
 
 export type ResultKind = StoredCountsResult["kind"];
 
@@ -18,7 +19,12 @@ export interface ResultPage {
   requestId: string;
   columns: string[];
   extra: Record<string, unknown>;
-  data: unknown[][];
+  /**
+   * The page's rows as JSON text (an array of arrays), as JSON.stringify writes them: written straight
+   * from the columns, and one string, not a thousand arrays, when it crosses from a worker thread.
+   */
+  dataJson: string;
+  rowCount: number;
   next: PageInfo | null;
 }
 
@@ -27,7 +33,8 @@ export interface ResultOptions {
   kind: ResultKind;
   columns: string[];
   extra?: Record<string, unknown>;
-  rows: unknown[][];
+  /** Every row of the answer, as columns. */
+  table: MetricTable;
   pageSize: number;
   ttlMs: number;
   now: Date;
@@ -53,10 +60,13 @@ const nextOf = (r: Pick<StoredCountsResult, "requestId" | "pageSize" | "totalRow
 export async function firstPage(store: Pick<Store, "countsResults">, o: ResultOptions): Promise<ResultPage> {
   const requestId = crypto.randomUUID();
   const extra = o.extra ?? {};
-  const meta = { requestId, pageSize: o.pageSize, totalRows: o.rows.length };
-  if (o.rows.length > o.pageSize) {
-    const pages: unknown[][][] = [];
-    for (let i = 0; i < o.rows.length; i += o.pageSize) pages.push(o.rows.slice(i, i + o.pageSize));
+  const { table, pageSize } = o;
+  const meta = { requestId, pageSize, totalRows: table.length };
+  if (table.length > pageSize) {
+    // The pages stay columns: slices of the table, stored as they are.
+    const pages: TableSlice[] = [];
+    for (let from = 0; from < table.length; from += pageSize)
+      pages.push({ table, from, to: Math.min(table.length, from + pageSize) });
     const stored: StoredCountsResult = {
       ...meta,
       orgId: o.orgId,
@@ -68,7 +78,9 @@ export async function firstPage(store: Pick<Store, "countsResults">, o: ResultOp
     };
     await store.countsResults.save(stored, pages, o.now.toISOString());
   }
-  return { requestId, columns: o.columns, extra, data: o.rows.slice(0, o.pageSize), next: nextOf(meta, 1) };
+  const rowCount = Math.min(table.length, pageSize);
+  const dataJson = tableJson(table, 0, rowCount);
+  return { requestId, columns: o.columns, extra, dataJson, rowCount, next: nextOf(meta, 1) };
 }
 
 /** A page of a stored result of the caller's organization; 404 when unknown or expired. */
@@ -91,7 +103,8 @@ export async function laterPage(
     requestId,
     columns: result.columns,
     extra: result.extra,
-    data: rows,
+    dataJson: JSON.stringify(rows),
+    rowCount: rows.length,
     next: nextOf(result, page),
   };
   return answer;

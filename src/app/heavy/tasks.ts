@@ -1,4 +1,5 @@
-import type { MetricsProvider, MetricsQuery, MetricsRow } from "../../engine/counts/metrics.js";
+import type { MetricsProvider, MetricsQuery } from "../../engine/counts/metrics.js";
+import { tableOfRows, type MetricTable } from "../../engine/counts/metric-table.js";
 import {
   parseMetricsFilters,
   type MetricsFilters,
@@ -10,7 +11,7 @@ import {
   type SelectionRequest,
 } from "../../domain/counts/resolve.js";
 import type { OsmIdRow, OsmIdSearch } from "../../domain/osm-id-search.js";
-import { metricsFromAggregates, tripTalliesOf } from "../counts/metrics.js";
+import { metricsTableFromAggregates, tripTalliesOf } from "../counts/metrics.js";
 import { assertWithinQuota, chargeMetricsCall, unitsOf, type ChargedKey } from "../counts/metering.js";
 import { retryLater } from "../../domain/errors.js";
 import { PAST_DEADLINE } from "./wire.js";
@@ -78,7 +79,7 @@ async function pageOf(
   ctx: HeavyContext,
   kind: "metrics" | "geometry",
   columns: string[],
-  rows: unknown[][],
+  table: MetricTable,
   paging: PagingSpec,
   extra?: Record<string, unknown>,
 ): Promise<ResultPage> {
@@ -88,7 +89,7 @@ async function pageOf(
     kind,
     columns,
     extra,
-    rows,
+    table,
     pageSize,
     ttlMs,
     now: new Date(now),
@@ -113,6 +114,16 @@ export function metricsQuery(selection: ResolvedSelection, filters: MetricsFilte
 
 const GEOMETRY_COLUMNS = ["segment_id", "line_geometry"];
 
+/** The metric columns of a query: from the store's sums, or from the rows of a plugged-in provider. */
+async function metricsTable(ctx: HeavyContext, query: MetricsQuery): Promise<MetricTable> {
+  if (!ctx.metricsProvider)
+    return await metricsTableFromAggregates(
+      ctx.store.segmentStats,
+      tripTalliesOf(ctx.store.tripStats),
+    )(query);
+  return tableOfRows([...(await ctx.metricsProvider(query))], query.fields.length);
+}
+
 export const HEAVY_TASKS = {
   /**
    * Selection, then the metric rows of `POST /counts/v1/metrics`; the later pages and the charge commit
@@ -125,17 +136,14 @@ export const HEAVY_TASKS = {
     const fields = filters.fields.length;
     if (input.unitsLeft !== null && unitsOf(segments, fields) > input.unitsLeft)
       return { segments, page: null };
-    const provider =
-      ctx.metricsProvider ??
-      metricsFromAggregates(ctx.store.segmentStats, tripTalliesOf(ctx.store.tripStats));
-    const rows: MetricsRow[] = [...(await provider(metricsQuery(selection, filters)))];
+    const table = await metricsTable(ctx, metricsQuery(selection, filters));
     const extra = { data_version: filters.dataVersion };
     const now = new Date(input.paging.now);
     const page = await answerWrites(ctx, async () => {
       // Checked again with the charge: another call of the key may have spent units meanwhile.
       await assertWithinQuota(ctx.store, input.key, unitsOf(segments, fields), now);
       await chargeMetricsCall(ctx.store, input.key, segments, fields, now);
-      return await pageOf(ctx, "metrics", filters.fields, rows, input.paging, extra);
+      return await pageOf(ctx, "metrics", filters.fields, table, input.paging, extra);
     });
     return { segments, page };
   },
@@ -147,7 +155,8 @@ export const HEAVY_TASKS = {
   ): Promise<ResultPage> {
     const { segments } = await resolveSelection(ctx.networks, input.selection);
     const rows = segments.map((s) => [s.id, { type: "LineString", coordinates: s.coords }]);
-    return await answerWrites(ctx, () => pageOf(ctx, "geometry", GEOMETRY_COLUMNS, rows, input.paging));
+    const table = tableOfRows(rows, GEOMETRY_COLUMNS.length);
+    return await answerWrites(ctx, () => pageOf(ctx, "geometry", GEOMETRY_COLUMNS, table, input.paging));
   },
 
   /** How many segments the selection holds (`POST /counts/v1/segmentcount`). */

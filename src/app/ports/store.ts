@@ -3,8 +3,13 @@ import type { AnalysisSpec } from "../../domain/analyses/spec.js";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import type { TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../../engine/trips/types.js";
-import type { SegmentStatCell, SegmentMonthStats } from "../../engine/counts/segment-stats.js";
+import type {
+  SegmentStatCell,
+  SegmentMonthColumns,
+  SegmentMonthStats,
+} from "../../engine/counts/segment-stats.js";
 import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
+import type { TableSlice } from "../../engine/counts/metric-table.js";
 import type {
   TagSummary,
   Organization,
@@ -250,7 +255,8 @@ export interface TripStatsRepo {
 export interface ResultPiece {
   metric: string;
   piece: number;
-  csv: string;
+  /** The CSV text, or its UTF-8 bytes (a merge part's rows, never made into text). */
+  csv: string | Uint8Array;
 }
 
 export interface AnalysisRepo {
@@ -318,11 +324,22 @@ export interface SegmentStatsRepo {
   addBatch(country: string, batch: SegmentCellBatch): Promise<void>;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
   query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]>;
+  /**
+   * The same sums without details, as columns (what a metrics call without detail fields reads): rows
+   * equal to `query`'s, in its order, over the asked months.
+   */
+  totals(q: SegmentStatsQuery): Promise<SegmentMonthColumns>;
 }
 
+/** A stored page: its rows, or rows `from` … `to - 1` of a column table. */
+export type ResultPageRows = unknown[][] | TableSlice;
+
 export interface CountsResultRepo {
-  /** Stores the result header and its rows split into pages; drops expired results. */
-  save(result: StoredCountsResult, pages: unknown[][][], now: string): Promise<void>;
+  /**
+   * Stores the result header and its rows split into pages, each as rows or as a slice of a column
+   * table (a metrics answer: no row is made); drops expired results.
+   */
+  save(result: StoredCountsResult, pages: readonly ResultPageRows[], now: string): Promise<void>;
   /** Null when unknown, of another organization, of another kind or expired at `now`. */
   get(
     orgId: string,

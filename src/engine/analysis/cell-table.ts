@@ -80,28 +80,6 @@ export class CellTable {
     return out;
   }
 
-  /**
-   * The records split by `pieceOf(key)` (0..pieces-1), each piece's fields as flat arrays: partial sums
-   * cut so that each merge reads only the keys it merges.
-   */
-  exportRecordPieces(pieces: number, pieceOf: (key: number) => number): CellRecords[] {
-    const counts = new Array<number>(pieces).fill(0);
-    for (let r = 0; r < this.records.length; r += RECORD)
-      if (this.records[r] !== EMPTY) counts[pieceOf(this.records[r])]++;
-    const out = counts.map(emptyCellRecords);
-    const filled = new Array<number>(pieces).fill(0);
-    for (let r = 0; r < this.records.length; r += RECORD) {
-      if (this.records[r] === EMPTY) continue;
-      const p = pieceOf(this.records[r]);
-      const n = filled[p]++;
-      out[p].keys[n] = this.records[r];
-      out[p].weights[n] = this.records[r + 1];
-      out[p].durations[n] = this.records[r + 2];
-      out[p].samples[n] = this.records[r + 3];
-    }
-    return out;
-  }
-
   /** Grows the table at once to hold `capacity` cells (a merge knows about how many are coming). */
   reserve(capacity: number): void {
     while (MAX_LOAD * (this.mask + 1) < capacity) this.grow();

@@ -113,8 +113,14 @@ export class OdCsvWriter {
   private readonly lastRowStart: number;
   private readonly encoding: "latin1" | "utf8";
   private readonly parts: string[];
+  /** Full blocks' bytes kept as bytes (takeRowBytes), when `bytes`: no text is made of them. */
+  private byteParts: Uint8Array[] = [];
 
-  constructor(labels: OdLabels) {
+  /** `bytes`: the rows are taken as UTF-8 bytes (takeRowBytes), not as text. */
+  constructor(
+    labels: OdLabels,
+    private readonly bytes = false,
+  ) {
     const zone = (z: ZoneDef) => [z.id, z.name, yesNo(z.isPass), directionOf(z)].map(field).join(",");
     const texts = (values: string[]) => new EncodedTexts(values.map((v) => `${v},`));
     this.groups = texts(labels.groups.map(field));
@@ -156,6 +162,17 @@ export class OdCsvWriter {
     return rows;
   }
 
+  /**
+   * The rows added since the last call as UTF-8 bytes, in blocks (a merge part's run, stored as bytes:
+   * no string is made, copied to another thread and encoded again). Only for a writer made with `bytes`.
+   */
+  takeRowBytes(): Uint8Array[] {
+    this.flush();
+    const rows = this.byteParts;
+    this.byteParts = [];
+    return rows;
+  }
+
   /** The CSV text; the writer is spent. */
   finish(): string {
     this.flush();
@@ -191,7 +208,8 @@ export class OdCsvWriter {
 
   private flush(): void {
     if (this.at === 0) return;
-    this.parts.push(this.block.toString(this.encoding, 0, this.at));
+    if (this.bytes) this.byteParts.push(new Uint8Array(this.block.subarray(0, this.at)));
+    else this.parts.push(this.block.toString(this.encoding, 0, this.at));
     this.at = 0;
   }
 }

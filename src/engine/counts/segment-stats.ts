@@ -64,3 +64,89 @@ export function emptySegmentMonth(segmentId: number, month: string): SegmentMont
     incomes: {},
   };
 }
+
+/**
+ * Sums per segment × month as columns (the commonest metrics call, without details): row i is segment
+ * `segmentIds[i]` in month `months[month[i]]`, ordered by segment id then month. A year over 1,000
+ * segments is 12,000 rows: as objects they were 1.8 MB of garbage per call, as columns a few typed arrays.
+ */
+export interface SegmentMonthColumns {
+  length: number;
+  /** The asked months (YYYY-MM), ascending, once each; `month` indexes them. */
+  months: readonly string[];
+  segmentIds: Float64Array;
+  month: Uint16Array;
+  trips: Float64Array;
+  speedCount: Float64Array;
+  speedSumKph: Float64Array;
+}
+
+/** Columns filled row by row, growing by doubling; `done` hands them over trimmed to the rows added. */
+export class SegmentMonthColumnsBuilder {
+  private n = 0;
+  private segmentIds: Float64Array;
+  private month: Uint16Array;
+  private trips: Float64Array;
+  private speedCount: Float64Array;
+  private speedSumKph: Float64Array;
+
+  constructor(
+    readonly months: readonly string[],
+    capacity: number,
+  ) {
+    const size = Math.max(16, capacity);
+    this.segmentIds = new Float64Array(size);
+    this.month = new Uint16Array(size);
+    this.trips = new Float64Array(size);
+    this.speedCount = new Float64Array(size);
+    this.speedSumKph = new Float64Array(size);
+  }
+
+  add(segmentId: number, month: number, trips: number, speedCount: number, speedSumKph: number): void {
+    if (this.n === this.trips.length) this.grow();
+    const i = this.n++;
+    this.segmentIds[i] = segmentId;
+    this.month[i] = month;
+    this.trips[i] = trips;
+    this.speedCount[i] = speedCount;
+    this.speedSumKph[i] = speedSumKph;
+  }
+
+  done(): SegmentMonthColumns {
+    const n = this.n;
+    return {
+      length: n,
+      months: this.months,
+      segmentIds: this.segmentIds.subarray(0, n),
+      month: this.month.subarray(0, n),
+      trips: this.trips.subarray(0, n),
+      speedCount: this.speedCount.subarray(0, n),
+      speedSumKph: this.speedSumKph.subarray(0, n),
+    };
+  }
+
+  private grow(): void {
+    const twice = <T extends Float64Array | Uint16Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.segmentIds = twice(this.segmentIds);
+    this.month = twice(this.month);
+    this.trips = twice(this.trips);
+    this.speedCount = twice(this.speedCount);
+    this.speedSumKph = twice(this.speedSumKph);
+  }
+}
+
+/** Sums as objects (ordered by segment id, then month), as columns over the asked `months`. */
+export function columnsOfStats(
+  stats: readonly SegmentMonthStats[],
+  months: readonly string[],
+): SegmentMonthColumns {
+  const sorted = [...new Set(months)].sort();
+  const index = new Map(sorted.map((m, i) => [m, i]));
+  const out = new SegmentMonthColumnsBuilder(sorted, stats.length);
+  for (const s of stats) out.add(s.segmentId, index.get(s.month)!, s.trips, s.speedCount, s.speedSumKph);
+  return out.done();
+}

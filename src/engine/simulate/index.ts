@@ -30,7 +30,9 @@ export {
   TRACE_CSV_HEADER,
   traceCsvRow,
   writeSimulation,
+  writeTraces,
   type MonthFiles,
+  type TraceFiles,
   type WriteSummary,
 } from "./writers.js";
 import { EngineError } from "../errors.js";

@@ -86,19 +86,23 @@ export function parseGroundTruthLine(line: string): GroundTruthTrip {
   };
 }
 
-export interface MonthFiles {
+/** A month's trace file (`writeTraces`). */
+export interface TraceFiles {
   month: string;
   traces: string;
-  groundTruth: string;
   trips: number;
   points: number;
 }
 
-export interface WriteSummary {
+export interface MonthFiles extends TraceFiles {
+  groundTruth: string;
+}
+
+export interface WriteSummary<Files extends TraceFiles = MonthFiles> {
   trips: number;
   points: number;
   devices: number;
-  months: MonthFiles[];
+  months: Files[];
 }
 
 /**
@@ -112,15 +116,39 @@ export function writeSimulation(
   outDir: string,
   onMonth?: (files: MonthFiles) => void,
 ): WriteSummary {
+  // Every month written with its ground truth has its path.
+  return writeMonths(trips, outDir, true, onMonth as (files: WrittenFiles) => void) as WriteSummary;
+}
+
+/**
+ * The trace files of writeSimulation, the same bytes, without the ground truth: the demo ingests the traces
+ * and never reads the truth, whose JSON lines were an eighth of the demo simulation's CPU.
+ */
+export function writeTraces(
+  trips: Iterable<SimulatedTrip>,
+  outDir: string,
+  onMonth?: (files: TraceFiles) => void,
+): WriteSummary<TraceFiles> {
+  return writeMonths(trips, outDir, false, onMonth);
+}
+
+type WrittenFiles = TraceFiles & { groundTruth?: string };
+
+function writeMonths(
+  trips: Iterable<SimulatedTrip>,
+  outDir: string,
+  groundTruth: boolean,
+  onMonth?: (files: WrittenFiles) => void,
+): WriteSummary<WrittenFiles> {
   mkdirSync(outDir, { recursive: true });
-  const summary: WriteSummary = { trips: 0, points: 0, devices: 0, months: [] };
+  const summary: WriteSummary<WrittenFiles> = { trips: 0, points: 0, devices: 0, months: [] };
   const devices = new Set<string>();
   let month = null as MonthWriter | null;
   for (const trip of trips) {
     const key = new Date(trip.truth.startT).toISOString().slice(0, 7);
     if (month?.files.month !== key) {
       if (month) finish(month, summary, onMonth);
-      month = new MonthWriter(outDir, key);
+      month = new MonthWriter(outDir, key, groundTruth);
     }
     month.add(trip);
     devices.add(trip.deviceId);
@@ -130,7 +158,11 @@ export function writeSimulation(
   return summary;
 }
 
-function finish(month: MonthWriter, summary: WriteSummary, onMonth?: (files: MonthFiles) => void): void {
+function finish(
+  month: MonthWriter,
+  summary: WriteSummary<WrittenFiles>,
+  onMonth?: (files: WrittenFiles) => void,
+): void {
   month.close();
   summary.trips += month.files.trips;
   summary.points += month.files.points;
@@ -139,20 +171,19 @@ function finish(month: MonthWriter, summary: WriteSummary, onMonth?: (files: Mon
 }
 
 class MonthWriter {
-  readonly files: MonthFiles;
+  readonly files: WrittenFiles;
   private readonly rowsByDevice = new Map<string, string[]>();
-  private readonly truthFd: number;
+  /** Null when the ground truth is not written (writeTraces). */
+  private readonly truthFd: number | null;
   private truthBuffer: string[] = [];
 
-  constructor(outDir: string, month: string) {
-    this.files = {
-      month,
-      traces: join(outDir, `traces-${month}.csv`),
-      groundTruth: join(outDir, `ground-truth-${month}.jsonl`),
-      trips: 0,
-      points: 0,
-    };
-    this.truthFd = openSync(this.files.groundTruth, "w");
+  constructor(outDir: string, month: string, groundTruth: boolean) {
+    this.files = { month, traces: join(outDir, `traces-${month}.csv`), trips: 0, points: 0 };
+    this.truthFd = null;
+    if (groundTruth) {
+      this.files.groundTruth = join(outDir, `ground-truth-${month}.jsonl`);
+      this.truthFd = openSync(this.files.groundTruth, "w");
+    }
   }
 
   add(trip: SimulatedTrip): void {
@@ -161,15 +192,19 @@ class MonthWriter {
     if (!rows) this.rowsByDevice.set(trip.deviceId, (rows = []));
     // One block of rows per trip keeps the month's buffer to few, larger strings.
     rows.push(trip.points.map((p) => traceCsvRow(trip.truth, p)).join("\n"));
-    this.truthBuffer.push(groundTruthLine(trip.truth));
-    if (this.truthBuffer.length >= 1000) this.flushTruth();
+    if (this.truthFd !== null) {
+      this.truthBuffer.push(groundTruthLine(trip.truth));
+      if (this.truthBuffer.length >= 1000) this.flushTruth();
+    }
     this.files.trips++;
     this.files.points += trip.points.length;
   }
 
   close(): void {
-    this.flushTruth();
-    closeSync(this.truthFd);
+    if (this.truthFd !== null) {
+      this.flushTruth();
+      closeSync(this.truthFd);
+    }
     const fd = openSync(this.files.traces, "w");
     try {
       writeSync(fd, TRACE_CSV_HEADER + "\n");
@@ -181,7 +216,7 @@ class MonthWriter {
   }
 
   private flushTruth(): void {
-    if (this.truthBuffer.length > 0) writeSync(this.truthFd, this.truthBuffer.join("\n") + "\n");
+    if (this.truthBuffer.length > 0) writeSync(this.truthFd!, this.truthBuffer.join("\n") + "\n");
     this.truthBuffer = [];
   }
 }

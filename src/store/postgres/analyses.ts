@@ -91,7 +91,8 @@ export class PostgresAnalyses implements AnalysisRepo {
         [uuid],
       );
       if (!running) return false;
-      // A row per piece, the CSV a plain text parameter (see complete).
+      // A row per piece, the CSV a plain text parameter (see complete); bytes go in binary format,
+      // which for a text column is the UTF-8 text itself (checked by the server as text is).
       for (const { metric, piece, csv } of pieces)
         await this.db.run(
           `INSERT INTO analysis_result_pieces (analysis_uuid, metric, piece, csv) VALUES ($1, $2, $3, $4)

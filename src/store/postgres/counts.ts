@@ -1,11 +1,15 @@
 import { addDetails, addTotals, cellMask, SegmentMonthCounters } from "../sqlite/segment-month-pack.js";
 import {
+  columnsOfStats,
   emptySegmentMonth,
+  SegmentMonthColumnsBuilder,
+  type SegmentMonthColumns,
   type SegmentMonthStats,
   type SegmentStatCell,
 } from "../../engine/counts/segment-stats.js";
 import {
   type CountsResultRepo,
+  type ResultPageRows,
   type SegmentStatsQuery,
   type SegmentStatsRepo,
   type UsageRepo,
@@ -13,7 +17,13 @@ import {
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
 import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
-import { eachRollupMonth, monthsByYear, rollupKey } from "../sqlite/segment-rollups.js";
+import {
+  addRollupMonths,
+  eachRollupMonth,
+  monthIndexByYear,
+  monthsByYear,
+  rollupKey,
+} from "../sqlite/segment-rollups.js";
 import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
 import { PgRollupCache } from "./rollup-cache.js";
 import type { RollupRow } from "../rollup-cache.js";
@@ -127,6 +137,34 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     return await this.read(q, true);
   }
 
+  async totals(q: SegmentStatsQuery): Promise<SegmentMonthColumns> {
+    const months = [...new Set(q.months)].sort();
+    const rollup = rollupKey(q);
+    const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
+    if (rollup === null || q.segmentIds.length === 0 || lists.some((l) => l.length === 0))
+      return columnsOfStats(await this.read({ ...q, details: false }, true), months);
+    const monthIndex = monthIndexByYear(months);
+    const out = new SegmentMonthColumnsBuilder(months, q.segmentIds.length * months.length);
+    for (const [segmentId, year, r] of await this.rollupRows(q.country, q.segmentIds, [...monthIndex.keys()]))
+      addRollupMonths(r, rollup, segmentId, monthIndex.get(year)!, out);
+    return out.done();
+  }
+
+  /** The segment-years' rollups, through the cache, in segment id order then year order. */
+  private async rollupRows(country: string, segmentIds: readonly number[], years: readonly string[]) {
+    const read = async (ids: number[]) =>
+      (
+        await this.db.prepared<{ segment_id: number; year: string; cells: Buffer }>(READ_ROLLUPS, [
+          country,
+          ids,
+          years[0],
+          years[years.length - 1],
+        ])
+      ).map((r): RollupRow => [r.segment_id, r.year, r.cells]);
+    const version = () => this.version(country);
+    return await this.rollups.rows(country, segmentIds, years, this.db.inTransaction, version, read);
+  }
+
   /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
   async queryCells(q: SegmentStatsQuery): Promise<SegmentMonthStats[]> {
     return await this.read(q, false);
@@ -181,25 +219,7 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
     months: string[],
   ): Promise<SegmentMonthStats[]> {
     const wanted = monthsByYear(months);
-    const years = [...wanted.keys()];
-    const read = async (segmentIds: number[]) =>
-      (
-        await this.db.prepared<{ segment_id: number; year: string; cells: Buffer }>(READ_ROLLUPS, [
-          q.country,
-          segmentIds,
-          years[0],
-          years[years.length - 1],
-        ])
-      ).map((r): RollupRow => [r.segment_id, r.year, r.cells]);
-    const version = () => this.version(q.country);
-    const rows = await this.rollups.rows(
-      q.country,
-      q.segmentIds,
-      years,
-      this.db.inTransaction,
-      version,
-      read,
-    );
+    const rows = await this.rollupRows(q.country, q.segmentIds, [...wanted.keys()]);
     const found: SegmentMonthStats[] = [];
     for (const [segmentId, year, rollup] of rows) {
       const asked = wanted.get(year);
@@ -224,7 +244,7 @@ const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
 export class PostgresCountsResults implements CountsResultRepo {
   constructor(private readonly db: PgDb) {}
 
-  async save(r: StoredCountsResult, pages: unknown[][][], now: string): Promise<void> {
+  async save(r: StoredCountsResult, pages: readonly ResultPageRows[], now: string): Promise<void> {
     await this.db.transaction(async () => {
       await this.db.run("DELETE FROM counts_results WHERE expires_at <= $1", [now]);
       await this.db.run(
@@ -246,7 +266,7 @@ export class PostgresCountsResults implements CountsResultRepo {
         await this.db.run(
           `INSERT INTO counts_result_pages (request_id, page, cells)
            SELECT $1, n, p FROM unnest($2::bytea[]) WITH ORDINALITY AS x(p, n)`,
-          [r.requestId, pages.map(encodeResultPage)],
+          [r.requestId, pages.map((page) => encodeResultPage(page))],
         );
     });
   }

@@ -93,7 +93,9 @@ export class SqliteAnalyses implements Sync<AnalysisRepo> {
       const put = this.db.prepare(
         "INSERT OR REPLACE INTO analysis_result_pieces (analysis_uuid, metric, piece, csv) VALUES (?, ?, ?, ?)",
       );
-      for (const { metric, piece, csv } of pieces) put.run(uuid, metric, piece, csv);
+      // Kept as TEXT: bytes bound as they are would be a BLOB, read back as bytes.
+      for (const { metric, piece, csv } of pieces)
+        put.run(uuid, metric, piece, typeof csv === "string" ? csv : Buffer.from(csv).toString("utf8"));
       return true;
     })();
   }

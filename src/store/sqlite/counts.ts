@@ -1,11 +1,15 @@
 import type Database from "better-sqlite3";
 import {
+  columnsOfStats,
   emptySegmentMonth,
+  SegmentMonthColumnsBuilder,
+  type SegmentMonthColumns,
   type SegmentMonthStats,
   type SegmentStatCell,
 } from "../../engine/counts/segment-stats.js";
 import {
   type CountsResultRepo,
+  type ResultPageRows,
   type SegmentStatsQuery,
   type SegmentStatsRepo,
   type UsageRepo,
@@ -19,7 +23,15 @@ import {
   SegmentMonthCounters,
 } from "./segment-month-pack.js";
 import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
-import { ChangedYears, eachRollupMonth, monthsByYear, replaceMonths, rollupKey } from "./segment-rollups.js";
+import {
+  addRollupMonths,
+  ChangedYears,
+  eachRollupMonth,
+  monthIndexByYear,
+  monthsByYear,
+  replaceMonths,
+  rollupKey,
+} from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
 import { decodeResultPage, encodeResultPage } from "../result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
@@ -115,6 +127,33 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     return this.read(q, true);
   }
 
+  totals(q: SegmentStatsQuery): SegmentMonthColumns {
+    const months = [...new Set(q.months)].sort();
+    const rollup = rollupKey(q);
+    const lists = [q.months, q.daysOfWeek, q.hours, q.directions, q.vehicleClasses, q.sources];
+    if (rollup === null || q.segmentIds.length === 0 || lists.some((l) => l.length === 0))
+      return columnsOfStats(this.read({ ...q, details: false }, true), months);
+    const monthIndex = monthIndexByYear(months);
+    const years = [...monthIndex.keys()];
+    const out = new SegmentMonthColumnsBuilder(months, q.segmentIds.length * months.length);
+    this.rollups.each(q.country, q.segmentIds, years, this.readRollups(q.country), (id, year, r) =>
+      addRollupMonths(r, rollup, id, monthIndex.get(year)!, out),
+    );
+    return out.done();
+  }
+
+  /** The rollup rows of some segments over a range of years, as the rollup cache asks for them. */
+  private readRollups(country: string) {
+    return (segmentIds: number[], years: readonly string[]) =>
+      this.sql(ROLLUPS.read)
+        .raw()
+        .all(country, JSON.stringify(segmentIds), years[0], years[years.length - 1]) as [
+        number,
+        string,
+        Buffer,
+      ][];
+  }
+
   /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
   queryCells(q: SegmentStatsQuery): SegmentMonthStats[] {
     return this.read(q, false);
@@ -160,14 +199,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private fromRollups(q: SegmentStatsQuery, key: number, months: string[]): SegmentMonthStats[] {
     const wanted = monthsByYear(months);
     const years = [...wanted.keys()];
-    const read = (segmentIds: number[], asked: readonly string[]) =>
-      this.sql(ROLLUPS.read)
-        .raw()
-        .all(q.country, JSON.stringify(segmentIds), asked[0], asked[asked.length - 1]) as [
-        number,
-        string,
-        Buffer,
-      ][];
+    const read = this.readRollups(q.country);
     const found: SegmentMonthStats[] = [];
     // One callback for every segment (not a closure per segment): it reads the segment being visited.
     let segmentId = 0;
@@ -243,7 +275,7 @@ export class SqliteCountsResults implements Sync<CountsResultRepo> {
     this.sql = statementCache(db);
   }
 
-  save(r: StoredCountsResult, pages: unknown[][][], now: string): void {
+  save(r: StoredCountsResult, pages: readonly ResultPageRows[], now: string): void {
     const putPage = this.sql("INSERT INTO counts_result_pages (request_id, page, rows) VALUES (?, ?, ?)");
     this.db.transaction(() => {
       this.sql("DELETE FROM counts_results WHERE expires_at <= ?").run(now);

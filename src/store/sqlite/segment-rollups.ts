@@ -1,6 +1,7 @@
 import { StoredFormatError } from "../../engine/trips/codes.js";
 import type { VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../app/ports/store.js";
+import type { SegmentMonthColumnsBuilder } from "../../engine/counts/segment-stats.js";
 import { addTotalsBySlot, aligned, cellMask, comboKey, SLOTS } from "./segment-month-pack.js";
 
 /**
@@ -244,19 +245,55 @@ export function eachRollupMonth(
   wanted: readonly (string | undefined)[],
   found: (month: string, trips: number, speedCount: number, speedSumKph: number) => void,
 ): void {
+  const k = keyIndex(r, key);
+  if (k < 0) return;
+  for (let i = r.keyStart[k]; i < r.keyStart[k + 1]; i++) {
+    const month = wanted[r.month[i]];
+    if (month !== undefined) found(month, r.trips[i], r.speedCount[i], r.speedSum[i]);
+  }
+}
+
+/**
+ * The entries of `key` whose month is asked, added to `out` as one row each: `monthIndex` maps month
+ * 1–12 to the row's month index, −1 where not asked. The columns' form of eachRollupMonth.
+ */
+export function addRollupMonths(
+  r: RollupByKey,
+  key: number,
+  segmentId: number,
+  monthIndex: Int16Array,
+  out: SegmentMonthColumnsBuilder,
+): void {
+  const k = keyIndex(r, key);
+  if (k < 0) return;
+  for (let i = r.keyStart[k]; i < r.keyStart[k + 1]; i++) {
+    const m = monthIndex[r.month[i]];
+    if (m >= 0) out.add(segmentId, m, r.trips[i], r.speedCount[i], r.speedSum[i]);
+  }
+}
+
+/** Month 1–12 → index into `months` (sorted YYYY-MM, once each) for each year asked; −1 where not asked. */
+export function monthIndexByYear(months: readonly string[]): Map<string, Int16Array> {
+  const byYear = new Map<string, Int16Array>();
+  months.forEach((m, i) => {
+    const year = m.slice(0, 4);
+    let index = byYear.get(year);
+    if (!index) byYear.set(year, (index = new Int16Array(13).fill(-1)));
+    index[Number(m.slice(5, 7))] = i;
+  });
+  return byYear;
+}
+
+/** The index of `key` in the rollup's keys (binary search), −1 when it has no entries. */
+function keyIndex(r: RollupByKey, key: number): number {
   let [lo, hi] = [0, r.keys.length - 1];
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (r.keys[mid] < key) lo = mid + 1;
     else if (r.keys[mid] > key) hi = mid - 1;
-    else {
-      for (let i = r.keyStart[mid]; i < r.keyStart[mid + 1]; i++) {
-        const month = wanted[r.month[i]];
-        if (month !== undefined) found(month, r.trips[i], r.speedCount[i], r.speedSum[i]);
-      }
-      return;
-    }
+    else return mid;
   }
+  return -1;
 }
 
 function view(raw: Uint8Array) {
