@@ -1,5 +1,11 @@
 import { Worker } from "node:worker_threads";
-import type { ThreadData, WarmInput, WorkerInput, WorkerMessage } from "./analysis-thread.js";
+import {
+  transferableInput,
+  type ThreadData,
+  type WarmInput,
+  type WorkerInput,
+  type WorkerMessage,
+} from "./analysis-thread.js";
 
 /** How a task ended: its result, partial sums or error (a thread that died ends its task with an error). */
 export type TaskEnd = Extract<WorkerMessage, { type: "result" | "partial" | "error" }>;
@@ -34,7 +40,8 @@ export class WarmThread {
           resolve(e);
         },
       };
-      worker.postMessage(input);
+      // The partials move to the thread: the runner does not read them again (transferableInput).
+      worker.postMessage(input, transferableInput(input));
     });
   }
 
