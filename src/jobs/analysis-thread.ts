@@ -124,24 +124,9 @@ export async function warmAnalysisThread(thread: AnalysisThreadState, input: War
 }
 
 /** The bytes' buffer when they fill it alone, to hand over without a copy (else none: copied). */
-export function ownBuffer(bytes: Uint8Array): ArrayBuffer[] {
+function ownBuffer(bytes: Uint8Array): ArrayBuffer[] {
   const { buffer } = bytes;
   return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
     ? [buffer]
     : [];
-}
-
-/**
- * The buffers a task's input can hand to the thread without a copy: the shards' partial sums and the
- * merge parts' results read from the queue (~110 MB per merge part at 1,000,000 trips), which the
- * runner no longer reads once posted. Copied instead, the runner's thread cloned them and the worker
- * thread copied them again (issue 15). A view into a larger buffer (a pooled one) is copied.
- */
-export function transferableInput(input: WorkerInput): ArrayBuffer[] {
-  const { task } = input;
-  if (task.type !== "merge-part" && task.type !== "merge") return [];
-  const bytes = task.partials.flat().filter((b): b is Uint8Array => b !== null);
-  if (task.type === "merge" && Array.isArray(task.parts)) bytes.push(...task.parts);
-  // A buffer may be listed once only.
-  return [...new Set(bytes.flatMap(ownBuffer))];
 }

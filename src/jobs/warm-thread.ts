@@ -1,11 +1,5 @@
 import { Worker } from "node:worker_threads";
-import {
-  transferableInput,
-  type ThreadData,
-  type WarmInput,
-  type WorkerInput,
-  type WorkerMessage,
-} from "./analysis-thread.js";
+import type { ThreadData, WarmInput, WorkerInput, WorkerMessage } from "./analysis-thread.js";
 
 /** How a task ended: its result, partial sums or error (a thread that died ends its task with an error). */
 export type TaskEnd = Extract<WorkerMessage, { type: "result" | "partial" | "error" }>;
@@ -40,8 +34,7 @@ export class WarmThread {
           resolve(e);
         },
       };
-      // The partials move to the thread: the runner does not read them again (transferableInput).
-      worker.postMessage(input, transferableInput(input));
+      worker.postMessage(input);
     });
   }
 

@@ -52,10 +52,7 @@ export interface JobFlows {
    * of an earlier attempt is replaced.
    */
   completeWithResult(jobId: string, workerId: string, result: readonly Uint8Array[]): Promise<boolean>;
-  /**
-   * Piece `piece` (default 0) of the children's results in child order; null where a child has none (yet).
-   * Fresh bytes the caller owns: the runner moves them to its worker thread (transferableInput).
-   */
+  /** Piece `piece` (default 0) of the children's results in child order; null where a child has none (yet). */
   childResults(jobId: string, piece?: number): Promise<(Uint8Array | null)[]>;
   /** Children done, of how many. */
   childProgress(jobId: string): Promise<{ done: number; total: number }>;
