@@ -95,8 +95,8 @@ export class JobRunner {
   };
   private timer: NodeJS.Timeout | null = null;
   private readonly thread: WarmThread;
-  /** The job being run by the current tick, if any. */
-  private running: Promise<void> | null = null;
+  /** The tick under way (claiming or running a job), which stop waits for. */
+  private ticked: Promise<void> | null = null;
   private stopping = false;
   /** A tick is claiming or running a job. */
   private ticking = false;
@@ -159,15 +159,18 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.thread.terminate();
-    // The job's own ending (handing it back to the queue) runs before stop resolves; tick logs its errors.
-    await this.running?.catch(() => {});
+    // The tick's ending runs before stop resolves: a job being run or being claimed goes back to the
+    // queue (else the process would exit holding its lease); tick catches its own errors.
+    await this.ticked;
   }
 
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     // One timer at a time: a wake replaces the poll's.
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer = setTimeout(() => {
+      this.ticked = this.tick();
+    }, delayMs);
   }
 
   private async tick(): Promise<void> {
@@ -176,15 +179,15 @@ export class JobRunner {
     this.woken = false;
     try {
       const job = await this.o.queue.claim(this.o.workerId, this.o.leaseMs);
-      if (job) {
+      // Claimed while stopping: straight back to the queue, as a job stopped mid-run is.
+      if (job && this.stopping) await this.o.queue.release(job.id, this.o.workerId);
+      else if (job) {
         ran = true;
-        this.running = this.runJob(job);
-        await this.running;
+        await this.runJob(job);
       }
     } catch (e) {
       this.o.log(`job runner: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      this.running = null;
       this.ticking = false;
     }
     // Look again at once after a job, or when one was enqueued meanwhile: more may be waiting.
@@ -205,8 +208,8 @@ export class JobRunner {
 
   /**
    * Renews the job's lease from its claim to its end, not only while the thread computes: a parent
-   * that plans its shards, or a merge that reads their pieces, outlived its lease at load 10+, and
-   * BullMQ's stalled check gave the job to another runner meanwhile. A refused renewal marks the lease
+   * that plans its shards, or a merge that reads their pieces, can outlive its lease at high load, and
+   * BullMQ's stalled check then gives the job to another runner. A refused renewal marks the lease
    * lost and stops the job's computation.
    */
   private keepLease(job: Job): { lease: Lease; stop: () => void } {
@@ -473,7 +476,8 @@ export class JobRunner {
 
   /** Runs the task in the warm thread and reports how it ended; `lease` is the job's (keepLease). */
   private async runWorker(lease: Lease, input: WorkerInput): Promise<WorkerOutcome> {
-    if (lease.lost) return { type: "lost" };
+    // Stopping (the thread is terminated already): the job is handed back, not started in a new thread.
+    if (lease.lost || this.stopping) return { type: "lost" };
     lease.computing = true;
     try {
       const end = await this.thread.run(input, (progress) => {
