@@ -18,7 +18,8 @@
  * (20,200 segments) for radii of ~100, ~1,000 and ~10,000 segments.
  * `phases` adds, per size, where the time of the slowest requests went (bench/lib/request-phases.ts):
  * the store's reads, the quota look-ups, storing the later pages, the charge, the COMMIT, GC pauses, and
- * how much the WAL grew.
+ * how much the WAL grew. `synchronous=off`, an experiment: the bench's connection without any fsync (what the
+ * checkpoints' syncs cost the tail).
  */
 import { createHash, type Hash } from "node:crypto";
 import { existsSync, rmSync, statSync } from "node:fs";
