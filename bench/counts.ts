@@ -16,9 +16,13 @@
  * request id left out, which a change of the serving code must leave as it was.
  * No shared extract has 10,000 car segments, so `grid` runs the same on a synthetic 101 × 101 street grid
  * (20,200 segments) for radii of ~100, ~1,000 and ~10,000 segments.
+ * `phases` adds, per size, where the time of the slowest requests went (bench/lib/request-phases.ts):
+ * the store's reads, the quota look-ups, storing the later pages, the charge, the COMMIT, GC pauses, and
+ * how much the WAL grew. `synchronous=off`, an experiment: the bench's connection without any fsync (what the
+ * checkpoints' syncs cost the tail).
  */
 import { createHash, type Hash } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { GCProfiler, getHeapStatistics, setFlagsFromString } from "node:v8";
@@ -39,6 +43,7 @@ import type { SegmentStatCell } from "../src/engine/counts/segment-stats.js";
 import { gridNetwork } from "../test/helpers/grid-network.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf } from "./lib/synthetic.js";
+import { PhaseTimer } from "./lib/request-phases.js";
 
 const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
 /** A whole year, so both request shapes are served: one month (`{year, month}`) and the year (`{year}`). */
@@ -85,6 +90,8 @@ export default async function countsBench(args: string[]): Promise<Record<string
   if (!segments) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, segments);
   const store = await openStatsStore(cacheFileOf(COUNTRY), network, source.name);
+  // `synchronous=off`: no fsync at all (an experiment: what the checkpoints' fsyncs cost the tail).
+  if (args.includes("synchronous=off")) store.db.pragma("synchronous = OFF");
   const networks = storeNetworks(store.network);
   // With the trip tallies the route reads too, so the figures are the served request's.
   // Each shape is served both ways in the same run: from the whole-month rollups where they apply
@@ -92,10 +99,14 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const cellsOnly = new SqliteSegmentStats(store.db);
   let path: Path = "rollups";
   const timer = { lastMs: 0 };
+  // `phases`: the request under way's phase timer (one per size measured), null otherwise.
+  const probe: Probe = { phases: args.includes("phases") ? newPhaseTimer(store) : null };
   const timed = async <T>(read: () => T | Promise<T>): Promise<T> => {
     const started = performance.now();
     const out = await read();
-    timer.lastMs += performance.now() - started;
+    const took = performance.now() - started;
+    timer.lastMs += took;
+    if (probe.phases) probe.phases.add("store", took);
     return out;
   };
   const stats: SegmentStatsRepo = {
@@ -112,6 +123,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   // The route's own path (the counts use case over the store's columns), the store's reads timed: the
   // store is the real one but for its segment counts.
   const served = Object.create(store, { segmentStats: { value: stats } }) as SqliteStore;
+  if (probe.phases) timeWrites(store, probe);
   // A load test: the per-key rate limit would refuse the bench's own requests.
   const app = await buildApp({
     store,
@@ -147,7 +159,10 @@ export default async function countsBench(args: string[]): Promise<Record<string
       const bufferM = await radiusFor(post, centre, Math.min(target, carSegments));
       for (const shape of pick("shape", Object.keys(SHAPES) as Shape[]))
         for (path of pick("path", PATHS))
-          sizes.push({ path, ...(await measure(post, timer, centre, bufferM, requests, shape, digest)) });
+          sizes.push({
+            path,
+            ...(await measure(post, timer, centre, bufferM, requests, shape, digest, probe)),
+          });
     }
     const used = process.cpuUsage(cpu);
     return {
@@ -164,6 +179,42 @@ export default async function countsBench(args: string[]): Promise<Record<string
     forgetAnswers(store, org.id);
     await store.close();
   }
+}
+
+interface Probe {
+  phases: PhaseTimer | null;
+}
+
+const newPhaseTimer = (store: SqliteStore) =>
+  new PhaseTimer(() => {
+    try {
+      return statSync(`${store.file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  });
+
+/**
+ * `phases`: the store's quota look-ups, page writes, charges and COMMITs timed into the request under way,
+ * by wrapping them on the store itself (the route reads the quota from it, the task writes through it).
+ */
+function timeWrites(store: SqliteStore, probe: Probe): void {
+  const during =
+    <A extends unknown[], R>(phase: "quota" | "pages" | "meter", fn: (...a: A) => Promise<R>) =>
+    (...a: A) =>
+      probe.phases ? probe.phases.timedAsync(phase, () => fn(...a)) : fn(...a);
+  const { usage, countsResults } = store;
+  const writable = store as { -readonly [K in keyof SqliteStore]: SqliteStore[K] };
+  writable.usage = {
+    ...usage,
+    quotaOf: during("quota", usage.quotaOf),
+    unitsOfKey: during("quota", usage.unitsOfKey),
+    record: during("meter", usage.record),
+  };
+  writable.countsResults = { ...countsResults, save: during("pages", countsResults.save) };
+  const exec = store.db.exec.bind(store.db);
+  store.db.exec = (sql: string) =>
+    sql === "COMMIT" && probe.phases ? probe.phases.timed("commit", () => exec(sql)) : exec(sql);
 }
 
 /**
@@ -232,6 +283,7 @@ async function measure(
   requests: number,
   shape: Shape,
   digest: Hash,
+  probe: Probe,
 ) {
   const body = metricsBody(centre, bufferM, shape);
   const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
@@ -246,12 +298,13 @@ async function measure(
   // The old generation emptied first: a full collection of the set-up's garbage (the network read, earlier
   // sizes) would otherwise land in one window or another by chance, and say nothing of these requests.
   fullGc();
+  const phases = probe.phases ? (probe.phases = probe.phases.fresh()) : null;
   const heap = heapCost();
   for (let i = 0; i < requests; i++) {
     storeTimer.lastMs = 0;
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const res = await post("metrics", body);
+    const res = phases ? await phases.request(() => post("metrics", body)) : await post("metrics", body);
     total.push(performance.now() - started);
     const used = process.cpuUsage(cpu);
     cpuMs.push((used.user + used.system) / 1000);
@@ -283,6 +336,7 @@ async function measure(
     gcPauseMs: ms(gc.pauseMs),
     gcMaxPauseMs: ms(gc.maxPauseMs),
     gcMajor: gc.major,
+    ...(phases ? { phases: phases.report() } : {}),
   };
 }
 
@@ -371,13 +425,14 @@ export function centreOf(network: Network): LonLat {
 /** The cached store: the network and one aggregate cell per segment × month × day of week × hour. */
 async function openStatsStore(file: string, network: Network, sourceName: string): Promise<SqliteStore> {
   const info = { country: COUNTRY, source: sourceName, segmentCount: network.size, importedAt: "" };
+  const open = () => new SqliteStore(file);
   if (existsSync(file)) {
-    const store = new SqliteStore(file);
+    const store = open();
     if ((await store.network.countries()).some((c) => c.country === COUNTRY)) return store;
     await store.close();
     rmSync(file, { force: true });
   }
-  const store = new SqliteStore(file);
+  const store = open();
   const random = randomOf(5);
   for (const segment of network.segments) await store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
   // Written last: its presence marks a complete cache.

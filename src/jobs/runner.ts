@@ -68,6 +68,13 @@ export interface RunnerOptions {
 /** How a worker run ended: its result, an error, or `lost` when the job was cancelled (or taken over). */
 type WorkerOutcome = TaskEnd | { type: "lost" };
 
+/** A claimed job's lease as its runner keeps it: `lost` once a renewal was refused. */
+interface Lease {
+  lost: boolean;
+  /** The thread computes the job: a lost lease terminates it. */
+  computing: boolean;
+}
+
 // The default compute module, beside this file: .ts under tsx (tests, `npm run streetflow`), else .js.
 const RUNNING_TS = import.meta.url.endsWith(".ts");
 const COMPUTE_MODULE = new URL(`../app/analyses/compute${RUNNING_TS ? ".ts" : ".js"}`, import.meta.url).href;
@@ -88,8 +95,8 @@ export class JobRunner {
   };
   private timer: NodeJS.Timeout | null = null;
   private readonly thread: WarmThread;
-  /** The job being run by the current tick, if any. */
-  private running: Promise<void> | null = null;
+  /** The tick under way (claiming or running a job), which stop waits for. */
+  private ticked: Promise<void> | null = null;
   private stopping = false;
   /** A tick is claiming or running a job. */
   private ticking = false;
@@ -152,15 +159,18 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.thread.terminate();
-    // The job's own ending (handing it back to the queue) runs before stop resolves; tick logs its errors.
-    await this.running?.catch(() => {});
+    // The tick's ending runs before stop resolves: a job being run or being claimed goes back to the
+    // queue (else the process would exit holding its lease); tick catches its own errors.
+    await this.ticked;
   }
 
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     // One timer at a time: a wake replaces the poll's.
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer = setTimeout(() => {
+      this.ticked = this.tick();
+    }, delayMs);
   }
 
   private async tick(): Promise<void> {
@@ -169,15 +179,15 @@ export class JobRunner {
     this.woken = false;
     try {
       const job = await this.o.queue.claim(this.o.workerId, this.o.leaseMs);
-      if (job) {
+      // Claimed while stopping: straight back to the queue, as a job stopped mid-run is.
+      if (job && this.stopping) await this.o.queue.release(job.id, this.o.workerId);
+      else if (job) {
         ran = true;
-        this.running = this.runJob(job);
-        await this.running;
+        await this.runJob(job);
       }
     } catch (e) {
       this.o.log(`job runner: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      this.running = null;
       this.ticking = false;
     }
     // Look again at once after a job, or when one was enqueued meanwhile: more may be waiting.
@@ -185,8 +195,41 @@ export class JobRunner {
   }
 
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === SHARD_JOB || job.kind === MERGE_PART_JOB) return await this.runShard(job);
+    // Ingest chunks keep their own lease (ingest-chunk-job.ts).
     if (job.kind === INGEST_CHUNK_JOB) return await this.runIngestChunk(job);
+    const { lease, stop } = this.keepLease(job);
+    try {
+      if (job.kind === SHARD_JOB || job.kind === MERGE_PART_JOB) return await this.runShard(job, lease);
+      return await this.runAnalysis(job, lease);
+    } finally {
+      stop();
+    }
+  }
+
+  /**
+   * Renews the job's lease from its claim to its end, not only while the thread computes: a parent
+   * that plans its shards, or a merge that reads their pieces, can outlive its lease at high load, and
+   * BullMQ's stalled check then gives the job to another runner. A refused renewal marks the lease
+   * lost and stops the job's computation.
+   */
+  private keepLease(job: Job): { lease: Lease; stop: () => void } {
+    const { queue, workerId, leaseMs, heartbeatMs } = this.o;
+    const lease: Lease = { lost: false, computing: false };
+    const heartbeat = setInterval(() => {
+      queue.heartbeat(job.id, workerId, leaseMs).then(
+        (held) => {
+          if (held || lease.lost) return;
+          lease.lost = true;
+          if (lease.computing) void this.thread.terminate();
+        },
+        (e: unknown) =>
+          this.o.log(`job ${job.id}: heartbeat failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }, heartbeatMs);
+    return { lease, stop: () => clearInterval(heartbeat) };
+  }
+
+  private async runAnalysis(job: Job, lease: Lease): Promise<void> {
     const { store, queue, workerId } = this.o;
     const uuid = (job.payload as AnalysisJobPayload).analysisUuid;
     const analysis = job.kind === ANALYSIS_JOB ? await store.analyses.getByUuid(uuid) : null;
@@ -209,10 +252,14 @@ export class JobRunner {
       this.o.log(`analysis ${analysis.name} (${uuid}) ${task.split}`);
       return;
     }
+    if ("lost" in task) {
+      this.o.log(`analysis ${analysis.name} (${uuid}) lost its job while planning; left to its holder`);
+      return;
+    }
     this.o.log(
       `analysis ${analysis.name} (${uuid}) ${task.type === "merge" ? "merging its shards" : "started"}, attempt ${job.attempts}`,
     );
-    const outcome = await this.runWorker(job, {
+    const outcome = await this.runWorker(lease, {
       spec: analysis.spec,
       computeModule: this.o.computeModule,
       task,
@@ -268,7 +315,10 @@ export class JobRunner {
    * those are done too it merges the shards' partial sums with the parts' CSVs. Otherwise, and when
    * the compute module has no shard functions, whole.
    */
-  private async shardedTask(job: Job, analysis: StoredAnalysis): Promise<WorkerTask | { split: string }> {
+  private async shardedTask(
+    job: Job,
+    analysis: StoredAnalysis,
+  ): Promise<WorkerTask | { split: string } | { lost: true }> {
     const { flows } = this.o.queue;
     if (!flows || this.o.shardTrips <= 0) return { type: "whole" };
     const rounds = await flows.childRounds(job.id);
@@ -284,15 +334,20 @@ export class JobRunner {
         payload: { analysisUuid: analysis.uuid, parentJobId: job.id, index, total: shards.length, shard },
       }));
     }
-    if (await flows.split(job.id, this.o.workerId, children))
-      return { split: `split into ${await flows.childCount(job.id)} shards` };
+    // A runner whose lease ran out while it planned goes no further: the job's holder splits and merges.
+    const split = await flows.split(job.id, this.o.workerId, children);
+    if (split === "lost") return { lost: true };
+    if (split === "waiting") return { split: `split into ${await flows.childCount(job.id)} shards` };
     const results = await flows.childResults(job.id);
-    // Not split after all (the job was cancelled or taken over meanwhile): the whole run finds out.
+    // Not split after all: the whole run.
     if (results.length === 0) return { type: "whole" };
     const shards = rounds[0] ?? results.length;
+    // Every shard is done before its merge is split into parts (which read them) or merged.
+    present(job, results.slice(0, shards), "shard (piece 0)");
     const parts = await this.mergeParts(analysis, job, shards);
-    if (parts.length > 0 && (await flows.split(job.id, this.o.workerId, parts, shards)))
-      return { split: `merge split into ${parts.length} parts` };
+    const partsSplit = parts.length > 0 ? await flows.split(job.id, this.o.workerId, parts, shards) : "done";
+    if (partsSplit === "lost") return { lost: true };
+    if (partsSplit === "waiting") return { split: `merge split into ${parts.length} parts` };
     // Parts are added only after the shards are done: their results follow the shards' (third pass).
     const partResults = present(job, results.slice(shards), "merge part");
     // With parts, the shards' OD cells were theirs: only piece 0 is left to read.
@@ -342,7 +397,7 @@ export class JobRunner {
    * One shard of an analysis: its partial sums, kept by the queue for the merge. A failed attempt is
    * retried (up to maxAttempts); the last failure fails the analysis (and, through the queue, its job).
    */
-  private async runShard(job: Job): Promise<void> {
+  private async runShard(job: Job, lease: Lease): Promise<void> {
     const { store, queue, workerId } = this.o;
     const flows = queue.flows!;
     const { analysisUuid: uuid, parentJobId } = job.payload as ShardJobPayload | MergePartJobPayload;
@@ -360,7 +415,7 @@ export class JobRunner {
       return;
     }
     const task = await this.childTask(job);
-    const outcome = await this.runWorker(job, {
+    const outcome = await this.runWorker(lease, {
       spec: analysis.spec,
       computeModule: this.o.computeModule,
       task,
@@ -419,27 +474,21 @@ export class JobRunner {
     await ingestChunks.run(job, { ...this.o, stopping: () => this.stopping });
   }
 
-  /** Runs the task in the warm thread and reports how it ended. */
-  private async runWorker(job: Job, input: WorkerInput): Promise<WorkerOutcome> {
-    const { store, queue, workerId, leaseMs, heartbeatMs } = this.o;
-    // The first word wins: a cancel beats the error its termination causes.
-    let lost = false;
-    const logFailure = (what: string) => (e: unknown) =>
-      this.o.log(`job ${job.id}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
-    const heartbeat = setInterval(() => {
-      queue.heartbeat(job.id, workerId, leaseMs).then((held) => {
-        if (held) return;
-        lost = true;
-        void this.thread.terminate();
-      }, logFailure("heartbeat"));
-    }, heartbeatMs);
+  /** Runs the task in the warm thread and reports how it ended; `lease` is the job's (keepLease). */
+  private async runWorker(lease: Lease, input: WorkerInput): Promise<WorkerOutcome> {
+    // Stopping (the thread is terminated already): the job is handed back, not started in a new thread.
+    if (lease.lost || this.stopping) return { type: "lost" };
+    lease.computing = true;
     try {
       const end = await this.thread.run(input, (progress) => {
-        store.analyses.setProgress(input.spec.uuid, progress).catch(logFailure("progress"));
+        this.o.store.analyses
+          .setProgress(input.spec.uuid, progress)
+          .catch((e: unknown) => this.o.log(`analysis ${input.spec.uuid}: progress failed: ${String(e)}`));
       });
-      return lost ? { type: "lost" } : end;
+      // The first word wins: a cancel beats the error its termination causes.
+      return lease.lost ? { type: "lost" } : end;
     } finally {
-      clearInterval(heartbeat);
+      lease.computing = false;
     }
   }
 }

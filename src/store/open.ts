@@ -23,7 +23,11 @@ export async function openStore(
   options: { readonly?: boolean; thread?: boolean } = {},
 ): Promise<Store> {
   if (description.kind === "sqlite")
-    return new SqliteStore(description.file, { readonly: options.readonly ?? false });
+    return new SqliteStore(description.file, {
+      readonly: options.readonly ?? false,
+      // A thread's connection beside the process's own leaves the checkpoints to that one's thread.
+      backgroundCheckpoints: !options.thread,
+    });
   return await PostgresStore.open(
     description.url,
     options.thread ? { pool: threadPoolSettingsFromEnv() } : {},

@@ -42,7 +42,7 @@ describe("BullMQ queue: onEnqueue hears other processes' jobs", { skip: reached.
     const parent = await other.enqueue("analysis", { n: 1 });
     await added;
     assert.equal((await other.claim("w", 10_000))?.id, parent.id);
-    assert.equal(await other.split(parent.id, "w", [{ kind: "analysis-shard", payload: {} }]), true);
+    assert.equal(await other.split(parent.id, "w", [{ kind: "analysis-shard", payload: {} }]), "waiting");
     const child = (await other.claim("w", 10_000))!;
     const parentBack = woken();
     assert.equal(await other.completeWithResult(child.id, "w", [new Uint8Array([1])]), true);

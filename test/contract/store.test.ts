@@ -9,6 +9,7 @@ import type { AnalysisSpec } from "../../src/domain/analyses/spec.js";
 import { DomainError } from "../../src/domain/errors.js";
 import { toDomainError } from "../../src/app/error-mapping.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { EXPIRED_RESULTS_PER_SAVE } from "../../src/store/result-pages.js";
 import type { Store } from "../../src/app/ports/store.js";
 import type { StoredZoneSet } from "../../src/domain/records.js";
 import { backends } from "./backends.js";
@@ -714,6 +715,40 @@ for (const backend of all) {
       // Saving another result drops the expired ones.
       await store.countsResults.save({ ...result, requestId: "r2" }, [], "2026-01-01T02:00:00.000Z");
       assert.equal(await store.countsResults.page("r1", 1), null);
+    });
+
+    it("counts results: a save drops at most a few expired results, oldest first, so a backlog drains", async () => {
+      const store = await backend.open();
+      const result = (i: number) => ({
+        requestId: `r${i}`,
+        orgId: "o1",
+        kind: "metrics" as const,
+        columns: ["segment_id"],
+        extra: {},
+        pageSize: 1,
+        totalRows: 2,
+        createdAt: "2026-01-01T00:00:00.000Z",
+        // r0 expires first.
+        expiresAt: `2026-01-01T01:${String(i).padStart(2, "0")}:00.000Z`,
+      });
+      const backlog = 3 * EXPIRED_RESULTS_PER_SAVE + 1;
+      for (let i = 0; i < backlog; i++)
+        await store.countsResults.save(result(i), [[[i]], [[i + 1]]], "2026-01-01T00:00:00.000Z");
+      const later = "2026-01-02T00:00:00.000Z";
+      const kept = async () => {
+        const ids: number[] = [];
+        for (let i = 0; i < backlog; i++) if (await store.countsResults.page(`r${i}`, 2)) ids.push(i);
+        return ids;
+      };
+      // Each save (results that expire the next day) drops the oldest few expired ones, with their pages.
+      const from = (n: number) => Array.from({ length: Math.max(0, backlog - n) }, (_, i) => n + i);
+      // The fourth save finds one left: the backlog is gone.
+      for (let save = 1; save <= 4; save++) {
+        const fresh = { ...result(100 + save), expiresAt: "2026-01-03T00:00:00.000Z" };
+        await store.countsResults.save(fresh, [], later);
+        assert.deepEqual(await kept(), from(save * EXPIRED_RESULTS_PER_SAVE), `after save ${save}`);
+      }
+      assert.deepEqual(await kept(), []);
     });
 
     it("zone sets: names unique per organization (any case), by name or uuid", async () => {

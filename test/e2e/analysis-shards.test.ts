@@ -43,6 +43,20 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
   let singleScenario: Awaited<ReturnType<typeof shardScenario>>;
   /** The store as the API sees it: PostgreSQL with its jobs on Redis. */
   let api: Store;
+  /** Run once, by the next runner that counts the devices of an analysis it plans, before it counts. */
+  let holdPlanning: (() => Promise<void>) | null = null;
+  const planningHeld = (stats: Store["tripStats"]): Store["tripStats"] =>
+    new Proxy(stats, {
+      get: (target, key) =>
+        key !== "devicesByMonth"
+          ? Reflect.get(target, key, target)
+          : async (...args: Parameters<Store["tripStats"]["devicesByMonth"]>) => {
+              const hold = holdPlanning;
+              holdPlanning = null;
+              await hold?.();
+              return await target.devicesByMonth(...args);
+            },
+    });
 
   before(async () => {
     admin = new pg.Client({ connectionString: PG_URL });
@@ -67,7 +81,12 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
       (q) =>
         new JobRunner({
           store: new Proxy(store, {
-            get: (target, key) => (key === "jobs" ? q : Reflect.get(target, key, target)),
+            get: (target, key) =>
+              key === "jobs"
+                ? q
+                : key === "tripStats"
+                  ? planningHeld(target.tripStats)
+                  : Reflect.get(target, key, target),
           }),
           queue: q,
           workerStore: { kind: "postgres", url },
@@ -138,6 +157,34 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
     // Then two merge parts write the od_* rows of half the zone pairs each, and the job lays them together.
     assert.ok(log.some((l) => l.includes(`(${spec.uuid}) merge split into 2 parts`)));
     assert.equal(log.filter((l) => l.includes(spec.uuid) && / merge part \d\/2 done/.test(l)).length, 2);
+  });
+
+  it("leaves the split and the merge to the new holder of a job whose lease ran out while it was planned", async () => {
+    const spec = await scenario.spec("Planned twice");
+    const mine = () => log.filter((l) => l.includes(`(${spec.uuid})`));
+    holdPlanning = async () => {
+      // The lease runs out mid-plan (a slow plan at load 10+): the other runner takes the job and splits it.
+      const jobId = (await store.analyses.getByUuid(spec.uuid))!.jobId!;
+      const holder = (await queues[0].get(jobId))!.leaseOwner!;
+      await queues[0].expireLeases((owner) => owner === holder);
+      while (!mine().some((l) => l.includes(" split into "))) await new Promise((r) => setTimeout(r, 50));
+    };
+    await createAnalysis(api, spec);
+    await assertSameCsvs(spec.uuid, await wholeOnSqlite(spec));
+    assert.equal(holdPlanning, null, "a runner was held while planning");
+    // Before, the first runner went on: it added the merge parts while the shards ran, and its merge
+    // found "the result of shard (piece 0) 0 is missing"; the holder's merge pass then said "split into 8".
+    assert.ok(!log.some((l) => l.includes("is missing")), log.join("\n"));
+    assert.deepEqual(
+      mine()
+        .filter((l) => / split into /.test(l))
+        .map((l) => l.slice(l.indexOf(") ") + 2)),
+      ["split into 6 shards", "merge split into 2 parts"],
+    );
+    assert.ok(
+      mine().some((l) => l.endsWith("lost its job while planning; left to its holder")),
+      mine().join("\n"),
+    );
   });
 
   it("retries a shard that failed once; the result is still the single-process one", async () => {

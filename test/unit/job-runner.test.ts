@@ -154,6 +154,86 @@ describe("job runner", () => {
     await store.close();
   });
 
+  /** A promise and the function that resolves it. */
+  const signal = () => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+
+  it("hands back a job whose claim answers while it stops, before the stop resolves", async () => {
+    const { store, analysis } = await setup("claimed-while-stopping");
+    const claimed = signal();
+    const answer = signal();
+    const queue = {
+      ...store.jobs,
+      claim: async (workerId: string, leaseMs: number) => {
+        const job = await store.jobs.claim(workerId, leaseMs);
+        if (job) {
+          claimed.resolve();
+          await answer.promise;
+        }
+        return job;
+      },
+    };
+    const runner = new JobRunner({
+      store,
+      queue,
+      workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
+      pollMs: 10,
+      leaseMs: 60_000,
+    });
+    await runner.start();
+    await claimed.promise;
+    const stopped = runner.stop();
+    answer.resolve();
+    await stopped;
+    // Before, the stop resolved first and the process exited holding the lease (or ran the job whole).
+    const job = (await store.jobs.get(analysis.jobId!))!;
+    assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
+    await store.close();
+  });
+
+  it("stopped while it prepares a job, hands it back without computing it", async () => {
+    const { store, analysis } = await setup("stopped-while-preparing");
+    const preparing = signal();
+    const go = signal();
+    const bound = (target: object, key: string | symbol): unknown => {
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    };
+    const analyses = new Proxy(store.analyses, {
+      get: (target, key) =>
+        key === "markRunning"
+          ? async (uuid: string) => {
+              preparing.resolve();
+              await go.promise;
+              return await target.markRunning(uuid);
+            }
+          : bound(target, key),
+    });
+    const runner = new JobRunner({
+      store: new Proxy(store, { get: (target, key) => (key === "analyses" ? analyses : bound(target, key)) }),
+      queue: store.jobs,
+      workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
+      pollMs: 10,
+      leaseMs: 60_000,
+    });
+    await runner.start();
+    await preparing.promise;
+    const stopped = runner.stop();
+    go.resolve();
+    await stopped;
+    // Before, the stop ended the idle thread, the job started a new one and the stop waited for the
+    // whole computation (forever for one that hangs).
+    assert.notEqual((await store.analyses.getByUuid(analysis.uuid))!.state, "done");
+    const job = (await store.jobs.get(analysis.jobId!))!;
+    assert.deepEqual([job.state, job.attempts, job.leaseOwner], ["queued", 0, null]);
+    await store.close();
+  });
+
   it("runs two analyses side by side with two runners on one queue, each job once", async () => {
     const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
     const { store, analysis, runner } = await setup("hang-first", testCompute);

@@ -28,6 +28,9 @@ export interface ChildJob {
   payload: unknown;
 }
 
+/** What JobFlows.split did: parked the job, found every child done, or found the job no longer held. */
+export type SplitOutcome = "waiting" | "done" | "lost";
+
 /**
  * Parent and child jobs (BullMQ flows), for queues shared by many worker processes: a running job is
  * split into children that any runner claims like other jobs; the parent waits, and is claimed again
@@ -40,9 +43,16 @@ export interface JobFlows {
    * rounds'), unless the job has more than `after` children already (a runner died after splitting
    * it, and the children added then stand), and parks it until they are all done; that split does not
    * count as an attempt. `after` is the number of children of the earlier rounds (0: the first split).
-   * False when every child is done already: go on at once.
+   * "waiting": parked; "done": every child is done already, go on at once; "lost": the job is no longer
+   * `workerId`'s (its lease ran out and another runner holds it, or it was cancelled), nothing was added
+   * and the caller must leave it alone.
    */
-  split(jobId: string, workerId: string, children: readonly ChildJob[], after?: number): Promise<boolean>;
+  split(
+    jobId: string,
+    workerId: string,
+    children: readonly ChildJob[],
+    after?: number,
+  ): Promise<SplitOutcome>;
   /** How many children the job was split into, over all rounds (0: not split). */
   childCount(jobId: string): Promise<number>;
   /** The number of children of each round of splits, in order ([]: not split). */

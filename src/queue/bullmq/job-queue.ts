@@ -1,6 +1,6 @@
 import { Job as BullJob, FlowProducer, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { ChildJob, Job, JobFlows, JobQueue, JobState } from "../../app/ports/job-queue.js";
+import type { ChildJob, Job, JobFlows, JobQueue, JobState, SplitOutcome } from "../../app/ports/job-queue.js";
 
 export interface BullJobQueueOptions {
   /** redis://host:port (STREETFLOW_REDIS_URL). */
@@ -142,10 +142,17 @@ export class BullJobQueue implements JobQueue, JobFlows {
    * The children are added with BullMQ's FlowProducer in one transaction, each with the parent as its
    * parent, ids `<parent>-child-<index>` (never added twice), and failParentOnFailure: a child failed
    * for good (or cancelled) fails the parent. moveToWaitingChildren then parks the parent.
+   * Only the job's lock holder splits it: a runner whose lease ran out while it planned (and whose job
+   * another runner took and split meanwhile) once added the merge parts while the shards still ran.
    */
-  async split(jobId: string, workerId: string, children: readonly ChildJob[], after = 0): Promise<boolean> {
+  async split(
+    jobId: string,
+    workerId: string,
+    children: readonly ChildJob[],
+    after = 0,
+  ): Promise<SplitOutcome> {
     const job = await BullJob.fromId(this.queue, jobId);
-    if (!job || (await this.isCancelled(jobId))) return false;
+    if (!job || (await this.isCancelled(jobId)) || !(await this.holds(jobId, workerId))) return "lost";
     const rounds = await this.childRounds(jobId);
     if (rounds.reduce((a, b) => a + b, 0) === after && children.length > 0) {
       await this.flowProducer.addBulk(
@@ -171,17 +178,18 @@ export class BullJobQueue implements JobQueue, JobFlows {
     try {
       waiting = await job.moveToWaitingChildren(workerId);
     } catch (e) {
-      if (isLostJob(e)) return false;
+      if (isLostJob(e)) return "lost";
       throw e;
     }
+    // BullMQ answers "no pending children" without looking at the lock: the merge is ours only if held.
+    if (!waiting) return (await this.holds(jobId, workerId)) ? "done" : "lost";
     // The split pass is not an attempt of the job: its merge pass should not look interrupted.
-    if (waiting)
-      await this.redis
-        .multi()
-        .incr(this.mark("released", jobId))
-        .expire(this.mark("released", jobId), KEEP_SECONDS)
-        .exec();
-    return waiting;
+    await this.redis
+      .multi()
+      .incr(this.mark("released", jobId))
+      .expire(this.mark("released", jobId), KEEP_SECONDS)
+      .exec();
+    return "waiting";
   }
 
   async childCount(jobId: string): Promise<number> {
@@ -407,6 +415,10 @@ export class BullJobQueue implements JobQueue, JobFlows {
 
   private lockOwner(jobId: string): Promise<string | null> {
     return this.redis.get(this.lockKey(jobId));
+  }
+
+  private async holds(jobId: string, workerId: string): Promise<boolean> {
+    return (await this.lockOwner(jobId)) === workerId;
   }
 
   private mark(kind: "cancelled" | "released" | "children" | "result", jobId: string): string {

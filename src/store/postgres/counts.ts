@@ -28,7 +28,7 @@ import { rebuildYearRollups, YearRollupBatch } from "./segment-rollups.js";
 import { PgRollupCache } from "./rollup-cache.js";
 import type { RollupRow } from "../rollup-cache.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
-import { decodeResultPage, encodeResultPage } from "../result-pages.js";
+import { decodeResultPage, encodeResultPage, EXPIRED_RESULTS_PER_SAVE } from "../result-pages.js";
 
 type PackedRow = { segment_id: number; month: string; cells: Buffer };
 
@@ -246,7 +246,12 @@ export class PostgresCountsResults implements CountsResultRepo {
 
   async save(r: StoredCountsResult, pages: readonly ResultPageRows[], now: string): Promise<void> {
     await this.db.transaction(async () => {
-      await this.db.run("DELETE FROM counts_results WHERE expires_at <= $1", [now]);
+      // Pages go with their result (ON DELETE CASCADE).
+      await this.db.run(
+        `DELETE FROM counts_results WHERE request_id IN
+           (SELECT request_id FROM counts_results WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+        [now, EXPIRED_RESULTS_PER_SAVE],
+      );
       await this.db.run(
         `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at,
            expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -33,7 +33,7 @@ import {
   rollupKey,
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
-import { decodeResultPage, encodeResultPage } from "../result-pages.js";
+import { decodeResultPage, encodeResultPage, EXPIRED_RESULTS_PER_SAVE } from "../result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
 import type { Sync } from "./async-port.js";
 import { toCountsResult, type CountsResultRow } from "../rows.js";
@@ -278,7 +278,11 @@ export class SqliteCountsResults implements Sync<CountsResultRepo> {
   save(r: StoredCountsResult, pages: readonly ResultPageRows[], now: string): void {
     const putPage = this.sql("INSERT INTO counts_result_pages (request_id, page, rows) VALUES (?, ?, ?)");
     this.db.transaction(() => {
-      this.sql("DELETE FROM counts_results WHERE expires_at <= ?").run(now);
+      // Pages go with their result (ON DELETE CASCADE).
+      this.sql(
+        `DELETE FROM counts_results WHERE request_id IN
+           (SELECT request_id FROM counts_results WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+      ).run(now, EXPIRED_RESULTS_PER_SAVE);
       this.sql(
         `INSERT INTO counts_results (request_id, org_id, kind, columns, extra, page_size, total_rows, created_at,
            expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Segment, TransitRoute } from "../../engine/network/types.js";
 import type { JobQueue } from "../../app/ports/job-queue.js";
@@ -43,6 +43,7 @@ import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
 import { SqliteIngestChunks } from "./ingest-chunks.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
+import { WAL_PAGES_BOUND, WalCheckpoints, type CheckpointResult } from "./wal-checkpoints.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
 import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
 import {
@@ -61,6 +62,12 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
   /** Epoch-ms clock of the job queue's leases; tests inject one. */
   clock?: () => number;
+  /**
+   * WAL checkpoints on a thread of their own, off the writer's commits (default). Off for a connection
+   * opened inside a worker thread beside the process's own (heavy requests): it writes little, and one
+   * checkpointing thread per process is enough.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -87,6 +94,9 @@ export class SqliteStore implements Store {
   private readonly gate: TransactionGate;
   /** `exclusively`'s queues: per name, the settling of the last caller's turn. */
   private readonly exclusive = new Map<string, Promise<void>>();
+  /** Background WAL checkpoints of a writable file (none for ":memory:" or read-only connections). */
+  private readonly checkpoints: WalCheckpoints | null = null;
+  private walWatch: NodeJS.Timeout | null = null;
 
   /** `file` ":memory:" gives a private in-memory database (tests). */
   constructor(
@@ -99,6 +109,8 @@ export class SqliteStore implements Store {
       if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
+      if (file !== ":memory:" && options.backgroundCheckpoints !== false)
+        this.checkpoints = this.checkpointInBackground();
     }
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("busy_timeout = 5000");
@@ -125,8 +137,44 @@ export class SqliteStore implements Store {
    * BEGIN IMMEDIATE … COMMIT around the async `fn` on the one connection; other callers' port calls wait
    * until it ends (see TransactionGate). Keep the body short: it holds SQLite's single write lock.
    */
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
-    return this.gate.transaction(fn);
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const result = await this.gate.transaction(fn);
+    this.checkpoints?.request();
+    return result;
+  }
+
+  /**
+   * The writer checkpoints only past WAL_PAGES_BOUND (the WAL's bound); below it a thread does, after each
+   * transaction and, for writes outside transactions, when the WAL changed since the last look. The WAL
+   * file is cut back to the bound when it restarts after a larger transaction.
+   */
+  private checkpointInBackground(): WalCheckpoints {
+    const pageSize = this.db.pragma("page_size", { simple: true }) as number;
+    this.db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BOUND}`);
+    this.db.pragma(`journal_size_limit = ${WAL_PAGES_BOUND * pageSize}`);
+    const checkpoints = new WalCheckpoints(this.file, () => {
+      // No thread (e.g. it could not start): the writer checkpoints in its commits, as SQLite does by default.
+      this.db.pragma("wal_autocheckpoint = 1000");
+      this.stopWalWatch();
+    });
+    let lastChange = 0;
+    this.walWatch = setInterval(() => {
+      const changed = walChangedAt(this.file);
+      if (changed !== lastChange) checkpoints.request();
+      lastChange = changed;
+    }, WAL_WATCH_MS);
+    this.walWatch.unref();
+    return checkpoints;
+  }
+
+  /** Waits for the background checkpoints asked for so far; answers the last one's report (tests). */
+  async walCheckpointed(): Promise<CheckpointResult | null> {
+    return (await this.checkpoints?.settled()) ?? null;
+  }
+
+  private stopWalWatch(): void {
+    if (this.walWatch) clearInterval(this.walWatch);
+    this.walWatch = null;
   }
 
   /**
@@ -148,8 +196,29 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** A clean close leaves no WAL behind: every frame copied into the database file, the WAL cut to nothing. */
   async close(): Promise<void> {
+    this.stopWalWatch();
+    if (this.checkpoints) {
+      await this.checkpoints.close();
+      // TRUNCATE waits for other processes' readers of the file; not for long at shutdown (the last
+      // connection to close removes the WAL anyway).
+      this.db.pragma("busy_timeout = 1000");
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+    }
     this.db.close();
+  }
+}
+
+/** How often a store looks whether writes outside transactions grew its WAL. */
+const WAL_WATCH_MS = 5000;
+
+/** When the WAL file was last written (0 when there is none). */
+function walChangedAt(file: string): number {
+  try {
+    return statSync(`${file}-wal`).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
