@@ -9,6 +9,7 @@ import {
   overloadSettingsOf,
   poolSettingsOf,
   rateLimitOf,
+  shutdownMsOf,
 } from "../config/config.js";
 import { HeavyPool } from "../main/heavy-pool.js";
 import { webBundleSettled } from "../main/web-build.js";
@@ -21,6 +22,7 @@ import type { StoreDescription } from "../app/ports/store.js";
 import { ANALYSIS_WORKER, openServerContext } from "../main/runtime.js";
 import { sharedRateCountersFromEnv } from "../queue/shared-rate-counters.js";
 import { dataDirOf } from "./context.js";
+import { stopOnSignals } from "./stop-signals.js";
 
 /** What one process of a deployment does: answer HTTP, run analysis jobs, or both (the single-process default). */
 export const ROLES = ["all", "api", "worker"] as const;
@@ -113,16 +115,17 @@ export function serveCommand(program: Command): void {
         role === "all"
           ? await startRunners(ctx, opts.jobWorkers, leaseMs, (line) => app.log.info(line))
           : null;
-      const close = async () => {
-        await runners?.stop();
-        await app.close();
-        await heavy?.close();
-        await rateCounters?.close();
-        await ctx.store.close();
-        process.exit(0);
-      };
-      process.once("SIGINT", () => void close());
-      process.once("SIGTERM", () => void close());
+      stopOnSignals(
+        async () => {
+          await runners?.stop();
+          await app.close();
+          await heavy?.close();
+          await rateCounters?.close();
+          await ctx.store.close();
+        },
+        shutdownMsOf(),
+        (line) => app.log.warn(line),
+      );
       await app.listen({ port: Number(opts.port), host: opts.host });
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
@@ -207,13 +210,14 @@ async function runWorkers(dataDir: string, count: number, leaseMs: number): Prom
   const ctx = await openServerContext(dataDir);
   const log = (line: string) => console.log(line);
   const runners = await startRunners(ctx, count, leaseMs, log);
-  const stop = async () => {
-    await runners.stop();
-    await ctx.store.close();
-    process.exit(0);
-  };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  stopOnSignals(
+    async () => {
+      await runners.stop();
+      await ctx.store.close();
+    },
+    shutdownMsOf(),
+    log,
+  );
   log(`Streetflow worker: ${count} job runner${count === 1 ? "" : "s"} (pid ${process.pid})`);
 }
 

@@ -187,6 +187,14 @@ export function rateLimitOf(config: Pick<Config, "rateLimit">): number | undefin
   return n;
 }
 
+/**
+ * STREETFLOW_SHUTDOWN_MS: how long a process may take to stop on SIGTERM (hand back jobs, finish
+ * requests, close pools) before it exits 1 anyway; below Docker's 10 s and Kubernetes' 30 s grace.
+ */
+export function shutdownMsOf(env: NodeJS.ProcessEnv = process.env): number {
+  return wholeSetting(env, "STREETFLOW_SHUTDOWN_MS", 8_000, 1);
+}
+
 /** The default job lease: long enough that a loaded machine's heartbeats (every third of it) arrive. */
 export const DEFAULT_JOB_LEASE_MS = 60_000;
 

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf } from "../../src/config/config.js";
+import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf, shutdownMsOf } from "../../src/config/config.js";
 
 describe("server address from the environment", () => {
   it("listens on loopback only unless HOST says otherwise", () => {
@@ -19,6 +19,18 @@ describe("job lease from the environment", () => {
       assert.throws(
         () => jobLeaseOf(configFromEnv({ STREETFLOW_JOB_LEASE_MS: bad })),
         /STREETFLOW_JOB_LEASE_MS must be a whole number/,
+      );
+  });
+});
+
+describe("stop time limit from the environment", () => {
+  it("is 8 s unless STREETFLOW_SHUTDOWN_MS says otherwise, and refuses nonsense", () => {
+    assert.equal(shutdownMsOf({}), 8_000);
+    assert.equal(shutdownMsOf({ STREETFLOW_SHUTDOWN_MS: "1500" }), 1500);
+    for (const bad of ["0", "2.5", "later"])
+      assert.throws(
+        () => shutdownMsOf({ STREETFLOW_SHUTDOWN_MS: bad }),
+        /STREETFLOW_SHUTDOWN_MS must be a whole number/,
       );
   });
 });
