@@ -271,26 +271,38 @@ export class JobRunner {
       this.o.log(`analysis ${analysis.name} (${uuid}) handed back to the queue (shutting down)`);
       return;
     }
+    let ending: string;
     if (outcome.type === "partial") {
       await this.finishFailed(job, uuid, "the computation returned partial sums for a whole analysis");
+      ending = "failed";
     } else if (outcome.type === "result") {
       // A merge whose parts stored their rows as result pieces keeps them after its own results.
       const keepPieces = task.type === "merge" && task.parts === PARTS_STORED;
-      await store.transaction(async () => {
-        if (await store.analyses.complete(uuid, outcome.results, { keepPieces }))
-          await queue.complete(job.id, workerId);
+      const kept = await store.transaction(async () => {
+        if (!(await store.analyses.complete(uuid, outcome.results, { keepPieces }))) return false;
+        await queue.complete(job.id, workerId);
+        return true;
       });
+      ending = kept ? "finished" : `finished, not kept: ${await this.whyNotHeld(uuid)}`;
     } else if (outcome.type === "error") {
       await store.transaction(async () => {
         await store.analyses.fail(uuid, outcome.message);
         await queue.fail(job.id, workerId, outcome.message);
       });
+      ending = "failed";
+    } else {
+      ending = `stopped: ${await this.whyNotHeld(uuid)}`;
     }
-    const ending = { result: "finished", partial: "failed", error: "failed", lost: "stopped: cancelled" }[
-      outcome.type
-    ];
     this.o.log(`analysis ${analysis.name} (${uuid}) ${ending}`);
     await this.reportFinished(uuid);
+  }
+
+  /** Why a runner no longer holds an analysis it was computing: cancelled, or its lease passed on. */
+  private async whyNotHeld(uuid: string): Promise<string> {
+    const now = await this.o.store.analyses.getByUuid(uuid);
+    if (!now || now.state === "cancelled") return "cancelled";
+    if (now.state === "done" || now.state === "failed") return `already ${now.state} by another worker`;
+    return "its lease ended and another worker took the job over";
   }
 
   private async reportFinished(uuid: string): Promise<void> {

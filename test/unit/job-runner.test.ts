@@ -121,6 +121,46 @@ describe("job runner", () => {
     await store.close();
   });
 
+  it("says why it stopped computing: the analysis was cancelled, or its lease passed to another runner", async () => {
+    const testCompute = new URL("../helpers/test-compute.ts", import.meta.url).href;
+    const { store, clock, analysis } = await setup("hang-lease-lost", testCompute);
+    const lines: string[] = [];
+    const runner = new JobRunner({
+      store,
+      queue: store.jobs,
+      workerStore: { kind: "sqlite", file: store.file },
+      workerModule: ANALYSIS_WORKER,
+      computeModule: testCompute,
+      pollMs: 10,
+      leaseMs: 1000,
+      log: (line) => lines.push(line),
+    });
+    const halfway = (uuid: string) =>
+      until(async () => ((await store.analyses.getByUuid(uuid))!.progress === 0.5 ? true : undefined));
+    const stopped = (uuid: string) => until(async () => lines.find((l) => l.includes(`(${uuid}) stopped:`)));
+    await runner.start();
+    try {
+      await halfway(analysis.uuid);
+      clock.now += 1001; // the runner's lease runs out before its next heartbeat: another takes the job
+      assert.ok(await store.jobs.claim("other-runner", 60_000));
+      assert.match(
+        await stopped(analysis.uuid),
+        /stopped: its lease ended and another worker took the job over$/,
+      );
+      const cancelled = await createAnalysis(store, {
+        ...analysis.spec,
+        uuid: crypto.randomUUID(),
+        name: "hang-cancel",
+      });
+      await halfway(cancelled.uuid);
+      await cancelAnalysis(store, analysis.spec.orgId, cancelled.uuid);
+      assert.match(await stopped(cancelled.uuid), /stopped: cancelled$/);
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
+  });
+
   it("fails an analysis interrupted more than maxAttempts times, with a reason", async () => {
     const { store, clock, analysis, runner } = await setup("interrupted");
     for (let i = 0; i < 3; i++) {
