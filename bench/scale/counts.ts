@@ -28,12 +28,23 @@ import {
   radiusSelector,
 } from "../counts.js";
 import { backendsOf, deploy } from "./deployment.js";
+import { poolSettingsOf } from "../../src/config/config.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
 const TARGET_SEGMENTS = 1_000;
 const CLIENT_TIMEOUT_MS = 60_000;
 /** Clients (API keys of their own organizations) the offered requests rotate over. */
 const CLIENTS = 32;
+
+/**
+ * API processes on one host share its cores, as docs/deployment.md tells operators to size them: each
+ * takes its share of the threads one process would have (unless STREETFLOW_POOL_THREADS says otherwise).
+ */
+function threadsSharingHost(env: Record<string, string>, processes: number): Record<string, string> {
+  if (process.env.STREETFLOW_POOL_THREADS) return {};
+  const threads = poolSettingsOf(env).threads;
+  return { STREETFLOW_POOL_THREADS: String(Math.max(1, Math.floor(threads / processes))) };
+}
 
 export default async function scaleCounts(args: string[]): Promise<Record<string, unknown>> {
   const arg = argsOf(args);
@@ -54,7 +65,12 @@ export default async function scaleCounts(args: string[]): Promise<Record<string
       const key = keys[0];
       for (const processes of processCounts) {
         const servers = await Promise.all(
-          Array.from({ length: processes }, () => startApi(deployment.dataDir, deployment.env)),
+          Array.from({ length: processes }, () =>
+            startApi(deployment.dataDir, {
+              ...deployment.env,
+              ...threadsSharingHost(deployment.env, processes),
+            }),
+          ),
         );
         try {
           const bases = servers.map((s) => s.base);

@@ -123,10 +123,20 @@ function wholeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, mi
   return n;
 }
 
+/**
+ * On SQLite a heavy request's thread computes throughout: one core stays with the event loop (HTTP,
+ * auth, paging). On PostgreSQL the thread waits on the database for much of each request (a year of
+ * counts: about half), so one thread per core (at least 2) keeps the cores busy; more only queue for CPU
+ * (docs/performance.md, "Heavy-request threads on PostgreSQL").
+ */
+function defaultPoolThreads(env: NodeJS.ProcessEnv): number {
+  const cores = availableParallelism();
+  return env.STREETFLOW_DATABASE_URL?.trim() ? Math.max(2, cores) : Math.max(1, cores - 1);
+}
+
 export function poolSettingsOf(env: NodeJS.ProcessEnv = process.env): PoolSettings {
   const whole = (name: string, fallback: number, min: number) => wholeSetting(env, name, fallback, min);
-  // One core stays with the event loop (HTTP, auth, paging); at least one thread.
-  const threads = whole("STREETFLOW_POOL_THREADS", Math.max(1, availableParallelism() - 1), 0);
+  const threads = whole("STREETFLOW_POOL_THREADS", defaultPoolThreads(env), 0);
   // About what a thread gets through in the 2 s wait limit at ~100 ms a request (1,000 segments × 12 months).
   const maxDepth = whole("STREETFLOW_POOL_MAX_QUEUE", 16 * Math.max(1, threads), 1);
   return {

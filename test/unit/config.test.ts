@@ -1,6 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { configFromEnv, DEFAULT_JOB_LEASE_MS, jobLeaseOf, shutdownMsOf } from "../../src/config/config.js";
+import { availableParallelism } from "node:os";
+import {
+  configFromEnv,
+  DEFAULT_JOB_LEASE_MS,
+  jobLeaseOf,
+  poolSettingsOf,
+  shutdownMsOf,
+} from "../../src/config/config.js";
 
 describe("server address from the environment", () => {
   it("listens on loopback only unless HOST says otherwise", () => {
@@ -32,5 +39,19 @@ describe("stop time limit from the environment", () => {
         () => shutdownMsOf({ STREETFLOW_SHUTDOWN_MS: bad }),
         /STREETFLOW_SHUTDOWN_MS must be a whole number/,
       );
+  });
+});
+
+describe("heavy-request threads from the environment", () => {
+  it("leaves a core to the event loop on SQLite, and gives PostgreSQL, whose threads wait on it, one per core", () => {
+    const cores = availableParallelism();
+    assert.equal(poolSettingsOf({}).threads, Math.max(1, cores - 1));
+    const onPostgres = poolSettingsOf({ STREETFLOW_DATABASE_URL: "postgres://db/streetflow" });
+    assert.equal(onPostgres.threads, Math.max(2, cores));
+    assert.equal(onPostgres.maxDepth, 16 * onPostgres.threads);
+    assert.equal(
+      poolSettingsOf({ STREETFLOW_DATABASE_URL: "postgres://db/x", STREETFLOW_POOL_THREADS: "1" }).threads,
+      1,
+    );
   });
 });

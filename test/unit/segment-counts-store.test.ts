@@ -274,6 +274,35 @@ describe("whole-month rollups", () => {
     writer.db.close();
   });
 
+  it("kept in memory, survive other connections' commits that write no tallies (API calls, metering)", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "rollup-cache-kept-")), "counts.sqlite");
+    const open = () => {
+      const db = new Database(file);
+      db.pragma("journal_mode = WAL");
+      migrate(db);
+      return { db, stats: new SqliteSegmentStats(db) };
+    };
+    const [reader, other] = [open(), open()];
+    reader.stats.add("li", randomCells(new Rng(19, "rollup-cache-kept"), 400, false));
+    const f = everyFilter().find((x) => rollupKey(x) !== null)!;
+    const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
+    const answer = reader.stats.query(q);
+    assert.ok(answer.length > 0);
+    // Probe: the rows removed behind the version's back. An answer from memory still has them; one read
+    // again would not. Another process's API calls commit all the time without touching the tallies.
+    other.db.exec("DELETE FROM segment_year_rollups");
+    other.db.exec("CREATE TABLE elsewhere (x); INSERT INTO elsewhere VALUES (1)");
+    assert.deepEqual(reader.stats.query(q), answer, "the other connection's commits kept the cache");
+    // A write of tallies on the other connection bumps the version: the rollups are read again (none now).
+    other.stats.add(
+      "li",
+      randomCells(new Rng(23, "rollup-cache-kept"), 10, false).map((c) => ({ ...c, month: "2024-06" })),
+    );
+    assert.notDeepEqual(reader.stats.query(q), answer);
+    reader.db.close();
+    other.db.close();
+  });
+
   it("cover every counts mode's classes for the whole week, and nothing narrower in time", () => {
     const whole = { daysOfWeek: DAY_TYPES.all, hours: [...Array(24).keys()], directions: ["with" as const] };
     for (const mode of Object.values(COUNTS_MODES))

@@ -63,6 +63,9 @@ const ROLLUPS = {
 
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
+const BUMP_COUNTS_VERSION = `INSERT INTO segment_counts_versions (country, version) VALUES (?, 1)
+  ON CONFLICT (country) DO UPDATE SET version = version + 1`;
+
 /** Segment counts in the packed layout of segment-month-pack.ts: one row per segment × month. */
 export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
@@ -119,6 +122,8 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         rollups.set(segmentId, month, packed.totals);
       }
       rollups.write(this.sql);
+      // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
+      this.sql(BUMP_COUNTS_VERSION).run(country);
       this.rollups.clear();
     })();
   }

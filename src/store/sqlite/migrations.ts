@@ -325,6 +325,12 @@ export const MIGRATIONS: Migration[] = [
     csv TEXT NOT NULL,
     PRIMARY KEY (analysis_uuid, metric, piece)
   );`,
+  // A version per country that every write of the tallies bumps, so connections keeping rollups in memory
+  // know when to drop them (rollup-cache.ts; PostgreSQL's table of the same name).
+  `CREATE TABLE segment_counts_versions (
+    country TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+  );`,
 ];
 
 /**
