@@ -110,9 +110,16 @@ function measureLateness(app: FastifyInstance, settings: OverloadSettings): Even
   const resolutionMs = 10;
   const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
   histogram.enable();
+  let sampledAt = performance.now();
   const timer = setInterval(() => {
-    // No record at all counts as on time (under-pressure says Infinity there and skipped it too).
-    lateness.push(histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : 0);
+    const now = performance.now();
+    // This timer is late too when the loop was held. After a long callback the histogram's own timer and
+    // this one run in either order, so a sample of a held loop may have no record yet: counted as on
+    // time, it broke every pair of late samples while a loop was held callback after callback.
+    const ownLateMs = Math.max(0, now - sampledAt - settings.sampleIntervalMs);
+    sampledAt = now;
+    const meanMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : 0;
+    lateness.push(Math.max(meanMs, ownLateMs));
     histogram.reset();
   }, settings.sampleIntervalMs);
   timer.unref();
