@@ -210,6 +210,18 @@ describe("segment counts store: one packed row per segment × month", () => {
   });
 });
 
+/** Two connections to one new SQLite file in WAL mode, as two processes (or a process and its threads) hold. */
+function twoConnections(prefix: string) {
+  const file = join(mkdtempSync(join(tmpdir(), prefix)), "counts.sqlite");
+  const open = () => {
+    const db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    migrate(db);
+    return { db, stats: new SqliteSegmentStats(db) };
+  };
+  return [open(), open()] as const;
+}
+
 describe("whole-month rollups", () => {
   it("answer bit for bit what summing the cells answers, for every filter combination", () => {
     // Arbitrary speeds (every mantissa bit in use): a different order of addition would show.
@@ -235,14 +247,7 @@ describe("whole-month rollups", () => {
   it("kept in memory, answer what is stored after writes on this connection, on another, and rolled back", () => {
     const rng = new Rng(17, "rollup-cache");
     const cells = randomCells(rng, 1200, false);
-    const file = join(mkdtempSync(join(tmpdir(), "rollup-cache-")), "counts.sqlite");
-    const open = () => {
-      const db = new Database(file);
-      db.pragma("journal_mode = WAL");
-      migrate(db);
-      return { db, stats: new SqliteSegmentStats(db) };
-    };
-    const [reader, writer] = [open(), open()];
+    const [reader, writer] = twoConnections("rollup-cache-");
     const f = everyFilter().find((x) => rollupKey(x) !== null)!;
     const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
     // The cells as stored (the compensated speed sums) and the trips the added cells hold.
@@ -275,14 +280,7 @@ describe("whole-month rollups", () => {
   });
 
   it("kept in memory, survive other connections' commits that write no tallies (API calls, metering)", () => {
-    const file = join(mkdtempSync(join(tmpdir(), "rollup-cache-kept-")), "counts.sqlite");
-    const open = () => {
-      const db = new Database(file);
-      db.pragma("journal_mode = WAL");
-      migrate(db);
-      return { db, stats: new SqliteSegmentStats(db) };
-    };
-    const [reader, other] = [open(), open()];
+    const [reader, other] = twoConnections("rollup-cache-kept-");
     reader.stats.add("li", randomCells(new Rng(19, "rollup-cache-kept"), 400, false));
     const f = everyFilter().find((x) => rollupKey(x) !== null)!;
     const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f, details: false };
