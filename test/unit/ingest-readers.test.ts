@@ -248,6 +248,123 @@ describe("trace readers", () => {
   }
 });
 
+describe("CSV rows read in place", () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), "sf-csv-rows-"))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Deterministic pseudo-random picks (a linear congruential generator), so a failure can be replayed. */
+  function picker(seed: number) {
+    let state = seed;
+    return <T>(values: readonly T[]): T => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return values[Math.floor((state / 2147483648) * values.length)];
+    };
+  }
+  const NUMBERS = [
+    "43.7",
+    "-43.7",
+    "7.412345",
+    "-0",
+    "-0.0",
+    "0",
+    "90",
+    "90.0000001",
+    "-180",
+    "180.5",
+    "1e1",
+    " 43.7",
+    "43.7 ",
+    "",
+    ".5",
+    "5.",
+    "-.5",
+    "0x10",
+    "43.123456789012345",
+    "12345678901234567",
+    "+5",
+    "NaN",
+    "007.25",
+    "1.000000000000001",
+    "-",
+    "4..2",
+  ];
+  const TIMES = [
+    "2025-03-01T06:02:11.000Z",
+    "2025-03-01T06:05:11.250Z",
+    "2025-03-01T06:59:59.999Z",
+    "2025-03-01T07:00:00.000Z",
+    "2025-03-01T06:61:00.000Z",
+    "2025-03-01 06:02:11",
+    "1740809000",
+    "1740809000123",
+    "",
+    "later",
+    "2025-03-01T07:02:11.000+01:00",
+    " 2025-03-01T06:02:12.000Z",
+  ];
+  const OPTIONAL = [
+    "",
+    " ",
+    "3.5",
+    "abc",
+    "personal",
+    "PERSONAL",
+    "tram",
+    "hbo",
+    " HBW",
+    "xx",
+    "1",
+    "128",
+    "-1",
+  ];
+
+  // A quoted device id makes a row take the full reader (quotes, then splitCsvLine and pointOfRow); the
+  // same rows unquoted are read in place. Both must give the very same points and problems.
+  it("gives what the full reader gives, row for row, valid or not", async () => {
+    const pick = picker(7);
+    const headers = [
+      "device_id,timestamp,lat,lon,speed,heading,vehicle_class,trip_purpose,income_band",
+      "lat,lon,t,id,vehicle_class",
+    ];
+    for (const [h, header] of headers.entries()) {
+      const rows: string[][] = [];
+      for (let i = 0; i < 3000; i++) {
+        const device = pick(["a", "dev-1", " a", "a ", "", "d\u00e9v", "x y"]);
+        const end = pick(["", "", "\r"]);
+        if (h === 1) rows.push([pick(NUMBERS), pick(NUMBERS), pick(TIMES), device, pick(OPTIONAL) + end]);
+        else {
+          const cells = [
+            device,
+            pick(TIMES),
+            pick(NUMBERS),
+            pick(NUMBERS),
+            ...Array.from({ length: 5 }, () => pick(OPTIONAL)),
+          ];
+          rows.push(cells.slice(0, pick([3, 4, 5, 7, 9, 9, 9])).concat(end ? [end] : []));
+        }
+      }
+      const deviceAt = h === 1 ? 3 : 0;
+      const fileOf = (name: string, quoted: boolean) => {
+        const lines = rows.map((r) => r.map((c, i) => (quoted && i === deviceAt ? `"${c}"` : c)).join(","));
+        writeFileSync(join(dir, name), [header, ...lines].join("\n"));
+        return join(dir, name);
+      };
+      const inPlace = await readAll(fileOf(`plain-${h}.csv`, false));
+      const inFull = await readAll(fileOf(`quoted-${h}.csv`, true));
+      assert.ok(
+        inPlace.points.length > 100 && inPlace.problems.length > 500,
+        `both kinds of rows: ${inPlace.points.length} points, ${inPlace.problems.length} problems`,
+      );
+      assert.deepEqual(inPlace.points, inFull.points);
+      assert.deepEqual(
+        inPlace.problems.map((p) => p.replace("plain-", "")),
+        inFull.problems.map((p) => p.replace("quoted-", "")),
+      );
+    }
+  });
+});
+
 describe("trace readers on the shared sample data", { skip: !SHARED && "no ../shared/data" }, () => {
   it("reads the GraphHopper GPX samples with the point counts of SOURCE.md", async () => {
     const dir = join(SHARED!, "graphhopper-mapmatching-samples");

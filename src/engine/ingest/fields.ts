@@ -40,6 +40,19 @@ function withinLastHour(s: string): number {
   return offset < 0 ? -1 : lastHour.ms + offset;
 }
 
+/**
+ * parseTimestamp(text.slice(start, end)), read in place when the time falls in the last hour parsed in full
+ * (a CSV reader's rows, without a string per cell).
+ */
+export function parseTimestampAt(text: string, start: number, end: number): number | string {
+  const { prefix } = lastHour;
+  if (end - start === 24 && prefix !== "" && text.startsWith(prefix, start)) {
+    const offset = offsetInHour(text, start);
+    if (offset >= 0) return lastHour.ms + offset;
+  }
+  return parseTimestamp(text.slice(start, end));
+}
+
 function rememberHour(s: string, t: number): void {
   if (s.length !== 24 || s.charCodeAt(10) !== 84 /* T */) return;
   const offset = offsetInHour(s);
@@ -48,12 +61,14 @@ function rememberHour(s: string, t: number): void {
   lastHour.ms = t - offset;
 }
 
-/** Milliseconds into the hour of a `…THH:MM:SS.sssZ` timestamp; -1 when it has another shape or range. */
-function offsetInHour(s: string): number {
-  if (s[13] !== ":" || s[16] !== ":" || s[19] !== "." || s[23] !== "Z") return -1;
-  const minutes = digits(s, 14, 2);
-  const seconds = digits(s, 17, 2);
-  const ms = digits(s, 20, 3);
+/** Milliseconds into the hour of a `…THH:MM:SS.sssZ` timestamp at `at`; -1 when it has another shape or range. */
+function offsetInHour(s: string, at = 0): number {
+  const colon = 58;
+  if (s.charCodeAt(at + 13) !== colon || s.charCodeAt(at + 16) !== colon) return -1;
+  if (s.charCodeAt(at + 19) !== 46 /* . */ || s.charCodeAt(at + 23) !== 90 /* Z */) return -1;
+  const minutes = digits(s, at + 14, 2);
+  const seconds = digits(s, at + 17, 2);
+  const ms = digits(s, at + 20, 3);
   if (minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || ms < 0) return -1;
   return (minutes * 60 + seconds) * 1000 + ms;
 }
