@@ -257,7 +257,7 @@ function storeWorkAhead(openCells: () => SegmentCellAccumulator): AheadOfStore<B
     open: () => ({ cells: openCells(), trips: new PreparedTrips() }),
     add: (ahead, trip) => {
       ahead.cells.addTrip(trip);
-      ahead.trips.add(trip);
+      return ahead.trips.add(trip);
     },
   };
 }

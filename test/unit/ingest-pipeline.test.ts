@@ -142,6 +142,66 @@ describe("ingestFiles", () => {
     assert.equal(runs[1].counts.duplicates, 2);
   });
 
+  // A batch with trips stored before counts its new trips again from what it kept of them (their paths
+  // read back from the batch's columns): the tallies must be those of the new trips matched afresh.
+  it("tallies a batch of new and already stored trips as a batch of the new ones alone", async () => {
+    const [earlier, whole] = [join(dir, "earlier.csv"), join(dir, "whole.csv")];
+    const d1Out = rows("d1", T0, 13.001, 0.0024, 20);
+    const later = [
+      ...rows("d1", T0 + 3600, 13.049, -0.0024, 20),
+      ...rows("d3", T0 + 600, 13.002, 0.0021, 22),
+    ];
+    writeFileSync(earlier, ["device_id,timestamp,lat,lon", ...d1Out].join("\n"));
+    writeFileSync(whole, ["device_id,timestamp,lat,lon", ...d1Out, ...later].join("\n"));
+    const tallied = async (files: string[]) => {
+      const store = new SqliteStore(":memory:");
+      await store.network.replaceCountry(
+        { country: "de", source: "test", segmentCount: 5, importedAt: new Date().toISOString() },
+        road(),
+      );
+      const ctx = { store, networks: storeNetworks(store.network) };
+      const reports = [];
+      for (const f of files)
+        reports.push(
+          await ingestFiles(ctx, [f], {
+            country: "de",
+            source: "lbs",
+            vehicleClass: "personal",
+            matcher: (trip) => matchTrip(de, trip),
+          }),
+        );
+      const stats = await store.segmentStats.query({
+        country: "de",
+        segmentIds: road().map((s) => s.id),
+        months: ["2026-01"],
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        hours: Array.from({ length: 24 }, (_, h) => h),
+        directions: ["with", "against"],
+        vehicleClasses: ["personal"],
+        sources: ["lbs"],
+      });
+      const trips = (await collect(store.trips.scan("de"))).flatMap(columnsToTrips);
+      await store.close();
+      return { reports, stats, trips: trips.sort((a, b) => a.startT - b.startT) };
+    };
+    const twice = await tallied([earlier, whole]);
+    const once = await tallied([whole]);
+    assert.deepEqual(
+      twice.reports.map((r) => [r.totals.stored, r.totals.duplicates]),
+      [
+        [1, 0],
+        [2, 1],
+      ],
+    );
+    assert.equal(
+      once.stats.reduce((n, s) => n + s.trips, 0),
+      15,
+      "three trips over the 5 segments",
+    );
+    assert.deepEqual(twice.stats, once.stats);
+    assert.deepEqual(twice.trips, once.trips);
+  });
+
   it("stores the trip purpose and income band of the trace's columns on the matched trips", async () => {
     const attributed = join(dir, "attributes.csv");
     const withAttributes = (r: string[], purpose: string, band: number) =>

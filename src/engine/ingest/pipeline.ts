@@ -24,7 +24,8 @@ export type TripSink<A = undefined> = (
  */
 export interface AheadOfStore<A> {
   open(): A;
-  add(into: A, trip: MatchedTrip): void;
+  /** Answers the trip as the batch keeps it: `trip`, or a lighter stand-in that gives the same fields. */
+  add(into: A, trip: MatchedTrip): MatchedTrip;
 }
 
 /** What matching and storing trips counted (a distributed ingest's chunk reports these). */
@@ -125,8 +126,7 @@ export async function ingestTraceFile<A = undefined>(
   // run hands the store the same batches and the tallies add up in the same order (bit for bit).
   const keep = (trip: RawTrip, outcome: MatchOutcome) => {
     for (const matched of countOutcome(trip, outcome, counts, opts.onProblem)) {
-      if (opts.ahead) opts.ahead.add(batch.ahead!, matched);
-      batch.trips.push(matched);
+      batch.trips.push(opts.ahead ? opts.ahead.add(batch.ahead!, matched) : matched);
       if (batch.trips.length === batchSize) {
         fullBatches.push(batch);
         batch = openBatch();

@@ -137,6 +137,11 @@ export class TripColumnsBuilder {
     cols.pathStart[i + 1] = k;
   }
 
+  /** The path of the trip added as number `row`, read back from the columns (times whole milliseconds). */
+  pathOf(row: number): PathStep[] {
+    return pathAt(this.cols, row);
+  }
+
   /** The trips added so far, each column exactly as long as they need (views on the builder's arrays). */
   columns(): TripColumns {
     const n = this.cols.count;
@@ -185,14 +190,7 @@ export function lengthOf(name: ColumnName, n: number, steps: number): number {
 /** Trip i of a chunk as an object (tests, exports; analyses read the columns). */
 export function tripAt(cols: TripColumns, i: number): MatchedTrip {
   const startT = cols.startT[i];
-  const path: PathStep[] = [];
-  for (let k = cols.pathStart[i]; k < cols.pathStart[i + 1]; k++)
-    path.push({
-      segmentId: cols.pathSegmentId[k],
-      forward: cols.pathForward[k] === 1,
-      enterT: startT + cols.pathEnterMs[k],
-      exitT: startT + cols.pathExitMs[k],
-    });
+  const path = pathAt(cols, i);
   const trip: MatchedTrip = {
     deviceId: cols.devices[cols.deviceIndex[i]],
     vehicleClass: VEHICLE_CLASS_OF_CODE[cols.vehicleClass[i]],
@@ -207,6 +205,19 @@ export function tripAt(cols: TripColumns, i: number): MatchedTrip {
   if (cols.purpose[i] !== NO_PURPOSE) trip.purpose = TRIP_PURPOSE_OF_CODE[cols.purpose[i]] as TripPurpose;
   if (cols.incomeBand[i] !== NO_INCOME_BAND) trip.incomeBand = cols.incomeBand[i];
   return trip;
+}
+
+function pathAt(cols: TripColumns, i: number): PathStep[] {
+  const startT = cols.startT[i];
+  const path: PathStep[] = [];
+  for (let k = cols.pathStart[i]; k < cols.pathStart[i + 1]; k++)
+    path.push({
+      segmentId: cols.pathSegmentId[k],
+      forward: cols.pathForward[k] === 1,
+      enterT: startT + cols.pathEnterMs[k],
+      exitT: startT + cols.pathExitMs[k],
+    });
+  return path;
 }
 
 export function columnsToTrips(cols: TripColumns): MatchedTrip[] {

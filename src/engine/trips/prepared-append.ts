@@ -32,16 +32,24 @@ export class PreparedTrips {
   /** Per month (YYYY-MM), in order of first trip: its trips' columns. */
   private readonly months = new Map<string, TripColumnsBuilder>();
 
-  add(trip: MatchedTrip): void {
+  /**
+   * Adds a trip; answers what the batch keeps of it: a stand-in whose path is read back from the columns
+   * when asked (only when some trips of the batch were stored before, or by a store that takes objects).
+   * Kept whole until the batch is stored, a trip's ~50 path step objects outlived V8's young generation:
+   * matching cost ~11 % more CPU in an ingest than alone.
+   */
+  add(trip: MatchedTrip): MatchedTrip {
     const day = dayOf(trip.startT);
-    this.trips.push(trip);
     this.fingerprints.push(fingerprintOf(trip));
     this.days.push(day);
     if (!this.deviceKeys.has(trip.deviceId)) this.deviceKeys.set(trip.deviceId, deviceKeyOf(trip.deviceId));
     const month = day.slice(0, 7);
     let columns = this.months.get(month);
     if (!columns) this.months.set(month, (columns = new TripColumnsBuilder()));
+    const standIn = packedTrip(trip, columns, columns.count);
     columns.add(trip);
+    this.trips.push(standIn);
+    return standIn;
   }
 
   /** True when this holds exactly `trips`, in order. */
@@ -57,4 +65,16 @@ export class PreparedTrips {
   *columnsByMonth(): Iterable<[month: string, columns: TripColumns]> {
     for (const [month, builder] of this.months) yield [month, builder.columns()];
   }
+}
+
+/**
+ * A matched trip whose path lives in `columns` as row `row`: every other field as the trip has it, the
+ * path decoded on each read. It is the trip's own: the matcher gives step times in whole milliseconds.
+ */
+function packedTrip(trip: MatchedTrip, columns: TripColumnsBuilder, row: number): MatchedTrip {
+  const { path: _path, ...fields } = trip;
+  return Object.defineProperty(fields, "path", {
+    get: () => columns.pathOf(row),
+    enumerable: true,
+  }) as MatchedTrip;
 }

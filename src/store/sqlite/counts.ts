@@ -40,9 +40,7 @@ import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 /** The statements of a packed table; totals and details have the same shape. */
 const packedSql = (table: string) => ({
-  get: `SELECT cells FROM ${table} WHERE country = ? AND segment_id = ? AND month = ?`,
-  put: `INSERT INTO ${table} (country, segment_id, month, cells) VALUES (?, ?, ?, ?)
-        ON CONFLICT (country, segment_id, month) DO UPDATE SET cells = excluded.cells`,
+  table,
   // The selection's ids travel as one JSON array, so one prepared statement serves any size;
   // SQLite probes the key once per id. Months asked are one or twelve in a row: the range is
   // read and the exact list checked in JS.
@@ -54,9 +52,7 @@ const TOTALS = packedSql("segment_month_totals");
 const DETAILS = packedSql("segment_month_details");
 /** Whole-month rollups (segment-rollups.ts): one row per segment × year. */
 const ROLLUPS = {
-  get: "SELECT cells FROM segment_year_rollups WHERE country = ? AND segment_id = ? AND year = ?",
-  put: `INSERT INTO segment_year_rollups (country, segment_id, year, cells) VALUES (?, ?, ?, ?)
-        ON CONFLICT (country, segment_id, year) DO UPDATE SET cells = excluded.cells`,
+  table: "segment_year_rollups",
   read: `SELECT segment_id, year, cells FROM segment_year_rollups
          WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND year BETWEEN ? AND ?`,
 };
@@ -100,7 +96,11 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     );
   }
 
-  /** Segment-months 0 … n-1 read, updated by `update` and written back, with their year rollups. */
+  /**
+   * Segment-months 0 … n-1 read, updated by `update` and written back, with their year rollups. A batch
+   * touches nearly every segment of its month: the stored rows are read in one query per month and table,
+   * and written ROWS_PER_UPSERT at a time; a statement per segment-month and table cost more than the merge.
+   */
   private addGroups(
     country: string,
     n: number,
@@ -108,24 +108,33 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     update: (i: number, totals?: Buffer, details?: Buffer) => { totals: Buffer; details: Buffer },
   ): void {
     this.db.transaction(() => {
+      const keys = Array.from({ length: n }, (_, i) => keyOf(i));
+      const [totals, details] = [TOTALS, DETAILS].map((table) => this.storedRows(table, country, keys));
       const rollups = new YearRollups(country);
+      const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
+      const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
       for (let i = 0; i < n; i++) {
-        const [segmentId, month] = keyOf(i);
-        const key = [country, segmentId, month];
-        const stored = (table: PackedSql) =>
-          this.sql(table.get)
-            .pluck()
-            .get(...key) as Buffer | undefined;
-        const packed = update(i, stored(TOTALS), stored(DETAILS));
-        this.sql(TOTALS.put).run(...key, packed.totals);
-        this.sql(DETAILS.put).run(...key, packed.details);
+        const [segmentId, month] = keys[i];
+        const packed = update(i, totals.get(month)?.get(segmentId), details.get(month)?.get(segmentId));
+        putTotals.add(country, segmentId, month, packed.totals);
+        putDetails.add(country, segmentId, month, packed.details);
         rollups.set(segmentId, month, packed.totals);
       }
+      putTotals.flush();
+      putDetails.flush();
       rollups.write(this.sql);
       // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
       this.sql(BUMP_COUNTS_VERSION).run(country);
       this.rollups.clear();
     })();
+  }
+
+  private storedRows(
+    table: PackedSql,
+    country: string,
+    keys: readonly [segmentId: number, month: string][],
+  ): Map<string, Map<number, Buffer>> {
+    return storedByPeriod(this.sql(table.read), country, keys);
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
@@ -261,16 +270,86 @@ const inOrder = (stats: SegmentMonthStats[]) =>
 
 /** The rollups of the segment-years a batch touched: new months gathered, each year written once. */
 export class YearRollups extends ChangedYears {
+  /** The changed segment-years written: stored rows read in one query per year, written in multi-row upserts. */
   write(sql: (sql: string) => Database.Statement): void {
-    for (const { segmentId, year, months } of this.years.values()) {
-      const key = [this.country, segmentId, year];
-      const stored = sql(ROLLUPS.get)
-        .pluck()
-        .get(...key) as Buffer | undefined;
-      sql(ROLLUPS.put).run(...key, replaceMonths(stored, months));
-    }
+    const keys = [...this.years.values()].map(({ segmentId, year }) => [segmentId, year] as [number, string]);
+    const stored = storedByPeriod(sql(ROLLUPS.read), this.country, keys);
+    const put = new RowUpserts(sql, ROLLUPS.table, "year");
+    for (const { segmentId, year, months } of this.years.values())
+      put.add(this.country, segmentId, year, replaceMonths(stored.get(year)?.get(segmentId), months));
+    put.flush();
     this.years.clear();
   }
+}
+
+/**
+ * The stored rows of these (segment, month or year) keys, by period and segment id: one query per period
+ * (`read` takes country, ids as JSON, first and last period), each segment's key probed once.
+ */
+function storedByPeriod(
+  read: Database.Statement,
+  country: string,
+  keys: readonly [segmentId: number, period: string][],
+): Map<string, Map<number, Buffer>> {
+  const idsByPeriod = new Map<string, number[]>();
+  for (const [segmentId, period] of keys) {
+    let ids = idsByPeriod.get(period);
+    if (!ids) idsByPeriod.set(period, (ids = []));
+    ids.push(segmentId);
+  }
+  const found = new Map<string, Map<number, Buffer>>();
+  for (const [period, ids] of idsByPeriod) {
+    const rows = read.raw().all(country, JSON.stringify(ids), period, period) as PackedRow[];
+    found.set(period, new Map(rows.map(([segmentId, , cells]) => [segmentId, cells])));
+  }
+  return found;
+}
+
+/** Rows per multi-row upsert (a power of two): 4 parameters each, far below SQLite's limit of 32,766. */
+const ROWS_PER_UPSERT = 256;
+
+/**
+ * Upserts of packed rows (country, segment_id, period, cells) gathered and written ROWS_PER_UPSERT per
+ * statement: one statement per row cost ~2 µs of overhead each, ~15,000 times for a 4,000-trip batch.
+ */
+class RowUpserts {
+  private params: unknown[] = [];
+
+  constructor(
+    private readonly sql: (sql: string) => Database.Statement,
+    private readonly table: string,
+    private readonly period: "month" | "year",
+  ) {}
+
+  add(country: string, segmentId: number, period: string, cells: Buffer): void {
+    this.params.push(country, segmentId, period, cells);
+    if (this.params.length === 4 * ROWS_PER_UPSERT) this.flush();
+  }
+
+  /** Writes what is gathered, in statements of power-of-two row counts (so few statements are ever prepared). */
+  flush(): void {
+    let from = 0;
+    for (let rows = ROWS_PER_UPSERT; rows >= 1; rows >>= 1)
+      for (; 4 * (from + rows) <= this.params.length; from += rows)
+        this.sql(upsertSql(this.table, this.period, rows)).run(
+          this.params.slice(4 * from, 4 * (from + rows)),
+        );
+    this.params = [];
+  }
+}
+
+const upsertSqlCache = new Map<string, string>();
+
+function upsertSql(table: string, period: string, rows: number): string {
+  const key = `${table}|${rows}`;
+  let sql = upsertSqlCache.get(key);
+  if (!sql) {
+    const values = Array.from({ length: rows }, () => "(?, ?, ?, ?)").join(", ");
+    sql = `INSERT INTO ${table} (country, segment_id, ${period}, cells) VALUES ${values}
+      ON CONFLICT (country, segment_id, ${period}) DO UPDATE SET cells = excluded.cells`;
+    upsertSqlCache.set(key, sql);
+  }
+  return sql;
 }
 
 export class SqliteCountsResults implements Sync<CountsResultRepo> {
