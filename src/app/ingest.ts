@@ -257,8 +257,9 @@ function storeWorkAhead(openCells: () => SegmentCellAccumulator): AheadOfStore<B
     open: () => ({ cells: openCells(), trips: new PreparedTrips() }),
     add: (ahead, trip) => {
       ahead.cells.addTrip(trip);
-      return ahead.trips.add(trip);
+      ahead.trips.add(trip);
     },
+    tripsOf: (ahead) => ahead.trips.trips,
   };
 }
 

@@ -24,8 +24,13 @@ export type TripSink<A = undefined> = (
  */
 export interface AheadOfStore<A> {
   open(): A;
-  /** Answers the trip as the batch keeps it: `trip`, or a lighter stand-in that gives the same fields. */
-  add(into: A, trip: MatchedTrip): MatchedTrip;
+  add(into: A, trip: MatchedTrip): void;
+  /**
+   * The batch's trips for the sink, when `add` keeps what they are made of: the pipeline then keeps no
+   * trip objects while the batch fills (kept that long, a matched trip's path step objects outlive V8's
+   * young generation, and collecting them costs more than remaking the trips).
+   */
+  tripsOf?(batch: A): MatchedTrip[];
 }
 
 /** What matching and storing trips counted (a distributed ingest's chunk reports these). */
@@ -103,12 +108,16 @@ export async function ingestTraceFile<A = undefined>(
   const { batchSize = DEFAULT_BATCH_TRIPS, progressEvery = 100_000 } = opts;
   const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
   const counts = emptyIngestCounts();
-  const openBatch = () => ({ trips: [] as MatchedTrip[], ahead: opts.ahead?.open() });
+  const openBatch = () => ({ trips: [] as MatchedTrip[], size: 0, ahead: opts.ahead?.open() });
+  const keepsTrips = opts.ahead?.tripsOf !== undefined;
   let batch = openBatch();
   const fullBatches: (typeof batch)[] = [];
 
   const storeBatch = async ({ trips, ahead }: typeof batch) => {
-    const { inserted, duplicates } = await opts.sink(trips, ahead);
+    const { inserted, duplicates } = await opts.sink(
+      keepsTrips ? opts.ahead!.tripsOf!(ahead!) : trips,
+      ahead,
+    );
     counts.stored += inserted;
     counts.duplicates += duplicates;
   };
@@ -126,8 +135,9 @@ export async function ingestTraceFile<A = undefined>(
   // run hands the store the same batches and the tallies add up in the same order (bit for bit).
   const keep = (trip: RawTrip, outcome: MatchOutcome) => {
     for (const matched of countOutcome(trip, outcome, counts, opts.onProblem)) {
-      batch.trips.push(opts.ahead ? opts.ahead.add(batch.ahead!, matched) : matched);
-      if (batch.trips.length === batchSize) {
+      opts.ahead?.add(batch.ahead!, matched);
+      if (!keepsTrips) batch.trips.push(matched);
+      if (++batch.size === batchSize) {
         fullBatches.push(batch);
         batch = openBatch();
       }
@@ -158,7 +168,7 @@ export async function ingestTraceFile<A = undefined>(
   if (stopped()) counts.interrupted = 1;
   // An interrupted run stores whole batches only: the next run matches the rest again and stores exactly the
   // batches an uninterrupted run would have.
-  if (!counts.interrupted && batch.trips.length > 0) await storeBatch(batch);
+  if (!counts.interrupted && batch.size > 0) await storeBatch(batch);
   return merge(counts, splitter.counts);
 }
 

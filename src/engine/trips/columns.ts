@@ -137,9 +137,10 @@ export class TripColumnsBuilder {
     cols.pathStart[i + 1] = k;
   }
 
-  /** The path of the trip added as number `row`, read back from the columns (times whole milliseconds). */
-  pathOf(row: number): PathStep[] {
-    return pathAt(this.cols, row);
+  /** The trip added as number `row`, its path decoded from the columns whenever it is read. */
+  tripAt(row: number): MatchedTrip {
+    const trip = tripWithPath(this.cols, row, []);
+    return Object.defineProperty(trip, "path", { get: () => pathAt(this.cols, row), enumerable: true });
   }
 
   /** The trips added so far, each column exactly as long as they need (views on the builder's arrays). */
@@ -189,15 +190,18 @@ export function lengthOf(name: ColumnName, n: number, steps: number): number {
 
 /** Trip i of a chunk as an object (tests, exports; analyses read the columns). */
 export function tripAt(cols: TripColumns, i: number): MatchedTrip {
-  const startT = cols.startT[i];
-  const path = pathAt(cols, i);
+  return tripWithPath(cols, i, pathAt(cols, i));
+}
+
+/** Trip i with `path` as its path (a placeholder the caller replaces keeps the property's place). */
+function tripWithPath(cols: TripColumns, i: number, path: PathStep[]): MatchedTrip {
   const trip: MatchedTrip = {
     deviceId: cols.devices[cols.deviceIndex[i]],
     vehicleClass: VEHICLE_CLASS_OF_CODE[cols.vehicleClass[i]],
     source: TRACE_SOURCE_OF_CODE[cols.source[i]],
     origin: [cols.originLon[i], cols.originLat[i]],
     destination: [cols.destLon[i], cols.destLat[i]],
-    startT,
+    startT: cols.startT[i],
     endT: cols.endT[i],
     lengthM: cols.lengthM[i],
     path,

@@ -21,40 +21,64 @@ export const monthOf = (t: number) => dayOf(t).slice(0, 7);
  * What a trip store's append computes of a batch's trips before it writes anything, computed as each
  * trip joins the batch (pipeline.ts `AheadOfStore`): fingerprints, days, device keys and the trips'
  * columns per month. With matching on worker threads the batch fills while they match; at the store
- * the workers would wait for this work. A store uses it only for exactly these trips (`preparedFor`);
- * the columns only when every trip is new, as they hold them all.
+ * the workers would wait for this work. It keeps no object per trip: `trips` makes stand-ins that read
+ * from the columns. Kept whole until the batch was stored, the matched trips' ~50 path step objects
+ * each outlived V8's young generation (~20 MB promoted per 4,000 trips; matching cost ~11 % more CPU in
+ * an ingest than alone). A store uses it only for exactly its own stand-ins (`preparedFor`); the
+ * columns only when every trip is new, as they hold them all.
  */
 export class PreparedTrips {
-  readonly trips: MatchedTrip[] = [];
-  readonly fingerprints: Buffer[] = [];
   readonly days: string[] = [];
+  private fingerprintBytes = Buffer.alloc(16 * 1024);
   private readonly deviceKeys = new Map<string, Buffer>();
   /** Per month (YYYY-MM), in order of first trip: its trips' columns. */
   private readonly months = new Map<string, TripColumnsBuilder>();
+  /** Each trip's month columns and its row there. */
+  private readonly monthOf: TripColumnsBuilder[] = [];
+  private readonly rowOf: number[] = [];
+  private standIns: MatchedTrip[] | undefined;
 
-  /**
-   * Adds a trip; answers what the batch keeps of it: a stand-in whose path is read back from the columns
-   * when asked (only when some trips of the batch were stored before, or by a store that takes objects).
-   * Kept whole until the batch is stored, a trip's ~50 path step objects outlived V8's young generation:
-   * matching cost ~11 % more CPU in an ingest than alone.
-   */
-  add(trip: MatchedTrip): MatchedTrip {
+  get count(): number {
+    return this.days.length;
+  }
+
+  add(trip: MatchedTrip): void {
+    const i = this.count;
     const day = dayOf(trip.startT);
-    this.fingerprints.push(fingerprintOf(trip));
     this.days.push(day);
+    if (16 * (i + 1) > this.fingerprintBytes.length) {
+      const grown = Buffer.alloc(2 * this.fingerprintBytes.length);
+      this.fingerprintBytes.copy(grown);
+      this.fingerprintBytes = grown;
+    }
+    fingerprintOf(trip).copy(this.fingerprintBytes, 16 * i);
     if (!this.deviceKeys.has(trip.deviceId)) this.deviceKeys.set(trip.deviceId, deviceKeyOf(trip.deviceId));
     const month = day.slice(0, 7);
     let columns = this.months.get(month);
     if (!columns) this.months.set(month, (columns = new TripColumnsBuilder()));
-    const standIn = packedTrip(trip, columns, columns.count);
+    this.monthOf.push(columns);
+    this.rowOf.push(columns.count);
     columns.add(trip);
-    this.trips.push(standIn);
-    return standIn;
+    this.standIns = undefined;
   }
 
-  /** True when this holds exactly `trips`, in order. */
+  /** Trip i's fingerprint (fingerprintOf). */
+  fingerprint(i: number): Buffer {
+    return this.fingerprintBytes.subarray(16 * i, 16 * (i + 1));
+  }
+
+  /**
+   * The trips, in the order added, as stand-ins read from the columns: every field as stored (the length
+   * as float32), the path decoded when read. The same array on every call until the next `add`.
+   */
+  get trips(): MatchedTrip[] {
+    this.standIns ??= this.monthOf.map((columns, i) => columns.tripAt(this.rowOf[i]));
+    return this.standIns;
+  }
+
+  /** True when `trips` are this batch's own stand-ins, in order. */
   preparedFor(trips: readonly MatchedTrip[]): boolean {
-    return trips.length === this.trips.length && trips.every((t, i) => t === this.trips[i]);
+    return this.standIns !== undefined && trips === this.standIns;
   }
 
   deviceKey(deviceId: string): Buffer {
@@ -65,16 +89,4 @@ export class PreparedTrips {
   *columnsByMonth(): Iterable<[month: string, columns: TripColumns]> {
     for (const [month, builder] of this.months) yield [month, builder.columns()];
   }
-}
-
-/**
- * A matched trip whose path lives in `columns` as row `row`: every other field as the trip has it, the
- * path decoded on each read. It is the trip's own: the matcher gives step times in whole milliseconds.
- */
-function packedTrip(trip: MatchedTrip, columns: TripColumnsBuilder, row: number): MatchedTrip {
-  const { path: _path, ...fields } = trip;
-  return Object.defineProperty(fields, "path", {
-    get: () => columns.pathOf(row),
-    enumerable: true,
-  }) as MatchedTrip;
 }

@@ -30,7 +30,7 @@ export class SqliteTrips implements Sync<TripRepo> {
     const ahead = prepared?.preparedFor(trips) ? prepared : undefined;
     return this.db.transaction(() => {
       const isNew = trips.map(
-        (t, i) => addFingerprint.run(country, ahead ? ahead.fingerprints[i] : fingerprintOf(t)).changes === 1,
+        (t, i) => addFingerprint.run(country, ahead ? ahead.fingerprint(i) : fingerprintOf(t)).changes === 1,
       );
       const fresh = trips.filter((_, i) => isNew[i]);
       this.insertChunks(country, fresh, fresh.length === trips.length ? ahead : undefined);
