@@ -11,6 +11,11 @@ const EPOCH_MS_THRESHOLD = 1e11;
 export function parseTimestamp(raw: string): number | string {
   const sameHour = withinLastHour(raw);
   if (sameHour >= 0) return sameHour;
+  const utc = raw.length === 24 ? canonicalUtc(raw, 0) : -1;
+  if (utc >= 0) {
+    rememberHour(raw, utc);
+    return utc;
+  }
   const s = raw.trim();
   if (s === "") return "timestamp is missing";
   if (/^-?\d+(\.\d+)?$/.test(s)) {
@@ -51,6 +56,25 @@ export function parseTimestampAt(text: string, start: number, end: number): numb
     if (offset >= 0) return lastHour.ms + offset;
   }
   return parseTimestamp(text.slice(start, end));
+}
+
+/**
+ * Epoch ms of `YYYY-MM-DDTHH:MM:SS.sssZ` at `at`, read by its digits (Date.UTC gives what Date.parse does
+ * for such a time); -1 for any other shape, a year before 1970 or a day past the 28th (read in full). The
+ * first time of each hour went through the regular expressions and Date.parse: a tenth of a CSV's reading.
+ */
+function canonicalUtc(s: string, at: number): number {
+  const dash = 45;
+  if (s.charCodeAt(at + 4) !== dash || s.charCodeAt(at + 7) !== dash || s.charCodeAt(at + 10) !== 84 /* T */)
+    return -1;
+  const offset = offsetInHour(s, at);
+  const year = digits(s, at, 4);
+  const month = digits(s, at + 5, 2);
+  const day = digits(s, at + 8, 2);
+  const hour = digits(s, at + 11, 2);
+  if (offset < 0 || year < 1970 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23)
+    return -1;
+  return Date.UTC(year, month - 1, day, hour) + offset;
 }
 
 function rememberHour(s: string, t: number): void {
