@@ -10,6 +10,7 @@ import {
   parseTimestampAt,
   parseTripPurpose,
   parseVehicleClass,
+  setOptionalFields,
 } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
@@ -310,11 +311,7 @@ class PlainRows {
     if (typeof speed === "string" || typeof heading === "string" || typeof incomeBand === "string")
       return null;
     if (typeof vehicleClass === "object" || typeof purpose === "object") return null;
-    if (speed !== undefined) point.speed = speed;
-    if (heading !== undefined) point.heading = heading;
-    if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
-    if (purpose !== undefined) point.purpose = purpose;
-    if (incomeBand !== undefined) point.incomeBand = incomeBand;
+    setOptionalFields(point, speed, heading, vehicleClass, purpose, incomeBand);
     return point;
   }
 

@@ -193,10 +193,22 @@ export function addOptionalFields(point: TracePoint, raw: OptionalFields): strin
   if (typeof purpose === "object") return purpose.problem;
   const incomeBand = parseIncomeBand(raw.incomeBand);
   if (typeof incomeBand === "string") return incomeBand;
+  setOptionalFields(point, speed, heading, vehicleClass, purpose, incomeBand);
+  return undefined;
+}
+
+/** Sets the optional fields that were read, always in this order (so every reader's points share one shape). */
+export function setOptionalFields(
+  point: TracePoint,
+  speed: number | undefined,
+  heading: number | undefined,
+  vehicleClass: VehicleClass | undefined,
+  purpose: TripPurpose | undefined,
+  incomeBand: number | undefined,
+): void {
   if (speed !== undefined) point.speed = speed;
   if (heading !== undefined) point.heading = heading;
   if (vehicleClass !== undefined) point.vehicleClass = vehicleClass;
   if (purpose !== undefined) point.purpose = purpose;
   if (incomeBand !== undefined) point.incomeBand = incomeBand;
-  return undefined;
 }
