@@ -24,6 +24,7 @@ import { tripMatcher } from "../src/engine/matching/index.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { NetworkRegistry } from "../src/engine/network/registry.js";
 import type { Segment } from "../src/engine/network/types.js";
+import type { Network } from "../src/engine/network/network.js";
 import { Simulation } from "../src/engine/simulate/index.js";
 import { writeSimulation } from "../src/engine/simulate/writers.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
@@ -40,16 +41,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     const segments = await readOsmSegments(MONACO);
     const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
     const network = (await rt0.networks.get("mc"))!;
-    const sim = new Simulation(network, {
-      from: "2025-03",
-      to: "2025-03",
-      tripsPerDay: Math.max(10, Math.ceil(trips / 31)),
-      seed: 7,
-      source: "lbs",
-      samplingS,
-      noiseM: 10,
-    });
-    const written = writeSimulation(firstTrips(sim.trips(), trips), join(dir, "traces"));
+    const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));
     const file = written.months[0].traces;
     const raw = await splitTrips(file);
     const points = raw.reduce((n, t) => n + t.points.length, 0);
@@ -141,6 +133,20 @@ export default async function ingestBench(args: string[]): Promise<Record<string
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The bench's trace file: the first `trips` simulated lbs trips of March 2025 on `network`, one CSV in `dir`. */
+export function benchTraceFile(network: Network, trips: number, samplingS: number, dir: string) {
+  const sim = new Simulation(network, {
+    from: "2025-03",
+    to: "2025-03",
+    tripsPerDay: Math.max(10, Math.ceil(trips / 31)),
+    seed: 7,
+    source: "lbs",
+    samplingS,
+    noiseM: 10,
+  });
+  return writeSimulation(firstTrips(sim.trips(), trips), dir);
 }
 
 async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {
@@ -248,7 +254,7 @@ function threadCpuS(): Map<number, number> {
 
 const round = (x: number) => Number(x.toFixed(2));
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : round((sorted[mid - 1] + sorted[mid]) / 2);

@@ -13,6 +13,7 @@ import {
   type TripPurpose,
   type VehicleClass,
 } from "./types.js";
+import type { LonLat } from "../network/types.js";
 
 /** Code of an absent purpose in `purpose`; absent income band is -1 in `incomeBand`. */
 export const NO_PURPOSE = 255;
@@ -139,8 +140,12 @@ export class TripColumnsBuilder {
 
   /** The trip added as number `row`, its path decoded from the columns whenever it is read. */
   tripAt(row: number): MatchedTrip {
-    const trip = tripWithPath(this.cols, row, []);
-    return Object.defineProperty(trip, "path", { get: () => pathAt(this.cols, row), enumerable: true });
+    return new ColumnsTrip(this, this.cols, row);
+  }
+
+  /** The path of the trip added as number `row`. */
+  pathAt(row: number): PathStep[] {
+    return pathAt(this.cols, row);
   }
 
   /** The trips added so far, each column exactly as long as they need (views on the builder's arrays). */
@@ -190,12 +195,16 @@ export function lengthOf(name: ColumnName, n: number, steps: number): number {
 
 /** Trip i of a chunk as an object (tests, exports; analyses read the columns). */
 export function tripAt(cols: TripColumns, i: number): MatchedTrip {
-  return tripWithPath(cols, i, pathAt(cols, i));
+  const { purpose, incomeBand, ...fields } = tripFieldsAt(cols, i);
+  const trip: MatchedTrip = { ...fields, path: pathAt(cols, i) };
+  if (purpose !== undefined) trip.purpose = purpose;
+  if (incomeBand !== undefined) trip.incomeBand = incomeBand;
+  return trip;
 }
 
-/** Trip i with `path` as its path (a placeholder the caller replaces keeps the property's place). */
-function tripWithPath(cols: TripColumns, i: number, path: PathStep[]): MatchedTrip {
-  const trip: MatchedTrip = {
+/** Trip i's fields but its path; purpose and income band only when known. */
+function tripFieldsAt(cols: TripColumns, i: number): Omit<MatchedTrip, "path"> {
+  const fields: Omit<MatchedTrip, "path"> = {
     deviceId: cols.devices[cols.deviceIndex[i]],
     vehicleClass: VEHICLE_CLASS_OF_CODE[cols.vehicleClass[i]],
     source: TRACE_SOURCE_OF_CODE[cols.source[i]],
@@ -204,11 +213,40 @@ function tripWithPath(cols: TripColumns, i: number, path: PathStep[]): MatchedTr
     startT: cols.startT[i],
     endT: cols.endT[i],
     lengthM: cols.lengthM[i],
-    path,
   };
-  if (cols.purpose[i] !== NO_PURPOSE) trip.purpose = TRIP_PURPOSE_OF_CODE[cols.purpose[i]] as TripPurpose;
-  if (cols.incomeBand[i] !== NO_INCOME_BAND) trip.incomeBand = cols.incomeBand[i];
-  return trip;
+  if (cols.purpose[i] !== NO_PURPOSE) fields.purpose = TRIP_PURPOSE_OF_CODE[cols.purpose[i]] as TripPurpose;
+  if (cols.incomeBand[i] !== NO_INCOME_BAND) fields.incomeBand = cols.incomeBand[i];
+  return fields;
+}
+
+/**
+ * A trip of a TripColumnsBuilder read back: its fields as stored, its path (a getter of the class, so every
+ * such trip shares one shape) decoded whenever it is read.
+ */
+class ColumnsTrip implements MatchedTrip {
+  // Declared, not defined: only the fields a trip has become properties, in tripAt's order.
+  declare readonly deviceId: string;
+  declare readonly vehicleClass: VehicleClass;
+  declare readonly source: TraceSource;
+  declare readonly origin: LonLat;
+  declare readonly destination: LonLat;
+  declare readonly startT: number;
+  declare readonly endT: number;
+  declare readonly lengthM: number;
+  declare readonly purpose?: TripPurpose;
+  declare readonly incomeBand?: number;
+  readonly #builder: TripColumnsBuilder;
+  readonly #row: number;
+
+  constructor(builder: TripColumnsBuilder, cols: TripColumns, row: number) {
+    Object.assign(this, tripFieldsAt(cols, row));
+    this.#builder = builder;
+    this.#row = row;
+  }
+
+  get path(): PathStep[] {
+    return this.#builder.pathAt(this.#row);
+  }
 }
 
 function pathAt(cols: TripColumns, i: number): PathStep[] {
