@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchTraceFile, median } from "./ingest.js";
+import { benchTraceFile, measured as measure, median } from "./ingest.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { Network } from "../src/engine/network/network.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
@@ -149,14 +149,6 @@ async function treeRunner(root: string, file: string, dir: string, label: string
       await setup.store.close();
     },
   };
-}
-
-async function measure<T>(run: () => Promise<T>): Promise<{ value: T; cpuS: number; wallS: number }> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const value = await run();
-  const used = process.cpuUsage(cpu);
-  return { value, cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - started) / 1000 };
 }
 
 function summarise(rounds: Round[]) {

@@ -215,7 +215,7 @@ interface Measured<T> {
   busiestOtherThreadCpuS: number;
 }
 
-async function measured<T>(run: () => Promise<T>): Promise<Measured<T>> {
+export async function measured<T>(run: () => Promise<T>): Promise<Measured<T>> {
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   const threadsBefore = threadCpuS();

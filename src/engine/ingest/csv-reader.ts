@@ -94,7 +94,8 @@ export async function* readCsvTrace(path: string): AsyncGenerator<Iterable<Trace
 /** The rows of a CSV file, chunk by chunk: line numbers and the columns carry over from chunk to chunk. */
 class CsvRows {
   private columns: ColumnIndex | null = null;
-  private plainRows = new PlainRows(DEFAULT_COLUMNS);
+  /** The in-place reader of the columns, once they are known. */
+  private plainRows: PlainRows | null = null;
   private lineNo = 0;
   /** Set when the header row lacks a needed column: nothing after it is read. */
   stopped = false;
@@ -110,7 +111,7 @@ class CsvRows {
       if (quote >= 0 && quote < start) quote = text.indexOf('"', start);
       // Rows without quotes are read in place; anything the fast reader does not take is read in full.
       const point =
-        this.columns && (quote < 0 || quote > lineEnd) ? this.plainRows.point(text, start, lineEnd) : null;
+        this.plainRows && (quote < 0 || quote > lineEnd) ? this.plainRows.point(text, start, lineEnd) : null;
       let record: TraceRecord | null;
       if (point) {
         this.lineNo++;

@@ -39,9 +39,9 @@ export function parseTimestamp(raw: string): number | string {
 const lastHour = { prefix: "", ms: 0 };
 
 /** Epoch ms of `s` when it is `YYYY-MM-DDTHH:MM:SS.sssZ` in `lastHour`; -1 otherwise (then parsed in full). */
-function withinLastHour(s: string): number {
-  if (s.length !== 24 || !s.startsWith(lastHour.prefix) || lastHour.prefix === "") return -1;
-  const offset = offsetInHour(s);
+function withinLastHour(s: string, at = 0, end = s.length): number {
+  if (end - at !== 24 || lastHour.prefix === "" || !s.startsWith(lastHour.prefix, at)) return -1;
+  const offset = offsetInHour(s, at);
   return offset < 0 ? -1 : lastHour.ms + offset;
 }
 
@@ -50,12 +50,8 @@ function withinLastHour(s: string): number {
  * (a CSV reader's rows, without a string per cell).
  */
 export function parseTimestampAt(text: string, start: number, end: number): number | string {
-  const { prefix } = lastHour;
-  if (end - start === 24 && prefix !== "" && text.startsWith(prefix, start)) {
-    const offset = offsetInHour(text, start);
-    if (offset >= 0) return lastHour.ms + offset;
-  }
-  return parseTimestamp(text.slice(start, end));
+  const sameHour = withinLastHour(text, start, end);
+  return sameHour >= 0 ? sameHour : parseTimestamp(text.slice(start, end));
 }
 
 /**

@@ -109,7 +109,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   ): void {
     this.db.transaction(() => {
       const keys = Array.from({ length: n }, (_, i) => keyOf(i));
-      const [totals, details] = [TOTALS, DETAILS].map((table) => this.storedRows(table, country, keys));
+      const [totals, details] = [TOTALS, DETAILS].map((table) =>
+        storedByPeriod(this.sql(table.read), country, keys),
+      );
       const rollups = new YearRollups(country);
       const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
       const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
@@ -127,14 +129,6 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       this.sql(BUMP_COUNTS_VERSION).run(country);
       this.rollups.clear();
     })();
-  }
-
-  private storedRows(
-    table: PackedSql,
-    country: string,
-    keys: readonly [segmentId: number, month: string][],
-  ): Map<string, Map<number, Buffer>> {
-    return storedByPeriod(this.sql(table.read), country, keys);
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
