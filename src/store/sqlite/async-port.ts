@@ -59,6 +59,9 @@ export class TransactionGate {
       throw e;
     } finally {
       this.owner = null;
+      // Node 20 tracks an enabled AsyncLocalStorage with a hook on every promise of the process; outside a
+      // transaction no one asks for the context, so the hook runs only while one is open (`run` enables it).
+      this.context.disable();
       end();
     }
   }
