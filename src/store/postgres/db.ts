@@ -82,6 +82,8 @@ const statementName = (sql: string): string => {
  */
 export class PgDb {
   private readonly current = new AsyncLocalStorage<pg.PoolClient>();
+  /** Transactions open now: the context is tracked only while there are some (see `transaction`). */
+  private open = 0;
 
   constructor(readonly pool: pg.Pool) {}
 
@@ -118,6 +120,7 @@ export class PgDb {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
     const client = await this.pool.connect();
+    this.open++;
     try {
       await client.query("BEGIN");
       const result = await this.current.run(client, fn);
@@ -128,6 +131,9 @@ export class PgDb {
       throw e;
     } finally {
       client.release();
+      // Node 20 runs a hook on every promise of the process while an AsyncLocalStorage is enabled; with no
+      // transaction open no one needs the context (`run` enables it again).
+      if (--this.open === 0) this.current.disable();
     }
   }
 
