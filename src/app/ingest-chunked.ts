@@ -15,6 +15,7 @@ import {
 import {
   addFileReport,
   compactTrips,
+  FileDigest,
   emptyIngestReport,
   progressLine,
   recordIngestRun,
@@ -47,6 +48,8 @@ export const DEFAULT_CHUNK_TRIPS = 5000;
 interface FileRun {
   path: string;
   startedAt: string;
+  /** Taken while the file is read into chunks. */
+  digest: FileDigest;
   counts: SplitFileCounts;
   /** The file's chunks: seq from … to (exclusive). */
   from: number;
@@ -85,13 +88,14 @@ export async function ingestFilesInChunks(
       const run: FileRun = {
         path,
         startedAt: new Date().toISOString(),
+        digest: new FileDigest(),
         counts: emptyFileCounts(),
         from: seq,
         to: seq,
       };
       runs.push(run);
       log(`${path}: reading (chunks of ${opts.chunkTrips.toLocaleString("en-US")} trips for the workers)`);
-      await readIntoChunks(path, opts, run.counts, problems, queueChunk);
+      await readIntoChunks(run, opts, problems, queueChunk);
       run.to = seq;
       log(`${path}: read, ${seq - run.from} chunks queued`);
       if (run.counts.interrupted) break;
@@ -109,9 +113,8 @@ export async function ingestFilesInChunks(
 }
 
 async function readIntoChunks(
-  path: string,
+  { path, counts, digest }: FileRun,
   opts: ChunkedIngestOptions,
-  counts: SplitFileCounts,
   problems: ProblemList,
   queueChunk: (trips: RawTrip[]) => Promise<void>,
 ): Promise<void> {
@@ -124,6 +127,7 @@ async function readIntoChunks(
       onProblem: (m) => problems.add(m),
       onProgress: (c) => opts.onProgress?.(`${path}: ${c.pointsRead.toLocaleString("en-US")} points read`),
       signal: opts.signal,
+      onBytes: digest.add,
     },
     counts,
   );
@@ -226,7 +230,14 @@ async function recordRuns(
     log(`${run.path}: done, ${progressLine(counts)}`);
     const whole = !run.counts.interrupted && chunks.slice(run.from, run.to).every((c) => c.state === "done");
     if (whole)
-      await recordIngestRun(ctx, { country, source, path: run.path, startedAt: run.startedAt, counts });
+      await recordIngestRun(ctx, {
+        country,
+        source,
+        path: run.path,
+        startedAt: run.startedAt,
+        counts,
+        digest: run.digest,
+      });
   }
   await compactTrips(ctx, country, log);
 }

@@ -109,6 +109,7 @@ async function ingestEach(
   for (const path of paths) {
     const startedAt = new Date().toISOString();
     log(`${path}: reading`);
+    const digest = new FileDigest();
     const counts = await ingestTraceFile(path, {
       source: opts.source,
       vehicleClass: opts.vehicleClass,
@@ -121,6 +122,7 @@ async function ingestEach(
       onProblem,
       onProgress: (c) => log(`${path}: ${progressLine(c)}`),
       signal: opts.signal,
+      onBytes: digest.add,
     });
     addFileReport(report, path, counts);
     if (counts.interrupted) {
@@ -130,7 +132,7 @@ async function ingestEach(
       return;
     }
     log(`${path}: done, ${progressLine(counts)}`);
-    await recordIngestRun(ctx, { country, source: opts.source, path, startedAt, counts });
+    await recordIngestRun(ctx, { country, source: opts.source, path, startedAt, counts, digest });
   }
   await compactTrips(ctx, country, log);
 }
@@ -193,18 +195,49 @@ export function startIngest(
   };
 }
 
-/** Records a file ingested whole as an ingest run (size and digest, so the same file is known again). */
+/**
+ * Records a file ingested whole as an ingest run (size and digest, so the same file is known again); the
+ * digest is the one taken while the ingest read the file.
+ */
 export async function recordIngestRun(
   ctx: AppContext,
-  run: { country: string; source: TraceSource; path: string; startedAt: string; counts: IngestCounts },
+  run: {
+    country: string;
+    source: TraceSource;
+    path: string;
+    startedAt: string;
+    counts: IngestCounts;
+    digest: FileDigest;
+  },
 ): Promise<void> {
+  const { digest, ...fields } = run;
+  const sizeBytes = statSync(run.path).size;
   await ctx.store.trips.recordIngestRun({
-    ...run,
-    sizeBytes: statSync(run.path).size,
-    sha256: await sha256Of(run.path),
+    ...fields,
+    sizeBytes,
+    sha256: await digest.hex(run.path, sizeBytes),
     finishedAt: new Date().toISOString(),
     counts: { ...run.counts },
   });
+}
+
+/**
+ * A file's SHA-256, taken from its bytes as the ingest reads them, so the file is read once. A reader that
+ * stopped short of the end (a corrupt .gz, a GeoJSON file that did not parse) leaves it incomplete: the
+ * file is then read again for it.
+ */
+export class FileDigest {
+  private readonly hash = createHash("sha256");
+  private bytes = 0;
+
+  readonly add = (bytes: Buffer): void => {
+    this.hash.update(bytes);
+    this.bytes += bytes.length;
+  };
+
+  async hex(path: string, sizeBytes: number): Promise<string> {
+    return this.bytes === sizeBytes ? this.hash.digest("hex") : await sha256Of(path);
+  }
 }
 
 /** Batches leave many small chunks per month; merging them once per run keeps scans reading few rows. */

@@ -17,6 +17,7 @@ import type { AppContext } from "../../src/app/context.js";
 import {
   addFileReport,
   addIngestReport,
+  FileDigest,
   emptyIngestReport,
   formatIngestReport,
   ingestFiles,
@@ -294,6 +295,34 @@ describe("ingestFiles", () => {
     assert.match(report.problems.at(-1)!, /^cut\.csv\.gz: reading stopped: /);
   });
 
+  // The digest is taken from the bytes as the ingest reads them (the file is read once); where the reader
+  // stopped short (here at a .gz whose header is corrupt), the file is read again for it.
+  it("records each file's own SHA-256: gzipped over many reads, and cut short by a corrupt .gz", async () => {
+    const lines = Array.from(
+      { length: 3000 },
+      (_, i) => `${createHash("md5").update(`d${i}`).digest("hex")},${T0 + i},52.0001,13.${i}`,
+    );
+    const whole = gzipSync(["device_id,timestamp,lat,lon", ...lines].join("\n"));
+    assert.ok(whole.length > 64 * 1024, "the file takes several reads");
+    const large = join(dir, "large.csv.gz");
+    writeFileSync(large, whole);
+    const corrupt = join(dir, "corrupt.csv.gz");
+    writeFileSync(corrupt, Buffer.concat([Buffer.alloc(10), whole.subarray(10)]));
+    const report = await ingestFiles(rt, [large, corrupt], {
+      country: "de",
+      source: "telematics",
+      vehicleClass: "bicycle",
+      matcher: () => [],
+    });
+    assert.equal(report.totals.readErrors, 1);
+    const runs = await rt.store.trips.listIngestRuns("de");
+    for (const path of [large, corrupt]) {
+      const run = runs.find((r) => r.path === path)!;
+      assert.equal(run.sha256, createHash("sha256").update(readFileSync(path)).digest("hex"), path);
+      assert.equal(run.sizeBytes, readFileSync(path).length);
+    }
+  });
+
   it("refuses a missing file before ingesting anything", async () => {
     await assert.rejects(
       ingestFiles(rt, [file, join(dir, "nope.csv")], {
@@ -304,6 +333,27 @@ describe("ingestFiles", () => {
       }),
       /no such file: .*nope\.csv/,
     );
+  });
+});
+
+describe("FileDigest", () => {
+  it("answers the digest of the bytes it was given when they were the whole file, else reads the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sf-digest-"));
+    try {
+      const path = join(dir, "f.csv");
+      writeFileSync(path, "xyz");
+      const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+      const seen = new FileDigest();
+      seen.add(Buffer.from("ab"));
+      seen.add(Buffer.from("c"));
+      // As many bytes as the file: what was read is the file (it is not read again).
+      assert.equal(await seen.hex(path, 3), sha("abc"));
+      const short = new FileDigest();
+      short.add(Buffer.from("x"));
+      assert.equal(await short.hex(path, 3), sha("xyz"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

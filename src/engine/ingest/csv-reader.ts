@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { openInput } from "./open-input.js";
+import { openInput, type OnBytes } from "./open-input.js";
 import {
   addOptionalFields,
   parseIncomeBand,
@@ -69,8 +69,8 @@ const DEFAULT_COLUMNS: ColumnIndex = {
  * close are matched: parsed up front, a chunk's ~900 records outlived V8's young generation, ~19 of the
  * ~55 MB an ingest of the ingest bench's file copied into the old one.
  */
-export async function* readCsvTrace(path: string): AsyncGenerator<Iterable<TraceRecord>> {
-  const input = openInput(path);
+export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGenerator<Iterable<TraceRecord>> {
+  const input = openInput(path, onBytes);
   input.setEncoding("utf8");
   const rows = new CsvRows(basename(path));
   let rest = "";

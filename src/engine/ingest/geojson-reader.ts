@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { openInput } from "./open-input.js";
+import { openInput, type OnBytes } from "./open-input.js";
 import { addOptionalFields, parseLatitude, parseLongitude, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 import { EngineError } from "../errors.js";
@@ -18,11 +18,11 @@ interface Feature {
  * A problem's `line` is the feature's ordinal (from 1), not a text line.
  * Also reads Barefoot's sample format: a JSON array of `{point: "POINT(lon lat)", time, id}`.
  */
-export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecord[]> {
+export async function* readGeoJsonTrace(path: string, onBytes?: OnBytes): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
   let features: Feature[];
   try {
-    features = featuresOf(JSON.parse(await readAll(path)));
+    features = featuresOf(JSON.parse(await readAll(path, onBytes)));
   } catch (e) {
     yield [{ problem: { file, line: 1, message: e instanceof Error ? e.message : String(e) } }];
     return;
@@ -35,9 +35,9 @@ export async function* readGeoJsonTrace(path: string): AsyncGenerator<TraceRecor
   }
 }
 
-async function readAll(path: string): Promise<string> {
+async function readAll(path: string, onBytes?: OnBytes): Promise<string> {
   const parts: string[] = [];
-  const input = openInput(path);
+  const input = openInput(path, onBytes);
   input.setEncoding("utf8");
   for await (const chunk of input) parts.push(chunk as string);
   return parts.join("");

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { SaxesParser } from "saxes";
-import { openInput } from "./open-input.js";
+import { openInput, type OnBytes } from "./open-input.js";
 import { parseLatitude, parseLongitude, parseOptionalNumber, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
@@ -17,7 +17,7 @@ interface OpenPoint {
  * device, named by its `<name>` or else `<file>#<n>` (n counting tracks from 1);
  * routes and waypoints are ignored. A point without `<time>` is a bad row.
  */
-export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]> {
+export async function* readGpxTrace(path: string, onBytes?: OnBytes): AsyncGenerator<TraceRecord[]> {
   const file = basename(path);
   const parser = new SaxesParser({ position: true });
   const out: TraceRecord[] = [];
@@ -62,7 +62,7 @@ export async function* readGpxTrace(path: string): AsyncGenerator<TraceRecord[]>
   });
 
   // Stream errors (a corrupt .gz) propagate to the caller; XML errors end this file with one problem.
-  const input = openInput(path);
+  const input = openInput(path, onBytes);
   input.setEncoding("utf8");
   for await (const chunk of input) {
     const failure = feed(parser, chunk as string);

@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import type { Readable } from "node:stream";
+import { pipeline, Transform, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 
 /**
@@ -9,13 +9,31 @@ import { createGunzip } from "node:zlib";
  */
 const READ_CHUNK_BYTES = 16 * 1024;
 
-/** A file's bytes as a stream, gunzipped on the fly when the name ends in `.gz`. */
-export function openInput(path: string): Readable {
+/** What the file's bytes are handed to as they are read (before gunzip), e.g. to take its digest in the same pass. */
+export type OnBytes = (bytes: Buffer) => void;
+
+/**
+ * A file's bytes as a stream, gunzipped on the fly when the name ends in `.gz`; `onBytes` sees the file's
+ * own bytes as they are read. An error of any stage ends the returned stream with it.
+ */
+export function openInput(path: string, onBytes?: OnBytes): Readable {
   const raw = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
-  if (!path.toLowerCase().endsWith(".gz")) return raw;
-  const gunzip = createGunzip();
-  raw.on("error", (e) => gunzip.destroy(e));
-  return raw.pipe(gunzip);
+  const stages: Transform[] = [];
+  if (onBytes) stages.push(tap(onBytes));
+  if (path.toLowerCase().endsWith(".gz")) stages.push(createGunzip());
+  if (stages.length === 0) return raw;
+  // An error of any stage reaches the reader through the last one, which pipeline destroys with it.
+  pipeline([raw, ...stages], () => {});
+  return stages[stages.length - 1];
+}
+
+function tap(onBytes: OnBytes): Transform {
+  return new Transform({
+    transform(bytes: Buffer, _encoding, done) {
+      onBytes(bytes);
+      done(null, bytes);
+    },
+  });
 }
 
 /** The format a file name announces, ignoring a trailing `.gz`. */

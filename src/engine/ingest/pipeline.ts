@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
 import { groupOutcomes, type BatchMatcher, type MatchOutcome } from "./match-pool.js";
+import type { OnBytes } from "./open-input.js";
 import { readTrips } from "./split-file.js";
 
 /** Map matching as the pipeline sees it: one raw trip in, zero or more matched trips out. */
@@ -88,6 +89,8 @@ export interface TraceIngestOptions<A = undefined> {
    * open are dropped: a truncated trip would not be recognised as a duplicate when the file is ingested again.
    */
   signal?: AbortSignal;
+  /** Sees the file's own bytes as they are read (its digest is taken in the same pass). */
+  onBytes?: OnBytes;
 }
 
 /**
@@ -158,6 +161,7 @@ export async function ingestTraceFile<A = undefined>(
       onProgress: () => opts.onProgress?.(merge(counts, splitter.counts)),
       progressEvery,
       signal: opts.signal,
+      onBytes: opts.onBytes,
     },
     counts,
   );

@@ -2,20 +2,21 @@ import { basename } from "node:path";
 import { readCsvTrace } from "./csv-reader.js";
 import { readGeoJsonTrace } from "./geojson-reader.js";
 import { readGpxTrace } from "./gpx-reader.js";
-import { formatOf } from "./open-input.js";
+import { formatOf, type OnBytes } from "./open-input.js";
 import type { TraceRecord } from "./types.js";
 
 export const TRACE_FILE_KINDS = ".csv, .gpx, .geojson/.json, each optionally .gz";
 
 /**
  * Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name.
- * Iterate a batch before asking for the next one: a CSV batch reads its rows as it is iterated.
+ * Iterate a batch before asking for the next one: a CSV batch reads its rows as it is iterated. `onBytes`
+ * sees the file's own bytes as they are read.
  */
-export function readTraceFile(path: string): AsyncGenerator<Iterable<TraceRecord>> {
+export function readTraceFile(path: string, onBytes?: OnBytes): AsyncGenerator<Iterable<TraceRecord>> {
   const format = formatOf(path);
-  if (format === "csv") return readCsvTrace(path);
-  if (format === "gpx") return readGpxTrace(path);
-  if (format === "geojson") return readGeoJsonTrace(path);
+  if (format === "csv") return readCsvTrace(path, onBytes);
+  if (format === "gpx") return readGpxTrace(path, onBytes);
+  if (format === "geojson") return readGeoJsonTrace(path, onBytes);
   return unknownFormat(path);
 }
 

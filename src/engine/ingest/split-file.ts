@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import type { RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
+import type { OnBytes } from "./open-input.js";
 import { readTraceFile } from "./read-traces.js";
 import { TripSplitter, type SplitCounts } from "./split-trips.js";
 import { formatProblem } from "./types.js";
@@ -14,6 +15,8 @@ export interface SplitFileOptions {
   progressEvery?: number;
   /** Stops reading when aborted; the trips still open are dropped (as ingestTraceFile does). */
   signal?: AbortSignal;
+  /** Sees the file's own bytes as they are read (its digest is taken in the same pass). */
+  onBytes?: OnBytes;
 }
 
 /** What reading counts besides the splitter: bad rows, a read that stopped part-way, an interrupted one. */
@@ -32,6 +35,7 @@ export interface ReadTripsOptions {
   onProgress?: () => void;
   progressEvery?: number;
   signal?: AbortSignal;
+  onBytes?: OnBytes;
 }
 
 /**
@@ -52,7 +56,7 @@ export async function* readTrips(
   try {
     // The trips a chunk of records closed go out together: a yield per trip (a promise and a turn of the
     // consumer's async calls each, ~4,000 per bench file) cost ~8 % of a single-thread ingest's CPU.
-    for await (const records of readTraceFile(path)) {
+    for await (const records of readTraceFile(path, opts.onBytes)) {
       const closed: RawTrip[] = [];
       let progressDue = 0;
       let aborted = false;
@@ -93,11 +97,11 @@ export async function* splitTraceFile(
 ): AsyncGenerator<RawTrip[]> {
   const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
   const sync = () => Object.assign(counts, splitter.counts, { badRows: counts.badRows });
-  const { onProblem, onProgress, progressEvery, signal } = opts;
+  const { onProblem, onProgress, progressEvery, signal, onBytes } = opts;
   yield* readTrips(
     path,
     splitter,
-    { onProblem, onProgress: () => onProgress?.(sync()), progressEvery, signal },
+    { onProblem, onProgress: () => onProgress?.(sync()), progressEvery, signal, onBytes },
     counts,
   );
   sync();
