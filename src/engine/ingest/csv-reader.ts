@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { openInput, type OnBytes } from "./open-input.js";
+import { readText, type OnBytes } from "./open-input.js";
 import {
   addOptionalFields,
   parseIncomeBand,
@@ -70,12 +70,10 @@ const DEFAULT_COLUMNS: ColumnIndex = {
  * ~55 MB an ingest of the ingest bench's file copied into the old one.
  */
 export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGenerator<Iterable<TraceRecord>> {
-  const input = openInput(path, onBytes);
-  input.setEncoding("utf8");
   const rows = new CsvRows(basename(path));
   let rest = "";
-  for await (const chunk of input) {
-    const text = rest + (chunk as string);
+  for await (const chunk of readText(path, onBytes)) {
+    const text = rest + chunk;
     const cut = text.lastIndexOf("\n");
     if (cut < 0) {
       rest = text;
@@ -83,10 +81,7 @@ export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGener
     }
     rest = text.slice(cut + 1);
     yield rows.of(text, cut);
-    if (rows.stopped) {
-      input.destroy();
-      return;
-    }
+    if (rows.stopped) return;
   }
   if (rest !== "") yield rows.of(rest, rest.length);
 }

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { openInput, type OnBytes } from "./open-input.js";
+import { readText, type OnBytes } from "./open-input.js";
 import { addOptionalFields, parseLatitude, parseLongitude, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 import { EngineError } from "../errors.js";
@@ -37,9 +37,7 @@ export async function* readGeoJsonTrace(path: string, onBytes?: OnBytes): AsyncG
 
 async function readAll(path: string, onBytes?: OnBytes): Promise<string> {
   const parts: string[] = [];
-  const input = openInput(path, onBytes);
-  input.setEncoding("utf8");
-  for await (const chunk of input) parts.push(chunk as string);
+  for await (const chunk of readText(path, onBytes)) parts.push(chunk);
   return parts.join("");
 }
 

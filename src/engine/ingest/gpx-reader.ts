@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { SaxesParser } from "saxes";
-import { openInput, type OnBytes } from "./open-input.js";
+import { readText, type OnBytes } from "./open-input.js";
 import { parseLatitude, parseLongitude, parseOptionalNumber, parseTimestamp } from "./fields.js";
 import type { TracePoint, TraceRecord } from "./types.js";
 
@@ -62,14 +62,11 @@ export async function* readGpxTrace(path: string, onBytes?: OnBytes): AsyncGener
   });
 
   // Stream errors (a corrupt .gz) propagate to the caller; XML errors end this file with one problem.
-  const input = openInput(path, onBytes);
-  input.setEncoding("utf8");
-  for await (const chunk of input) {
-    const failure = feed(parser, chunk as string);
+  for await (const chunk of readText(path, onBytes)) {
+    const failure = feed(parser, chunk);
     yield out.splice(0);
     if (failure) {
       yield [{ problem: { file, line: parser.line, message: failure } }];
-      input.destroy();
       return;
     }
   }
