@@ -1,14 +1,15 @@
 /**
- * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2] [rounds=3]`.
+ * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2] [rounds=5]`.
  * Simulated lbs traces on the bundled Monaco network are written as one CSV; then, in one process,
  * side by side: the matcher alone on the same raw trips (read and split beforehand), the whole ingest
  * (read, split, match, store, tallies) on one thread, and the whole ingest with matching on `threads`
  * worker threads. Every run is preceded by an untimed one (V8 compiled, route balls filled, workers
  * started), so the figures compare steady states; each ingest goes into a fresh SQLite file. The matcher
  * alone and the ingest both see traces the matcher has matched before (its caches equally warm), and
- * both count the same points. Then `rounds` pairs of ingests, one thread and `threads` threads
- * alternating, so that load which comes and goes hits both alike: points per CPU second (the per-core
- * figure) and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per pair, to be
+ * both count the same points. Then `rounds` rounds of the matcher alone, the ingest on one thread and on
+ * `threads` threads, so that load which comes and goes hits all alike: points per CPU second (the per-core
+ * figure), `ingestShareOfMatcher`, the median of the rounds' ratios of the matcher's CPU time to the
+ * ingest's, and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
  * read on an otherwise idle machine (on a loaded one `parallelSpeedupOn2IdleCores` estimates it from
  * CPU times). Every round must store exactly the trips and per-segment tallies of the first.
  */
@@ -35,7 +36,7 @@ import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
 
 export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
-  const [trips = 4000, samplingS = 30, threads = 2, rounds = 3] = args.map(Number);
+  const [trips = 4000, samplingS = 30, threads = 2, rounds = 5] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
   try {
     const segments = await readOsmSegments(MONACO);
@@ -48,7 +49,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
 
     const match = tripMatcher(network);
     raw.forEach(match);
-    const matcherOnly = await measured(async () => raw.forEach(match));
+    const matchAlone = () => measured(async () => raw.forEach(match));
 
     // Kept across the parallel runs, so the measured ones have warm workers like the single thread.
     const pool = new MatchPool(network, threads);
@@ -75,18 +76,24 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     };
     await ingestOnce(false);
     await ingestOnce(true);
+    const alone: Awaited<ReturnType<typeof matchAlone>>[] = [];
     const singles: Awaited<ReturnType<typeof ingestOnce>>[] = [];
     const parallels: typeof singles = [];
+    // The matcher alone in every round too: on a machine whose speed drifts, a ratio is only as good as
+    // the two figures measured side by side.
     for (let r = 0; r < rounds; r++) {
+      alone.push(await matchAlone());
       singles.push(await ingestOnce(false));
       parallels.push(await ingestOnce(true));
     }
     await pool.close();
 
     const perCpuS = (m: { cpuS: number }) => Math.round(points / m.cpuS);
-    // The round of median CPU time stands for each kind; the wall-time ratios are per pair.
+    // The round of median CPU time stands for each kind; the ratios are per round.
+    const matcherOnly = medianBy(alone, (m) => m.cpuS);
     const single = medianBy(singles, (m) => m.cpuS);
     const parallel = medianBy(parallels, (m) => m.cpuS);
+    const shares = singles.map((m, r) => round(alone[r].cpuS / m.cpuS));
     const wallRatios = singles.map((m, r) => round(m.wallS / parallels[r].wallS));
     const first = singles[0];
     return {
@@ -103,7 +110,8 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         pointsPerCpuS: perCpuS(single),
         stored: single.report.totals.stored,
       },
-      ingestShareOfMatcher: round(perCpuS(single) / perCpuS(matcherOnly)),
+      ingestShareOfMatcher: median(shares),
+      sharePerRound: shares,
       parallel: {
         threads,
         cpuS: round(parallel.cpuS),
