@@ -9,7 +9,8 @@
  * files, on the ingest bench's file (written by this tree). Per round, in alternating order per tree: the
  * matcher alone over the file's raw trips, the single-thread ingest, the 2-thread ingest. An untimed round
  * warms both first. Reports per tree the medians, the share of the matcher (median of the per-round ratios)
- * and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's.
+ * and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's, and the quartiles
+ * of the per-round ratios.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -61,6 +62,12 @@ export default async function ingestAbBench(args: string[]): Promise<Record<stri
         singleCpu: round2(summary.this.singleCpuS / summary.other.singleCpuS),
         parallelCpu: round2(summary.this.parallelCpuS / summary.other.parallelCpuS),
         aloneCpu: round2(summary.this.aloneCpuS / summary.other.aloneCpuS),
+        // The same ratios per round (both trees ran in it), their median and quartiles: how far one comparison
+        // can be trusted on this machine.
+        singleCpuPerRound: quartiles(results.this.map((r, i) => r.singleCpuS / results.other[i].singleCpuS)),
+        parallelCpuPerRound: quartiles(
+          results.this.map((r, i) => r.parallelCpuS / results.other[i].parallelCpuS),
+        ),
       },
       sameStored: results.this.every((r) => r.stored === results.other[0].stored),
       loadAvg1m: round2(loadavg()[0]),
@@ -68,6 +75,13 @@ export default async function ingestAbBench(args: string[]): Promise<Record<stri
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The lower quartile, median and upper quartile of `xs`. */
+function quartiles(xs: number[]): { q1: number; median: number; q3: number } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => round2(sorted[Math.round(q * (sorted.length - 1))]);
+  return { q1: at(0.25), median: at(0.5), q3: at(0.75) };
 }
 
 /** One tree's matcher and ingest, from that tree's own modules. */
