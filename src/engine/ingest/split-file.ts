@@ -41,10 +41,9 @@ export interface ReadTripsOptions {
 /**
  * The reading loop of every ingest: reads one trace file through `splitter` and yields the trips as they
  * close, those of one chunk of records at a time, in reading order, the ones still open when the file ends
- * last. Bad rows and a read that failed
- * part-way (what was read before is kept) go to `counts` and `onProblem`. Aborted, it stops, counts the
- * interruption and drops the trips still open: a truncated trip would not be recognised as a duplicate
- * when the file is ingested again.
+ * last. Bad rows and a read that failed part-way (what was read before is kept) go to `counts` and
+ * `onProblem`. Aborted, it stops, counts the interruption and drops the trips still open: a truncated trip
+ * would not be recognised as a duplicate when the file is ingested again.
  */
 export async function* readTrips(
   path: string,
