@@ -25,9 +25,9 @@ import { createHash, type Hash } from "node:crypto";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { GCProfiler, getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { GCProfiler, getHeapStatistics } from "node:v8";
 import { buildApp } from "../src/api/app.js";
+import { collectGarbage } from "./lib/collect-garbage.js";
 import { issueApiKey } from "../src/app/accounts.js";
 import { inlineRunner } from "../src/app/heavy/tasks.js";
 import { columnsOfStats } from "../src/engine/counts/segment-stats.js";
@@ -297,7 +297,7 @@ async function measure(
   const storeMs: number[] = [];
   // The old generation emptied first: a full collection of the set-up's garbage (the network read, earlier
   // sizes) would otherwise land in one window or another by chance, and say nothing of these requests.
-  fullGc();
+  collectGarbage();
   const phases = probe.phases ? (probe.phases = probe.phases.fresh()) : null;
   const heap = heapCost();
   for (let i = 0; i < requests; i++) {
@@ -366,12 +366,6 @@ function heapCost() {
       };
     },
   };
-}
-
-/** A full collection now (V8's `gc`, exposed for this call only). */
-function fullGc(): void {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
 }
 
 /** An answer into the digest without its request id (random per call), which it may name several times. */
