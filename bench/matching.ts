@@ -8,10 +8,10 @@
  * fraction; length-weighted over all trips, and mean/median per trip), origin/destination
  * errors, broken trips and GPS points matched per wall second and per CPU second.
  *
- * Speed: the network is first prepared for matching as a service does when it loads one (route balls
- * precomputed, `prepareMatching`; its CPU is reported as `prepareCpuS`); the cold pass then matches
- * the first `count` traces in this fresh process (V8 compiling the matcher, no ball grown yet); the
- * steady passes then match `steadySets` sets of `count` further
+ * Speed: the set-up's garbage is collected, then the network is prepared for matching as a service does
+ * when it loads one (route balls precomputed, `prepareMatching`; its CPU is reported as `prepareCpuS`);
+ * the cold pass then matches the first `count` traces in this fresh process (V8 compiling the matcher, no
+ * ball grown yet); the steady passes then match `steadySets` sets of `count` further
  * traces each that the process has not seen (warm code and caches, as deep into a long ingest), and
  * the steady figure is the median set: one set is only ~0.3 s of CPU, which a shared machine's load
  * moves by ±20 %. Accuracy is that of the first set. `matchedSha1` digests every decoded trip of all
@@ -54,8 +54,8 @@ export default async function matchingBench(args: string[]): Promise<Record<stri
     ? gridTraces((1 + steadySets) * count, samplingS, noiseM)
     : await monacoTraces(count, (1 + steadySets) * count, samplingS, noiseM);
   const load = loadavg();
-  // Simulating the traces left ~100 MB of garbage; collected during the cold pass, it cost that pass
-  // 0.1-0.2 s of CPU that a fresh process matching its first traces does not spend.
+  // Simulating the traces grew the heap to ~66 MB, and V8 then collected all of it in full during the cold
+  // pass: 0.1-0.2 s of CPU that a fresh process matching its first traces does not spend.
   collectGarbage();
   const prepared = timed(() => prepareMatching(network));
   const sets = Array.from({ length: 1 + steadySets }, (_, k) => traces.slice(k * count, (k + 1) * count));
