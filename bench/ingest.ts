@@ -11,7 +11,9 @@
  * figure), `ingestShareOfMatcher`, the median of the rounds' ratios of the matcher's CPU time to the
  * ingest's, and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
  * read on an otherwise idle machine (on a loaded one `parallelSpeedupOn2IdleCores` estimates it from
- * CPU times). Every round must store exactly the trips and per-segment tallies of the first.
+ * CPU times). `storeS` is the wall time of the store's transactions; `parallel.tailS` the wall time from
+ * the last group the workers matched to the end (they are idle for it: what keeps `wallSpeedup` under 2).
+ * Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -60,19 +62,23 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         ...(await runtimeWith(join(dir, `ingest-${run++}.sqlite`), segments)),
         networks: rt0.networks,
       };
+      const store = timedTransactions(rt.store);
+      const matching = parallel ? lastResultTimed(pool) : undefined;
       const timed = await measured(() =>
         ingestFiles(rt, [file], {
           country: "mc",
           source: "lbs",
           vehicleClass: "personal",
           matcher: match,
-          matchPool: parallel ? pool : undefined,
+          matchPool: matching,
         }),
       );
+      const ended = process.hrtime.bigint();
+      const tailS = matching ? Number(ended - matching.lastResultAt) / 1e9 : 0;
       const digest = await storedDigest(rt);
       const talliesDigest = storedTalliesDigest(rt.store as SqliteStore);
       await rt.store.close();
-      return { ...timed, report: timed.value, digest, talliesDigest };
+      return { ...timed, report: timed.value, storeS: store.seconds, tailS, digest, talliesDigest };
     };
     await ingestOnce(false);
     await ingestOnce(true);
@@ -108,6 +114,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         mainThreadCpuS: round(single.mainThreadCpuS),
         otherThreadsCpuS: round(single.cpuS - single.mainThreadCpuS),
         pointsPerCpuS: perCpuS(single),
+        storeS: round(single.storeS),
         stored: single.report.totals.stored,
       },
       ingestShareOfMatcher: median(shares),
@@ -118,6 +125,9 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         wallS: round(parallel.wallS),
         mainThreadCpuS: round(parallel.mainThreadCpuS),
         busiestOtherThreadCpuS: round(parallel.busiestOtherThreadCpuS),
+        storeS: round(parallel.storeS),
+        // From the last group matched to the end: the workers idle, this thread storing the last batch.
+        tailS: round(parallel.tailS),
         stored: parallel.report.totals.stored,
       },
       wallSpeedup: {
@@ -185,6 +195,34 @@ async function splitTrips(file: string): Promise<RawTrip[]> {
     for (const record of records) if (!record.problem) out.push(...splitter.push(record.point));
   out.push(...splitter.flush());
   return out;
+}
+
+/** The store's transactions timed (wall seconds, summed), for the share of an ingest spent storing. */
+function timedTransactions(store: AppContext["store"]): { readonly seconds: number } {
+  const total = { seconds: 0 };
+  const transaction = store.transaction.bind(store);
+  store.transaction = async (fn) => {
+    const started = process.hrtime.bigint();
+    try {
+      return await transaction(fn);
+    } finally {
+      total.seconds += Number(process.hrtime.bigint() - started) / 1e9;
+    }
+  };
+  return total;
+}
+
+/** The pool's matching, noting when the last group's outcomes came back. */
+function lastResultTimed(pool: MatchPool): Pick<MatchPool, "match"> & { lastResultAt: bigint } {
+  const timed = {
+    lastResultAt: process.hrtime.bigint(),
+    match: async (trips: RawTrip[]) => {
+      const outcomes = await pool.match(trips);
+      timed.lastResultAt = process.hrtime.bigint();
+      return outcomes;
+    },
+  };
+  return timed;
 }
 
 /** SHA-1 over every stored trip of the country, in storage order. */

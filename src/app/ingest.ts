@@ -33,8 +33,8 @@ export interface IngestFilesOptions {
    * trips are the same as with one.
    */
   threads?: number;
-  /** A pool of matching workers the caller keeps (warm across runs) instead of `threads`. */
-  matchPool?: MatchPool;
+  /** A pool of matching workers the caller keeps (warm across runs, closed by the caller) instead of `threads`. */
+  matchPool?: Pick<MatchPool, "match">;
   /** Matched trips per store transaction. */
   batchSize?: number;
   /** How many problem messages the report keeps (the rest are only counted). */
@@ -95,7 +95,7 @@ interface IngestRun {
   country: string;
   report: IngestReport;
   cells: AheadOfStore<BatchAhead>;
-  pool: MatchPool | null;
+  pool: Pick<MatchPool, "match"> | null;
   log: (line: string) => void;
   onProblem: (message: string) => void;
 }
