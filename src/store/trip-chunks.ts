@@ -1,5 +1,6 @@
 import { CHUNK_FORMAT, decodeChunk as decodeColumns, encodeChunk } from "../engine/trips/chunk-format.js";
 import {
+  concatColumns,
   selectTrips,
   sourceCode,
   tripsToColumns,
@@ -49,6 +50,11 @@ export function chunkRowOfColumns(cols: TripColumns): ChunkRow {
     devices: JSON.stringify(cols.devices),
     columns: asBuffer(encodeChunk(cols)),
   };
+}
+
+/** Stored chunks as one row, their trips in the order given (compaction). */
+export function mergedChunkRow(rows: readonly ChunkRow[]): ChunkRow {
+  return chunkRowOfColumns(concatColumns(rows.map(decodeChunk)));
 }
 
 /** What a scan reads: a month range (YYYY-MM, inclusive), and the trips of each chunk it keeps. */

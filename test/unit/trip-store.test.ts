@@ -3,6 +3,7 @@ import { beforeEach, afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   columnsToTrips,
+  concatColumns,
   selectTrips,
   TripColumnsBuilder,
   tripsToColumns,
@@ -64,6 +65,28 @@ describe("trip columns", () => {
     assert.equal(cols.count, 2);
     assert.deepEqual([...cols.pathStart], [0, 0, 2]);
     assert.deepEqual(columnsToTrips(cols), trips.slice(1));
+  });
+});
+
+describe("trip columns joined", () => {
+  it("are the columns of all their trips packed at once, devices numbered across the parts", () => {
+    const trips = Array.from({ length: 40 }, (_, i) => {
+      const start = new Date(Date.UTC(2026, 0, 1 + (i % 28), i % 24)).toISOString();
+      const extra = i % 3 === 0 ? { purpose: "hbo", incomeBand: i % 4 } : {};
+      const made = trip(`d${(i * 7) % 5}`, start, "bicycle", extra);
+      return { ...made, path: made.path.slice(0, i % 3) };
+    });
+    // The last part keeps the device list of the whole chunk it was selected from, devices its trips never name.
+    const parts = [
+      tripsToColumns(trips.slice(0, 13)),
+      tripsToColumns(trips.slice(13, 13)),
+      tripsToColumns(trips.slice(13, 30)),
+      selectTrips(tripsToColumns(trips), (i) => i >= 30),
+    ];
+    const joined = concatColumns(parts);
+    assert.deepEqual(joined.devices, tripsToColumns(trips).devices);
+    assert.deepEqual(encodeChunk(joined), encodeChunk(tripsToColumns(trips)));
+    assert.deepEqual(columnsToTrips(joined), trips);
   });
 });
 

@@ -290,4 +290,39 @@ export function selectTrips(cols: TripColumns, keep: (i: number) => boolean): Tr
   return out;
 }
 
+/**
+ * Several chunks as one, trips in the order given: the columns `tripsToColumns` gives for all their trips,
+ * copied column by column (compaction merged chunks through an object per trip and path step). Each part's
+ * paths start at its step 0, as every chunk's do.
+ */
+export function concatColumns(parts: readonly TripColumns[]): TripColumns {
+  const trips = parts.reduce((n, c) => n + c.count, 0);
+  const steps = parts.reduce((n, c) => n + c.pathStart[c.count], 0);
+  const out = allocate(trips, steps);
+  const index = new Map<string, number>();
+  const target = out as unknown as Record<ColumnName, { set(from: ArrayLike<number>, at: number): void }>;
+  let [tripAt, stepAt] = [0, 0];
+  for (const cols of parts) {
+    const stepCount = cols.pathStart[cols.count];
+    for (const [name] of COLUMN_LAYOUT)
+      if (name !== "pathStart" && name !== "deviceIndex")
+        target[name].set(
+          cols[name].subarray(0, lengthOf(name, cols.count, stepCount)),
+          name.startsWith("path") ? stepAt : tripAt,
+        );
+    // Devices numbered as the trips first name them, as one chunk of all the trips numbers them.
+    const deviceOf = new Int32Array(cols.devices.length).fill(-1);
+    for (let i = 0; i < cols.count; i++) {
+      const own = cols.deviceIndex[i];
+      if (deviceOf[own] < 0) deviceOf[own] = indexOfDevice(index, out.devices, cols.devices[own]);
+      out.deviceIndex[tripAt + i] = deviceOf[own];
+      out.pathStart[tripAt + i] = stepAt + cols.pathStart[i];
+    }
+    tripAt += cols.count;
+    stepAt += stepCount;
+  }
+  out.pathStart[trips] = stepAt;
+  return out;
+}
+
 const PATH_COLUMNS = ["pathSegmentId", "pathForward", "pathEnterMs", "pathExitMs"] as const;

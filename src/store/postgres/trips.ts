@@ -1,8 +1,8 @@
-import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js";
+import { type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import {
   chunkRowOf,
-  decodeChunk,
+  mergedChunkRow,
   deviceKeyOf,
   fingerprintOf,
   groupBy,
@@ -156,8 +156,7 @@ export class PostgresTrips implements TripRepo {
           [country, run[0].month, ids],
         );
         const byId = new Map(rows.map((r) => [(r as ChunkRow & { id: number }).id, r]));
-        const trips = ids.flatMap((id) => columnsToTrips(decodeChunk(byId.get(id)!)));
-        await this.insertChunk(country, run[0].month, trips);
+        await this.insertChunkRow(country, run[0].month, mergedChunkRow(ids.map((id) => byId.get(id)!)));
       }
       const merged = runs.reduce((sum, run) => sum + run.length - 1, 0);
       return { chunksBefore: chunks.length, chunksAfter: chunks.length - merged };
@@ -229,7 +228,10 @@ export class PostgresTrips implements TripRepo {
   }
 
   private async insertChunk(country: string, month: string, trips: readonly MatchedTrip[]): Promise<void> {
-    const r = chunkRowOf(trips);
+    await this.insertChunkRow(country, month, chunkRowOf(trips));
+  }
+
+  private async insertChunkRow(country: string, month: string, r: ChunkRow): Promise<void> {
     await this.db.run(
       `INSERT INTO trip_chunks (country, month, ${CHUNK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [country, month, r.format, r.trip_count, r.step_count, r.class_mask, r.devices, r.columns],

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { columnsToTrips, type TripColumns } from "../../engine/trips/columns.js";
+import { type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import type { AppendResult, TripChunkEntry, TripRepo, TripScanOptions } from "../../app/ports/store.js";
 import type { IngestRunRecord } from "../../domain/records.js";
@@ -7,7 +7,7 @@ import { dayOf, type PreparedTrips } from "../../engine/trips/prepared-append.js
 import {
   chunkRowOf,
   chunkRowOfColumns,
-  decodeChunk,
+  mergedChunkRow,
   deviceKeyOf,
   fingerprintOf,
   groupBy,
@@ -102,9 +102,9 @@ export class SqliteTrips implements Sync<TripRepo> {
       );
       const remove = this.db.prepare("DELETE FROM trip_chunks WHERE id = ?");
       for (const run of runs) {
-        const trips = run.flatMap((c) => columnsToTrips(decodeChunk(read.get(c.id) as ChunkRow)));
+        const merged = mergedChunkRow(run.map((c) => read.get(c.id) as ChunkRow));
         run.forEach((c) => remove.run(c.id));
-        this.insertChunk(country, run[0].month, chunkRowOf(trips));
+        this.insertChunk(country, run[0].month, merged);
       }
       const merged = runs.reduce((sum, run) => sum + run.length - 1, 0);
       return { chunksBefore: chunks.length, chunksAfter: chunks.length - merged };
