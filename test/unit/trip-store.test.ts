@@ -6,12 +6,15 @@ import {
   concatColumns,
   selectTrips,
   TripColumnsBuilder,
+  tripRange,
   tripsToColumns,
 } from "../../src/engine/trips/columns.js";
 import { encodeChunk } from "../../src/engine/trips/chunk-format.js";
 import { PreparedTrips } from "../../src/engine/trips/prepared-append.js";
 import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { MAX_CHUNK_TRIPS } from "../../src/store/trip-chunks.js";
+import type { AppendResult } from "../../src/app/ports/store.js";
 
 const BIG_SEGMENT_ID = 1_234_567_890 * 10_000 + 3; // way id above 2^32: needs Float64
 
@@ -88,6 +91,26 @@ describe("trip columns joined", () => {
     assert.deepEqual(encodeChunk(joined), encodeChunk(tripsToColumns(trips)));
     assert.deepEqual(columnsToTrips(joined), trips);
   });
+
+  it("cut into ranges, are the columns of each range's trips packed at once", () => {
+    const trips = Array.from({ length: 30 }, (_, i) => {
+      const made = trip(`d${(i * 7) % 5}`, new Date(Date.UTC(2026, 0, 1, i)).toISOString());
+      return { ...made, path: made.path.slice(0, i % 3) };
+    });
+    const whole = tripsToColumns(trips);
+    for (const [from, to] of [
+      [0, 30],
+      [0, 11],
+      [11, 12],
+      [12, 30],
+      [29, 60],
+      [5, 5],
+    ]) {
+      const range = tripRange(whole, from, to);
+      assert.deepEqual(range.devices, tripsToColumns(trips.slice(from, to)).devices);
+      assert.deepEqual(encodeChunk(range), encodeChunk(tripsToColumns(trips.slice(from, to))));
+    }
+  });
 });
 
 describe("trip columns built one trip at a time", () => {
@@ -140,18 +163,27 @@ describe("SqliteTrips append with work prepared ahead", () => {
     return p;
   };
 
-  for (const [name, before] of [
-    ["all trips new", []],
-    ["some stored before", [batch[1], batch[3]]],
+  // More trips in a month than one chunk holds: the prepared columns are cut as the trips would be.
+  const big = Array.from({ length: MAX_CHUNK_TRIPS + 2 }, (_, i) =>
+    trip(`d${i % 13}`, new Date(Date.UTC(2026, 2, 1, 0, i)).toISOString()),
+  );
+  for (const [name, trips, before] of [
+    ["all trips new", batch, []],
+    ["some stored before", batch, [batch[1], batch[3]]],
+    ["more trips than a chunk holds", [...batch, ...big], []],
   ] as const)
     it(`stores what a plain append stores: ${name}`, async () => {
       const plain = new SqliteStore(":memory:");
       const ahead = new SqliteStore(":memory:");
       try {
         for (const store of [plain, ahead]) await store.trips.appendTrips("de", [...before]);
-        const a = await plain.trips.appendTrips("de", batch);
-        const b = await ahead.trips.appendTrips("de", batch, prepared(batch));
-        assert.deepEqual(b, a);
+        const a = await plain.trips.appendTrips("de", trips);
+        const work = prepared([...trips]);
+        const b = await ahead.trips.appendTrips("de", work.trips, work);
+        // The stand-ins read their path through a getter: compared as plain trips.
+        const plainTrips = (r: AppendResult) => r.stored.map((t) => ({ ...t, path: t.path }));
+        assert.deepEqual([b.inserted, b.duplicates], [a.inserted, a.duplicates]);
+        assert.deepEqual(plainTrips(b), plainTrips(a));
         assert.deepEqual(tripRows(ahead), tripRows(plain));
       } finally {
         await plain.close();

@@ -325,4 +325,18 @@ export function concatColumns(parts: readonly TripColumns[]): TripColumns {
   return out;
 }
 
+/** Trips from … to-1 of a chunk as a chunk of their own: the columns `tripsToColumns` gives for those trips. */
+export function tripRange(cols: TripColumns, from: number, to: number): TripColumns {
+  const [first, end] = [from, Math.min(to, cols.count)];
+  const [firstStep, endStep] = [cols.pathStart[first], cols.pathStart[end]];
+  const view: Record<string, unknown> = { count: end - first, devices: cols.devices };
+  for (const [name] of COLUMN_LAYOUT)
+    view[name] = name.startsWith("path")
+      ? cols[name].subarray(firstStep, endStep)
+      : cols[name].subarray(first, end);
+  view.pathStart = cols.pathStart.subarray(first, end + 1).map((k) => k - firstStep);
+  // Views on the chunk; joined, they are copied and list only the devices the trips name.
+  return concatColumns([view as unknown as TripColumns]);
+}
+
 const PATH_COLUMNS = ["pathSegmentId", "pathForward", "pathEnterMs", "pathExitMs"] as const;

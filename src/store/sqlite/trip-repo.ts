@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { type TripColumns } from "../../engine/trips/columns.js";
+import { tripRange, type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import type { AppendResult, TripChunkEntry, TripRepo, TripScanOptions } from "../../app/ports/store.js";
 import type { IngestRunRecord } from "../../domain/records.js";
@@ -42,9 +42,13 @@ export class SqliteTrips implements Sync<TripRepo> {
 
   /** One chunk per month (split when too big); the columns prepared ahead when they hold exactly `trips`. */
   private insertChunks(country: string, trips: readonly MatchedTrip[], prepared?: PreparedTrips): void {
-    const ahead = prepared ? [...prepared.columnsByMonth()] : [];
-    if (prepared && ahead.every(([, cols]) => cols.count <= MAX_CHUNK_TRIPS)) {
-      for (const [month, cols] of ahead) this.insertChunk(country, month, chunkRowOfColumns(cols));
+    if (prepared) {
+      for (const [month, cols] of prepared.columnsByMonth())
+        for (let i = 0; i < cols.count; i += MAX_CHUNK_TRIPS) {
+          const whole = cols.count <= MAX_CHUNK_TRIPS;
+          const chunk = whole ? cols : tripRange(cols, i, i + MAX_CHUNK_TRIPS);
+          this.insertChunk(country, month, chunkRowOfColumns(chunk));
+        }
       return;
     }
     for (const [month, ofMonth] of groupBy(trips, (t) => monthOf(t.startT)))
