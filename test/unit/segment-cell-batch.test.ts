@@ -45,6 +45,47 @@ describe("segment cell batches", () => {
     assert.deepEqual(rows, rowsOf(byCells.db));
   });
 
+  it("store the same bytes however the trips are batched and ordered (exact speed sums)", () => {
+    // Hundreds of trips per cell, each at a speed of many binary digits: sums that rounding would change.
+    const trips = randomTrips(network, new Rng(5, "cell-batch"), 900).map((trip, i) => {
+      let t = Date.UTC(2025, 0, 6, 8, 0, i % 60);
+      const path = trip.path.map((step, k) => {
+        const seconds = (step.exitT - step.enterT) / 1000 + ((i * 7 + k) % 13) / 7;
+        const moved = {
+          segmentId: network.segments[k % 3].id,
+          forward: true,
+          enterT: t,
+          exitT: t + seconds * 1000,
+        };
+        t += seconds * 1000;
+        return moved;
+      });
+      return {
+        ...trip,
+        vehicleClass: "personal" as const,
+        source: "lbs" as const,
+        startT: path[0].enterT,
+        endT: t,
+        path,
+      };
+    });
+    const clock = new LocalClock("Europe/Vaduz");
+    const stored = (batches: (typeof trips)[]) => {
+      const { db, stats } = freshStats();
+      const cells = new SegmentCellAccumulator(network, clock);
+      for (const batch of batches) {
+        batch.forEach((trip) => cells.addTrip(trip));
+        stats.addBatch("li", cells.drainBatch());
+      }
+      return rowsOf(db);
+    };
+    const whole = stored([trips]);
+    assert.equal(whole.length, 3 * 3, "3 segments: totals, details and year rollups");
+    const reversed = [...trips].reverse();
+    assert.deepEqual(stored([reversed.slice(0, 7), reversed.slice(7, 500), reversed.slice(500)]), whole);
+    assert.deepEqual(stored(trips.map((trip) => [trip])), whole);
+  });
+
   it("store the same bytes whatever the order of a cell's counters", () => {
     const cells = new SegmentCellAccumulator(network, new LocalClock("UTC"));
     randomTrips(network, new Rng(7, "cell-batch"), 300).forEach((trip) => cells.addTrip(trip));
