@@ -69,6 +69,26 @@ describe("trip columns", () => {
     assert.deepEqual([...cols.pathStart], [0, 0, 2]);
     assert.deepEqual(columnsToTrips(cols), trips.slice(1));
   });
+
+  it("select runs long and short of trips, with paths of every length", () => {
+    const trips = Array.from({ length: 200 }, (_, i) => {
+      const made = trip(`d${i % 9}`, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), "personal", {
+        purpose: "hbo",
+      });
+      const path = Array.from({ length: (i * 7) % 40 }, (_, k) => ({
+        ...made.path[k % 2],
+        segmentId: i * 100 + k,
+      }));
+      return { ...made, path };
+    });
+    // Single trips, runs of 3 and a run of 100: copied element by element and in one piece.
+    const keep = (i: number) => (i < 50 ? i % 2 === 0 : i < 80 ? i % 4 !== 0 : i >= 100);
+    const cols = selectTrips(tripsToColumns(trips), keep);
+    assert.deepEqual(
+      columnsToTrips(cols),
+      trips.filter((_, i) => keep(i)),
+    );
+  });
 });
 
 describe("trip columns joined", () => {

@@ -268,26 +268,54 @@ export function columnsToTrips(cols: TripColumns): MatchedTrip[] {
 
 /** The trips of a chunk for which `keep(i)` holds, as a new chunk (columns copied, device list shared). */
 export function selectTrips(cols: TripColumns, keep: (i: number) => boolean): TripColumns {
-  const picked: number[] = [];
-  let steps = 0;
-  for (let i = 0; i < cols.count; i++)
-    if (keep(i)) {
-      picked.push(i);
-      steps += cols.pathStart[i + 1] - cols.pathStart[i];
-    }
-  const out = allocate(picked.length, steps);
+  // Runs of consecutive kept trips, copied a column at a time: an element at a time through every column
+  // by name took ~3.6 µs a trip, a scan's cost whenever a filter splits a chunk's classes.
+  const runs: number[] = [];
+  let [trips, steps] = [0, 0];
+  for (let i = 0; i < cols.count; i++) {
+    if (!keep(i)) continue;
+    if (runs.length > 0 && runs[runs.length - 1] === i) runs[runs.length - 1] = i + 1;
+    else runs.push(i, i + 1);
+    trips++;
+    steps += cols.pathStart[i + 1] - cols.pathStart[i];
+  }
+  const out = allocate(trips, steps);
   out.devices = cols.devices;
-  const source = cols as unknown as Record<ColumnName, ArrayLike<number>>;
-  const target = out as unknown as Record<ColumnName, { [i: number]: number }>;
-  let k = 0;
-  picked.forEach((i, j) => {
-    for (const [name] of COLUMN_LAYOUT) if (!name.startsWith("path")) target[name][j] = source[name][i];
-    out.pathStart[j] = k;
-    for (let s = cols.pathStart[i]; s < cols.pathStart[i + 1]; s++, k++)
-      for (const name of PATH_COLUMNS) target[name][k] = source[name][s];
-  });
-  out.pathStart[picked.length] = k;
+  for (const [name] of COLUMN_LAYOUT)
+    if (name !== "pathStart")
+      copyRuns(out[name], cols[name], runs, name.startsWith("path") ? cols.pathStart : null);
+  let [t, k] = [0, 0];
+  for (let r = 0; r < runs.length; r += 2) {
+    const [from, to] = [runs[r], runs[r + 1]];
+    for (let i = from; i < to; i++) out.pathStart[t++] = k + cols.pathStart[i] - cols.pathStart[from];
+    k += cols.pathStart[to] - cols.pathStart[from];
+  }
+  out.pathStart[trips] = k;
   return out;
+}
+
+/**
+ * Copies the runs (from, to pairs of trip numbers) of one column into `into`, one after the other; with
+ * `pathStart`, of a path column (the runs' steps). Bytes through one view type, so one loop serves every
+ * column's element type; long runs in one native copy.
+ */
+function copyRuns(
+  into: ArrayBufferView,
+  from: ArrayBufferView,
+  runs: readonly number[],
+  pathStart: Uint32Array | null,
+): void {
+  const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const [target, source] = [bytes(into), bytes(from)];
+  const size = (from as Uint8Array).BYTES_PER_ELEMENT;
+  let at = 0;
+  for (let r = 0; r < runs.length; r += 2) {
+    const first = size * (pathStart ? pathStart[runs[r]] : runs[r]);
+    const end = size * (pathStart ? pathStart[runs[r + 1]] : runs[r + 1]);
+    if (end - first > 64) target.set(source.subarray(first, end), at);
+    else for (let b = first; b < end; b++) target[at + b - first] = source[b];
+    at += end - first;
+  }
 }
 
 /**
@@ -327,16 +355,7 @@ export function concatColumns(parts: readonly TripColumns[]): TripColumns {
 
 /** Trips from … to-1 of a chunk as a chunk of their own: the columns `tripsToColumns` gives for those trips. */
 export function tripRange(cols: TripColumns, from: number, to: number): TripColumns {
-  const [first, end] = [from, Math.min(to, cols.count)];
-  const [firstStep, endStep] = [cols.pathStart[first], cols.pathStart[end]];
-  const view: Record<string, unknown> = { count: end - first, devices: cols.devices };
-  for (const [name] of COLUMN_LAYOUT)
-    view[name] = name.startsWith("path")
-      ? cols[name].subarray(firstStep, endStep)
-      : cols[name].subarray(first, end);
-  view.pathStart = cols.pathStart.subarray(first, end + 1).map((k) => k - firstStep);
-  // Views on the chunk; joined, they are copied and list only the devices the trips name.
-  return concatColumns([view as unknown as TripColumns]);
+  // The selection keeps the whole device list; joined, it lists only the devices its trips name.
+  return concatColumns([selectTrips(cols, (i) => i >= from && i < to)]);
 }
 
-const PATH_COLUMNS = ["pathSegmentId", "pathForward", "pathEnterMs", "pathExitMs"] as const;
