@@ -8,6 +8,7 @@ import { networkTimeZone } from "./networks.js";
 import { LocalClock } from "../engine/time.js";
 import {
   addCounts,
+  DEFAULT_BATCH_TRIPS,
   emptyIngestCounts,
   ingestTraceFile,
   type AheadOfStore,
@@ -254,7 +255,7 @@ export async function storeMatchedTrips(
   ctx: AppContext,
   country: string,
   trips: Iterable<MatchedTrip>,
-  batchSize = 5000,
+  batchSize = DEFAULT_BATCH_TRIPS,
 ): Promise<{ stored: number; duplicates: number }> {
   const cells = new SegmentCellAccumulator(
     await requireNetwork(ctx, country),
