@@ -2,12 +2,12 @@ import { type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import {
   chunkRowOf,
-  mergedChunkRow,
   deviceKeyOf,
   fingerprintOf,
   groupBy,
   MAX_CHUNK_TRIPS,
   mergeableRuns,
+  mergedChunkRow,
   monthOf,
   scanFilter,
   type ChunkRow,

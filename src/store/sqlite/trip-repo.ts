@@ -7,12 +7,12 @@ import { dayOf, type PreparedTrips } from "../../engine/trips/prepared-append.js
 import {
   chunkRowOf,
   chunkRowOfColumns,
-  mergedChunkRow,
   deviceKeyOf,
   fingerprintOf,
   groupBy,
   MAX_CHUNK_TRIPS,
   mergeableRuns,
+  mergedChunkRow,
   monthOf,
   scanFilter,
   type ChunkRow,
@@ -43,12 +43,12 @@ export class SqliteTrips implements Sync<TripRepo> {
   /** One chunk per month (split when too big); the columns prepared ahead when they hold exactly `trips`. */
   private insertChunks(country: string, trips: readonly MatchedTrip[], prepared?: PreparedTrips): void {
     if (prepared) {
-      for (const [month, cols] of prepared.columnsByMonth())
-        for (let i = 0; i < cols.count; i += MAX_CHUNK_TRIPS) {
-          const whole = cols.count <= MAX_CHUNK_TRIPS;
-          const chunk = whole ? cols : tripRange(cols, i, i + MAX_CHUNK_TRIPS);
-          this.insertChunk(country, month, chunkRowOfColumns(chunk));
-        }
+      for (const [month, cols] of prepared.columnsByMonth()) {
+        if (cols.count <= MAX_CHUNK_TRIPS) this.insertChunk(country, month, chunkRowOfColumns(cols));
+        else
+          for (let i = 0; i < cols.count; i += MAX_CHUNK_TRIPS)
+            this.insertChunk(country, month, chunkRowOfColumns(tripRange(cols, i, i + MAX_CHUNK_TRIPS)));
+      }
       return;
     }
     for (const [month, ofMonth] of groupBy(trips, (t) => monthOf(t.startT)))
@@ -106,9 +106,9 @@ export class SqliteTrips implements Sync<TripRepo> {
       );
       const remove = this.db.prepare("DELETE FROM trip_chunks WHERE id = ?");
       for (const run of runs) {
-        const merged = mergedChunkRow(run.map((c) => read.get(c.id) as ChunkRow));
+        const joined = mergedChunkRow(run.map((c) => read.get(c.id) as ChunkRow));
         run.forEach((c) => remove.run(c.id));
-        this.insertChunk(country, run[0].month, merged);
+        this.insertChunk(country, run[0].month, joined);
       }
       const merged = runs.reduce((sum, run) => sum + run.length - 1, 0);
       return { chunksBefore: chunks.length, chunksAfter: chunks.length - merged };
