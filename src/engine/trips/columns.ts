@@ -358,4 +358,3 @@ export function tripRange(cols: TripColumns, from: number, to: number): TripColu
   // The selection keeps the whole device list; joined, it lists only the devices its trips name.
   return concatColumns([selectTrips(cols, (i) => i >= from && i < to)]);
 }
-
