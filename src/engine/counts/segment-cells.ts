@@ -23,7 +23,7 @@ const MIN_SPEED_SAMPLE_S = 1;
 const SPEED_STEPS_PER_KPH = 1024;
 
 /** A traversal's speed in km/h, in whole steps of 1/SPEED_STEPS_PER_KPH. */
-export function tallySpeedKph(lengthM: number, seconds: number): number {
+function tallySpeedKph(lengthM: number, seconds: number): number {
   return Math.round(((lengthM / 1000) * 3600 * SPEED_STEPS_PER_KPH) / seconds) / SPEED_STEPS_PER_KPH;
 }
 
