@@ -3,11 +3,18 @@ import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 
 /**
- * Bytes read at a time. A chunk's text lives until its trips are matched, and matching them allocates
- * several MB: at 64 KB (Node's default) most chunks outlived a young-generation collection and many were
+ * Text handed on at a time. A piece's text lives until its trips are matched, and matching them allocates
+ * several MB: at 64 KB (Node's default) most pieces outlived a young-generation collection and many were
  * promoted (~10 MB per 4,000-trip ingest, 1.6× the collectors' pauses); 16 KB halves that.
  */
-const READ_CHUNK_BYTES = 16 * 1024;
+const TEXT_PIECE_BYTES = 16 * 1024;
+
+/**
+ * Bytes read at a time, decoded TEXT_PIECE_BYTES at a time (the buffer is outside V8's heap). Each read
+ * costs ~45 µs of CPU in the stream and the thread pool: read 16 KB at a time, a 5 MB file took 14–21 ms to
+ * read, against ~3 ms in reads of 256 KB.
+ */
+const READ_BYTES = 256 * 1024;
 
 /** What the file's bytes are handed to as they are read (before gunzip), e.g. to take its digest in the same pass. */
 export type OnBytes = (bytes: Buffer) => void;
@@ -18,7 +25,7 @@ export type OnBytes = (bytes: Buffer) => void;
  * to show the bytes cost ~20 µs per chunk in its callbacks and ticks; this costs a generator step.)
  */
 export async function* readText(path: string, onBytes?: OnBytes): AsyncGenerator<string> {
-  const raw = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  const raw = createReadStream(path, { highWaterMark: READ_BYTES });
   const decoder = new StringDecoder("utf8");
   try {
     if (path.toLowerCase().endsWith(".gz")) {
@@ -26,11 +33,11 @@ export async function* readText(path: string, onBytes?: OnBytes): AsyncGenerator
       if (onBytes) raw.on("data", (bytes) => onBytes(bytes as Buffer));
       const gunzip = createGunzip();
       raw.on("error", (e) => gunzip.destroy(e));
-      for await (const bytes of raw.pipe(gunzip)) yield decoder.write(bytes as Buffer);
+      for await (const bytes of raw.pipe(gunzip)) yield* pieces(decoder, bytes as Buffer);
     } else
       for await (const bytes of raw) {
         onBytes?.(bytes as Buffer);
-        yield decoder.write(bytes as Buffer);
+        yield* pieces(decoder, bytes as Buffer);
       }
     const rest = decoder.end();
     if (rest) yield rest;
@@ -38,6 +45,12 @@ export async function* readText(path: string, onBytes?: OnBytes): AsyncGenerator
     // A reader that stops early (a CSV without its columns, malformed XML) closes the file here.
     raw.destroy();
   }
+}
+
+/** `bytes` decoded TEXT_PIECE_BYTES at a time (a character split between pieces waits in the decoder). */
+function* pieces(decoder: StringDecoder, bytes: Buffer): Generator<string> {
+  for (let at = 0; at < bytes.length; at += TEXT_PIECE_BYTES)
+    yield decoder.write(bytes.subarray(at, at + TEXT_PIECE_BYTES));
 }
 
 /** The format a file name announces, ignoring a trailing `.gz`. */
