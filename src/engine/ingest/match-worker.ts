@@ -11,8 +11,9 @@ import { tripMatcher } from "../matching/index.js";
 import { Network } from "../network/network.js";
 import type { BallTable } from "../network/route-balls.js";
 import type { Segment } from "../network/types.js";
+import type { RawTrip } from "../trips/types.js";
 import type { MatchOutcome } from "./match-pool.js";
-import { packOutcomes, unpackRawTrips, type PackedOutcomes, type PackedRawTrips } from "./trip-columns.js";
+import { OutcomePacker, rawTripAt, type PackedOutcomes, type PackedRawTrips } from "./trip-columns.js";
 
 /** Nice steps below the main thread: its CPU share against one worker's on a shared core is ~9:1. */
 const WORKER_NICENESS = 10;
@@ -23,15 +24,19 @@ prepareMatching(network, balls);
 const match = tripMatcher(network);
 yieldToMainThread();
 
+/** Each trip is unpacked just before it is matched and packed just after (trip-columns.ts: for the GC). */
 export default function matchBatch(packed: PackedRawTrips): PackedOutcomes {
-  const outcomes = unpackRawTrips(packed).map((trip): MatchOutcome => {
-    try {
-      return { matched: match(trip) };
-    } catch (e) {
-      return { error: (e as Error).message };
-    }
-  });
-  return packOutcomes(outcomes);
+  const outcomes = new OutcomePacker();
+  for (let i = 0; i < packed.trips.length; i++) outcomes.add(matchOne(rawTripAt(packed, i)));
+  return outcomes.done();
+}
+
+function matchOne(trip: RawTrip): MatchOutcome {
+  try {
+    return { matched: match(trip) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
 }
 
 /**

@@ -1,11 +1,19 @@
 import type { GpsPoint, MatchedTrip, PathStep, RawTrip } from "../trips/types.js";
 import type { MatchOutcome } from "./match-pool.js";
+import {
+  TRACE_SOURCE_CODES,
+  TRACE_SOURCE_OF_CODE,
+  TRIP_PURPOSE_CODES,
+  TRIP_PURPOSE_OF_CODE,
+  VEHICLE_CLASS_CODES,
+  VEHICLE_CLASS_OF_CODE,
+} from "../trips/codes.js";
 
 /**
  * Trips as they cross to and from the matching workers: the points and path steps as typed-array
- * columns, the rest of each trip as a small object. Structured cloning copies a typed array in one
- * piece, where an object per point or step costs a serialisation and an allocation each on both
- * sides (~30 per trip). Unpacked, a trip is deep-equal to the one packed.
+ * columns; the rest of each raw trip as a small object, of each matched trip in columns too. Structured
+ * cloning copies a typed array in one piece, where an object per point or step costs a serialisation
+ * and an allocation each on both sides (~30 per trip). Unpacked, a trip is deep-equal to the one packed.
  */
 export interface PackedRawTrips {
   /** Each trip without its points (`points` null, so the property keeps its place). */
@@ -47,23 +55,40 @@ export function packRawTrips(trips: RawTrip[]): PackedRawTrips {
 }
 
 export function unpackRawTrips(packed: PackedRawTrips): RawTrip[] {
-  return packed.trips.map((trip, i) => {
-    const points: GpsPoint[] = [];
-    for (let j = packed.offsets[i]; j < packed.offsets[i + 1]; j++) {
-      const point: GpsPoint = { lon: packed.lon[j], lat: packed.lat[j], t: packed.t[j] };
-      if (!Number.isNaN(packed.speed[j])) point.speed = packed.speed[j];
-      if (!Number.isNaN(packed.heading[j])) point.heading = packed.heading[j];
-      points.push(point);
-    }
-    trip.points = points;
-    return trip;
-  });
+  return packed.trips.map((_, i) => rawTripAt(packed, i));
+}
+
+/**
+ * Trip i of a packed group with its points (the trip object packed, its points set). A matching worker
+ * makes each trip's points just before it matches it: made for the whole group at once, they outlived a
+ * young-generation collection while the group was matched.
+ */
+export function rawTripAt(packed: PackedRawTrips, i: number): RawTrip {
+  const points: GpsPoint[] = [];
+  for (let j = packed.offsets[i]; j < packed.offsets[i + 1]; j++) {
+    const point: GpsPoint = { lon: packed.lon[j], lat: packed.lat[j], t: packed.t[j] };
+    if (!Number.isNaN(packed.speed[j])) point.speed = packed.speed[j];
+    if (!Number.isNaN(packed.heading[j])) point.heading = packed.heading[j];
+    points.push(point);
+  }
+  const trip = packed.trips[i];
+  trip.points = points;
+  return trip;
 }
 
 export interface PackedOutcomes {
-  /** Each outcome, its matched trips without their paths (`path` null, so the property keeps its place). */
-  outcomes: MatchOutcome[];
-  /** Steps of the k-th matched trip (in outcome order): offsets[k] … offsets[k + 1]. */
+  /** Per outcome: how many matched trips it gave, or -1 when matching threw (its message in `errors`). */
+  matchedCount: Int32Array;
+  errors: string[];
+  /** Per matched trip k, in outcome order: its fields (codes: trips/codes.ts; -1 and NaN where unknown). */
+  deviceIds: string[];
+  vehicleClass: Uint8Array;
+  source: Uint8Array;
+  purpose: Int8Array;
+  incomeBand: Float64Array;
+  /** origin lon, lat, destination lon, lat, startT, endT, lengthM: TRIP_NUMBERS per trip. */
+  numbers: Float64Array;
+  /** Steps of matched trip k: offsets[k] … offsets[k + 1]. */
   offsets: Uint32Array;
   segmentId: Float64Array;
   forward: Uint8Array;
@@ -71,51 +96,165 @@ export interface PackedOutcomes {
   exitT: Float64Array;
 }
 
-const matchedOf = (o: MatchOutcome): MatchedTrip[] => ("matched" in o ? o.matched : []);
+const TRIP_NUMBERS = 7;
 
 export function packOutcomes(outcomes: MatchOutcome[]): PackedOutcomes {
-  const trips = outcomes.flatMap(matchedOf);
-  const n = trips.reduce((sum, trip) => sum + trip.path.length, 0);
-  const packed: PackedOutcomes = {
-    outcomes: outcomes.map((o) =>
-      "matched" in o
-        ? { matched: o.matched.map((trip) => ({ ...trip, path: null as unknown as PathStep[] })) }
-        : o,
-    ),
-    offsets: new Uint32Array(trips.length + 1),
-    segmentId: new Float64Array(n),
-    forward: new Uint8Array(n),
-    enterT: new Float64Array(n),
-    exitT: new Float64Array(n),
-  };
-  let at = 0;
-  trips.forEach((trip, k) => {
-    for (const step of trip.path) {
-      packed.segmentId[at] = step.segmentId;
-      packed.forward[at] = step.forward ? 1 : 0;
-      packed.enterT[at] = step.enterT;
-      packed.exitT[at] = step.exitT;
-      at++;
+  const packer = new OutcomePacker();
+  for (const outcome of outcomes) packer.add(outcome);
+  return packer.done();
+}
+
+/**
+ * Packs outcomes one at a time, as they are made, all in columns: a worker packs each trip just after it is
+ * matched, so its path step objects die young (kept for the whole group, many were promoted), and nothing
+ * crosses back as an object per trip (cloning those cost ~4 µs a trip on each side).
+ */
+export class OutcomePacker {
+  private readonly matchedCount: number[] = [];
+  private readonly errors: string[] = [];
+  private readonly deviceIds: string[] = [];
+  private trips = 0;
+  private vehicleClass = new Uint8Array(64);
+  private source = new Uint8Array(64);
+  private purpose = new Int8Array(64);
+  private incomeBand = new Float64Array(64);
+  private numbers = new Float64Array(64 * TRIP_NUMBERS);
+  private offsets = new Uint32Array(65);
+  private steps = 0;
+  private segmentId = new Float64Array(2048);
+  private forward = new Uint8Array(2048);
+  private enterT = new Float64Array(2048);
+  private exitT = new Float64Array(2048);
+
+  add(outcome: MatchOutcome): void {
+    if (!("matched" in outcome)) {
+      this.matchedCount.push(-1);
+      this.errors.push(outcome.error);
+      return;
     }
-    packed.offsets[k + 1] = at;
-  });
-  return packed;
+    this.matchedCount.push(outcome.matched.length);
+    for (const trip of outcome.matched) this.addTrip(trip);
+  }
+
+  /** The outcomes added, columns cut to length (a view would cross threads with its whole buffer). */
+  done(): PackedOutcomes {
+    const [k, n] = [this.trips, this.steps];
+    return {
+      matchedCount: Int32Array.from(this.matchedCount),
+      errors: this.errors,
+      deviceIds: this.deviceIds,
+      vehicleClass: this.vehicleClass.slice(0, k),
+      source: this.source.slice(0, k),
+      purpose: this.purpose.slice(0, k),
+      incomeBand: this.incomeBand.slice(0, k),
+      numbers: this.numbers.slice(0, TRIP_NUMBERS * k),
+      offsets: this.offsets.slice(0, k + 1),
+      segmentId: this.segmentId.slice(0, n),
+      forward: this.forward.slice(0, n),
+      enterT: this.enterT.slice(0, n),
+      exitT: this.exitT.slice(0, n),
+    };
+  }
+
+  private addTrip(trip: MatchedTrip): void {
+    if (this.trips + 1 === this.offsets.length) this.growTrips();
+    const k = this.trips++;
+    this.deviceIds.push(trip.deviceId);
+    this.vehicleClass[k] = VEHICLE_CLASS_CODES[trip.vehicleClass];
+    this.source[k] = TRACE_SOURCE_CODES[trip.source];
+    this.purpose[k] = trip.purpose === undefined ? -1 : TRIP_PURPOSE_CODES[trip.purpose];
+    this.incomeBand[k] = trip.incomeBand ?? NaN;
+    const at = TRIP_NUMBERS * k;
+    const { numbers } = this;
+    numbers[at] = trip.origin[0];
+    numbers[at + 1] = trip.origin[1];
+    numbers[at + 2] = trip.destination[0];
+    numbers[at + 3] = trip.destination[1];
+    numbers[at + 4] = trip.startT;
+    numbers[at + 5] = trip.endT;
+    numbers[at + 6] = trip.lengthM;
+    if (this.steps + trip.path.length > this.segmentId.length) this.growSteps(trip.path.length);
+    for (const step of trip.path) {
+      const j = this.steps++;
+      this.segmentId[j] = step.segmentId;
+      this.forward[j] = step.forward ? 1 : 0;
+      this.enterT[j] = step.enterT;
+      this.exitT[j] = step.exitT;
+    }
+    this.offsets[k + 1] = this.steps;
+  }
+
+  private growTrips(): void {
+    const size = 2 * this.trips;
+    this.vehicleClass = grown(this.vehicleClass, size, this.trips);
+    this.source = grown(this.source, size, this.trips);
+    this.purpose = grown(this.purpose, size, this.trips);
+    this.incomeBand = grown(this.incomeBand, size, this.trips);
+    this.numbers = grown(this.numbers, TRIP_NUMBERS * size, TRIP_NUMBERS * this.trips);
+    this.offsets = grown(this.offsets, size + 1, this.trips + 1);
+  }
+
+  private growSteps(more: number): void {
+    const size = Math.max(2 * this.segmentId.length, this.steps + more);
+    this.segmentId = grown(this.segmentId, size, this.steps);
+    this.forward = grown(this.forward, size, this.steps);
+    this.enterT = grown(this.enterT, size, this.steps);
+    this.exitT = grown(this.exitT, size, this.steps);
+  }
+}
+
+/** A typed array of `size` holding the first `used` values of `a`. */
+function grown<T extends Float64Array | Uint32Array | Uint8Array | Int8Array>(
+  a: T,
+  size: number,
+  used: number,
+): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a.subarray(0, used) as never);
+  return b;
 }
 
 export function unpackOutcomes(packed: PackedOutcomes): MatchOutcome[] {
+  const outcomes: MatchOutcome[] = [];
   let k = 0;
-  for (const outcome of packed.outcomes)
-    for (const trip of matchedOf(outcome)) {
-      const path: PathStep[] = [];
-      for (let j = packed.offsets[k]; j < packed.offsets[k + 1]; j++)
-        path.push({
-          segmentId: packed.segmentId[j],
-          forward: packed.forward[j] === 1,
-          enterT: packed.enterT[j],
-          exitT: packed.exitT[j],
-        });
-      trip.path = path;
-      k++;
+  let error = 0;
+  for (const count of packed.matchedCount)
+    if (count < 0) outcomes.push({ error: packed.errors[error++] });
+    else {
+      const matched: MatchedTrip[] = [];
+      for (let i = 0; i < count; i++) matched.push(matchedTripAt(packed, k++));
+      outcomes.push({ matched });
     }
-  return packed.outcomes;
+  return outcomes;
+}
+
+/** Matched trip k, fields in the order the matcher sets them. */
+function matchedTripAt(packed: PackedOutcomes, k: number): MatchedTrip {
+  const n = packed.numbers.subarray(TRIP_NUMBERS * k, TRIP_NUMBERS * (k + 1));
+  const trip: MatchedTrip = {
+    deviceId: packed.deviceIds[k],
+    vehicleClass: VEHICLE_CLASS_OF_CODE[packed.vehicleClass[k]],
+    source: TRACE_SOURCE_OF_CODE[packed.source[k]],
+    path: pathAt(packed, k),
+    lengthM: n[6],
+    origin: [n[0], n[1]],
+    destination: [n[2], n[3]],
+    startT: n[4],
+    endT: n[5],
+  };
+  if (packed.purpose[k] >= 0) trip.purpose = TRIP_PURPOSE_OF_CODE[packed.purpose[k]];
+  if (!Number.isNaN(packed.incomeBand[k])) trip.incomeBand = packed.incomeBand[k];
+  return trip;
+}
+
+function pathAt(packed: PackedOutcomes, k: number): PathStep[] {
+  const path: PathStep[] = [];
+  for (let j = packed.offsets[k]; j < packed.offsets[k + 1]; j++)
+    path.push({
+      segmentId: packed.segmentId[j],
+      forward: packed.forward[j] === 1,
+      enterT: packed.enterT[j],
+      exitT: packed.exitT[j],
+    });
+  return path;
 }
