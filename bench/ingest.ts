@@ -11,7 +11,9 @@
  * figure), `ingestShareOfMatcher`, the median of the rounds' ratios of the matcher's CPU time to the
  * ingest's, and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
  * read on an otherwise idle machine (on a loaded one `parallelSpeedupOn2IdleCores` estimates it from
- * CPU times). `storeS` is the wall time of the store's transactions; `parallel.tailS` the wall time from
+ * CPU times). `matcherOnly.wallSpeedup` is the same ratio for the matcher alone, the file's raw trips
+ * matched on this thread and on the pool's workers in the pipeline's groups: what the ingest's could reach
+ * if nothing but matching had to happen. `storeS` is the wall time of the store's transactions; `parallel.tailS` the wall time from
  * the last group the workers matched to the end (they are idle for it: what keeps `wallSpeedup` under 2).
  * Every round must store exactly the trips and per-segment tallies of the first.
  */
@@ -22,6 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readTraceFile } from "../src/engine/ingest/read-traces.js";
 import { MatchPool } from "../src/engine/ingest/match-pool.js";
+import { GROUP_TRIPS } from "../src/engine/ingest/pipeline.js";
 import { TripSplitter } from "../src/engine/ingest/split-trips.js";
 import { tripMatcher } from "../src/engine/matching/index.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
@@ -55,6 +58,10 @@ export default async function ingestBench(args: string[]): Promise<Record<string
 
     // Kept across the parallel runs, so the measured ones have warm workers like the single thread.
     const pool = new MatchPool(network, threads);
+    const groups = Array.from({ length: Math.ceil(raw.length / GROUP_TRIPS) }, (_, g) =>
+      raw.slice(g * GROUP_TRIPS, (g + 1) * GROUP_TRIPS),
+    );
+    const matchOnPool = () => measured(async () => void (await Promise.all(groups.map(pool.match))));
     let run = 0;
     const ingestOnce = async (parallel: boolean) => {
       // A fresh store, the warm network: its matching caches are those of a long-running ingest.
@@ -82,13 +89,16 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     };
     await ingestOnce(false);
     await ingestOnce(true);
+    await matchOnPool();
     const alone: Awaited<ReturnType<typeof matchAlone>>[] = [];
+    const onPool: typeof alone = [];
     const singles: Awaited<ReturnType<typeof ingestOnce>>[] = [];
     const parallels: typeof singles = [];
     // The matcher alone in every round too: on a machine whose speed drifts, a ratio is only as good as
     // the two figures measured side by side.
     for (let r = 0; r < rounds; r++) {
       alone.push(await matchAlone());
+      onPool.push(await matchOnPool());
       singles.push(await ingestOnce(false));
       parallels.push(await ingestOnce(true));
     }
@@ -107,7 +117,11 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       file: `${written.trips} simulated lbs trips, ${written.points} points, ${samplingS} s sampling`,
       rawTrips: raw.length,
       points,
-      matcherOnly: { cpuS: round(matcherOnly.cpuS), pointsPerCpuS: perCpuS(matcherOnly) },
+      matcherOnly: {
+        cpuS: round(matcherOnly.cpuS),
+        pointsPerCpuS: perCpuS(matcherOnly),
+        wallSpeedup: median(alone.map((m, r) => round(m.wallS / onPool[r].wallS))),
+      },
       ingest: {
         cpuS: round(single.cpuS),
         wallS: round(single.wallS),

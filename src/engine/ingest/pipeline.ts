@@ -209,7 +209,7 @@ export function countOutcome(
 }
 
 /** Raw trips per group sent to `matchBatch`: large enough that messaging costs little against matching. */
-const GROUP_TRIPS = 64;
+export const GROUP_TRIPS = 64;
 
 /**
  * Groups in flight by default: enough to keep two workers matching while this thread stores a batch
