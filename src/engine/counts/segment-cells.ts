@@ -93,9 +93,11 @@ export interface SegmentCellBatch {
 /**
  * Folds matched trips into per-segment cells (segment × month × day of week × hour × direction ×
  * vehicle class × source) in local time, so segment counts are precomputed at ingest and metrics
- * queries never scan trips. Cells are numbers in growable columns, found by number: an object per
- * cell (with a histogram array and two dictionaries), decoded again into the store's counters, cost
- * more than matching the trip.
+ * queries never scan trips. An object per cell (with a histogram array and two dictionaries), decoded
+ * again into the store's counters, cost more than matching the trip; so each counted pass is appended
+ * to growable columns as it comes (its segment-month, cell, speed and trip), and the passes are summed
+ * into cells when the batch is drained, a segment-month at a time. Finding each pass's cell as it came
+ * (an open-addressing table of ~140,000 cells for 4,000 trips on Monaco) cost 2.7× the appending.
  */
 export class SegmentCellAccumulator {
   /** Segment id → its number in this batch (segments numbered as first met). */
@@ -113,20 +115,15 @@ export class SegmentCellAccumulator {
   private readonly groupNo = new NumberIndex();
   private groupSegment: number[] = [];
   private groupMonth: string[] = [];
-  /** (group × TALLY_CELLS + cell) → cell entry, as first met. */
-  private readonly entryNo = new NumberIndex(12);
-  private entryCount = 0;
-  private entryGroup = new Uint32Array(1024);
-  private entryCell = new Uint16Array(1024);
-  private trips = new Uint32Array(1024);
-  private speedCount = new Uint32Array(1024);
-  private speedSum = new Float64Array(1024);
-  /**
-   * Cell entry × 256 + counter, once per count, summed when drained (appending costs less than a map).
-   * Fits 32 bits while a batch has fewer than 2^24 cells (140,000 for 4,000 trips on Monaco).
-   */
-  private details = new Uint32Array(1024);
-  private detailCount = 0;
+  /** Per trip (serial - 1): its purpose and income counters, -1 without. */
+  private tripPurpose: number[] = [];
+  private tripIncome: number[] = [];
+  /** Per counted pass, in trip order: its group, its cell number (TALLY_CELLS), its speed (NaN: none), its trip. */
+  private passes = 0;
+  private passGroup = new Uint32Array(4096);
+  private passCell = new Uint16Array(4096);
+  private passKph = new Float64Array(4096);
+  private passTrip = new Uint32Array(4096);
   /** Local hours by UTC hour, as LocalClock caches them; months numbered as first seen in the batch. */
   private readonly hours = new Map<number, LocalHour>();
   /** The last UTC hour asked (a trip's steps mostly fall in one hour). */
@@ -148,8 +145,8 @@ export class SegmentCellAccumulator {
     if (!isSegmentCounted(trip.vehicleClass)) return;
     const classAndSource =
       VEHICLE_CLASSES.indexOf(trip.vehicleClass) * TRACE_SOURCES.length + TRACE_SOURCES.indexOf(trip.source);
-    const purpose = purposeCounterOf(trip);
-    const income = incomeCounterOf(trip);
+    this.tripPurpose.push(purposeCounterOf(trip));
+    this.tripIncome.push(incomeCounterOf(trip));
     const serial = ++this.tripSerial;
     for (const step of trip.path) {
       const segment = this.segmentNoOf(step.segmentId);
@@ -158,12 +155,12 @@ export class SegmentCellAccumulator {
       if (this.countedBy[pass] === serial) continue;
       this.countedBy[pass] = serial;
       const local = this.localHour(step.enterT);
-      const cell = (2 * local.hourOfWeek + direction) * CLASS_AND_SOURCES + classAndSource;
-      const entry = this.entryFor(segment, local, cell);
-      this.trips[entry]++;
-      this.addSpeed(entry, this.lengthsM[segment], (step.exitT - step.enterT) / 1000);
-      if (purpose >= 0) this.addDetail(entry, purpose);
-      if (income >= 0) this.addDetail(entry, income);
+      if (this.passes === this.passGroup.length) this.growPasses();
+      const at = this.passes++;
+      this.passGroup[at] = this.groupOf(segment, local);
+      this.passCell[at] = (2 * local.hourOfWeek + direction) * CLASS_AND_SOURCES + classAndSource;
+      this.passKph[at] = speedKphOf(this.lengthsM[segment], (step.exitT - step.enterT) / 1000);
+      this.passTrip[at] = serial - 1;
     }
   }
 
@@ -178,22 +175,6 @@ export class SegmentCellAccumulator {
       this.lastGroup.push(-1);
     }
     return segment;
-  }
-
-  private entryFor(segment: number, local: LocalHour, cell: number): number {
-    const group = this.groupOf(segment, local);
-    // A small integer (hashed fastest) while a batch has fewer than 456,000 segment-months; exact beyond.
-    const entry = this.entryNo.slotOf(group * TALLY_CELLS + cell);
-    if (entry === this.entryCount) {
-      if (entry === this.trips.length) this.growEntries();
-      this.entryCount++;
-      this.entryGroup[entry] = group;
-      this.entryCell[entry] = cell;
-      this.trips[entry] = 0;
-      this.speedCount[entry] = 0;
-      this.speedSum[entry] = 0;
-    }
-    return entry;
   }
 
   /** The segment-month's group number; a segment's passes in a batch mostly fall in one month. */
@@ -226,103 +207,52 @@ export class SegmentCellAccumulator {
     return local;
   }
 
-  private addSpeed(entry: number, lengthM: number, seconds: number): void {
-    if (Number.isNaN(lengthM) || seconds < MIN_SPEED_SAMPLE_S) return;
-    const kph = tallySpeedKph(lengthM, seconds);
-    this.speedSum[entry] += kph;
-    this.speedCount[entry]++;
-    this.addDetail(entry, Math.min(SPEED_BINS - 1, Math.floor(kph / SPEED_BIN_KPH)));
-  }
-
-  private addDetail(entry: number, counter: number): void {
-    if (this.detailCount === this.details.length) {
-      const grown = new Uint32Array(2 * this.details.length);
-      grown.set(this.details);
-      this.details = grown;
-    }
-    this.details[this.detailCount++] = entry * 256 + counter;
-  }
-
-  private growEntries(): void {
-    const grown = <T extends Uint32Array | Uint16Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-      b.set(a);
-      return b;
-    };
-    this.entryGroup = grown(this.entryGroup);
-    this.entryCell = grown(this.entryCell);
-    this.trips = grown(this.trips);
-    this.speedCount = grown(this.speedCount);
-    this.speedSum = grown(this.speedSum);
+  private growPasses(): void {
+    this.passGroup = grown(this.passGroup);
+    this.passCell = grown(this.passCell);
+    this.passKph = grown(this.passKph);
+    this.passTrip = grown(this.passTrip);
   }
 
   /** The tallies gathered so far, as columns; the accumulator starts empty again. */
   drainBatch(): SegmentCellBatch {
     const groups = this.groupSegment.length;
-    const n = this.entryCount;
-    // Cells regrouped per segment-month (a counting sort keeps each group's cells in first-touched order).
-    const cellStart = new Uint32Array(groups + 1);
-    for (let e = 0; e < n; e++) cellStart[this.entryGroup[e] + 1]++;
-    for (let g = 0; g < groups; g++) cellStart[g + 1] += cellStart[g];
-    const slotOf = new Uint32Array(n);
-    const next = cellStart.slice(0, groups);
-    for (let e = 0; e < n; e++) slotOf[e] = next[this.entryGroup[e]]++;
-    const batch: SegmentCellBatch = {
-      segmentIds: Float64Array.from(this.groupSegment),
-      months: this.groupMonth,
-      cellStart,
-      cell: new Uint16Array(n),
-      trips: new Uint32Array(n),
-      speedCount: new Uint32Array(n),
-      speedSumKph: new Float64Array(n),
-      detailStart: new Uint32Array(n + 1),
-      counter: new Uint8Array(0),
-      count: new Uint32Array(0),
-    };
-    for (let e = 0; e < n; e++) {
-      const k = slotOf[e];
-      batch.cell[k] = this.entryCell[e];
-      batch.trips[k] = this.trips[e];
-      batch.speedCount[k] = this.speedCount[e];
-      batch.speedSumKph[k] = this.speedSum[e];
-    }
-    this.fillDetails(batch, slotOf);
+    const cells = new CellSums(this.passes, groups).of(
+      this.passesByGroup(),
+      this.tripPurpose,
+      this.tripIncome,
+    );
+    const batch = { segmentIds: Float64Array.from(this.groupSegment), months: this.groupMonth, ...cells };
     this.reset();
     return batch;
   }
 
-  /**
-   * Equal (entry, counter) keys summed, counters ascending per cell: the keys are bucketed by cell slot (a
-   * counting sort, linear), then each cell's few counters are ordered and counted in runs. A native sort of
-   * all keys (~300,000 for 4,000 trips) made the drain ~1.3× as long, at the end of the batch while matching
-   * workers wait.
-   */
-  private fillDetails(batch: SegmentCellBatch, slotOf: Uint32Array): void {
-    const n = this.detailCount;
-    const keys = this.details;
-    const cells = batch.cell.length;
-    const rawStart = new Uint32Array(cells + 1);
-    for (let i = 0; i < n; i++) rawStart[slotOf[keys[i] >>> 8] + 1]++;
-    for (let k = 0; k < cells; k++) rawStart[k + 1] += rawStart[k];
-    const next = rawStart.slice(0, cells);
-    const raw = new Uint8Array(n);
-    for (let i = 0; i < n; i++) raw[next[slotOf[keys[i] >>> 8]]++] = keys[i] & 255;
-    const counter = new Uint8Array(n);
-    const count = new Uint32Array(n);
-    const starts = batch.detailStart;
-    let runs = 0;
-    for (let k = 0; k < cells; k++) {
-      runs = countRuns(raw, rawStart[k], rawStart[k + 1], counter, count, runs);
-      starts[k + 1] = runs;
+  /** The passes ordered by group, each group's in trip order (a stable counting sort, linear). */
+  private passesByGroup(): PassesByGroup {
+    const n = this.passes;
+    const groups = this.groupSegment.length;
+    const groupStart = new Uint32Array(groups + 1);
+    for (let i = 0; i < n; i++) groupStart[this.passGroup[i] + 1]++;
+    for (let g = 0; g < groups; g++) groupStart[g + 1] += groupStart[g];
+    const next = groupStart.slice(0, groups);
+    const sorted = {
+      groupStart,
+      cell: new Uint16Array(n),
+      kph: new Float64Array(n),
+      trip: new Uint32Array(n),
+    };
+    for (let i = 0; i < n; i++) {
+      const at = next[this.passGroup[i]]++;
+      sorted.cell[at] = this.passCell[i];
+      sorted.kph[at] = this.passKph[i];
+      sorted.trip[at] = this.passTrip[i];
     }
-    batch.counter = counter.slice(0, runs);
-    batch.count = count.slice(0, runs);
+    return sorted;
   }
 
   private reset(): void {
     this.segmentNo.clear();
     this.groupNo.clear();
-    this.entryNo.clear();
     this.segmentIds = [];
     this.lengthsM = [];
     this.countedBy = [];
@@ -331,15 +261,155 @@ export class SegmentCellAccumulator {
     this.months.clear();
     this.hours.clear();
     this.lastHour = NaN;
-    this.detailCount = 0;
     this.groupSegment = [];
     this.groupMonth = [];
-    this.entryCount = 0;
+    this.tripPurpose = [];
+    this.tripIncome = [];
+    this.tripSerial = 0;
+    this.passes = 0;
   }
 
   /** The cells gathered so far as objects (tests, and stores without a packed path); starts empty again. */
   drain(): SegmentStatCell[] {
     return cellsOfBatch(this.drainBatch());
+  }
+}
+
+/** A speed worth tallying, in whole steps (tallySpeedKph); NaN when the pass tells nothing reliable. */
+function speedKphOf(lengthM: number, seconds: number): number {
+  return Number.isNaN(lengthM) || seconds < MIN_SPEED_SAMPLE_S ? NaN : tallySpeedKph(lengthM, seconds);
+}
+
+function grown<T extends Uint32Array | Uint16Array | Float64Array>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+  b.set(a);
+  return b;
+}
+
+/** A batch's passes in group order: group g's are groupStart[g] … groupStart[g + 1]. */
+interface PassesByGroup {
+  groupStart: Uint32Array;
+  cell: Uint16Array;
+  kph: Float64Array;
+  trip: Uint32Array;
+}
+
+/**
+ * A batch's passes summed into cells, a segment-month at a time: within one, a cell's entry is found in a
+ * table indexed by cell number (TALLY_CELLS long, stamped with the group it holds an entry of), so cells
+ * come in the order first passed, each pass's speed added in trip order.
+ */
+class CellSums {
+  private entries = 0;
+  private readonly cell: Uint16Array;
+  private readonly trips: Uint32Array;
+  private readonly speedCount: Uint32Array;
+  private readonly speedSum: Float64Array;
+  private readonly entryOfCell = new Int32Array(TALLY_CELLS);
+  private readonly stampOfCell = new Int32Array(TALLY_CELLS).fill(-1);
+  /**
+   * The group's detail counts as (entry - its first entry) × 256 + counter, once per count, summed when the
+   * group is done (appending costs less than a map); the counting sort then stays within the group's cells.
+   */
+  private details = new Uint32Array(1024);
+  private detailCount = 0;
+  private raw = new Uint8Array(1024);
+  private readonly rawStart = new Uint32Array(TALLY_CELLS + 1);
+  /** Detail counters of cell k: detailStart[k] … detailStart[k + 1] of counter and count (at most 3 a pass). */
+  private readonly detailStart: Uint32Array;
+  private readonly counter: Uint8Array;
+  private readonly count: Uint32Array;
+  private runs = 0;
+
+  constructor(
+    passes: number,
+    private readonly groups: number,
+  ) {
+    this.cell = new Uint16Array(passes);
+    this.trips = new Uint32Array(passes);
+    this.speedCount = new Uint32Array(passes);
+    this.speedSum = new Float64Array(passes);
+    this.detailStart = new Uint32Array(passes + 1);
+    this.counter = new Uint8Array(3 * passes);
+    this.count = new Uint32Array(3 * passes);
+  }
+
+  /** The passes summed; `tripPurpose` and `tripIncome` are each trip's detail counters (-1: none). */
+  of(
+    passes: PassesByGroup,
+    tripPurpose: readonly number[],
+    tripIncome: readonly number[],
+  ): Omit<SegmentCellBatch, "segmentIds" | "months"> {
+    const cellStart = new Uint32Array(this.groups + 1);
+    for (let g = 0; g < this.groups; g++) {
+      const first = (cellStart[g] = this.entries);
+      for (let i = passes.groupStart[g]; i < passes.groupStart[g + 1]; i++) {
+        const entry = this.entryOf(g, passes.cell[i]);
+        this.trips[entry]++;
+        this.addSpeed(entry - first, entry, passes.kph[i]);
+        const trip = passes.trip[i];
+        if (tripPurpose[trip] >= 0) this.addDetail(entry - first, tripPurpose[trip]);
+        if (tripIncome[trip] >= 0) this.addDetail(entry - first, tripIncome[trip]);
+      }
+      this.sumDetails(first);
+    }
+    const n = this.entries;
+    cellStart[this.groups] = n;
+    return {
+      cellStart,
+      cell: this.cell.slice(0, n),
+      trips: this.trips.slice(0, n),
+      speedCount: this.speedCount.slice(0, n),
+      speedSumKph: this.speedSum.slice(0, n),
+      detailStart: this.detailStart.slice(0, n + 1),
+      counter: this.counter.slice(0, this.runs),
+      count: this.count.slice(0, this.runs),
+    };
+  }
+
+  /** The cell's entry in group `group`, a new one when the group has none yet. */
+  private entryOf(group: number, cell: number): number {
+    if (this.stampOfCell[cell] === group) return this.entryOfCell[cell];
+    const entry = this.entries++;
+    this.stampOfCell[cell] = group;
+    this.entryOfCell[cell] = entry;
+    this.cell[entry] = cell;
+    return entry;
+  }
+
+  private addSpeed(local: number, entry: number, kph: number): void {
+    if (Number.isNaN(kph)) return;
+    this.speedSum[entry] += kph;
+    this.speedCount[entry]++;
+    this.addDetail(local, Math.min(SPEED_BINS - 1, Math.floor(kph / SPEED_BIN_KPH)));
+  }
+
+  private addDetail(local: number, counter: number): void {
+    if (this.detailCount === this.details.length) this.details = grown(this.details);
+    this.details[this.detailCount++] = local * 256 + counter;
+  }
+
+  /**
+   * The group's detail counts summed, counters ascending per cell: bucketed by cell (a counting sort), then
+   * each cell's few counters ordered and counted in runs. A native sort of all keys (~300,000 for 4,000
+   * trips) made the drain ~1.3× as long, at the end of the batch while matching workers wait.
+   */
+  private sumDetails(first: number): void {
+    const cells = this.entries - first;
+    const n = this.detailCount;
+    const keys = this.details;
+    const start = this.rawStart.fill(0, 0, cells + 1);
+    for (let i = 0; i < n; i++) start[(keys[i] >>> 8) + 1]++;
+    for (let k = 0; k < cells; k++) start[k + 1] += start[k];
+    if (this.raw.length < n) this.raw = new Uint8Array(2 * n);
+    const raw = this.raw;
+    for (let i = 0; i < n; i++) raw[start[keys[i] >>> 8]++] = keys[i] & 255;
+    // `start` now holds each cell's end; its start is the previous cell's end.
+    for (let k = 0; k < cells; k++) {
+      this.runs = countRuns(raw, k === 0 ? 0 : start[k - 1], start[k], this.counter, this.count, this.runs);
+      this.detailStart[first + k + 1] = this.runs;
+    }
+    this.detailCount = 0;
   }
 }
 
