@@ -365,6 +365,47 @@ describe("CSV rows read in place", () => {
   });
 });
 
+describe("CSV text handed on in pieces", () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), "sf-csv-pieces-"))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The reader gets a file's text 16 KB at a time (open-input.ts); a row or a character may straddle two
+  // pieces, and a piece may begin with the line break of an empty line.
+  it("reads rows, characters and line numbers alike across the pieces", async () => {
+    const PIECE = 16 * 1024;
+    const lines = ["device_id,timestamp,lat,lon"];
+    const row = (device: string) => `${device},2026-01-05T08:00:00Z,52.5,13.4`;
+    const bytes = () => lines.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+    const fillTo = (end: number) => {
+      while (bytes() < end - 100) lines.push(row(`d${lines.length}`));
+    };
+    fillTo(PIECE);
+    // This line's break is the piece's last byte; the next piece begins with an empty line, then a bad row.
+    lines.push(row("p".repeat(PIECE - 1 - bytes() - row("").length)));
+    lines.push("", "bad,2026-01-05T08:00:00Z,x,13.4");
+    fillTo(2 * PIECE);
+    // An "é" (two bytes) split by the next piece's start.
+    const straddling = `${"x".repeat(2 * PIECE - 1 - bytes())}\u00e9`;
+    lines.push(row(straddling), row("after"), "last,2026-01-05T08:00:00Z,52.5,y");
+    fillTo(3 * PIECE + 500);
+    const path = join(dir, "pieces.csv");
+    writeFileSync(path, lines.join("\n"));
+
+    const { points, problems } = await readAll(path);
+    const badLines = lines.flatMap((line, i) =>
+      line.startsWith("bad") || line.startsWith("last") ? [i + 1] : [],
+    );
+    assert.deepEqual(
+      problems.map((p) => Number(p.split(":")[1])),
+      badLines,
+    );
+    assert.equal(points.length, lines.length - 1 - badLines.length - 1);
+    assert.ok(points.some((p) => p.deviceId === straddling));
+    assert.ok(points.some((p) => p.deviceId === "after"));
+  });
+});
+
 describe("trace readers on the shared sample data", { skip: !SHARED && "no ../shared/data" }, () => {
   it("reads the GraphHopper GPX samples with the point counts of SOURCE.md", async () => {
     const dir = join(SHARED!, "graphhopper-mapmatching-samples");

@@ -73,14 +73,19 @@ export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGener
   const rows = new CsvRows(basename(path));
   let rest = "";
   for await (const chunk of readText(path, onBytes)) {
-    const text = rest + chunk;
-    const cut = text.lastIndexOf("\n");
-    if (cut < 0) {
-      rest = text;
+    const first = chunk.indexOf("\n");
+    if (first < 0) {
+      rest += chunk;
       continue;
     }
-    rest = text.slice(cut + 1);
-    yield rows.of(text, cut);
+    // The line begun in the chunk before is read on its own: joined to the whole chunk, every row would
+    // be read through a concatenated string, each character access ~a third slower than in the chunk.
+    const line = rest + chunk.slice(0, first);
+    yield rows.of(line, line.length);
+    if (rows.stopped) return;
+    const cut = chunk.lastIndexOf("\n");
+    rest = chunk.slice(cut + 1);
+    if (cut > first) yield rows.of(chunk, cut, first + 1);
     if (rows.stopped) return;
   }
   if (rest !== "") yield rows.of(rest, rest.length);
@@ -97,10 +102,10 @@ class CsvRows {
 
   constructor(private readonly file: string) {}
 
-  /** The records of the lines of `text` before `end` (a line break, or the text's end). */
-  *of(text: string, end: number): Generator<TraceRecord> {
-    let quote = text.indexOf('"');
-    for (let start = 0; start <= end && !this.stopped;) {
+  /** The records of the lines of `text` from `from` to `end` (a line break, or the text's end). */
+  *of(text: string, end: number, from = 0): Generator<TraceRecord> {
+    let quote = text.indexOf('"', from);
+    for (let start = from; start <= end && !this.stopped;) {
       let lineEnd = text.indexOf("\n", start);
       if (lineEnd < 0 || lineEnd > end) lineEnd = end;
       if (quote >= 0 && quote < start) quote = text.indexOf('"', start);
