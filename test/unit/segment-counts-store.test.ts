@@ -223,26 +223,30 @@ function twoConnections(prefix: string) {
 }
 
 describe("whole-month rollups", () => {
-  it("answer bit for bit what summing the cells answers, for every filter combination", () => {
-    // Arbitrary speeds (every mantissa bit in use): a different order of addition would show.
-    const rng = new Rng(13, "rollups");
-    // Rollups are kept per year: months of two years, in batches that come back to a year.
-    const cells = randomCells(rng, 3000, false).map((c, i) => (i % 3 === 0 ? { ...c, month: "2024-12" } : c));
-    const stats = freshStats();
-    for (let i = 0; i < cells.length; i += 700) stats.add("li", cells.slice(i, i + 700));
-    // The filters answered from rollups (day type and day part "all"); the rest sum cells either way.
-    const whole = everyFilter().filter((f) => rollupKey(f) !== null);
-    for (const f of whole)
-      for (const months of [["2024-12", ...MONTHS], ["2025-02"]])
-        for (const details of [true, false]) {
-          const q = { country: "li", segmentIds: SEGMENTS, months, ...f, details };
-          const rows = stats.query(q);
-          assert.ok(rows.length > 0);
-          assert.deepEqual(rows, stats.queryCells(q), JSON.stringify(f));
-        }
-    // Each mode × direction × source.
-    assert.equal(whole.length, Object.keys(COUNTS_MODES).length * DIRECTIONS.length * 3);
-  });
+  // Arbitrary speeds (every mantissa bit in use): a different order of addition would show; speeds in whole
+  // steps of 1/1024 km/h, as ingests tally them, are summed per slot first (addTotalsBySlot).
+  for (const exactSpeeds of [false, true])
+    it(`answer bit for bit what summing the cells answers, for every filter combination (${exactSpeeds ? "exact" : "arbitrary"} speeds)`, () => {
+      const rng = new Rng(13, "rollups");
+      // Rollups are kept per year: months of two years, in batches that come back to a year.
+      const cells = randomCells(rng, 3000, exactSpeeds).map((c, i) =>
+        i % 3 === 0 ? { ...c, month: "2024-12" } : c,
+      );
+      const stats = freshStats();
+      for (let i = 0; i < cells.length; i += 700) stats.add("li", cells.slice(i, i + 700));
+      // The filters answered from rollups (day type and day part "all"); the rest sum cells either way.
+      const whole = everyFilter().filter((f) => rollupKey(f) !== null);
+      for (const f of whole)
+        for (const months of [["2024-12", ...MONTHS], ["2025-02"]])
+          for (const details of [true, false]) {
+            const q = { country: "li", segmentIds: SEGMENTS, months, ...f, details };
+            const rows = stats.query(q);
+            assert.ok(rows.length > 0);
+            assert.deepEqual(rows, stats.queryCells(q), JSON.stringify(f));
+          }
+      // Each mode × direction × source.
+      assert.equal(whole.length, Object.keys(COUNTS_MODES).length * DIRECTIONS.length * 3);
+    });
 
   it("kept in memory, answer what is stored after writes on this connection, on another, and rolled back", () => {
     const rng = new Rng(17, "rollup-cache");
