@@ -59,9 +59,9 @@ export function unpackRawTrips(packed: PackedRawTrips): RawTrip[] {
 }
 
 /**
- * Trip i of a packed group with its points (the trip object packed, its points set). A matching worker
- * makes each trip's points just before it matches it: made for the whole group at once, they outlived a
- * young-generation collection while the group was matched.
+ * Trip i of a packed group with its points, a new object (the packed group keeps none of them). A matching
+ * worker makes each trip's points just before it matches it: made for the whole group at once, they
+ * outlived a young-generation collection while the group was matched.
  */
 export function rawTripAt(packed: PackedRawTrips, i: number): RawTrip {
   const points: GpsPoint[] = [];
@@ -71,9 +71,7 @@ export function rawTripAt(packed: PackedRawTrips, i: number): RawTrip {
     if (!Number.isNaN(packed.heading[j])) point.heading = packed.heading[j];
     points.push(point);
   }
-  const trip = packed.trips[i];
-  trip.points = points;
-  return trip;
+  return { ...packed.trips[i], points };
 }
 
 export interface PackedOutcomes {

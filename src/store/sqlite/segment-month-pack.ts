@@ -389,7 +389,8 @@ export function addTotals(blob: Uint8Array, mask: Uint8Array, into: SegmentMonth
  *
  * Speed sums tallied in whole steps of 1/1024 km/h (segment-cells.ts) add up exactly in any order, with
  * nothing to compensate: such a month is summed per slot first, then each slot into its sums, with the
- * same results (~12 sums per cell otherwise, a fifth of the tallies' store).
+ * same results. Cell by cell, ~12 compensated additions each, the rollups took a fifth of an ingest
+ * batch's `addBatch`.
  */
 export function addTotalsBySlot(
   blob: Uint8Array,
