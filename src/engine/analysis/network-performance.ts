@@ -1,4 +1,5 @@
 import { nearestRank } from "./od-distributions.js";
+import { grown } from "../typed-arrays.js";
 import type { SegmentPassage } from "./segment-analysis.js";
 
 /** Local hours whose speeds define a segment's free-flow speed: 22:00 to 05:59. */
@@ -30,16 +31,11 @@ class Passages {
   }
 
   private grow(): void {
-    const wider = <T extends Float64Array | Uint32Array>(a: T): T => {
-      const next = new (a.constructor as new (n: number) => T)(a.length * 2);
-      next.set(a);
-      return next;
-    };
-    this.weight = wider(this.weight);
-    this.seconds = wider(this.seconds);
-    this.metres = wider(this.metres);
-    this.groups = wider(this.groups);
-    this.dayTypes = wider(this.dayTypes);
+    this.weight = grown(this.weight);
+    this.seconds = grown(this.seconds);
+    this.metres = grown(this.metres);
+    this.groups = grown(this.groups);
+    this.dayTypes = grown(this.dayTypes);
   }
 }
 

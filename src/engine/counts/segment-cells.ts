@@ -9,6 +9,7 @@ import {
 import type { Network } from "../network/network.js";
 import type { LocalClock } from "../time.js";
 import { NumberIndex } from "./number-index.js";
+import { grown } from "../typed-arrays.js";
 import { isSegmentCounted, TRIP_PURPOSE_CODES } from "../trips/codes.js";
 import { TRACE_SOURCES, VEHICLE_CLASSES, type MatchedTrip } from "../trips/types.js";
 
@@ -278,12 +279,6 @@ export class SegmentCellAccumulator {
 /** A speed worth tallying, in whole steps (tallySpeedKph); NaN when the pass tells nothing reliable. */
 function speedKphOf(lengthM: number, seconds: number): number {
   return Number.isNaN(lengthM) || seconds < MIN_SPEED_SAMPLE_S ? NaN : tallySpeedKph(lengthM, seconds);
-}
-
-function grown<T extends Uint32Array | Uint16Array | Float64Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-  b.set(a);
-  return b;
 }
 
 /** A batch's passes in group order: group g's are groupStart[g] … groupStart[g + 1]. */

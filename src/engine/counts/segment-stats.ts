@@ -2,6 +2,7 @@
  * Per-segment aggregates of matched trips, as the counts engine sums them and the segment-stats port
  * stores them.
  */
+import { grown } from "../typed-arrays.js";
 
 /** Width of a speed histogram bin (km/h); the last bin is open-ended. */
 export const SPEED_BIN_KPH = 5;
@@ -126,16 +127,11 @@ export class SegmentMonthColumnsBuilder {
   }
 
   private grow(): void {
-    const twice = <T extends Float64Array | Uint16Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    this.segmentIds = twice(this.segmentIds);
-    this.month = twice(this.month);
-    this.trips = twice(this.trips);
-    this.speedCount = twice(this.speedCount);
-    this.speedSumKph = twice(this.speedSumKph);
+    this.segmentIds = grown(this.segmentIds);
+    this.month = grown(this.month);
+    this.trips = grown(this.trips);
+    this.speedCount = grown(this.speedCount);
+    this.speedSumKph = grown(this.speedSumKph);
   }
 }
 

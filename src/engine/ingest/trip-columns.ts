@@ -8,6 +8,7 @@ import {
   VEHICLE_CLASS_CODES,
   VEHICLE_CLASS_OF_CODE,
 } from "../trips/codes.js";
+import { grown } from "../typed-arrays.js";
 
 /**
  * Trips as they cross to and from the matching workers: the points and path steps as typed-array
@@ -199,17 +200,6 @@ export class OutcomePacker {
     this.enterT = grown(this.enterT, size, this.steps);
     this.exitT = grown(this.exitT, size, this.steps);
   }
-}
-
-/** A typed array of `size` holding the first `used` values of `a`. */
-function grown<T extends Float64Array | Uint32Array | Uint8Array | Int8Array>(
-  a: T,
-  size: number,
-  used: number,
-): T {
-  const b = new (a.constructor as new (n: number) => T)(size);
-  b.set(a.subarray(0, used) as never);
-  return b;
 }
 
 export function unpackOutcomes(packed: PackedOutcomes): MatchOutcome[] {

@@ -1,4 +1,5 @@
 import type { LonLat } from "../network/types.js";
+import { grown } from "../typed-arrays.js";
 import { headingMatches, type TripPath, type ZoneVisit } from "./assign.js";
 import type { CompiledZoneSet } from "./compile.js";
 import { bboxOfPoints, bearingOf, pointInMultiPolygon, type PolygonRings } from "./geometry.js";
@@ -248,14 +249,9 @@ export class ZoneLookup {
   }
 
   private growRuns(): void {
-    const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    this.runZone = grow(this.runZone);
-    this.runPosition = grow(this.runPosition);
-    this.runDx = grow(this.runDx);
-    this.runDy = grow(this.runDy);
+    this.runZone = grown(this.runZone);
+    this.runPosition = grown(this.runPosition);
+    this.runDx = grown(this.runDx);
+    this.runDy = grown(this.runDy);
   }
 }
