@@ -417,20 +417,19 @@ function addExactBySlot(
   sumsOfSlot: readonly (readonly number[])[],
   { tripSum, countSum, sum }: SlotSums,
 ): boolean {
+  // The slots' sums are scratch: a month found inexact part-way leaves the sums untouched.
+  for (const column of Object.values(bySlot)) column.fill(0);
   let total = 0;
   for (let i = 0; i < cell.length; i++) {
     const r = speedSum[i];
     if (!Number.isInteger(r * 1024) || r < 0) return false;
     total += r;
-  }
-  if (total >= EXACT_SUM_LIMIT) return false;
-  for (const column of Object.values(bySlot)) column.fill(0);
-  for (let i = 0; i < cell.length; i++) {
     const slot = cell[i] % SLOTS;
     bySlot.trips[slot] += trips[i];
     bySlot.count[slot] += speedCount[i];
-    bySlot.sum[slot] += speedSum[i];
+    bySlot.sum[slot] += r;
   }
+  if (total >= EXACT_SUM_LIMIT) return false;
   for (let slot = 0; slot < SLOTS; slot++) {
     if (bySlot.trips[slot] === 0 && bySlot.count[slot] === 0) continue;
     for (const k of sumsOfSlot[slot]) {
