@@ -1,6 +1,6 @@
 /**
  * This tree's whole ingest against another checkout's, in one process:
- * `npm run bench -- ingest-ab OTHER [trips=4000] [rounds=8]`.
+ * `npm run bench -- ingest-ab OTHER [trips=4000] [rounds=8] [uuid]`.
  *
  * On a machine whose speed drifts from process to process (one ingest took 2.1–3.3 s of CPU from run to run
  * on 2026-11-29), two versions of the ingest compare only in one process, their runs alternating. Both
@@ -10,13 +10,14 @@
  * matcher alone over the file's raw trips, the single-thread ingest, the 2-thread ingest. An untimed round
  * warms both first. Reports per tree the medians, the share of the matcher (median of the per-round ratios)
  * and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's, and the quartiles
- * of the per-round ratios.
+ * of the per-round ratios. With `uuid`, the file's device ids are UUIDs (36 characters, as in real lbs
+ * exports) instead of the simulator's 11-character ones.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchTraceFile, measured as measure, median } from "./ingest.js";
+import { benchTraceFile, measured as measure, median, withUuidDeviceIds } from "./ingest.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { Network } from "../src/engine/network/network.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
@@ -35,12 +36,15 @@ interface Round {
 
 export default async function ingestAbBench(args: string[]): Promise<Record<string, unknown>> {
   const [other, ...rest] = args;
-  if (!other) throw new Error("usage: npm run bench -- ingest-ab OTHER_CHECKOUT [trips=4000] [rounds=8]");
-  const [trips = 4000, rounds = 8] = rest.map(Number);
+  if (!other)
+    throw new Error("usage: npm run bench -- ingest-ab OTHER_CHECKOUT [trips=4000] [rounds=8] [uuid]");
+  const uuids = rest.includes("uuid");
+  const [trips = 4000, rounds = 8] = rest.filter((a) => a !== "uuid").map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-ab-"));
   try {
     const network = new Network("mc", await readOsmSegments(join(HERE, MONACO_PATH)));
-    const file = benchTraceFile(network, trips, 30, join(dir, "traces")).months[0].traces;
+    const simulated = benchTraceFile(network, trips, 30, join(dir, "traces")).months[0].traces;
+    const file = uuids ? withUuidDeviceIds(simulated) : simulated;
     const trees = {
       this: await treeRunner(HERE, file, dir, "this"),
       other: await treeRunner(resolve(other), file, dir, "other"),
@@ -54,7 +58,7 @@ export default async function ingestAbBench(args: string[]): Promise<Record<stri
     await Promise.all(Object.values(trees).map((t) => t.close()));
     const summary = { this: summarise(results.this), other: summarise(results.other) };
     return {
-      file: `${trips} simulated lbs trips, 30 s sampling`,
+      file: `${trips} simulated lbs trips, 30 s sampling${uuids ? ", UUID device ids" : ""}`,
       otherCheckout: resolve(other),
       rounds,
       ...summary,

@@ -19,7 +19,7 @@
  * Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,6 +180,24 @@ export function benchTraceFile(network: Network, trips: number, samplingS: numbe
     noiseM: 10,
   });
   return writeSimulation(firstTrips(sim.trips(), trips), dir);
+}
+
+/**
+ * The trace file again, each device id replaced by a UUID made from it (as the advertising ids of real lbs
+ * exports are): 36 characters where the simulator writes 11. Written beside `path`; answers its path.
+ */
+export function withUuidDeviceIds(path: string): string {
+  const uuidOf = (id: string) => {
+    const h = createHash("md5").update(id).digest("hex");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  };
+  const [header, ...rows] = readFileSync(path, "utf8").split("\n");
+  const out = rows.map((row) =>
+    row === "" ? row : uuidOf(row.slice(0, row.indexOf(","))) + row.slice(row.indexOf(",")),
+  );
+  const uuids = path.replace(/\.csv$/, "-uuid.csv");
+  writeFileSync(uuids, [header, ...out].join("\n"));
+  return uuids;
 }
 
 async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {

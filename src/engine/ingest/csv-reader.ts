@@ -97,6 +97,7 @@ class CsvRows {
   /** The in-place reader of the columns, once they are known. */
   private plainRows: PlainRows | null = null;
   private lineNo = 0;
+  private readonly deviceIds = new DeviceIds();
   /** Set when the header row lacks a needed column: nothing after it is read. */
   stopped = false;
 
@@ -136,11 +137,13 @@ class CsvRows {
         return { problem: { file, line: this.lineNo, message: header } };
       }
       this.columns = header ?? DEFAULT_COLUMNS;
-      this.plainRows = new PlainRows(this.columns);
+      this.plainRows = new PlainRows(this.columns, this.deviceIds);
       if (header) return null;
     }
     const point = pointOfRow(cells, this.columns);
-    return typeof point === "string" ? { problem: { file, line: this.lineNo, message: point } } : { point };
+    if (typeof point === "string") return { problem: { file, line: this.lineNo, message: point } };
+    point.deviceId = this.deviceIds.own(point.deviceId);
+    return { point };
   }
 }
 
@@ -211,6 +214,43 @@ export function splitCsvLine(line: string): string[] {
   return cells;
 }
 
+/**
+ * Device ids as strings of their own. V8 cuts a substring of 13 characters or more (a UUID, a hashed
+ * advertising id) as a view that keeps its whole text piece (16 KB) alive for as long as the id is held: by
+ * the device's open trip, by the trips matching in flight, by the batch's trip columns. Reading 50,000 rows
+ * of UUID ids and holding them kept the file's whole text (3.8 MB) alive. Rows come device after device
+ * (the last id is compared in place, no string is cut) or interleaved (the ids seen lately are looked up).
+ */
+class DeviceIds {
+  private last = "";
+  private readonly seen = new Map<string, string>();
+
+  /** The id in text[start, end). */
+  at(text: string, start: number, end: number): string {
+    const last = this.last;
+    if (end - start === last.length && text.startsWith(last, start)) return last;
+    return this.own(text.slice(start, end));
+  }
+
+  /** The same id as a string of its own. */
+  own(id: string): string {
+    if (id === this.last) return this.last;
+    let own = this.seen.get(id);
+    if (own === undefined) {
+      // A file of many devices keeps the table to those seen lately.
+      if (this.seen.size >= MAX_DEVICE_IDS_SEEN) this.seen.clear();
+      // Text decoded from UTF-8 holds no lone surrogates: the round trip gives the very same characters.
+      own = id.length < MIN_SLICED_LENGTH ? id : Buffer.from(id, "utf8").toString("utf8");
+      this.seen.set(own, own);
+    }
+    return (this.last = own);
+  }
+}
+
+const MAX_DEVICE_IDS_SEEN = 100_000;
+/** V8 copies shorter substrings (SlicedString::kMinLength). */
+const MIN_SLICED_LENGTH = 13;
+
 /** More cells than any trace column layout has: a longer row is read in full. */
 const MAX_PLAIN_CELLS = 32;
 const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** i);
@@ -229,7 +269,10 @@ class PlainRows {
   private readonly classes = new LastParsed(parseVehicleClass);
   private readonly purposes = new LastParsed(parseTripPurpose);
 
-  constructor(private readonly col: ColumnIndex) {}
+  constructor(
+    private readonly col: ColumnIndex,
+    private readonly deviceIds: DeviceIds,
+  ) {}
 
   point(text: string, start: number, end: number): TracePoint | null {
     if (end > start && text.charCodeAt(end - 1) === 13) end--; // \r\n line ends
@@ -269,7 +312,7 @@ class PlainRows {
     if (i === undefined || i >= this.cells) return null;
     const [s, e] = [this.starts[i], this.ends[i]];
     if (e === s || !isPlainChar(text.charCodeAt(s)) || !isPlainChar(text.charCodeAt(e - 1))) return null;
-    return text.slice(s, e);
+    return this.deviceIds.at(text, s, e);
   }
 
   /**
