@@ -6,7 +6,7 @@
  * on 2026-11-29), two versions of the ingest compare only in one process, their runs alternating. Both
  * trees' code is loaded side by side (OTHER is a checkout with its dependencies, e.g. a `git worktree` with
  * a `node_modules` link), each with its own network, matcher, pool of 2 matching threads and fresh SQLite
- * files, on the ingest bench's file (written by this tree). Per round, in alternating order per tree: the
+ * files, on the ingest bench's file (written by this tree, in a child process). Per round, in alternating order per tree: the
  * matcher alone over the file's raw trips, the single-thread ingest, the 2-thread ingest. An untimed round
  * warms both first. Reports per tree the medians, the share of the matcher (median of the per-round ratios)
  * and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's, and the quartiles
@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchTraceFile, measured as measure, median, withUuidDeviceIds } from "./ingest.js";
-import { readOsmSegments } from "../src/engine/network/osm-import.js";
-import { Network } from "../src/engine/network/network.js";
+import { execFileSync } from "node:child_process";
+import { measured as measure, median } from "./ingest.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
 
 const HERE = fileURLToPath(new URL("..", import.meta.url));
@@ -42,9 +41,7 @@ export default async function ingestAbBench(args: string[]): Promise<Record<stri
   const [trips = 4000, rounds = 8] = rest.filter((a) => a !== "uuid").map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-ab-"));
   try {
-    const network = new Network("mc", await readOsmSegments(join(HERE, MONACO_PATH)));
-    const simulated = benchTraceFile(network, trips, 30, join(dir, "traces")).months[0].traces;
-    const file = uuids ? withUuidDeviceIds(simulated) : simulated;
+    const file = benchFileInChildProcess(trips, dir, uuids);
     const trees = {
       this: await treeRunner(HERE, file, dir, "this"),
       other: await treeRunner(resolve(other), file, dir, "other"),
@@ -79,6 +76,13 @@ export default async function ingestAbBench(args: string[]): Promise<Record<stri
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The ingest bench's file, written by another process (bench/lib/bench-trace-file.ts says why). */
+function benchFileInChildProcess(trips: number, dir: string, uuids: boolean): string {
+  const script = join(HERE, "bench", "lib", "bench-trace-file.ts");
+  const args = [String(trips), "30", dir, ...(uuids ? ["uuid"] : [])];
+  return execFileSync(process.execPath, [...process.execArgv, script, ...args], { encoding: "utf8" });
 }
 
 /** The lower quartile, median and upper quartile of `xs`. */
