@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getHeapStatistics } from "node:v8";
 import { gzipSync } from "node:zlib";
 import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
 import { SHARED_DATA as SHARED } from "../helpers/shared-data.js";
-import { heapUsedAfterGc } from "../helpers/heap.js";
+import { collectGarbage } from "../../bench/lib/collect-garbage.js";
 import { formatProblem, type TracePoint } from "../../src/engine/ingest/types.js";
 
 async function readAll(path: string) {
@@ -406,6 +407,12 @@ describe("CSV text handed on in pieces", () => {
     assert.ok(points.some((p) => p.deviceId === "after"));
   });
 });
+
+/** Bytes in V8's heap after a full collection. */
+function heapUsedAfterGc(): number {
+  collectGarbage();
+  return getHeapStatistics().used_heap_size;
+}
 
 describe("CSV device ids", () => {
   let dir: string;
