@@ -6,12 +6,13 @@
  * on 2026-11-29), two versions of the ingest compare only in one process, their runs alternating. Both
  * trees' code is loaded side by side (OTHER is a checkout with its dependencies, e.g. a `git worktree` with
  * a `node_modules` link), each with its own network, matcher, pool of 2 matching threads and fresh SQLite
- * files, on the ingest bench's file (written by this tree, in a child process). Per round, in alternating order per tree: the
- * matcher alone over the file's raw trips, the single-thread ingest, the 2-thread ingest. An untimed round
- * warms both first. Reports per tree the medians, the share of the matcher (median of the per-round ratios)
- * and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's, and the quartiles
- * of the per-round ratios. With `uuid`, the file's device ids are UUIDs (36 characters, as in real lbs
- * exports) instead of the simulator's 11-character ones.
+ * files, on the ingest bench's file (written by this tree, in a child process). Per round, in alternating
+ * order per tree: the matcher alone over the file's raw trips, the single-thread ingest, the 2-thread ingest.
+ * An untimed round warms both first. Reports per tree the medians, the share of the matcher (median of the
+ * per-round ratios) and the 2-thread `wallSpeedup`; `thisToOther` are this tree's medians over the other's,
+ * and the quartiles of the per-round ratios. Two identical trees differ by up to ~10 % in one run (each copy
+ * of the code is compiled on its own): run it several times, both ways. With `uuid`, the file's device ids
+ * are UUIDs (36 characters, as in real lbs exports) instead of the simulator's 11-character ones.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
