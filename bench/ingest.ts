@@ -39,7 +39,7 @@ import type { AppContext } from "../src/app/context.js";
 import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 
-const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+export const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
 
 export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
   const [trips = 4000, samplingS = 30, threads = 2, rounds = 5] = args.map(Number);
@@ -192,9 +192,10 @@ export function withUuidDeviceIds(path: string): string {
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   };
   const [header, ...rows] = readFileSync(path, "utf8").split("\n");
-  const out = rows.map((row) =>
-    row === "" ? row : uuidOf(row.slice(0, row.indexOf(","))) + row.slice(row.indexOf(",")),
-  );
+  const out = rows.map((row) => {
+    const comma = row.indexOf(",");
+    return row === "" ? row : uuidOf(row.slice(0, comma)) + row.slice(comma);
+  });
   const uuids = path.replace(/\.csv$/, "-uuid.csv");
   writeFileSync(uuids, [header, ...out].join("\n"));
   return uuids;

@@ -4,12 +4,9 @@
  * but through its runners (simulating the file ran this tree's network and routing code there first).
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { Network } from "../../src/engine/network/network.js";
-import { benchTraceFile, withUuidDeviceIds } from "../ingest.js";
-
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+import { benchTraceFile, MONACO, withUuidDeviceIds } from "../ingest.js";
 
 const [trips, samplingS, dir, ids] = process.argv.slice(2);
 const network = new Network("mc", await readOsmSegments(MONACO));
