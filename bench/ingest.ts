@@ -1,6 +1,9 @@
 /**
- * Whole ingest against the matcher alone: `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2] [rounds=5]`.
- * Simulated lbs traces on the bundled Monaco network are written as one CSV; then, in one process,
+ * Whole ingest against the matcher alone:
+ * `npm run bench -- ingest [trips=4000] [samplingS=30] [threads=2] [rounds=5] [files=1]`.
+ * Simulated lbs traces on the bundled Monaco network are written as one CSV, or as `files` CSVs of
+ * consecutive days of the month (as daily exports come; a trip over midnight between two files is two
+ * trips, the same ones in every run); then, in one process,
  * side by side: the matcher alone on the same raw trips (read and split beforehand), the whole ingest
  * (read, split, match, store, tallies) on one thread, and the whole ingest with matching on `threads`
  * worker threads. Every run is preceded by an untimed one (V8 compiled, route balls filled, workers
@@ -42,15 +45,15 @@ import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 export const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
 
 export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
-  const [trips = 4000, samplingS = 30, threads = 2, rounds = 5] = args.map(Number);
+  const [trips = 4000, samplingS = 30, threads = 2, rounds = 5, files = 1] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
   try {
     const segments = await readOsmSegments(MONACO);
     const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
     const network = (await rt0.networks.get("mc"))!;
     const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));
-    const file = written.months[0].traces;
-    const raw = await splitTrips(file);
+    const paths = inDayFiles(written.months[0].traces, files);
+    const raw = (await Promise.all(paths.map(splitTrips))).flat();
     const points = raw.reduce((n, t) => n + t.points.length, 0);
 
     const match = tripMatcher(network);
@@ -73,7 +76,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       const store = timedTransactions(rt.store);
       const matching = parallel ? lastResultTimed(pool) : undefined;
       const timed = await measured(() =>
-        ingestFiles(rt, [file], {
+        ingestFiles(rt, paths, {
           country: "mc",
           source: "lbs",
           vehicleClass: "personal",
@@ -116,6 +119,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     return {
       network: `Monaco, ${segments.length} segments`,
       file: `${written.trips} simulated lbs trips, ${written.points} points, ${samplingS} s sampling`,
+      files: paths.length,
       rawTrips: raw.length,
       points,
       matcherOnly: {
@@ -199,6 +203,27 @@ export function withUuidDeviceIds(path: string): string {
   const uuids = path.replace(/\.csv$/, "-uuid.csv");
   writeFileSync(uuids, [header, ...out].join("\n"));
   return uuids;
+}
+
+/**
+ * The month's trace file as `files` files of consecutive days (of about equal length), each
+ * with the header; the file itself when `files` is 1. Written beside it; answers their paths.
+ */
+function inDayFiles(path: string, files: number): string[] {
+  if (files <= 1) return [path];
+  const [header, ...rows] = readFileSync(path, "utf8").trimEnd().split("\n");
+  const days = 31;
+  const parts: string[][] = Array.from({ length: files }, () => [header]);
+  // The timestamp's day of the month (YYYY-MM-DD… in the second column).
+  for (const row of rows) {
+    const day = Number(row.slice(row.indexOf(",") + 9, row.indexOf(",") + 11));
+    parts[Math.min(files - 1, Math.floor(((day - 1) * files) / days))].push(row);
+  }
+  return parts.map((lines, i) => {
+    const part = path.replace(/\.csv$/, `-part${i + 1}.csv`);
+    writeFileSync(part, lines.join("\n") + "\n");
+    return part;
+  });
 }
 
 async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {

@@ -10,7 +10,7 @@ import {
   addCounts,
   DEFAULT_BATCH_TRIPS,
   emptyIngestCounts,
-  ingestTraceFile,
+  ingestTraceFiles,
   type AheadOfStore,
   type IngestCounts,
   type TripMatcher,
@@ -59,15 +59,17 @@ export interface IngestReport {
   moreProblems: number;
   /**
    * Set when `signal` stopped the ingest (to the abort reason, e.g. "SIGTERM"): every stored batch is
-   * whole, the file being read is not recorded in the ingest runs, and the files after it were not read.
+   * whole; the files not stored whole (the one being read, and any whose last trips were in the batch in
+   * progress) count `interrupted` and are not recorded in the ingest runs; the files after them were not read.
    */
   interrupted?: string;
 }
 
 /**
  * Ingests trace files into a country's trip store, one after the other: read,
- * split, match, store. Each file is recorded in the ingest runs. Re-running a
- * file stores nothing new: its trips come back as duplicates.
+ * split, match, store, in batches that run on from one file into the next. Each file is recorded in the
+ * ingest runs once its trips are stored. Re-running a file stores nothing new: its trips come back as
+ * duplicates.
  */
 export async function ingestFiles(
   ctx: AppContext,
@@ -107,11 +109,10 @@ async function ingestEach(
   opts: IngestFilesOptions,
   { country, report, cells, pool, log, onProblem }: IngestRun,
 ): Promise<void> {
-  for (const path of paths) {
-    const startedAt = new Date().toISOString();
-    log(`${path}: reading`);
-    const digest = new FileDigest();
-    const counts = await ingestTraceFile(path, {
+  const files = paths.map((path) => ({ path, startedAt: "", digest: new FileDigest() }));
+  const done = await ingestTraceFiles(
+    files.map(({ path, digest }) => ({ path, onBytes: digest.add })),
+    {
       source: opts.source,
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
@@ -121,19 +122,26 @@ async function ingestEach(
         await storeTrips(ctx, country, trips, ahead!.cells, { talliedAhead: true, prepared: ahead!.trips }),
       batchSize: opts.batchSize,
       onProblem,
-      onProgress: (c) => log(`${path}: ${progressLine(c)}`),
+      onFileStart: (i) => {
+        files[i].startedAt = new Date().toISOString();
+        log(`${files[i].path}: reading`);
+      },
+      onProgress: (i, c) => log(`${files[i].path}: ${progressLine(c)}`),
+      onFileStored: async (i, counts) => {
+        log(`${files[i].path}: done, ${progressLine(counts)}`);
+        await recordIngestRun(ctx, { country, source: opts.source, ...files[i], counts });
+      },
       signal: opts.signal,
-      onBytes: digest.add,
+    },
+  );
+  done.files.forEach((counts, i) => addFileReport(report, files[i].path, counts));
+  if (done.interrupted) {
+    report.interrupted = String(opts.signal?.reason ?? "interrupted");
+    done.files.forEach((counts, i) => {
+      if (counts.interrupted) log(`${files[i].path}: interrupted, ${progressLine(counts)}`);
     });
-    addFileReport(report, path, counts);
-    if (counts.interrupted) {
-      report.interrupted = String(opts.signal?.reason ?? "interrupted");
-      log(`${path}: interrupted, ${progressLine(counts)}`);
-      // Compaction is skipped too: it only tidies storage, and the next run does it.
-      return;
-    }
-    log(`${path}: done, ${progressLine(counts)}`);
-    await recordIngestRun(ctx, { country, source: opts.source, path, startedAt, counts, digest });
+    // Compaction is skipped too: it only tidies storage, and the next run does it.
+    return;
   }
   await compactTrips(ctx, country, log);
 }

@@ -21,9 +21,11 @@ import {
   emptyIngestReport,
   formatIngestReport,
   ingestFiles,
+  type IngestReport,
 } from "../../src/app/ingest.js";
 import { emptyIngestCounts } from "../../src/engine/ingest/pipeline.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { storeDigest } from "../helpers/store-digest.js";
 
 /** An east-west road at lat 52 from lon 13.00 to 13.05 in five pieces. */
 function road(): Segment[] {
@@ -333,6 +335,175 @@ describe("ingestFiles", () => {
       }),
       /no such file: .*nope\.csv/,
     );
+  });
+});
+
+describe("ingestFiles over several files", () => {
+  const HEADER = "device_id,timestamp,lat,lon";
+  // Three days' files and an empty one: a day's trips, then the next's, as daily exports come.
+  const DAYS = [
+    [...rows("a1", T0, 13.001, 0.0024, 20), ...rows("a1", T0 + 3600, 13.049, -0.0024, 20)],
+    [...rows("b1", T0 + 86_400, 13.001, 0.0024, 20), ...rows("far", T0 + 86_400, 13.001, 0.0024, 10, 52.1)],
+    [],
+    rows("d1", T0 + 3 * 86_400, 13.049, -0.0024, 20),
+  ];
+  let dir: string;
+  let paths: string[];
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "sf-ingest-files-"));
+    paths = DAYS.map((day, i) => {
+      const path = join(dir, `day${i + 1}.csv`);
+      writeFileSync(path, [HEADER, ...day].join("\n"));
+      return path;
+    });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A fresh store with the road, and what it did in order: each store of trips, each file recorded. */
+  async function roadStore() {
+    const store = new SqliteStore(":memory:");
+    await store.network.replaceCountry(
+      { country: "de", source: "test", segmentCount: 5, importedAt: new Date().toISOString() },
+      road(),
+    );
+    const events: string[] = [];
+    const append = store.trips.appendTrips.bind(store.trips);
+    store.trips.appendTrips = async (country, trips, prepared) => {
+      events.push(`store ${trips.map((t) => t.deviceId).join(" ")}`);
+      return await append(country, trips, prepared);
+    };
+    const record = store.trips.recordIngestRun.bind(store.trips);
+    store.trips.recordIngestRun = async (run) => {
+      events.push(`record ${run.path.slice(dir.length + 1)}`);
+      await record(run);
+    };
+    const ctx: AppContext = { store, networks: storeNetworks(store.network) };
+    const de = (await ctx.networks.get("de"))!;
+    const ingest = (files: string[], more: Partial<Parameters<typeof ingestFiles>[2]> = {}) =>
+      ingestFiles(ctx, files, {
+        country: "de",
+        source: "lbs",
+        vehicleClass: "personal",
+        matcher: (trip) => matchTrip(de, trip),
+        ...more,
+      });
+    return { store, events, ingest };
+  }
+
+  const storedAndDuplicates = (report: IngestReport) =>
+    report.files.map((f) => [f.path.slice(dir.length + 1), f.counts.stored, f.counts.duplicates]);
+
+  it("stores the files' trips in one batch, counts each file's own, records each once its trips are stored", async () => {
+    const { store, events, ingest } = await roadStore();
+    const report = await ingest(paths);
+    assert.deepEqual(storedAndDuplicates(report), [
+      ["day1.csv", 2, 0],
+      ["day2.csv", 1, 0],
+      ["day3.csv", 0, 0],
+      ["day4.csv", 1, 0],
+    ]);
+    assert.deepEqual(
+      report.files.map((f) => [f.counts.pointsRead, f.counts.trips, f.counts.unmatchedTrips]),
+      [
+        [40, 2, 0],
+        [30, 2, 1],
+        [0, 0, 0],
+        [20, 1, 0],
+      ],
+    );
+    assert.deepEqual(events, [
+      "store a1 a1 b1 d1",
+      "record day1.csv",
+      "record day2.csv",
+      "record day3.csv",
+      "record day4.csv",
+    ]);
+    const runs = await store.trips.listIngestRuns("de");
+    assert.deepEqual(
+      runs.map((r) => [r.path, r.counts.stored, r.counts.trips]),
+      paths.map((path, i) => [path, [2, 1, 0, 1][i], [2, 2, 0, 1][i]]),
+    );
+    await store.close();
+  });
+
+  it("counts the trips a batch already had against the file they came from", async () => {
+    const { store, events, ingest } = await roadStore();
+    await ingest([paths[1]]);
+    events.length = 0;
+    const report = await ingest(paths, { batchSize: 3 });
+    assert.deepEqual(storedAndDuplicates(report), [
+      ["day1.csv", 2, 0],
+      ["day2.csv", 0, 1],
+      ["day3.csv", 0, 0],
+      ["day4.csv", 1, 0],
+    ]);
+    // The first batch ends with day 2's trip; day 3 has none, so it is done with the batch open as it ends.
+    assert.deepEqual(events, [
+      "store a1 a1 b1",
+      "record day1.csv",
+      "record day2.csv",
+      "store d1",
+      "record day3.csv",
+      "record day4.csv",
+    ]);
+    await store.close();
+  });
+
+  it("stores the same as one file at a time, whatever the batch size", async () => {
+    const digests = [];
+    for (const batchSize of [1, 2, 3, undefined]) {
+      const { store, ingest } = await roadStore();
+      await ingest(paths, { batchSize });
+      digests.push(await storeDigest(store, "de"));
+      await store.close();
+    }
+    const { store, ingest } = await roadStore();
+    for (const path of paths) await ingest([path]);
+    const oneAtATime = await storeDigest(store, "de");
+    await store.close();
+    assert.equal(oneAtATime.trips, 4);
+    for (const digest of digests) assert.deepEqual(digest, oneAtATime);
+  });
+
+  // Stopped while a batch fills, the files that wait for it are left unfinished (not recorded), even one whose
+  // trips are all matched (day 3's none); a run of the same files then stores the rest, what was stored
+  // before coming back as duplicates.
+  it("stopped with a batch in progress, records only the files stored whole", async () => {
+    const { store, events, ingest } = await roadStore();
+    const stop = new AbortController();
+    const de = (await storeNetworks(store.network).get("de"))!;
+    const report = await ingest(paths, {
+      batchSize: 3,
+      signal: stop.signal,
+      matcher: (trip) => {
+        if (trip.deviceId === "d1") stop.abort("SIGTERM");
+        return matchTrip(de, trip);
+      },
+    });
+    assert.equal(report.interrupted, "SIGTERM");
+    assert.deepEqual(events, ["store a1 a1 b1", "record day1.csv", "record day2.csv"]);
+    assert.deepEqual(
+      report.files.map((f) => [f.path.slice(dir.length + 1), f.counts.stored, f.counts.interrupted]),
+      [
+        ["day1.csv", 2, 0],
+        ["day2.csv", 1, 0],
+        ["day3.csv", 0, 1],
+        ["day4.csv", 0, 1],
+      ],
+    );
+    events.length = 0;
+    const again = await ingest(paths, { batchSize: 3 });
+    assert.equal(again.interrupted, undefined);
+    assert.deepEqual(storedAndDuplicates(again), [
+      ["day1.csv", 0, 2],
+      ["day2.csv", 0, 1],
+      ["day3.csv", 0, 0],
+      ["day4.csv", 1, 0],
+    ]);
+    const clean = await roadStore();
+    await clean.ingest(paths);
+    assert.deepEqual(await storeDigest(store, "de"), await storeDigest(clean.store, "de"));
+    await Promise.all([store.close(), clean.store.close()]);
   });
 });
 

@@ -10,12 +10,12 @@ export type TripMatcher = (trip: RawTrip) => MatchedTrip[];
 
 /**
  * Where matched trips go (the trip store), a batch at a time with what `AheadOfStore` made of the batch's
- * trips (undefined without one); answers what it kept.
+ * trips (undefined without one); answers the trips it kept (the new ones, in order, the same objects).
  */
 export type TripSink<A = undefined> = (
   trips: MatchedTrip[],
   ahead: A | undefined,
-) => Promise<{ inserted: number; duplicates: number }>;
+) => Promise<{ stored: readonly MatchedTrip[] }>;
 
 /**
  * A sink's work on each matched trip that need not wait for the store (e.g. its tallies), done as the trip
@@ -79,9 +79,16 @@ export interface TraceIngestOptions<A = undefined> {
   ahead?: AheadOfStore<A>;
   /** Matched trips handed to the sink at once (one store transaction). */
   batchSize?: number;
-  /** Called about every `progressEvery` points read. */
-  onProgress?: (counts: IngestCounts) => void;
+  /** Called as a file's reading begins. */
+  onFileStart?: (file: number) => void;
+  /** Called about every `progressEvery` points read, with the file's counts so far. */
+  onProgress?: (file: number, counts: IngestCounts) => void;
   progressEvery?: number;
+  /**
+   * Called once per file, in reading order, when every trip of it is stored, with its final counts (a
+   * batch may end after the file: the file is done when that batch is); never for a file left unfinished.
+   */
+  onFileStored?: (file: number, counts: IngestCounts) => Promise<void>;
   /** Row problems and match errors, formatted `file:line: message`; the caller caps how many it keeps. */
   onProblem?: (message: string) => void;
   /**
@@ -89,8 +96,19 @@ export interface TraceIngestOptions<A = undefined> {
    * open are dropped: a truncated trip would not be recognised as a duplicate when the file is ingested again.
    */
   signal?: AbortSignal;
-  /** Sees the file's own bytes as they are read (its digest is taken in the same pass). */
+}
+
+/** A trace file to ingest, and what sees its own bytes as they are read (its digest is taken in the same pass). */
+export interface TraceFile {
+  path: string;
   onBytes?: OnBytes;
+}
+
+export interface FilesIngested {
+  /** The counts of every file begun, in order (a file left unfinished counts `interrupted`). */
+  files: IngestCounts[];
+  /** The ingest was stopped (`signal`): files not yet stored whole were left unfinished. */
+  interrupted: boolean;
 }
 
 /**
@@ -101,80 +119,225 @@ export interface TraceIngestOptions<A = undefined> {
  */
 export const DEFAULT_BATCH_TRIPS = 20_000;
 
-/**
- * Reads one trace file, splits it into trips, matches and stores them in
- * batches. Memory holds the open trips and one batch, not the file.
- */
-export async function ingestTraceFile<A = undefined>(
-  path: string,
-  opts: TraceIngestOptions<A>,
-): Promise<IngestCounts> {
-  const { batchSize = DEFAULT_BATCH_TRIPS, progressEvery = 100_000 } = opts;
-  const splitter = new TripSplitter({ source: opts.source, defaultVehicleClass: opts.vehicleClass });
-  const counts = emptyIngestCounts();
-  const openBatch = () => ({ trips: [] as MatchedTrip[], size: 0, ahead: opts.ahead?.open() });
-  const keepsTrips = opts.ahead?.tripsOf !== undefined;
-  let batch = openBatch();
-  const fullBatches: (typeof batch)[] = [];
+/** One file of an ingest: its splitter, its counts, and how many of its raw trips were matched so far. */
+interface FileRun {
+  readonly index: number;
+  readonly splitter: TripSplitter;
+  readonly counts: IngestCounts;
+  /** Raw trips read (sent to matching), and those whose outcome was kept. */
+  sent: number;
+  kept: number;
+  /** Reading ended: the file's trips are all sent. */
+  read: boolean;
+  /** Every trip kept: the file waits for the batch holding its last one. */
+  complete: boolean;
+  /** Every trip of it stored, and `onFileStored` told. */
+  done: boolean;
+  /** The batch its last matched trip joined. */
+  lastBatch?: Batch<unknown>;
+}
 
-  const storeBatch = async ({ trips, ahead }: typeof batch) => {
-    const { inserted, duplicates } = await opts.sink(
-      keepsTrips ? opts.ahead!.tripsOf!(ahead!) : trips,
-      ahead,
-    );
-    counts.stored += inserted;
-    counts.duplicates += duplicates;
-  };
+/** Matched trips for one store transaction, and the files whose last trip it holds. */
+interface Batch<A> {
+  trips: MatchedTrip[];
+  size: number;
+  ahead: A | undefined;
+  /** Its matched trips per file, in order, so what the store kept is counted per file. */
+  runs: { file: FileRun; trips: number }[];
+  /** Files done once it is stored. */
+  ends: FileRun[];
+  stored: boolean;
+}
+
+/**
+ * Reads trace files one after the other, splits each into trips (one splitter per file), matches and
+ * stores them in batches. A batch runs on from one file into the next, so a day's file of a few thousand
+ * trips neither rewrites the month's tallies once more nor waits alone for its own store (the workers idle
+ * meanwhile); a file is done, and `onFileStored` called, when the batch holding its last trip is stored.
+ * Memory holds the open trips and one batch, not the files.
+ */
+export async function ingestTraceFiles<A = undefined>(
+  files: readonly TraceFile[],
+  opts: TraceIngestOptions<A>,
+): Promise<FilesIngested> {
+  const store = new BatchStore(opts);
   const stopped = () => opts.signal?.aborted === true;
-  // Stopped, it ends with the batch in progress: with many trips in flight, reading may be long done. A
-  // turn of the event loop before each batch lets a stop signal in (the store may finish without one).
-  const storeFullBatches = async () => {
-    while (fullBatches.length > 0) {
-      await nextTurn();
-      if (stopped()) return;
-      await storeBatch(fullBatches.shift()!);
-    }
-  };
-  // Batches are cut at exactly `batchSize` trips in reading order, however matching groups them, so every
-  // run hands the store the same batches and the tallies add up in the same order (bit for bit).
-  const keep = (trip: RawTrip, outcome: MatchOutcome) => {
-    for (const matched of countOutcome(trip, outcome, counts, opts.onProblem)) {
-      opts.ahead?.add(batch.ahead!, matched);
-      if (!keepsTrips) batch.trips.push(matched);
-      if (++batch.size === batchSize) {
-        fullBatches.push(batch);
-        batch = openBatch();
-      }
-    }
-  };
-  const matching = new GroupedMatching(opts, keep);
+  const matching = new GroupedMatching(opts, (trip, outcome) => store.keep(trip, outcome));
   const take = async (trips: RawTrip[]) => {
     if (matching.active) await matching.add(trips);
-    else for (const trip of trips) keep(trip, matchOne(trip, opts.matcher));
-    await storeFullBatches();
+    else for (const trip of trips) store.keep(trip, matchOne(trip, opts.matcher));
+    await store.storeFullBatches();
   };
-
-  const reading = readTrips(
-    path,
-    splitter,
-    {
-      onProblem: opts.onProblem,
-      onProgress: () => opts.onProgress?.(merge(counts, splitter.counts)),
-      progressEvery,
-      signal: opts.signal,
-      onBytes: opts.onBytes,
-    },
-    counts,
-  );
-  for await (const trips of reading) await take(trips);
+  for (const [index, file] of files.entries()) {
+    if (stopped()) break;
+    const run = store.begin(index);
+    opts.onFileStart?.(index);
+    for await (const trips of readFileTrips(file, run, opts)) {
+      run.sent += trips.length;
+      await take(trips);
+    }
+    store.endReading(run);
+    if (run.counts.interrupted) break;
+  }
   // Trips already sent to matching are complete: their whole batches are stored, unless stopped meanwhile.
   await matching.finish(stopped);
-  await storeFullBatches();
-  if (stopped()) counts.interrupted = 1;
+  await store.storeFullBatches();
   // An interrupted run stores whole batches only: the next run matches the rest again and stores exactly the
   // batches an uninterrupted run would have.
-  if (!counts.interrupted && batch.size > 0) await storeBatch(batch);
-  return merge(counts, splitter.counts);
+  const interrupted = stopped() || store.files.some((r) => r.counts.interrupted > 0);
+  if (!interrupted) await store.storeLast();
+  await store.settle();
+  return { files: store.files.map((r) => finalCounts(r, interrupted)), interrupted };
+}
+
+function readFileTrips<A>(file: TraceFile, run: FileRun, opts: TraceIngestOptions<A>) {
+  return readTrips(
+    file.path,
+    run.splitter,
+    {
+      onProblem: opts.onProblem,
+      onProgress: () => opts.onProgress?.(run.index, merge(run.counts, run.splitter.counts)),
+      progressEvery: opts.progressEvery,
+      signal: opts.signal,
+      onBytes: file.onBytes,
+    },
+    run.counts,
+  );
+}
+
+/** A file's counts as reported: an unfinished one (not stored whole when the ingest stopped) is interrupted. */
+function finalCounts(run: FileRun, interrupted: boolean): IngestCounts {
+  if (interrupted && !run.done) run.counts.interrupted = 1;
+  return merge(run.counts, run.splitter.counts);
+}
+
+/**
+ * The batches of an ingest: matched trips join the open batch in reading order, and batches are cut at
+ * exactly `batchSize` trips however matching groups them, so every run hands the store the same batches
+ * and the tallies add up in the same order (bit for bit).
+ */
+class BatchStore<A> {
+  private readonly batchSize: number;
+  private readonly keepsTrips: boolean;
+  private batch: Batch<A>;
+  private readonly fullBatches: Batch<A>[] = [];
+  /** Files begun, in reading order; trips are kept in that order, so the first not complete is the kept trip's. */
+  readonly files: FileRun[] = [];
+  private current = 0;
+  /** Files stored whole, not yet told. */
+  private readonly finished: FileRun[] = [];
+
+  constructor(private readonly opts: TraceIngestOptions<A>) {
+    this.batchSize = opts.batchSize ?? DEFAULT_BATCH_TRIPS;
+    this.keepsTrips = opts.ahead?.tripsOf !== undefined;
+    this.batch = this.openBatch();
+  }
+
+  begin(index: number): FileRun {
+    const { source, vehicleClass } = this.opts;
+    const run: FileRun = {
+      index,
+      splitter: new TripSplitter({ source, defaultVehicleClass: vehicleClass }),
+      counts: emptyIngestCounts(),
+      sent: 0,
+      kept: 0,
+      read: false,
+      complete: false,
+      done: false,
+    };
+    this.files.push(run);
+    return run;
+  }
+
+  /** The file's reading ended: it may be complete now (every trip kept, or none read). */
+  endReading(run: FileRun): void {
+    run.read = true;
+    this.completeIfKept(run);
+  }
+
+  keep(trip: RawTrip, outcome: MatchOutcome): void {
+    while (this.files[this.current].complete) this.current++;
+    const run = this.files[this.current];
+    run.kept++;
+    for (const matched of countOutcome(trip, outcome, run.counts, this.opts.onProblem)) {
+      const batch = this.batch;
+      this.opts.ahead?.add(batch.ahead!, matched);
+      if (!this.keepsTrips) batch.trips.push(matched);
+      const last = batch.runs.at(-1);
+      if (last?.file === run) last.trips++;
+      else batch.runs.push({ file: run, trips: 1 });
+      run.lastBatch = batch as Batch<unknown>;
+      if (++batch.size === this.batchSize) {
+        this.fullBatches.push(batch);
+        this.batch = this.openBatch();
+      }
+    }
+    this.completeIfKept(run);
+  }
+
+  /**
+   * Stores the full batches. Stopped, it ends with the batch in progress: with many trips in flight, reading
+   * may be long done. A turn of the event loop before each batch lets a stop signal in.
+   */
+  async storeFullBatches(): Promise<void> {
+    await this.settle();
+    while (this.fullBatches.length > 0) {
+      await nextTurn();
+      if (this.opts.signal?.aborted) return;
+      await this.store(this.fullBatches.shift()!);
+    }
+  }
+
+  /** The open batch, at the end: its trips, and the files that wait for it. */
+  async storeLast(): Promise<void> {
+    await this.store(this.batch);
+  }
+
+  /**
+   * Files whose trips are all stored, in reading order, told so (`onFileStored`). A file whose last trip is
+   * in a batch not yet stored waits for it; one without matched trips waits for the batch open as it ends,
+   * so files are done in reading order.
+   */
+  async settle(): Promise<void> {
+    while (this.finished.length > 0) {
+      const run = this.finished.shift()!;
+      run.done = true;
+      await this.opts.onFileStored?.(run.index, merge(run.counts, run.splitter.counts));
+    }
+  }
+
+  private completeIfKept(run: FileRun): void {
+    if (run.complete || !run.read || run.kept < run.sent) return;
+    run.complete = true;
+    const last = run.lastBatch;
+    if (last?.stored) this.finished.push(run);
+    else (last ?? this.batch).ends.push(run);
+  }
+
+  private async store(batch: Batch<A>): Promise<void> {
+    if (batch.size > 0) await this.storeTrips(batch);
+    batch.stored = true;
+    this.finished.push(...batch.ends);
+    await this.settle();
+  }
+
+  /** The batch's trips through the sink, what it kept counted per file (its stored trips are in order). */
+  private async storeTrips(batch: Batch<A>): Promise<void> {
+    const trips = this.keepsTrips ? this.opts.ahead!.tripsOf!(batch.ahead!) : batch.trips;
+    const { stored } = await this.opts.sink(trips, batch.ahead);
+    let next = 0;
+    let at = 0;
+    for (const { file, trips: count } of batch.runs) {
+      const firstNext = next;
+      for (const end = at + count; at < end; at++) if (stored[next] === trips[at]) next++;
+      file.counts.stored += next - firstNext;
+      file.counts.duplicates += count - (next - firstNext);
+    }
+  }
+
+  private openBatch(): Batch<A> {
+    return { trips: [], size: 0, ahead: this.opts.ahead?.open(), runs: [], ends: [], stored: false };
+  }
 }
 
 function matchOne(trip: RawTrip, matcher: TripMatcher): MatchOutcome {
