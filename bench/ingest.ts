@@ -209,7 +209,7 @@ export function withUuidDeviceIds(path: string): string {
  * The month's trace file as `files` files of consecutive days (of about equal length), each
  * with the header; the file itself when `files` is 1. Written beside it; answers their paths.
  */
-function inDayFiles(path: string, files: number): string[] {
+export function inDayFiles(path: string, files: number): string[] {
   if (files <= 1) return [path];
   const [header, ...rows] = readFileSync(path, "utf8").trimEnd().split("\n");
   const days = 31;

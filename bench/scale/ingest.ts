@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- scale ingest [tripsPerDay=200] [workers=1,2] [chunkTrips=500]`: a simulated month of
- * Monaco traces ingested into PostgreSQL, first by one `streetflow ingest` process matching on one thread
+ * `npm run bench -- scale ingest [tripsPerDay=200] [workers=1,2] [chunkTrips=500] [files=1]`: a simulated
+ * month of Monaco traces (as one file, or as `files` files of consecutive days) ingested into PostgreSQL, first by one `streetflow ingest` process matching on one thread
  * (`--chunk-trips 0 --threads 1`, the baseline), then in chunks by 1, 2, … `serve --role worker
  * --job-workers 1` processes on Redis, each run into a fresh database.
  *
@@ -20,6 +20,7 @@ import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { storeDigest } from "../../test/helpers/store-digest.js";
+import { inDayFiles } from "../ingest.js";
 import { cpuSecondsOf, startWorker, stopWorker } from "./analysis.js";
 
 const PG_URL = process.env.STREETFLOW_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -31,6 +32,7 @@ export default async function scaleIngest(args: string[]): Promise<Record<string
   const tripsPerDay = Number(args[0] ?? 200);
   const workerCounts = (args[1] ?? "1,2").split(",").map(Number);
   const chunkTrips = Number(args[2] ?? 500);
+  const files = Number(args[3] ?? 1);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-scale-ingest-"));
   try {
     const sqliteEnv = { STREETFLOW_DATA_DIR: dir, STREETFLOW_DATABASE_URL: "", STREETFLOW_REDIS_URL: "" };
@@ -41,12 +43,12 @@ export default async function scaleIngest(args: string[]): Promise<Record<string
       sqliteEnv,
       ["--seed", "3", "--source", "lbs", "--out", sim],
     );
-    const traces = join(sim, `traces-${MONTH}.csv`);
+    const traces = inDayFiles(join(sim, `traces-${MONTH}.csv`), files);
     const runs = [await measure(traces, dir, 0, 0)];
     for (const workers of workerCounts) runs.push(await measure(traces, dir, workers, chunkTrips));
     const baselineCpu = runs[0].criticalCpuS;
     return {
-      traces: `${MONTH}, ${tripsPerDay} trips a day`,
+      traces: `${MONTH}, ${tripsPerDay} trips a day, ${traces.length} file(s)`,
       chunkTrips,
       runs: runs.map((r) => ({ ...r, cpuSpeedUp: round(baselineCpu / r.criticalCpuS) })),
       sameData: new Set(runs.map((r) => r.digestSha1)).size === 1,
@@ -57,7 +59,7 @@ export default async function scaleIngest(args: string[]): Promise<Record<string
 }
 
 /** One ingest into a fresh database: by the command alone (workers 0) or in chunks by `workers` workers. */
-async function measure(traces: string, dir: string, workers: number, chunkTrips: number) {
+async function measure(traces: string[], dir: string, workers: number, chunkTrips: number) {
   const database = `streetflow_bench_ingest_${process.pid}_${workers}`;
   const url = await freshDatabase(database);
   const prefix = `sf-bench-ingest-${process.pid}-${workers}`;
@@ -76,7 +78,7 @@ async function measure(traces: string, dir: string, workers: number, chunkTrips:
     const before = processes.map((p) => cpuSecondsOf(p.pid!));
     const started = performance.now();
     const own = await command(
-      ["ingest", traces, "--country", "mc", "--source", "lbs", "--threads", "1"],
+      ["ingest", ...traces, "--country", "mc", "--source", "lbs", "--threads", "1"],
       env,
       ["--chunk-trips", String(chunkTrips)],
     );
@@ -87,7 +89,7 @@ async function measure(traces: string, dir: string, workers: number, chunkTrips:
     await store.close();
     return {
       workers,
-      chunks: workers === 0 ? 0 : Math.ceil(digest.trips / chunkTrips),
+      chunks: workers === 0 ? 0 : chunksQueued(dir),
       trips: digest.trips,
       wallS: round(wallS),
       commandCpuS: round(own),
@@ -101,6 +103,12 @@ async function measure(traces: string, dir: string, workers: number, chunkTrips:
     await dropDatabase(database);
     await new BullJobQueue({ url: REDIS_URL, prefix }).destroy();
   }
+}
+
+/** The chunks the last ingest command queued, from its progress lines (`chunks: 12/12 done, …`). */
+function chunksQueued(dir: string): number {
+  const done = [...readFileSync(join(dir, "command.log"), "utf8").matchAll(/chunks: \d+\/(\d+) done/g)];
+  return Number(done.at(-1)?.[1] ?? 0);
 }
 
 /** Runs the CLI under bash's `time`; answers its user + system CPU seconds. */

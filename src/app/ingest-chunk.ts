@@ -7,7 +7,13 @@ import {
   type BatchMatcher,
   type MatchOutcome,
 } from "../engine/ingest/match-pool.js";
-import { countOutcome, emptyMatchCounts, type MatchCounts } from "../engine/ingest/pipeline.js";
+import {
+  addMatchCounts,
+  countOutcome,
+  emptyMatchCounts,
+  storedPerPart,
+  type MatchCounts,
+} from "../engine/ingest/pipeline.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
 import type { MatchedTrip, RawTrip } from "../engine/trips/types.js";
@@ -28,6 +34,11 @@ export interface IngestChunkPayload {
   /** 0-based place of the chunk in the ingest's reading order. */
   seq: number;
   country: string;
+  /**
+   * Raw trips per file, in order, when the chunk holds the trips of more than one file (a chunk runs on
+   * from one file into the next); absent when they all come from one.
+   */
+  parts?: number[];
 }
 
 /** What storing one chunk gave: the matcher's and the store's counts of the ingest report. */
@@ -35,6 +46,8 @@ export type IngestChunkResult = MatchCounts & {
   /** The first match-error messages (the rest are only counted). */
   problems: string[];
   moreProblems: number;
+  /** With the payload's `parts`: the same counts per part (per file), in order. */
+  parts?: MatchCounts[];
 };
 
 const MAX_CHUNK_PROBLEMS = 20;
@@ -69,7 +82,7 @@ export async function storeIngestChunk(
   const trips = decodeChunk(input);
   const outcomes = await matchAll(trips, match, keepGoing);
   if (!outcomes || !keepGoing()) return { type: "abandoned" };
-  const { matched, result } = tallyOutcomes(trips, outcomes);
+  const { matched, result, parts } = tallyOutcomes(trips, outcomes, chunk.parts ?? [trips.length]);
   const cells = new SegmentCellAccumulator(
     await requireNetwork(ctx, chunk.country),
     LocalClock.of(await networkTimeZone(ctx.store, chunk.country)),
@@ -77,10 +90,12 @@ export async function storeIngestChunk(
   return await ctx.store.transaction(async (): Promise<ChunkOutcome> => {
     if (!(await ingestChunks.lockUndone(chunk.ingestId, chunk.seq))) return { type: "done already" };
     if (matched.length > 0) {
-      const { inserted, duplicates } = await storeTrips(ctx, chunk.country, matched, cells);
+      const { inserted, duplicates, stored } = await storeTrips(ctx, chunk.country, matched, cells);
       result.stored = inserted;
       result.duplicates = duplicates;
+      countStoredByPart(matched, stored, parts);
     }
+    if (chunk.parts) result.parts = parts.map((p) => p.counts);
     await ingestChunks.markDone(chunk.ingestId, chunk.seq, { ...result });
     return { type: "stored", result };
   });
@@ -110,21 +125,57 @@ async function matchAll(
   return outcomes;
 }
 
-/** The matched trips in reading order and the matcher's counts, as the ingest pipeline counts them. */
+/** One file's part of a chunk: its counts, and how many of the chunk's matched trips are its. */
+interface ChunkPart {
+  counts: MatchCounts;
+  matched: number;
+}
+
+/**
+ * The matched trips in reading order and the matcher's counts, as the ingest pipeline counts them: for the
+ * whole chunk and per part (`partTrips`: raw trips per part, in order).
+ */
 function tallyOutcomes(
   trips: RawTrip[],
   outcomes: MatchOutcome[],
-): { matched: MatchedTrip[]; result: IngestChunkResult } {
+  partTrips: number[],
+): { matched: MatchedTrip[]; result: IngestChunkResult; parts: ChunkPart[] } {
   const result: IngestChunkResult = { ...emptyMatchCounts(), problems: [], moreProblems: 0 };
   const addProblem = (message: string) => {
     if (result.problems.length < MAX_CHUNK_PROBLEMS) result.problems.push(message);
     else result.moreProblems++;
   };
   const matched: MatchedTrip[] = [];
-  outcomes.forEach((outcome, i) => {
-    for (const trip of countOutcome(trips[i], outcome, result, addProblem)) matched.push(trip);
+  const parts: ChunkPart[] = [];
+  let i = 0;
+  for (const count of partTrips) {
+    const part: ChunkPart = { counts: emptyMatchCounts(), matched: 0 };
+    for (const end = i + count; i < end; i++) {
+      const ofTrip = countOutcome(trips[i], outcomes[i], part.counts, addProblem);
+      for (const trip of ofTrip) matched.push(trip);
+      part.matched += ofTrip.length;
+    }
+    addMatchCounts(result, part.counts);
+    parts.push(part);
+  }
+  return { matched, result, parts };
+}
+
+/** What the store kept of `matched` (`stored`, as an append answers) counted per part. */
+function countStoredByPart(
+  matched: readonly MatchedTrip[],
+  stored: readonly MatchedTrip[],
+  parts: ChunkPart[],
+) {
+  const kept = storedPerPart(
+    matched,
+    stored,
+    parts.map((p) => p.matched),
+  );
+  parts.forEach(({ counts, matched: count }, i) => {
+    counts.stored = kept[i];
+    counts.duplicates = count - kept[i];
   });
-  return { matched, result };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
+import { addMatchCounts, emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
 import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
 import { emptySplitCounts } from "../engine/ingest/split-trips.js";
 import type { RawTrip, TraceSource } from "../engine/trips/types.js";
@@ -29,7 +29,7 @@ export interface ChunkedIngestOptions extends Omit<
   IngestFilesOptions,
   "matcher" | "threads" | "matchPool" | "batchSize"
 > {
-  /** Raw trips per chunk (one job); the last chunk of a file takes the rest. */
+  /** Raw trips per chunk (one job), across files; the last chunk takes the rest. */
   chunkTrips: number;
   /** How often the caller looks at its chunks while waiting (default 500 ms). */
   pollMs?: number;
@@ -51,17 +51,22 @@ interface FileRun {
   /** Taken while the file is read into chunks. */
   digest: FileDigest;
   counts: SplitFileCounts;
-  /** The file's chunks: seq from … to (exclusive). */
-  from: number;
-  to: number;
+}
+
+/** A file's raw trips in one chunk: the file by its place in the ingest, and how many. */
+interface ChunkPart {
+  file: number;
+  trips: number;
 }
 
 /**
  * Ingest for several processes (issue 15): this process reads each file and splits it into trips (one
- * TripSplitter over the file, so trips are cut exactly as by ingestFiles), packs them into chunks of
+ * TripSplitter per file, so trips are cut exactly as by ingestFiles), packs them into chunks of
  * `chunkTrips` trips in the shared store and queues one job per chunk; any worker process matches and
- * stores a chunk (storeIngestChunk). It waits for every chunk, then records the files as ingest runs
- * and compacts, as ingestFiles does, and reports the same counts.
+ * stores a chunk (storeIngestChunk). A chunk runs on from one file into the next, as ingestFiles' batches
+ * do, so a month of small daily files is not a small chunk (a rewrite of the month's tallies) per file. It
+ * waits for every chunk, then records the files as ingest runs and compacts, as ingestFiles does, and
+ * reports the same counts.
  */
 export async function ingestFilesInChunks(
   ctx: AppContext,
@@ -75,14 +80,13 @@ export async function ingestFilesInChunks(
   const ingestId = randomUUID();
   const runs: FileRun[] = [];
   const tracker = new ChunkTracker(ctx, ingestId, opts.pollMs ?? 500, log);
-  let seq = 0;
-  const queueChunk = async (trips: RawTrip[]) => {
+  const queue = new ChunkQueue(opts.chunkTrips, async (seq, trips, parts) => {
     await tracker.waitUntil(MAX_OUTSTANDING_CHUNKS - 1);
     await ctx.store.ingestChunks.add(ingestId, seq, encodeChunk(trips));
-    const payload: IngestChunkPayload = { ingestId, seq, country };
+    const payload: IngestChunkPayload = { ingestId, seq, country, ...(parts.length > 1 && { parts }) };
     await ctx.store.jobs.enqueue(INGEST_CHUNK_JOB, payload);
-    tracker.queued = ++seq;
-  };
+    tracker.queued = seq + 1;
+  });
   try {
     for (const path of paths) {
       const run: FileRun = {
@@ -90,22 +94,27 @@ export async function ingestFilesInChunks(
         startedAt: new Date().toISOString(),
         digest: new FileDigest(),
         counts: emptyFileCounts(),
-        from: seq,
-        to: seq,
       };
       runs.push(run);
       log(`${path}: reading (chunks of ${opts.chunkTrips.toLocaleString("en-US")} trips for the workers)`);
-      await readIntoChunks(run, opts, problems, queueChunk);
-      run.to = seq;
-      log(`${path}: read, ${seq - run.from} chunks queued`);
+      await readIntoChunks(run, runs.length - 1, opts, problems, queue);
+      log(`${path}: read, ${queue.seq} chunks queued`);
       if (run.counts.interrupted) break;
     }
+    // Stopped part-way: the trips still open were dropped, and the last partial chunk goes too, as a
+    // partial batch does in ingestFiles; the files with trips in it are not whole.
+    const interrupted = runs.some((r) => r.counts.interrupted);
+    if (!interrupted) await queue.flush();
     const chunks = await tracker.waitUntil(0);
-    const report = reportOf(runs, chunks, problems);
-    report.interrupted = runs.some((r) => r.counts.interrupted)
-      ? String(opts.signal?.reason ?? "interrupted")
-      : undefined;
-    await recordRuns(ctx, country, opts.source, log, report, runs, chunks);
+    const report = reportOf(runs, chunks, queue.partsOf, problems);
+    report.interrupted = interrupted ? String(opts.signal?.reason ?? "interrupted") : undefined;
+    const whole = (file: number) =>
+      !runs[file].counts.interrupted &&
+      !queue.waiting(file) &&
+      queue.partsOf.every(
+        (parts, seq) => !parts.some((p) => p.file === file) || chunks[seq].state === "done",
+      );
+    await recordRuns(ctx, country, opts.source, log, report, runs, whole);
     return report;
   } finally {
     await ctx.store.ingestChunks.drop(ingestId);
@@ -114,11 +123,11 @@ export async function ingestFilesInChunks(
 
 async function readIntoChunks(
   { path, counts, digest }: FileRun,
+  file: number,
   opts: ChunkedIngestOptions,
   problems: ProblemList,
-  queueChunk: (trips: RawTrip[]) => Promise<void>,
+  queue: ChunkQueue,
 ): Promise<void> {
-  let pending: RawTrip[] = [];
   const split = splitTraceFile(
     path,
     {
@@ -131,16 +140,63 @@ async function readIntoChunks(
     },
     counts,
   );
-  for await (const trips of split) {
-    for (const trip of trips) pending.push(trip);
-    while (pending.length >= opts.chunkTrips) {
-      await queueChunk(pending.slice(0, opts.chunkTrips));
-      pending = pending.slice(opts.chunkTrips);
-    }
+  for await (const trips of split) await queue.add(file, trips);
+}
+
+/** Raw trips cut into chunks of `chunkTrips` in reading order, across files; each chunk's parts kept by its seq. */
+class ChunkQueue {
+  private pending: RawTrip[] = [];
+  private pendingParts: ChunkPart[] = [];
+  /** Per chunk (by seq): its trips' files, in order. */
+  readonly partsOf: ChunkPart[][] = [];
+
+  constructor(
+    private readonly chunkTrips: number,
+    private readonly queue: (seq: number, trips: RawTrip[], parts: number[]) => Promise<void>,
+  ) {}
+
+  get seq(): number {
+    return this.partsOf.length;
   }
-  // Stopped part-way: the trips still open were dropped, and the last partial chunk goes too, as a
-  // partial batch does in ingestFiles.
-  if (!counts.interrupted && pending.length > 0) await queueChunk(pending);
+
+  async add(file: number, trips: RawTrip[]): Promise<void> {
+    if (trips.length === 0) return;
+    for (const trip of trips) this.pending.push(trip);
+    const last = this.pendingParts.at(-1);
+    if (last?.file === file) last.trips += trips.length;
+    else this.pendingParts.push({ file, trips: trips.length });
+    while (this.pending.length >= this.chunkTrips) await this.queueNext(this.chunkTrips);
+  }
+
+  /** The last chunk, of the trips left. */
+  async flush(): Promise<void> {
+    if (this.pending.length > 0) await this.queueNext(this.pending.length);
+  }
+
+  /** The file has trips not yet in a chunk. */
+  waiting(file: number): boolean {
+    return this.pendingParts.some((p) => p.file === file);
+  }
+
+  private async queueNext(n: number): Promise<void> {
+    const trips = this.pending.slice(0, n);
+    this.pending = this.pending.slice(n);
+    const parts: ChunkPart[] = [];
+    for (let left = n; left > 0;) {
+      const first = this.pendingParts[0];
+      const taken = Math.min(first.trips, left);
+      parts.push({ file: first.file, trips: taken });
+      left -= taken;
+      first.trips -= taken;
+      if (first.trips === 0) this.pendingParts.shift();
+    }
+    this.partsOf.push(parts);
+    await this.queue(
+      this.seq - 1,
+      trips,
+      parts.map((p) => p.trips),
+    );
+  }
 }
 
 /** After this long with no chunk done, the caller says that it is waiting for worker processes. */
@@ -195,27 +251,33 @@ class ChunkTracker {
   }
 }
 
-function reportOf(runs: FileRun[], chunks: IngestChunkState[], problems: ProblemList): ChunkedIngestReport {
+function reportOf(
+  runs: FileRun[],
+  chunks: IngestChunkState[],
+  partsOf: ChunkPart[][],
+  problems: ProblemList,
+): ChunkedIngestReport {
   const report: ChunkedIngestReport = { ...emptyIngestReport(), chunks: chunks.length, failedChunks: [] };
-  for (const run of runs) {
-    const counts = fileCounts(run.counts);
-    for (const chunk of chunks.slice(run.from, run.to)) {
-      if (chunk.state === "failed")
-        report.failedChunks.push(`chunk ${chunk.seq + 1}: ${chunk.failure ?? "failed"}`);
-      const result = chunk.result as IngestChunkResult | null;
-      if (!result) continue;
-      addChunkCounts(counts, result);
-      result.problems.forEach((p) => problems.add(p));
-      problems.more += result.moreProblems;
-    }
-    addFileReport(report, run.path, counts);
+  const counts = runs.map((run) => fileCounts(run.counts));
+  for (const chunk of chunks) {
+    if (chunk.state === "failed")
+      report.failedChunks.push(`chunk ${chunk.seq + 1}: ${chunk.failure ?? "failed"}`);
+    const result = chunk.result as IngestChunkResult | null;
+    if (!result) continue;
+    const parts = partsOf[chunk.seq];
+    // A chunk of one file has no parts in its result (nor has one stored by a worker of the version before).
+    if (result.parts) parts.forEach((p, i) => addMatchCounts(counts[p.file], result.parts![i]));
+    else addMatchCounts(counts[parts[0].file], result);
+    result.problems.forEach((p) => problems.add(p));
+    problems.more += result.moreProblems;
   }
+  runs.forEach((run, i) => addFileReport(report, run.path, counts[i]));
   report.problems = problems.kept;
   report.moreProblems = problems.more;
   return report;
 }
 
-/** Each whole file (read to its end, every chunk stored) is recorded as an ingest run; then the months are compacted. */
+/** Each whole file (read to its end, every chunk of its trips stored) is recorded as an ingest run; then the months are compacted. */
 async function recordRuns(
   ctx: AppContext,
   country: string,
@@ -223,13 +285,12 @@ async function recordRuns(
   log: (line: string) => void,
   report: ChunkedIngestReport,
   runs: FileRun[],
-  chunks: IngestChunkState[],
+  whole: (file: number) => boolean,
 ): Promise<void> {
   for (const [i, run] of runs.entries()) {
     const counts = report.files[i].counts;
     log(`${run.path}: done, ${progressLine(counts)}`);
-    const whole = !run.counts.interrupted && chunks.slice(run.from, run.to).every((c) => c.state === "done");
-    if (whole)
+    if (whole(i))
       await recordIngestRun(ctx, {
         country,
         source,
@@ -249,13 +310,4 @@ function emptyFileCounts(): SplitFileCounts {
 /** The reader's counts of a file as the ingest report's counts (the chunks add the rest). */
 function fileCounts(read: SplitFileCounts): IngestCounts {
   return { ...emptyIngestCounts(), ...structuredClone(read) };
-}
-
-function addChunkCounts(into: IngestCounts, r: IngestChunkResult): void {
-  into.matchedTrips += r.matchedTrips;
-  into.splitByMatcher += r.splitByMatcher;
-  into.unmatchedTrips += r.unmatchedTrips;
-  into.matchErrors += r.matchErrors;
-  into.stored += r.stored;
-  into.duplicates += r.duplicates;
 }

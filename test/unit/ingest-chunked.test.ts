@@ -1,6 +1,6 @@
 import { after, before, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -121,5 +121,44 @@ it("chunks stored by a worker give ingestFiles' report and stored data", async (
     lines.join("\n"),
   );
   assert.deepEqual(await ctx.store.jobs.claim("anyone", 1000), null, "no job left");
+  await ctx.store.close();
+});
+
+// A month as daily files: chunks run on from one file into the next (as ingestFiles' batches do), and each
+// file still gets its own counts, from the parts of the chunks its trips went into.
+it("chunks across daily files give ingestFiles' report per file and its stored data", async () => {
+  const [header, ...rows] = readFileSync(file, "utf8").trimEnd().split("\n");
+  const days = Array.from({ length: 7 }, (_, i) => join(dir, `days-${i}.csv`));
+  days.forEach((path, i) => {
+    const dayOf = (row: string) => Number(row.split(",")[1].slice(8, 10));
+    const ofFile = rows.filter((row) => Math.min(6, Math.floor((dayOf(row) - 1) / 4.5)) === i);
+    writeFileSync(path, [header, ...ofFile].join("\n"));
+  });
+  const single = await contextOf("days-single");
+  const reference = await ingestFiles(single, days, {
+    ...common,
+    matcher: tripMatcher((await single.networks.get("mc"))!),
+  });
+  const expected = await storeDigest(single.store, "mc");
+  await single.store.close();
+
+  const ctx = await contextOf("days-chunked");
+  const worker = jobLoop(ctx);
+  const chunkTrips = 30;
+  const report = await ingestFilesInChunks(ctx, days, { ...common, chunkTrips, pollMs: 5 });
+  await worker.stop();
+  const perFile = reference.files.map((f) => Math.ceil(f.counts.trips / chunkTrips));
+  assert.equal(report.chunks, Math.ceil(reference.totals.trips / chunkTrips), "chunks span files");
+  assert.ok(report.chunks < perFile.reduce((a, b) => a + b), "fewer chunks than one run per file");
+  assert.deepEqual(report.failedChunks, []);
+  assert.deepEqual(report.files, reference.files);
+  assert.deepEqual(report.problems, reference.problems);
+  assert.deepEqual(await storeDigest(ctx.store, "mc"), expected);
+  const runs = await ctx.store.trips.listIngestRuns("mc");
+  assert.deepEqual(
+    runs.map((r) => [r.path, r.counts]),
+    reference.files.map((f) => [f.path, f.counts]),
+    "every file recorded, with its counts",
+  );
   await ctx.store.close();
 });

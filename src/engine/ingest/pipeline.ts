@@ -59,6 +59,11 @@ export function emptyMatchCounts(): MatchCounts {
   return { matchedTrips: 0, splitByMatcher: 0, unmatchedTrips: 0, matchErrors: 0, stored: 0, duplicates: 0 };
 }
 
+/** Adds `more` into `into`, count by count. */
+export function addMatchCounts(into: MatchCounts, more: MatchCounts): void {
+  for (const key of Object.keys(emptyMatchCounts()) as (keyof MatchCounts)[]) into[key] += more[key];
+}
+
 export function emptyIngestCounts(): IngestCounts {
   return { ...emptySplitCounts(), ...emptyMatchCounts(), readErrors: 0, interrupted: 0 };
 }
@@ -325,19 +330,38 @@ class BatchStore<A> {
   private async storeTrips(batch: Batch<A>): Promise<void> {
     const trips = this.keepsTrips ? this.opts.ahead!.tripsOf!(batch.ahead!) : batch.trips;
     const { stored } = await this.opts.sink(trips, batch.ahead);
-    let next = 0;
-    let at = 0;
-    for (const { file, trips: count } of batch.runs) {
-      const firstNext = next;
-      for (const end = at + count; at < end; at++) if (stored[next] === trips[at]) next++;
-      file.counts.stored += next - firstNext;
-      file.counts.duplicates += count - (next - firstNext);
-    }
+    const kept = storedPerPart(
+      trips,
+      stored,
+      batch.runs.map((r) => r.trips),
+    );
+    batch.runs.forEach(({ file, trips: count }, i) => {
+      file.counts.stored += kept[i];
+      file.counts.duplicates += count - kept[i];
+    });
   }
 
   private openBatch(): Batch<A> {
     return { trips: [], size: 0, ahead: this.opts.ahead?.open(), runs: [], ends: [], stored: false };
   }
+}
+
+/**
+ * How many of each part's trips a store kept: `trips` cut into parts of `partSizes` trips, in order, and
+ * `stored` the new ones of them, in order, the same objects (what an append answers).
+ */
+export function storedPerPart(
+  trips: readonly MatchedTrip[],
+  stored: readonly MatchedTrip[],
+  partSizes: readonly number[],
+): number[] {
+  let next = 0;
+  let at = 0;
+  return partSizes.map((size) => {
+    const first = next;
+    for (const end = at + size; at < end; at++) if (stored[next] === trips[at]) next++;
+    return next - first;
+  });
 }
 
 function matchOne(trip: RawTrip, matcher: TripMatcher): MatchOutcome {
