@@ -82,7 +82,7 @@ export async function storeIngestChunk(
   const trips = decodeChunk(input);
   const outcomes = await matchAll(trips, match, keepGoing);
   if (!outcomes || !keepGoing()) return { type: "abandoned" };
-  const { matched, result, parts } = tallyOutcomes(trips, outcomes, chunk.parts ?? [trips.length]);
+  const { matched, result, parts } = tallyOutcomes(trips, outcomes, partsOf(chunk, trips.length));
   const cells = new SegmentCellAccumulator(
     await requireNetwork(ctx, chunk.country),
     LocalClock.of(await networkTimeZone(ctx.store, chunk.country)),
@@ -99,6 +99,17 @@ export async function storeIngestChunk(
     await ingestChunks.markDone(chunk.ingestId, chunk.seq, { ...result });
     return { type: "stored", result };
   });
+}
+
+/** The chunk's raw trips per file: its payload's parts, which must add up to its trips; else one part. */
+function partsOf(chunk: IngestChunkPayload, trips: number): number[] {
+  if (!chunk.parts) return [trips];
+  const sum = chunk.parts.reduce((a, b) => a + b, 0);
+  if (sum !== trips || chunk.parts.some((n) => !Number.isInteger(n) || n < 0))
+    throw new Error(
+      `chunk ${chunk.seq + 1}: its parts (${chunk.parts.join(", ")}) are not its ${trips} trips`,
+    );
+  return chunk.parts;
 }
 
 /** Raw trips per matching request, and requests in flight at once (enough to keep a pool's threads busy). */

@@ -98,7 +98,7 @@ export async function ingestFilesInChunks(
       runs.push(run);
       log(`${path}: reading (chunks of ${opts.chunkTrips.toLocaleString("en-US")} trips for the workers)`);
       await readIntoChunks(run, runs.length - 1, opts, problems, queue);
-      log(`${path}: read, ${queue.seq} chunks queued`);
+      log(`${path}: read, ${queue.seq} chunks queued so far`);
       if (run.counts.interrupted) break;
     }
     // Stopped part-way: the trips still open were dropped, and the last partial chunk goes too, as a
