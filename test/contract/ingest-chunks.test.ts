@@ -99,6 +99,33 @@ for (const backend of stores) {
       assert.equal(result?.moreProblems, 0);
     });
 
+    it("a chunk of several files counts each file's part; parts that are not its trips are refused", async () => {
+      const ctx = await contextOf(() => backend.open());
+      const trips = rowTrips(6);
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(trips.slice(0, 2)));
+      await storeIngestChunk(ctx, chunk(0), match);
+      await ctx.store.ingestChunks.add("ingest-1", 1, encodeChunk(trips));
+      const d2Unmatched: BatchMatcher = async (group) =>
+        group.map((trip) => ({ matched: trip.deviceId === "d2" ? [] : tripMatcher(network)(trip) }));
+      const outcome = await storeIngestChunk(ctx, { ...chunk(1), parts: [2, 1, 3] }, d2Unmatched);
+      assert.equal(outcome.type, "stored");
+      const result = outcome.type === "stored" ? outcome.result : null;
+      const [before, unmatched, fresh] = result!.parts!;
+      assert.ok(before.matchedTrips >= 2);
+      assert.deepEqual([before.stored, before.duplicates], [0, before.matchedTrips], "stored by chunk 0");
+      assert.deepEqual([unmatched.unmatchedTrips, unmatched.matchedTrips, unmatched.stored], [1, 0, 0]);
+      assert.ok(fresh.matchedTrips >= 3);
+      assert.deepEqual([fresh.stored, fresh.duplicates], [fresh.matchedTrips, 0]);
+      for (const key of ["matchedTrips", "unmatchedTrips", "stored", "duplicates"] as const)
+        assert.equal(before[key] + unmatched[key] + fresh[key], result![key], key);
+
+      await ctx.store.ingestChunks.add("ingest-1", 2, encodeChunk(trips));
+      await assert.rejects(
+        storeIngestChunk(ctx, { ...chunk(2), parts: [1, 1] }, match),
+        /chunk 3: its parts \(1, 1\) are not its 6 trips/,
+      );
+    });
+
     it("a run that dies before its commit leaves nothing; the retry stores the chunk once", async () => {
       const ctx = await contextOf(() => backend.open());
       await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(5)));
