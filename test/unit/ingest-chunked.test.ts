@@ -1,6 +1,6 @@
 import { after, before, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import { IngestChunkJobs } from "../../src/jobs/ingest-chunk-job.js";
 import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storeDigest } from "../helpers/store-digest.js";
+import { inDayFiles } from "../../bench/ingest.js";
 
 /**
  * The command's side of a distributed ingest on one SQLite store and its own queue, with a job loop
@@ -87,14 +88,20 @@ function jobLoop(ctx: AppContext): { stop: () => Promise<number> } {
 
 const common = { country: "mc", source: "lbs", vehicleClass: "personal" } as const;
 
-it("chunks stored by a worker give ingestFiles' report and stored data", async () => {
-  const single = await contextOf("single");
-  const reference = await ingestFiles(single, [file], {
+/** What ingestFiles reports and stores of `files` in one process, in a store of its own. */
+async function ingestedInOneProcess(name: string, files: string[]) {
+  const single = await contextOf(name);
+  const reference = await ingestFiles(single, files, {
     ...common,
     matcher: tripMatcher((await single.networks.get("mc"))!),
   });
   const expected = await storeDigest(single.store, "mc");
   await single.store.close();
+  return { reference, expected };
+}
+
+it("chunks stored by a worker give ingestFiles' report and stored data", async () => {
+  const { reference, expected } = await ingestedInOneProcess("single", [file]);
 
   const ctx = await contextOf("chunked");
   const worker = jobLoop(ctx);
@@ -127,20 +134,8 @@ it("chunks stored by a worker give ingestFiles' report and stored data", async (
 // A month as daily files: chunks run on from one file into the next (as ingestFiles' batches do), and each
 // file still gets its own counts, from the parts of the chunks its trips went into.
 it("chunks across daily files give ingestFiles' report per file and its stored data", async () => {
-  const [header, ...rows] = readFileSync(file, "utf8").trimEnd().split("\n");
-  const days = Array.from({ length: 7 }, (_, i) => join(dir, `days-${i}.csv`));
-  days.forEach((path, i) => {
-    const dayOf = (row: string) => Number(row.split(",")[1].slice(8, 10));
-    const ofFile = rows.filter((row) => Math.min(6, Math.floor((dayOf(row) - 1) / 4.5)) === i);
-    writeFileSync(path, [header, ...ofFile].join("\n"));
-  });
-  const single = await contextOf("days-single");
-  const reference = await ingestFiles(single, days, {
-    ...common,
-    matcher: tripMatcher((await single.networks.get("mc"))!),
-  });
-  const expected = await storeDigest(single.store, "mc");
-  await single.store.close();
+  const days = inDayFiles(file, 7);
+  const { reference, expected } = await ingestedInOneProcess("days-single", days);
 
   const ctx = await contextOf("days-chunked");
   const worker = jobLoop(ctx);
