@@ -214,9 +214,10 @@ export function inDayFiles(path: string, files: number): string[] {
   const [header, ...rows] = readFileSync(path, "utf8").trimEnd().split("\n");
   const days = 31;
   const parts: string[][] = Array.from({ length: files }, () => [header]);
-  // The timestamp's day of the month (YYYY-MM-DD… in the second column).
   for (const row of rows) {
-    const day = Number(row.slice(row.indexOf(",") + 9, row.indexOf(",") + 11));
+    // The timestamp's day of the month: YYYY-MM-DD… in the second column.
+    const dayAt = row.indexOf(",") + 9;
+    const day = Number(row.slice(dayAt, dayAt + 2));
     parts[Math.min(files - 1, Math.floor(((day - 1) * files) / days))].push(row);
   }
   return parts.map((lines, i) => {

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- scale ingest [tripsPerDay=200] [workers=1,2] [chunkTrips=500] [files=1]`: a simulated
- * month of Monaco traces (as one file, or as `files` files of consecutive days) ingested into PostgreSQL, first by one `streetflow ingest` process matching on one thread
- * (`--chunk-trips 0 --threads 1`, the baseline), then in chunks by 1, 2, … `serve --role worker
- * --job-workers 1` processes on Redis, each run into a fresh database.
+ * month of Monaco traces (as one file, or as `files` files of consecutive days) ingested into PostgreSQL,
+ * first by one `streetflow ingest` process matching on one thread (`--chunk-trips 0 --threads 1`, the
+ * baseline), then in chunks by 1, 2, … `serve --role worker --job-workers 1` processes on Redis, each run
+ * into a fresh database.
  *
  * Per run: wall time of the command, its own CPU time (bash `time`: reading, splitting, queueing) and each
  * worker's CPU time over the run (/proc), the CPU critical path (the busiest process) and the digest of
