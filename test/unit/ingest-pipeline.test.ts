@@ -426,6 +426,28 @@ describe("ingestFiles over several files", () => {
     await store.close();
   });
 
+  // With matching in groups (worker threads), a file's trips may still be matching when the next, empty file
+  // has been read: the empty file is done after it, never before.
+  it("records the files in reading order when trips are matched in groups", async () => {
+    const { store, events, ingest } = await roadStore();
+    const de = (await storeNetworks(store.network).get("de"))!;
+    const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const matchPool = {
+      match: async (trips: RawTrip[]) => {
+        await later(20);
+        return trips.map((trip) => ({ matched: matchTrip(de, trip) }));
+      },
+    };
+    const report = await ingest([paths[0], paths[2], paths[3]], { matchPool });
+    assert.deepEqual(storedAndDuplicates(report), [
+      ["day1.csv", 2, 0],
+      ["day3.csv", 0, 0],
+      ["day4.csv", 1, 0],
+    ]);
+    assert.deepEqual(events, ["store a1 a1 d1", "record day1.csv", "record day3.csv", "record day4.csv"]);
+    await store.close();
+  });
+
   it("counts the trips a batch already had against the file they came from", async () => {
     const { store, events, ingest } = await roadStore();
     await ingest([paths[1]]);
@@ -437,13 +459,13 @@ describe("ingestFiles over several files", () => {
       ["day3.csv", 0, 0],
       ["day4.csv", 1, 0],
     ]);
-    // The first batch ends with day 2's trip; day 3 has none, so it is done with the batch open as it ends.
+    // The first batch ends with day 2's trip; day 3 has none to wait for, so it is done right after day 2.
     assert.deepEqual(events, [
       "store a1 a1 b1",
       "record day1.csv",
       "record day2.csv",
-      "store d1",
       "record day3.csv",
+      "store d1",
       "record day4.csv",
     ]);
     await store.close();
@@ -465,9 +487,9 @@ describe("ingestFiles over several files", () => {
     for (const digest of digests) assert.deepEqual(digest, oneAtATime);
   });
 
-  // Stopped while a batch fills, the files that wait for it are left unfinished (not recorded), even one whose
-  // trips are all matched (day 3's none); a run of the same files then stores the rest, what was stored
-  // before coming back as duplicates.
+  // Stopped while a batch fills, the files that wait for it are left unfinished (not recorded); a file with
+  // nothing to store (day 3) is done once the files before it are. A run of the same files then stores the
+  // rest, what was stored before coming back as duplicates.
   it("stopped with a batch in progress, records only the files stored whole", async () => {
     const { store, events, ingest } = await roadStore();
     const stop = new AbortController();
@@ -481,13 +503,13 @@ describe("ingestFiles over several files", () => {
       },
     });
     assert.equal(report.interrupted, "SIGTERM");
-    assert.deepEqual(events, ["store a1 a1 b1", "record day1.csv", "record day2.csv"]);
+    assert.deepEqual(events, ["store a1 a1 b1", "record day1.csv", "record day2.csv", "record day3.csv"]);
     assert.deepEqual(
       report.files.map((f) => [f.path.slice(dir.length + 1), f.counts.stored, f.counts.interrupted]),
       [
         ["day1.csv", 2, 0],
         ["day2.csv", 1, 0],
-        ["day3.csv", 0, 1],
+        ["day3.csv", 0, 0],
         ["day4.csv", 0, 1],
       ],
     );

@@ -231,6 +231,8 @@ class BatchStore<A> {
   private current = 0;
   /** Files stored whole, not yet told. */
   private readonly finished: FileRun[] = [];
+  /** Complete files waiting for a batch to be stored. */
+  private waiting = 0;
 
   constructor(private readonly opts: TraceIngestOptions<A>) {
     this.batchSize = opts.batchSize ?? DEFAULT_BATCH_TRIPS;
@@ -300,8 +302,8 @@ class BatchStore<A> {
 
   /**
    * Files whose trips are all stored, in reading order, told so (`onFileStored`). A file whose last trip is
-   * in a batch not yet stored waits for it; one without matched trips waits for the batch open as it ends,
-   * so files are done in reading order.
+   * in a batch not yet stored waits for it; one without matched trips is done at once, unless a file before
+   * it waits, and then it waits with the batch open as it completes: files are done in reading order.
    */
   async settle(): Promise<void> {
     while (this.finished.length > 0) {
@@ -311,17 +313,37 @@ class BatchStore<A> {
     }
   }
 
+  /**
+   * Completes `run` and the files read after it, in order, as far as every trip of each is kept: a file
+   * completes after the ones before it (an empty file may end its reading while earlier trips still match).
+   */
   private completeIfKept(run: FileRun): void {
-    if (run.complete || !run.read || run.kept < run.sent) return;
-    run.complete = true;
-    const last = run.lastBatch;
-    if (last?.stored) this.finished.push(run);
-    else (last ?? this.batch).ends.push(run);
+    if (run.complete) return;
+    for (let i = run.index; i < this.files.length; i++) {
+      const file = this.files[i];
+      if (file.complete) continue;
+      const earlier = this.files[i - 1];
+      if (!file.read || file.kept < file.sent || (earlier && !earlier.complete)) return;
+      file.complete = true;
+      this.awaitStore(file);
+    }
+  }
+
+  /** A complete file waits for the batch holding its last trip, or for the files before it; else it is done. */
+  private awaitStore(file: FileRun): void {
+    const last = file.lastBatch;
+    const wait = last ? !last.stored : this.waiting > 0;
+    if (!wait) this.finished.push(file);
+    else {
+      (last ?? this.batch).ends.push(file);
+      this.waiting++;
+    }
   }
 
   private async store(batch: Batch<A>): Promise<void> {
     if (batch.size > 0) await this.storeTrips(batch);
     batch.stored = true;
+    this.waiting -= batch.ends.length;
     this.finished.push(...batch.ends);
     await this.settle();
   }
