@@ -16,6 +16,7 @@ import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { inDayFiles } from "../../bench/ingest.js";
 
 const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
 
@@ -55,11 +56,14 @@ async function runtime(name: string): Promise<AppContext> {
 
 let runs = 0;
 
-/** Ingests the files in turn into a fresh store; answers the last report and everything stored. */
-async function ingestWith(threads: number, files = [file]) {
+/**
+ * Ingests into a fresh store, one ingest per list of `calls` (each of its files); answers the last report
+ * and everything stored.
+ */
+async function ingestWith(threads: number, calls = [[file]]) {
   const rt = await runtime(`run-${runs++}`);
-  const ingest = async (path: string) =>
-    await ingestFiles(rt, [path], {
+  const ingest = async (paths: string[]) =>
+    await ingestFiles(rt, paths, {
       country: "mc",
       source: "lbs",
       vehicleClass: "personal",
@@ -68,8 +72,8 @@ async function ingestWith(threads: number, files = [file]) {
       // Small batches, so many groups are in flight and stored across several transactions.
       batchSize: 40,
     });
-  let report = await ingest(files[0]);
-  for (const path of files.slice(1)) report = await ingest(path);
+  let report = await ingest(calls[0]);
+  for (const paths of calls.slice(1)) report = await ingest(paths);
   const trips = (await collect(rt.store.trips.scan("mc"))).flatMap(columnsToTrips);
   const counts = await rt.store.segmentStats.query({
     country: "mc",
@@ -82,7 +86,7 @@ async function ingestWith(threads: number, files = [file]) {
     sources: ["lbs"],
   });
   await rt.store.close();
-  return { totals: report.totals, problems: report.problems, trips, counts };
+  return { files: report.files, totals: report.totals, problems: report.problems, trips, counts };
 }
 
 it("matching on two worker threads stores exactly the trips and tallies of one thread, in the same order", async () => {
@@ -95,6 +99,16 @@ it("matching on two worker threads stores exactly the trips and tallies of one t
   assert.deepEqual(parallel.counts, single.counts);
 });
 
+it("daily files in one ingest on two worker threads: the trips, tallies and per-file counts of one thread", async () => {
+  const days = [inDayFiles(file, 5)];
+  const single = await ingestWith(1, days);
+  const parallel = await ingestWith(2, days);
+  assert.equal(single.files.length, 5);
+  assert.deepEqual(parallel.files, single.files);
+  assert.deepEqual(parallel.trips, single.trips);
+  assert.deepEqual(parallel.counts, single.counts);
+});
+
 it("a batch with trips stored before adds the tallies of its new trips only", async () => {
   // Every other device's rows first: the whole file's batches then mix trips stored before with new ones.
   const [header, ...lines] = readFileSync(file, "utf8").trimEnd().split("\n");
@@ -102,7 +116,7 @@ it("a batch with trips stored before adds the tallies of its new trips only", as
   const some = join(dir, "some-devices.csv");
   writeFileSync(some, [header, ...lines.filter((line) => devices.includes(line.split(",")[0]))].join("\n"));
   const once = await ingestWith(2);
-  const twice = await ingestWith(2, [some, file]);
+  const twice = await ingestWith(2, [[some], [file]]);
   assert.ok(twice.totals.duplicates > 0 && twice.totals.stored > 0, "the second ingest met both kinds");
   assert.equal(twice.totals.stored + twice.totals.duplicates, once.totals.stored);
   // Speeds are tallied in exact steps: added in other batches, the sums are still the same to the bit.
