@@ -51,7 +51,7 @@ export interface MatchCounts {
 export interface IngestCounts extends SplitCounts, MatchCounts {
   /** 1 when reading the file failed part-way (e.g. a corrupt .gz); what was read before is kept. */
   readErrors: number;
-  /** 1 when the ingest was stopped part-way (`signal` aborted): the trips still open were not stored. */
+  /** 1 when the ingest was stopped (`signal` aborted) before the file was stored whole: not all its trips are. */
   interrupted: number;
 }
 
