@@ -487,6 +487,27 @@ describe("ingestFiles over several files", () => {
     for (const digest of digests) assert.deepEqual(digest, oneAtATime);
   });
 
+  // Stopped while reading a file whose trips read so far are all stored: its open trips are dropped, so it
+  // is not whole and must not be recorded as ingested.
+  it("never records a file that a stop cut short, even with every trip it kept stored", async () => {
+    const { events, ingest, store } = await roadStore();
+    const cut = join(dir, "cut.csv");
+    const longFar = rows("far", T0 + 7200, 13.001, 0.000001, 100_500, 52.1);
+    writeFileSync(cut, [HEADER, ...DAYS[0].slice(0, 21), ...longFar].join("\n"));
+    const stop = new AbortController();
+    const report = await ingest([cut], {
+      batchSize: 1,
+      signal: stop.signal,
+      onProgress: (line) => {
+        if (/: [\d,]+ points, /.test(line)) stop.abort("SIGTERM");
+      },
+    });
+    assert.equal(report.interrupted, "SIGTERM");
+    assert.deepEqual(events, ["store a1"], "the first trip stored, the file not recorded");
+    assert.equal(report.files[0].counts.interrupted, 1);
+    await store.close();
+  });
+
   // Stopped while a batch fills, the files that wait for it are left unfinished (not recorded); a file with
   // nothing to store (day 3) is done once the files before it are. A run of the same files then stores the
   // rest, what was stored before coming back as duplicates.

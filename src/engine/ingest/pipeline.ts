@@ -323,7 +323,9 @@ class BatchStore<A> {
       const file = this.files[i];
       if (file.complete) continue;
       const earlier = this.files[i - 1];
-      if (!file.read || file.kept < file.sent || (earlier && !earlier.complete)) return;
+      // A file a stop cut short is never complete: its open trips were dropped.
+      const whole = file.read && !file.counts.interrupted;
+      if (!whole || file.kept < file.sent || (earlier && !earlier.complete)) return;
       file.complete = true;
       this.awaitStore(file);
     }
