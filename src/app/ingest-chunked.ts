@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
 import { addMatchCounts, emptyIngestCounts, type IngestCounts } from "../engine/ingest/pipeline.js";
 import { splitTraceFile, type SplitFileCounts } from "../engine/ingest/split-file.js";
 import { emptySplitCounts } from "../engine/ingest/split-trips.js";
@@ -265,9 +266,14 @@ function reportOf(
     const result = chunk.result as IngestChunkResult | null;
     if (!result) continue;
     const parts = partsOf[chunk.seq];
-    // A chunk of one file has no parts in its result (nor has one stored by a worker of the version before).
+    // A chunk of one file has no parts in its result; nor has one stored by a worker of the version before,
+    // which counted a chunk of several files whole: the report says so.
     if (result.parts) parts.forEach((p, i) => addMatchCounts(counts[p.file], result.parts![i]));
     else addMatchCounts(counts[parts[0].file], result);
+    if (!result.parts && parts.length > 1)
+      problems.add(
+        `chunk ${chunk.seq + 1}: its worker (an earlier version) counted its ${parts.length} files' trips together, all under ${basename(runs[parts[0].file].path)}`,
+      );
     result.problems.forEach((p) => problems.add(p));
     problems.more += result.moreProblems;
   }

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { ingestFilesInChunks, MAX_OUTSTANDING_CHUNKS } from "../../src/app/ingest-chunked.js";
+import type { IngestChunkPayload } from "../../src/app/ingest-chunk.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import type { Segment } from "../../src/engine/network/types.js";
@@ -53,7 +54,7 @@ async function contextOf(name: string): Promise<AppContext> {
 }
 
 /** Claims and runs ingest chunk jobs until stopped, as a worker process's runner does. */
-function jobLoop(ctx: AppContext): { stop: () => Promise<number> } {
+function jobLoop(ctx: AppContext, { asEarlierVersion = false } = {}): { stop: () => Promise<number> } {
   const jobs = new IngestChunkJobs(ctx, 1);
   let stopping = false;
   let ran = 0;
@@ -71,6 +72,8 @@ function jobLoop(ctx: AppContext): { stop: () => Promise<number> } {
       const job = await ctx.store.jobs.claim(runner.workerId, runner.leaseMs);
       if (!job) await new Promise((r) => setTimeout(r, 10));
       else {
+        // A worker of the version before chunks ran on across files knows no parts.
+        if (asEarlierVersion) delete (job.payload as IngestChunkPayload).parts;
         await jobs.run(job, runner);
         ran++;
       }
@@ -154,6 +157,26 @@ it("chunks across daily files give ingestFiles' report per file and its stored d
     runs.map((r) => [r.path, r.counts]),
     reference.files.map((f) => [f.path, f.counts]),
     "every file recorded, with its counts",
+  );
+  await ctx.store.close();
+});
+
+it("a chunk of several files stored by a worker of the version before: the same data, the report says so", async () => {
+  const days = inDayFiles(file, 7);
+  const { reference, expected } = await ingestedInOneProcess("days-single-earlier", days);
+  const ctx = await contextOf("days-earlier-worker");
+  const worker = jobLoop(ctx, { asEarlierVersion: true });
+  const report = await ingestFilesInChunks(ctx, days, { ...common, chunkTrips: 30, pollMs: 5 });
+  await worker.stop();
+  assert.deepEqual(report.totals, reference.totals);
+  assert.deepEqual(await storeDigest(ctx.store, "mc"), expected);
+  assert.ok(
+    report.problems.some((p) =>
+      /^chunk \d+: its worker \(an earlier version\) counted its 2 files' trips together, all under .*-part\d\.csv$/.test(
+        p,
+      ),
+    ),
+    report.problems.join("\n"),
   );
   await ctx.store.close();
 });
