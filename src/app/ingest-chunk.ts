@@ -10,9 +10,10 @@ import {
 import {
   addMatchCounts,
   countOutcome,
+  countStoredByPart,
   emptyMatchCounts,
-  storedPerPart,
   type MatchCounts,
+  type TripsPart,
 } from "../engine/ingest/pipeline.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
@@ -136,12 +137,6 @@ async function matchAll(
   return outcomes;
 }
 
-/** One file's part of a chunk: its counts, and how many of the chunk's matched trips are its. */
-interface ChunkPart {
-  counts: MatchCounts;
-  matched: number;
-}
-
 /**
  * The matched trips in reading order and the matcher's counts, as the ingest pipeline counts them: for the
  * whole chunk and per part (`partTrips`: raw trips per part, in order).
@@ -150,43 +145,27 @@ function tallyOutcomes(
   trips: RawTrip[],
   outcomes: MatchOutcome[],
   partTrips: number[],
-): { matched: MatchedTrip[]; result: IngestChunkResult; parts: ChunkPart[] } {
+): { matched: MatchedTrip[]; result: IngestChunkResult; parts: TripsPart[] } {
   const result: IngestChunkResult = { ...emptyMatchCounts(), problems: [], moreProblems: 0 };
   const addProblem = (message: string) => {
     if (result.problems.length < MAX_CHUNK_PROBLEMS) result.problems.push(message);
     else result.moreProblems++;
   };
   const matched: MatchedTrip[] = [];
-  const parts: ChunkPart[] = [];
+  // Each part's counts, and how many of the chunk's matched trips are its.
+  const parts: TripsPart[] = [];
   let i = 0;
   for (const count of partTrips) {
-    const part: ChunkPart = { counts: emptyMatchCounts(), matched: 0 };
+    const part: TripsPart = { counts: emptyMatchCounts(), trips: 0 };
     for (const end = i + count; i < end; i++) {
       const ofTrip = countOutcome(trips[i], outcomes[i], part.counts, addProblem);
       for (const trip of ofTrip) matched.push(trip);
-      part.matched += ofTrip.length;
+      part.trips += ofTrip.length;
     }
     addMatchCounts(result, part.counts);
     parts.push(part);
   }
   return { matched, result, parts };
-}
-
-/** What the store kept of `matched` (`stored`, as an append answers) counted per part. */
-function countStoredByPart(
-  matched: readonly MatchedTrip[],
-  stored: readonly MatchedTrip[],
-  parts: ChunkPart[],
-) {
-  const kept = storedPerPart(
-    matched,
-    stored,
-    parts.map((p) => p.matched),
-  );
-  parts.forEach(({ counts, matched: count }, i) => {
-    counts.stored = kept[i];
-    counts.duplicates = count - kept[i];
-  });
 }
 
 /**

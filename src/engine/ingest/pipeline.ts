@@ -147,8 +147,8 @@ interface Batch<A> {
   trips: MatchedTrip[];
   size: number;
   ahead: A | undefined;
-  /** Its matched trips per file, in order, so what the store kept is counted per file. */
-  runs: { file: FileRun; trips: number }[];
+  /** Its matched trips per file (into its counts), in order: what the store kept is counted per file. */
+  runs: TripsPart[];
   /** Files done once it is stored. */
   ends: FileRun[];
   stored: boolean;
@@ -271,8 +271,8 @@ class BatchStore<A> {
       this.opts.ahead?.add(batch.ahead!, matched);
       if (!this.keepsTrips) batch.trips.push(matched);
       const last = batch.runs.at(-1);
-      if (last?.file === run) last.trips++;
-      else batch.runs.push({ file: run, trips: 1 });
+      if (last?.counts === run.counts) last.trips++;
+      else batch.runs.push({ counts: run.counts, trips: 1 });
       run.lastBatch = batch as Batch<unknown>;
       if (++batch.size === this.batchSize) {
         this.fullBatches.push(batch);
@@ -354,15 +354,7 @@ class BatchStore<A> {
   private async storeTrips(batch: Batch<A>): Promise<void> {
     const trips = this.keepsTrips ? this.opts.ahead!.tripsOf!(batch.ahead!) : batch.trips;
     const { stored } = await this.opts.sink(trips, batch.ahead);
-    const kept = storedPerPart(
-      trips,
-      stored,
-      batch.runs.map((r) => r.trips),
-    );
-    batch.runs.forEach(({ file, trips: count }, i) => {
-      file.counts.stored += kept[i];
-      file.counts.duplicates += count - kept[i];
-    });
+    countStoredByPart(trips, stored, batch.runs);
   }
 
   private openBatch(): Batch<A> {
@@ -370,22 +362,30 @@ class BatchStore<A> {
   }
 }
 
+/** Consecutive trips of one part (one file) of a batch or chunk, and the counts they go into. */
+export interface TripsPart {
+  counts: MatchCounts;
+  trips: number;
+}
+
 /**
- * How many of each part's trips a store kept: `trips` cut into parts of `partSizes` trips, in order, and
- * `stored` the new ones of them, in order, the same objects (what an append answers).
+ * What a store kept of `trips` counted per part: `trips` cut into `parts` in order, `stored` the new ones of
+ * them, in order, the same objects (what an append answers); each part's counts gain its stored trips and
+ * its duplicates.
  */
-export function storedPerPart(
+export function countStoredByPart(
   trips: readonly MatchedTrip[],
   stored: readonly MatchedTrip[],
-  partSizes: readonly number[],
-): number[] {
+  parts: readonly TripsPart[],
+): void {
   let next = 0;
   let at = 0;
-  return partSizes.map((size) => {
+  for (const { counts, trips: size } of parts) {
     const first = next;
     for (const end = at + size; at < end; at++) if (stored[next] === trips[at]) next++;
-    return next - first;
-  });
+    counts.stored += next - first;
+    counts.duplicates += size - (next - first);
+  }
 }
 
 function matchOne(trip: RawTrip, matcher: TripMatcher): MatchOutcome {
