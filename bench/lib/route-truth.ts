@@ -154,6 +154,8 @@ export interface AccuracyTotals {
   cpuMs: number;
   /** Matched length off the true route, by cause (see `offRouteCause`). */
   offRouteM: Record<string, number>;
+  /** True route length not matched, by where it lies (see `addMissed`). */
+  missedM: Record<string, number>;
 }
 
 /** Matches every vehicle's noisy trace and sums recall and precision by segment length. */
@@ -176,6 +178,7 @@ export function measureAccuracy(
     extraPieces: 0,
     cpuMs: 0,
     offRouteM: {},
+    missedM: {},
   };
   const lengthOf = (s: DirectedSegment) => network.segmentById(s.segmentId)!.lengthM;
   for (const vehicle of vehicles) {
@@ -216,6 +219,7 @@ export function measureAccuracy(
       if (truthKeys.has(keyOf(s))) totals.preciseM += lengthOf(s);
     }
     for (const m of matched) addOffRoute(network, truth, m.path, totals.offRouteM);
+    addMissed(network, truth, matchedKeys, totals.missedM);
     totals.truthM += truthM;
     totals.recalledM += recalledM;
     if (recalledM >= 0.95 * truthM) totals.tripsRecall95++;
@@ -255,6 +259,35 @@ export function addOffRoute(
   }
 }
 
+/**
+ * Sorts the true route's length that no matched piece covers, one maximal run of missed segments at a time:
+ * `start` before the first segment matched, `end` after the last (the match began or ended on another
+ * road, or the fixes there left the route open), `none` a trip matched nowhere on its route, and `gap`
+ * runs between matched segments (what a detour left out), split at 60 m and 200 m like detours.
+ */
+export function addMissed(
+  network: Network,
+  truth: DirectedSegment[],
+  matchedKeys: ReadonlySet<string>,
+  out: Record<string, number>,
+): void {
+  const hit = truth.map((s) => matchedKeys.has(keyOf(s)));
+  const first = hit.indexOf(true);
+  const last = hit.lastIndexOf(true);
+  for (let i = 0; i < truth.length;) {
+    if (hit[i]) {
+      i++;
+      continue;
+    }
+    let runM = 0;
+    let j = i;
+    for (; j < truth.length && !hit[j]; j++) runM += network.segmentById(truth[j].segmentId)!.lengthM;
+    const where = first < 0 ? "none" : i < first ? "start" : j > last ? "end" : `gap ${lengthClass(runM)}`;
+    out[where] = (out[where] ?? 0) + runM;
+    i = j;
+  }
+}
+
 function offRouteCause(
   network: Network,
   run: DirectedSegment[],
@@ -269,8 +302,10 @@ function offRouteCause(
   const { edgeFrom, edgeTo } = network.graph;
   if (edgeFrom[edgeOf(network, run[0])] === edgeTo[edgeOf(network, run[run.length - 1])]) return "spur";
   if (run.some((s) => truthSegments.has(s.segmentId))) return "partly-reverse";
-  return runM < 60 ? "detour <60 m" : runM < 200 ? "detour 60-200 m" : "detour >200 m";
+  return `detour ${lengthClass(runM)}`;
 }
+
+const lengthClass = (m: number) => (m < 60 ? "<60 m" : m < 200 ? "60-200 m" : ">200 m");
 
 export function summary(t: AccuracyTotals) {
   const pct = (x: number) => Number((100 * x).toFixed(2));
@@ -289,6 +324,12 @@ export function summary(t: AccuracyTotals) {
       Object.entries(t.offRouteM)
         .sort((a, b) => b[1] - a[1])
         .map(([cause, m]) => [cause, Number(((100 * m) / t.matchedM).toFixed(3))]),
+    ),
+    /** Share of the true route's length not matched, by where it lies: what recall loses where. */
+    missedPctByCause: Object.fromEntries(
+      Object.entries(t.missedM)
+        .sort((a, b) => b[1] - a[1])
+        .map(([where, m]) => [where, Number(((100 * m) / t.truthM).toFixed(3))]),
     ),
   };
 }

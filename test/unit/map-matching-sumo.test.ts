@@ -44,6 +44,12 @@ for (const [intervalS, minRecall, minPrecision, maxExtra] of [
     assert.ok(result.recallPct >= minRecall, `recall ${result.recallPct} %`);
     assert.ok(result.precisionPct >= minPrecision, `precision ${result.precisionPct} %`);
     assert.ok(result.extraTripsPct <= maxExtra, `extra trips ${result.extraTripsPct} %`);
+    // Every missed metre is put down to one place: the shares add up to what recall lost.
+    const missed = Object.values(result.missedPctByCause).reduce((sum, pct) => sum + pct, 0);
+    assert.ok(
+      Math.abs(missed - (100 - result.recallPct)) < 0.02,
+      `${missed} % missed, recall ${result.recallPct} %`,
+    );
   });
 }
 
