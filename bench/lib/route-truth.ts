@@ -268,7 +268,7 @@ export function addOffRoute(
 export function addMissed(
   network: Network,
   truth: DirectedSegment[],
-  matchedKeys: ReadonlySet<string>,
+  matchedKeys: ReadonlySet<number>,
   out: Record<string, number>,
 ): void {
   const hit = truth.map((s) => matchedKeys.has(keyOf(s)));
