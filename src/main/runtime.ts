@@ -31,6 +31,6 @@ export async function openServerContext(
 ): Promise<AppContext> {
   const storeDescription = describeStore(databaseFile(dataDir));
   const opened = await openStore(storeDescription);
-  const store = options.jobQueue === false ? opened : withQueueFromEnv(opened);
+  const store = options.jobQueue === false ? opened : await withQueueFromEnv(opened);
   return { store, storeDescription, networks: storeNetworks(store.network) };
 }

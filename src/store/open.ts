@@ -3,10 +3,7 @@ import { fail } from "../domain/errors.js";
 
 export type { StoreDescription };
 import type { JobQueue } from "../app/ports/job-queue.js";
-import { PostgresStore } from "./postgres/postgres-store.js";
-import { threadPoolSettingsFromEnv } from "./postgres/db.js";
 import { SqliteStore } from "./sqlite/sqlite-store.js";
-import { BullJobQueue } from "../queue/bullmq/job-queue.js";
 
 /** STREETFLOW_DATABASE_URL selects PostgreSQL; otherwise the SQLite file of the data directory. */
 export function describeStore(sqliteFile: string, env = process.env): StoreDescription {
@@ -16,7 +13,8 @@ export function describeStore(sqliteFile: string, env = process.env): StoreDescr
 
 /**
  * Opens the described store; `readonly` only affects SQLite (worker threads never write); `thread` opens
- * PostgreSQL with a worker thread's small pool (threadPoolSettingsFromEnv).
+ * PostgreSQL with a worker thread's small pool (threadPoolSettingsFromEnv). The PostgreSQL and Redis clients
+ * load only when configured: an SQLite deployment's commands start without them (docs/performance.md, "CLI start").
  */
 export async function openStore(
   description: StoreDescription,
@@ -28,6 +26,8 @@ export async function openStore(
       // A thread's connection beside the process's own leaves the checkpoints to that one's thread.
       backgroundCheckpoints: !options.thread,
     });
+  const { PostgresStore } = await import("./postgres/postgres-store.js");
+  const { threadPoolSettingsFromEnv } = await import("./postgres/db.js");
   return await PostgresStore.open(
     description.url,
     options.thread ? { pool: threadPoolSettingsFromEnv() } : {},
@@ -40,9 +40,10 @@ export async function openStore(
  * else the store's own queue. With Redis, creating an analysis and
  * enqueueing its job are no longer one transaction: a job whose analysis is missing is skipped.
  */
-export function withQueueFromEnv(store: Store, env = process.env): Store {
+export async function withQueueFromEnv(store: Store, env = process.env): Promise<Store> {
   const url = env.STREETFLOW_REDIS_URL;
   if (!url) return store;
+  const { BullJobQueue } = await import("../queue/bullmq/job-queue.js");
   const queue: JobQueue & { close(): Promise<void> } = new BullJobQueue({
     url,
     prefix: env.STREETFLOW_REDIS_PREFIX,

@@ -44,7 +44,7 @@ const setups: Setup[] = [
     async open() {
       const prefix = `sf-test-requeue-${process.pid}-${opened.length}`;
       const sqlite = new SqliteStore(":memory:");
-      const store = withQueueFromEnv(sqlite, {
+      const store = await withQueueFromEnv(sqlite, {
         STREETFLOW_REDIS_URL: TEST_REDIS_URL,
         STREETFLOW_REDIS_PREFIX: prefix,
       });
