@@ -16,9 +16,9 @@
  * read on an otherwise idle machine; `wallSpeedupBound` is the most it can be on this machine's idle cores,
  * from CPU times (readable on a loaded machine too). `matcherOnly.wallSpeedup` is the same ratio for the
  * matcher alone, the file's raw trips matched on this thread and on the pool's workers in the pipeline's
- * groups: what the ingest's could reach if nothing but matching had to happen. `storeS` is the wall time of the store's transactions;
- * `parallel.tailS` the wall time from the last group the workers matched to the end (they are idle for it:
- * what keeps `wallSpeedup` under 2).
+ * groups: what the ingest's could reach if nothing but matching had to happen. `storeS` is the wall time of
+ * the store's transactions; `parallel.tailS` the wall time from the last group the workers matched to the
+ * end (they are idle for it: what keeps `wallSpeedup` under 2).
  * Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";

@@ -109,12 +109,12 @@ export async function ingestFilesInChunks(
     const chunks = await tracker.waitUntil(0);
     const report = reportOf(runs, chunks, queue.partsOf, problems);
     report.interrupted = interrupted ? String(opts.signal?.reason ?? "interrupted") : undefined;
+    // A file with trips in a chunk not stored is not whole.
+    const unstored = new Set(
+      queue.partsOf.flatMap((parts, seq) => (chunks[seq].state === "done" ? [] : parts.map((p) => p.file))),
+    );
     const whole = (file: number) =>
-      !runs[file].counts.interrupted &&
-      !queue.waiting(file) &&
-      queue.partsOf.every(
-        (parts, seq) => !parts.some((p) => p.file === file) || chunks[seq].state === "done",
-      );
+      !runs[file].counts.interrupted && !queue.waiting(file) && !unstored.has(file);
     await recordRuns(ctx, country, opts.source, log, report, runs, whole);
     return report;
   } finally {
