@@ -1,6 +1,6 @@
 /** The typed-array kinds the engine grows as it appends. */
 export type GrowableArray =
-  Float64Array | Float32Array | Int32Array | Uint32Array | Uint16Array | Int8Array | Uint8Array;
+  Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
 
 /**
  * A typed array of the same kind as `a`, `size` long (twice as long by default), holding the first `used`

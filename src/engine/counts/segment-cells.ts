@@ -103,22 +103,27 @@ export interface SegmentCellBatch {
 export class SegmentCellAccumulator {
   /** Segment id → its number in this batch (segments numbered as first met). */
   private readonly segmentNo = new NumberIndex();
-  /** Per segment number: its id and length (NaN when the network lacks it). */
-  private segmentIds: number[] = [];
-  private lengthsM: number[] = [];
-  /** Per segment number × 2 + direction: the serial of the last trip that counted that pass. */
-  private countedBy: number[] = [];
-  /** Per segment number: the month number and group of its last pass. */
-  private lastMonthNo: number[] = [];
-  private lastGroup: number[] = [];
+  /**
+   * Per segment number: its id and length (NaN when the network lacks it), the serial of the last trip that
+   * counted each direction's pass (at 2 × number + direction), and the month number and group of its last
+   * pass. Typed columns, like the passes: in JS arrays begun empty each batch, the tally code was
+   * deoptimised and compiled again batch after batch (a value of a kind the new arrays had not held yet).
+   */
+  private segments = 0;
+  private segmentIds = new Float64Array(1024);
+  private lengthsM = new Float64Array(1024);
+  private countedBy = new Uint32Array(2048);
+  private lastMonthNo = new Int32Array(1024);
+  private lastGroup = new Int32Array(1024);
   private tripSerial = 0;
   /** (segment number × MONTH_NOS + month number) → segment-month (group) number, as first met. */
   private readonly groupNo = new NumberIndex();
-  private groupSegment: number[] = [];
+  private groups = 0;
+  private groupSegment = new Float64Array(1024);
   private groupMonth: string[] = [];
   /** Per trip (serial - 1): its purpose and income counters, -1 without. */
-  private tripPurpose: number[] = [];
-  private tripIncome: number[] = [];
+  private tripPurpose = new Int16Array(1024);
+  private tripIncome = new Int16Array(1024);
   /** Per counted pass, in trip order: its group, its cell number (TALLY_CELLS), its speed (NaN: none), its trip. */
   private passes = 0;
   private passGroup = new Uint32Array(4096);
@@ -146,8 +151,12 @@ export class SegmentCellAccumulator {
     if (!isSegmentCounted(trip.vehicleClass)) return;
     const classAndSource =
       VEHICLE_CLASSES.indexOf(trip.vehicleClass) * TRACE_SOURCES.length + TRACE_SOURCES.indexOf(trip.source);
-    this.tripPurpose.push(purposeCounterOf(trip));
-    this.tripIncome.push(incomeCounterOf(trip));
+    if (this.tripSerial === this.tripPurpose.length) {
+      this.tripPurpose = grown(this.tripPurpose);
+      this.tripIncome = grown(this.tripIncome);
+    }
+    this.tripPurpose[this.tripSerial] = purposeCounterOf(trip);
+    this.tripIncome[this.tripSerial] = incomeCounterOf(trip);
     const serial = ++this.tripSerial;
     for (const step of trip.path) {
       const segment = this.segmentNoOf(step.segmentId);
@@ -167,13 +176,15 @@ export class SegmentCellAccumulator {
 
   private segmentNoOf(segmentId: number): number {
     const segment = this.segmentNo.slotOf(segmentId);
-    if (segment === this.segmentIds.length) {
+    if (segment === this.segments) {
+      if (segment === this.segmentIds.length) this.growSegments();
+      this.segments++;
+      this.segmentIds[segment] = segmentId;
       // A segment the network does not know is counted without speeds, as before.
-      this.segmentIds.push(segmentId);
-      this.lengthsM.push(this.network.segmentById(segmentId)?.lengthM ?? NaN);
-      this.countedBy.push(0, 0);
-      this.lastMonthNo.push(-1);
-      this.lastGroup.push(-1);
+      this.lengthsM[segment] = this.network.segmentById(segmentId)?.lengthM ?? NaN;
+      this.countedBy[2 * segment] = this.countedBy[2 * segment + 1] = 0;
+      this.lastMonthNo[segment] = -1;
+      this.lastGroup[segment] = -1;
     }
     return segment;
   }
@@ -182,8 +193,10 @@ export class SegmentCellAccumulator {
   private groupOf(segment: number, local: LocalHour): number {
     if (this.lastMonthNo[segment] === local.monthNo) return this.lastGroup[segment];
     const group = this.groupNo.slotOf(segment * MONTH_NOS + local.monthNo);
-    if (group === this.groupSegment.length) {
-      this.groupSegment.push(this.segmentIds[segment]);
+    if (group === this.groups) {
+      if (group === this.groupSegment.length) this.groupSegment = grown(this.groupSegment);
+      this.groups++;
+      this.groupSegment[group] = this.segmentIds[segment];
       this.groupMonth.push(local.month);
     }
     this.lastMonthNo[segment] = local.monthNo;
@@ -208,6 +221,14 @@ export class SegmentCellAccumulator {
     return local;
   }
 
+  private growSegments(): void {
+    this.segmentIds = grown(this.segmentIds);
+    this.lengthsM = grown(this.lengthsM);
+    this.countedBy = grown(this.countedBy);
+    this.lastMonthNo = grown(this.lastMonthNo);
+    this.lastGroup = grown(this.lastGroup);
+  }
+
   private growPasses(): void {
     this.passGroup = grown(this.passGroup);
     this.passCell = grown(this.passCell);
@@ -217,13 +238,12 @@ export class SegmentCellAccumulator {
 
   /** The tallies gathered so far, as columns; the accumulator starts empty again. */
   drainBatch(): SegmentCellBatch {
-    const groups = this.groupSegment.length;
-    const cells = new CellSums(this.passes, groups).of(
+    const cells = new CellSums(this.passes, this.groups).of(
       this.passesByGroup(),
       this.tripPurpose,
       this.tripIncome,
     );
-    const batch = { segmentIds: Float64Array.from(this.groupSegment), months: this.groupMonth, ...cells };
+    const batch = { segmentIds: this.groupSegment.slice(0, this.groups), months: this.groupMonth, ...cells };
     this.reset();
     return batch;
   }
@@ -231,7 +251,7 @@ export class SegmentCellAccumulator {
   /** The passes ordered by group, each group's in trip order (a stable counting sort, linear). */
   private passesByGroup(): PassesByGroup {
     const n = this.passes;
-    const groups = this.groupSegment.length;
+    const groups = this.groups;
     const groupStart = new Uint32Array(groups + 1);
     for (let i = 0; i < n; i++) groupStart[this.passGroup[i] + 1]++;
     for (let g = 0; g < groups; g++) groupStart[g + 1] += groupStart[g];
@@ -254,18 +274,12 @@ export class SegmentCellAccumulator {
   private reset(): void {
     this.segmentNo.clear();
     this.groupNo.clear();
-    this.segmentIds = [];
-    this.lengthsM = [];
-    this.countedBy = [];
-    this.lastMonthNo = [];
-    this.lastGroup = [];
+    this.segments = 0;
     this.months.clear();
     this.hours.clear();
     this.lastHour = NaN;
-    this.groupSegment = [];
+    this.groups = 0;
     this.groupMonth = [];
-    this.tripPurpose = [];
-    this.tripIncome = [];
     this.tripSerial = 0;
     this.passes = 0;
   }
@@ -332,8 +346,8 @@ class CellSums {
   /** The passes summed; `tripPurpose` and `tripIncome` are each trip's detail counters (-1: none). */
   of(
     passes: PassesByGroup,
-    tripPurpose: readonly number[],
-    tripIncome: readonly number[],
+    tripPurpose: Int16Array,
+    tripIncome: Int16Array,
   ): Omit<SegmentCellBatch, "segmentIds" | "months"> {
     const cellStart = new Uint32Array(this.groups + 1);
     for (let g = 0; g < this.groups; g++) {
