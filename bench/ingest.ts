@@ -41,6 +41,7 @@ import type { RawTrip } from "../src/engine/trips/types.js";
 import type { AppContext } from "../src/app/context.js";
 import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { inDayFiles } from "./lib/day-files.js";
 
 export const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
 
@@ -203,28 +204,6 @@ export function withUuidDeviceIds(path: string): string {
   const uuids = path.replace(/\.csv$/, "-uuid.csv");
   writeFileSync(uuids, [header, ...out].join("\n"));
   return uuids;
-}
-
-/**
- * The month's trace file as `files` files of consecutive days (of about equal length), each
- * with the header; the file itself when `files` is 1. Written beside it; answers their paths.
- */
-export function inDayFiles(path: string, files: number): string[] {
-  if (files <= 1) return [path];
-  const [header, ...rows] = readFileSync(path, "utf8").trimEnd().split("\n");
-  const days = 31;
-  const parts: string[][] = Array.from({ length: files }, () => [header]);
-  for (const row of rows) {
-    // The timestamp's day of the month: YYYY-MM-DD… in the second column.
-    const dayAt = row.indexOf(",") + 9;
-    const day = Number(row.slice(dayAt, dayAt + 2));
-    parts[Math.min(files - 1, Math.floor(((day - 1) * files) / days))].push(row);
-  }
-  return parts.map((lines, i) => {
-    const part = path.replace(/\.csv$/, `-part${i + 1}.csv`);
-    writeFileSync(part, lines.join("\n") + "\n");
-    return part;
-  });
 }
 
 async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {

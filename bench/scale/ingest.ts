@@ -21,7 +21,7 @@ import { DEMO_PBF } from "../../src/main/bootstrap.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { storeDigest } from "../../test/helpers/store-digest.js";
-import { inDayFiles } from "../ingest.js";
+import { inDayFiles } from "../lib/day-files.js";
 import { cpuSecondsOf, startWorker, stopWorker } from "./analysis.js";
 
 const PG_URL = process.env.STREETFLOW_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

@@ -1,7 +1,6 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { columnsToTrips, type TripColumns } from "../../src/engine/trips/columns.js";
-import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { SEGMENT_COUNT_CLASSES } from "../../src/engine/trips/codes.js";
 import { TRACE_SOURCES } from "../../src/engine/trips/types.js";
@@ -20,36 +19,11 @@ import { Network } from "../../src/engine/network/network.js";
 import { LocalClock } from "../../src/engine/time.js";
 import { gridNetwork } from "../helpers/counts.js";
 import { randomTrips } from "../helpers/random-trips.js";
+import { BIG_SEGMENT_ID, twoSegmentTrip as trip } from "../helpers/two-segment-trip.js";
 
 /** The storage ports' contract, run against every backend: the same calls give the same answers. */
 const all = await backends();
 after(() => Promise.all(all.map((b) => b.dispose())));
-
-const BIG_SEGMENT_ID = 1_234_567_890 * 10_000 + 3; // above 2^32
-
-function trip(
-  deviceId: string,
-  start: string,
-  vehicleClass: VehicleClass = "personal",
-  extra = {},
-): MatchedTrip {
-  const startT = Date.parse(start);
-  return {
-    deviceId,
-    vehicleClass,
-    source: "lbs",
-    origin: [13.123456789, 52.987654321],
-    destination: [13.2, 52.9],
-    startT,
-    endT: startT + 600_000,
-    lengthM: Math.fround(4321.5),
-    path: [
-      { segmentId: BIG_SEGMENT_ID, forward: true, enterT: startT, exitT: startT + 61_234 },
-      { segmentId: 42, forward: false, enterT: startT + 61_234, exitT: startT + 600_000 },
-    ],
-    ...extra,
-  };
-}
 
 async function chunksOf(store: Store, country: string, opts = {}): Promise<TripColumns[]> {
   const out: TripColumns[] = [];

@@ -17,7 +17,7 @@ import { IngestChunkJobs } from "../../src/jobs/ingest-chunk-job.js";
 import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storeDigest } from "../helpers/store-digest.js";
-import { inDayFiles } from "../../bench/ingest.js";
+import { inDayFiles } from "../../bench/lib/day-files.js";
 
 /**
  * The command's side of a distributed ingest on one SQLite store and its own queue, with a job loop
@@ -178,5 +178,59 @@ it("a chunk of several files stored by a worker of the version before: the same 
     ),
     report.problems.join("\n"),
   );
+  await ctx.store.close();
+});
+
+/** The files (by place) with trips in chunk `seq`, given each file's trips in reading order. */
+function filesInChunk(tripsPerFile: number[], chunkTrips: number, seq: number): number[] {
+  const [from, to] = [seq * chunkTrips, (seq + 1) * chunkTrips];
+  let start = 0;
+  return tripsPerFile.flatMap((trips, file) => {
+    const [first, end] = [start, (start += trips)];
+    return trips > 0 && first < to && end > from ? [file] : [];
+  });
+}
+
+/** Makes storing chunk `seq` fail at its commit, as a store error would: its transaction rolls back. */
+function failStoringChunk(ctx: AppContext, seq: number, message: string): void {
+  const chunks = ctx.store.ingestChunks;
+  const markDone = chunks.markDone.bind(chunks);
+  chunks.markDone = async (ingestId, at, result) => {
+    if (at === seq) throw new Error(message);
+    return markDone(ingestId, at, result);
+  };
+}
+
+// A file with trips in a chunk that failed is not whole: recording it would say it was ingested when part
+// of it is missing. A chunk spanning two files fails, so both stay unrecorded; every other file is recorded.
+it("a chunk that fails: the files with trips in it are not recorded as ingested, the others are", async () => {
+  const days = inDayFiles(file, 7);
+  const { reference } = await ingestedInOneProcess("failing-single", days);
+  const chunkTrips = 30;
+  const tripsPerFile = reference.files.map((f) => f.counts.trips);
+  const chunks = Math.ceil(reference.totals.trips / chunkTrips);
+  const failing = Array.from({ length: chunks }, (_, seq) => seq).find(
+    (seq) => filesInChunk(tripsPerFile, chunkTrips, seq).length > 1,
+  )!;
+  const unwhole = filesInChunk(tripsPerFile, chunkTrips, failing);
+
+  const ctx = await contextOf("failing-chunked");
+  failStoringChunk(ctx, failing, "disk I/O error");
+  const worker = jobLoop(ctx);
+  const report = await ingestFilesInChunks(ctx, days, { ...common, chunkTrips, pollMs: 5 });
+  await worker.stop();
+
+  assert.deepEqual(report.failedChunks, [`chunk ${failing + 1}: disk I/O error`]);
+  const runs = await ctx.store.trips.listIngestRuns("mc");
+  const whole = reference.files.filter((_, i) => !unwhole.includes(i));
+  assert.ok(whole.length > 0 && unwhole.length === 2, `files recorded and not: ${whole.length}, ${unwhole}`);
+  assert.deepEqual(
+    runs.map((r) => [r.path, r.counts]),
+    whole.map((f) => [f.path, f.counts]),
+    "only the files whose chunks all were stored are recorded, with their counts",
+  );
+  const stored = (await storeDigest(ctx.store, "mc")).trips;
+  assert.equal(stored, report.totals.stored, "the report counts what is stored");
+  assert.ok(stored < reference.totals.stored, "the failed chunk's trips are not stored");
   await ctx.store.close();
 });

@@ -16,7 +16,7 @@ import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { inDayFiles } from "../../bench/ingest.js";
+import { inDayFiles } from "../../bench/lib/day-files.js";
 
 const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
 

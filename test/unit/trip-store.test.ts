@@ -11,36 +11,11 @@ import {
 } from "../../src/engine/trips/columns.js";
 import { encodeChunk } from "../../src/engine/trips/chunk-format.js";
 import { PreparedTrips } from "../../src/engine/trips/prepared-append.js";
-import type { MatchedTrip, VehicleClass } from "../../src/engine/trips/types.js";
+import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { MAX_CHUNK_TRIPS } from "../../src/store/trip-chunks.js";
 import type { AppendResult } from "../../src/app/ports/store.js";
-
-const BIG_SEGMENT_ID = 1_234_567_890 * 10_000 + 3; // way id above 2^32: needs Float64
-
-function trip(
-  deviceId: string,
-  start: string,
-  vehicleClass: VehicleClass = "personal",
-  extra = {},
-): MatchedTrip {
-  const startT = Date.parse(start);
-  return {
-    deviceId,
-    vehicleClass,
-    source: "lbs",
-    origin: [13.123456789, 52.987654321],
-    destination: [13.2, 52.9],
-    startT,
-    endT: startT + 600_000,
-    lengthM: Math.fround(4321.5),
-    path: [
-      { segmentId: BIG_SEGMENT_ID, forward: true, enterT: startT, exitT: startT + 61_234 },
-      { segmentId: 42, forward: false, enterT: startT + 61_234, exitT: startT + 600_000 },
-    ],
-    ...extra,
-  };
-}
+import { twoSegmentTrip as trip } from "../helpers/two-segment-trip.js";
 
 const allTrips = async (store: SqliteStore, country: string, opts = {}) =>
   (await collect(store.trips.scan(country, opts))).flatMap(columnsToTrips);
