@@ -53,7 +53,7 @@ export async function runServe(dataDir: string, opts: ServeRunOptions, role: Rol
   // so the threads read the imported networks).
   const heavy = pool.threads > 0 ? await HeavyPool.start(threadStoreOf(ctx), pool) : undefined;
   // Behind a load balancer the API processes share one set of rate-limit counters, in Redis.
-  const rateCounters = sharedRateCountersFromEnv();
+  const rateCounters = await sharedRateCountersFromEnv();
   // The web bundle may still be building (npm start's first build); the app lists its files once.
   if (!config.webRoot)
     await webBundleSettled().catch((error: Error) => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/api/app.js";
 import { storeNetworks } from "../../src/app/networks.js";
-import { sharedRateCountersFromEnv } from "../../src/queue/shared-rate-counters.js";
+import { sharedRateCountersFromEnv, type RedisRateCounters } from "../../src/queue/shared-rate-counters.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { makeOrg, type TestOrg } from "../helpers/app.js";
 import { reachRedis, TEST_REDIS_URL } from "../helpers/distributed.js";
@@ -21,12 +21,13 @@ const PER_KEY = 3;
 describe("rate limits shared by several API processes through Redis", { skip: reached.skip }, () => {
   const prefix = `sf-test-rate-${process.pid}-${Date.now()}`;
   const env = { STREETFLOW_REDIS_URL: TEST_REDIS_URL, STREETFLOW_REDIS_PREFIX: prefix };
-  const counters = [sharedRateCountersFromEnv(env)!, sharedRateCountersFromEnv(env)!];
+  let counters: RedisRateCounters[];
   let store: SqliteStore;
   let servers: { app: FastifyInstance; base: string }[];
   let org: TestOrg;
 
   before(async () => {
+    counters = [(await sharedRateCountersFromEnv(env))!, (await sharedRateCountersFromEnv(env))!];
     store = new SqliteStore(join(tempDir("sf-rate-shared-"), "streetflow.db"));
     org = await makeOrg(store, "Shared limits");
     servers = await Promise.all(
