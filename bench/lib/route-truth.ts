@@ -320,16 +320,17 @@ export function summary(t: AccuracyTotals) {
     extraTripsPct: pct(t.extraPieces / t.vehicles),
     pointsPerCpuS: Math.round(t.points / (t.cpuMs / 1000)),
     /** Share of the matched length off the true route, by cause: what precision loses where. */
-    offRoutePctByCause: Object.fromEntries(
-      Object.entries(t.offRouteM)
-        .sort((a, b) => b[1] - a[1])
-        .map(([cause, m]) => [cause, Number(((100 * m) / t.matchedM).toFixed(3))]),
-    ),
+    offRoutePctByCause: pctOf(t.offRouteM, t.matchedM),
     /** Share of the true route's length not matched, by where it lies: what recall loses where. */
-    missedPctByCause: Object.fromEntries(
-      Object.entries(t.missedM)
-        .sort((a, b) => b[1] - a[1])
-        .map(([where, m]) => [where, Number(((100 * m) / t.truthM).toFixed(3))]),
-    ),
+    missedPctByCause: pctOf(t.missedM, t.truthM),
   };
+}
+
+/** Each cause's metres as a percentage of `totalM`, largest first. */
+function pctOf(metresByCause: Record<string, number>, totalM: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(metresByCause)
+      .sort((a, b) => b[1] - a[1])
+      .map(([cause, m]) => [cause, Number(((100 * m) / totalM).toFixed(3))]),
+  );
 }
