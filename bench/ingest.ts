@@ -16,7 +16,8 @@
  * read on an otherwise idle machine; `wallSpeedupBound` is the most it can be on this machine's idle cores,
  * from CPU times (readable on a loaded machine too). `matcherOnly.wallSpeedup` is the same ratio for the
  * matcher alone, the file's raw trips matched on this thread and on the pool's workers in the pipeline's
- * groups: what the ingest's could reach if nothing but matching had to happen. `storeS` is the wall time of
+ * groups: what the ingest's could reach if nothing but matching had to happen (`wallSpeedup.ofMatcherOnPool`,
+ * the median of the rounds' ratios of the two). `storeS` is the wall time of
  * the store's transactions; `parallel.tailS` the wall time from the last group the workers matched to the
  * end (they are idle for it: what keeps `wallSpeedup` under 2).
  * Every round must store exactly the trips and per-segment tallies of the first.
@@ -116,6 +117,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     const parallel = medianBy(parallels, (m) => m.cpuS);
     const shares = singles.map((m, r) => round(alone[r].cpuS / m.cpuS));
     const wallRatios = singles.map((m, r) => round(m.wallS / parallels[r].wallS));
+    const poolRatios = alone.map((m, r) => round(m.wallS / onPool[r].wallS));
     const first = singles[0];
     return {
       network: `Monaco, ${segments.length} segments`,
@@ -126,7 +128,8 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       matcherOnly: {
         cpuS: round(matcherOnly.cpuS),
         pointsPerCpuS: perCpuS(matcherOnly),
-        wallSpeedup: median(alone.map((m, r) => round(m.wallS / onPool[r].wallS))),
+        wallSpeedup: median(poolRatios),
+        wallSpeedupPerRound: poolRatios,
       },
       ingest: {
         cpuS: round(single.cpuS),
@@ -154,6 +157,9 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         threads: `1 -> ${threads}`,
         median: median(wallRatios),
         perRound: wallRatios,
+        // Against matching alone on the same pool in the same round: how near the ingest comes to the
+        // speed-up the matching itself reaches on these cores.
+        ofMatcherOnPool: median(wallRatios.map((w, r) => round(w / poolRatios[r]))),
         wallS1: singles.map((m) => round(m.wallS)),
         [`wallS${threads}`]: parallels.map((m) => round(m.wallS)),
       },
