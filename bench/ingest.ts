@@ -26,7 +26,6 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readTraceFile } from "../src/engine/ingest/read-traces.js";
 import { MatchPool } from "../src/engine/ingest/match-pool.js";
 import { GROUP_TRIPS } from "../src/engine/ingest/pipeline.js";
@@ -43,14 +42,13 @@ import type { AppContext } from "../src/app/context.js";
 import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { inDayFiles } from "./lib/day-files.js";
-
-export const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../test/helpers/bundled-data.js";
 
 export default async function ingestBench(args: string[]): Promise<Record<string, unknown>> {
   const [trips = 4000, samplingS = 30, threads = 2, rounds = 5, files = 1] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
   try {
-    const segments = await readOsmSegments(MONACO);
+    const segments = await readOsmSegments(MONACO_PBF);
     const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
     const network = (await rt0.networks.get("mc"))!;
     const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));

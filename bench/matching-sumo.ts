@@ -7,21 +7,19 @@
  * length, bench/lib/route-truth.ts); extra trips are pieces beyond one per car.
  */
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { prepareMatching } from "../src/engine/matching/context.js";
 import { Network } from "../src/engine/network/network.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { measureAccuracy, summary } from "./lib/route-truth.js";
 import { fixtureVehicles, sumoVehicles } from "./lib/sumo-monaco.js";
-
-const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../test/helpers/bundled-data.js";
 
 export default async function matchingSumoBench(args: string[]): Promise<Record<string, unknown>> {
   const useFixture = args.includes("fixture");
   const [intervals = "10,30", noise = "10"] = args.filter((a) => a !== "fixture");
   const full = useFixture ? null : await sumoVehicles();
   const vehicles = full ?? fixtureVehicles();
-  const network = new Network("MC", await readOsmSegments(MONACO));
+  const network = new Network("MC", await readOsmSegments(MONACO_PBF));
   // As a service matches: route balls precomputed.
   prepareMatching(network);
   const results: Record<string, unknown> = {};

@@ -19,7 +19,6 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import {
   DEFAULT_MATCH_OPTIONS,
@@ -35,8 +34,7 @@ import type { LonLat } from "../src/engine/network/types.js";
 import type { MatchedTrip, RawTrip } from "../src/engine/trips/types.js";
 import { collectGarbage } from "./lib/collect-garbage.js";
 import { gridNetwork, syntheticTraces } from "./lib/synthetic.js";
-
-const MONACO = fileURLToPath(new URL("../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../test/helpers/bundled-data.js";
 
 /** A trace to match with what really happened. */
 interface BenchTrace {
@@ -138,7 +136,7 @@ function timed<T>(run: () => T): { value: T; seconds: number; cpuSeconds: number
  * daily volume depends on `count` only, so the first `count` traces stay the same whatever the total.
  */
 async function monacoTraces(count: number, total: number, samplingS: number, noiseM: number) {
-  const network = new Network("mc", await readOsmSegments(MONACO));
+  const network = new Network("mc", await readOsmSegments(MONACO_PBF));
   const sim = new Simulation(network, {
     from: "2025-03",
     to: "2026-02",

@@ -6,12 +6,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";
+import { MONACO_PBF } from "../test/helpers/bundled-data.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const OSM_FILE = /\.(osm\.pbf|osm|osm\.gz)$/;
 
 function defaultFiles(): string[] {
-  const files = [join(repo, "data/osm/monaco.osm.pbf")];
+  const files = [MONACO_PBF];
   // The shared data sits beside the repository; from a worktree under /work/wt it is one level further up.
   const extracts = [
     join(repo, "../shared/data/osm-extracts"),

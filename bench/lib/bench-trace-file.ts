@@ -6,10 +6,11 @@
 import { join } from "node:path";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { Network } from "../../src/engine/network/network.js";
-import { benchTraceFile, MONACO, withUuidDeviceIds } from "../ingest.js";
+import { benchTraceFile, withUuidDeviceIds } from "../ingest.js";
+import { MONACO_PBF } from "../../test/helpers/bundled-data.js";
 
 const [trips, samplingS, dir, ids] = process.argv.slice(2);
-const network = new Network("mc", await readOsmSegments(MONACO));
+const network = new Network("mc", await readOsmSegments(MONACO_PBF));
 const simulated = benchTraceFile(network, Number(trips), Number(samplingS), join(dir, "traces")).months[0]
   .traces;
 process.stdout.write(ids === "uuid" ? withUuidDeviceIds(simulated) : simulated);

@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { MONACO_PBF } from "../../test/helpers/bundled-data.js";
 
 /**
  * One driven SUMO edge: the OSM way it comes from and the OSM nodes it starts and ends at, with their
@@ -32,7 +33,6 @@ export const SAMPLE_STEP_S = 10;
 const ROOT = resolve(import.meta.dirname, "../..");
 export const SUMO_CACHE_DIR = join(ROOT, "var/bench/sumo-monaco");
 export const SUMO_FIXTURE = join(ROOT, "test/fixtures/sumo-monaco.json");
-const OSM_PBF = join(ROOT, "data/osm/monaco.osm.pbf");
 
 function hasCommand(name: string): boolean {
   try {
@@ -63,7 +63,7 @@ function buildScenario(dir: string): void {
   const sumoHome = process.env.SUMO_HOME ?? "/usr/share/sumo";
   const run = (cmd: string, args: string[]) =>
     execFileSync(cmd, args, { cwd: dir, stdio: "ignore", env: { ...process.env, SUMO_HOME: sumoHome } });
-  run("osmium", ["cat", OSM_PBF, "-o", "monaco.osm", "-O"]);
+  run("osmium", ["cat", MONACO_PBF, "-o", "monaco.osm", "-O"]);
   run("netconvert", [
     "--osm-files=monaco.osm",
     "-o=monaco.net.xml",

@@ -8,9 +8,9 @@ import Database from "better-sqlite3";
 import { databaseFile } from "../../src/config/config.js";
 import { runCli } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/index.ts", import.meta.url));
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
 
 async function cli(dataDir: string, args: string[]): Promise<string> {
   const r = await runCli(dataDir, args);
@@ -59,7 +59,7 @@ describe("streetflow ingest stopped by SIGTERM mid-file", () => {
 
   before(async () => {
     dataDir = tempDir("sf-ingest-stop-");
-    await cli(dataDir, ["import-osm", MONACO, "--country", "mc"]);
+    await cli(dataDir, ["import-osm", MONACO_PBF, "--country", "mc"]);
     const simDir = join(dataDir, "sim");
     await cli(dataDir, [
       ...["simulate", "--country", "mc", "--from", "2025-03", "--to", "2025-03"],

@@ -21,8 +21,8 @@ import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { expansionFactor } from "../../src/engine/expansion.js";
 import { boxFeature } from "../helpers/zones.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
 const EMAIL = "planner@example.org";
 
 // Six adjacent boxes (two rows of three) over Monaco and its French neighbours, where most simulated trips
@@ -107,7 +107,7 @@ describe("OD analysis against the simulation's ground truth (Monaco, one month)"
   let spec: AnalysisSpec;
 
   before(async () => {
-    const segments = await readOsmSegments(MONACO);
+    const segments = await readOsmSegments(MONACO_PBF);
     await store.network.replaceCountry(
       { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
       segments,

@@ -10,8 +10,7 @@ import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { runCli, startServer, type RunningServer } from "../helpers/server.js";
-
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 /** Runs a CLI command that must succeed; its stdout. */
 async function cli(dataDir: string, args: string[]): Promise<string> {
@@ -41,7 +40,7 @@ describe("import-osm → simulate → ingest → serve (real processes)", () => 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "sf-pipeline-"));
     simDir = join(dataDir, "sim");
-    await cli(dataDir, ["import-osm", MONACO, "--country", "mc"]);
+    await cli(dataDir, ["import-osm", MONACO_PBF, "--country", "mc"]);
     await cli(dataDir, [
       ...["simulate", "--country", "mc", "--from", "2025-03", "--to", "2025-03"],
       ...["--trips-per-day", "20", "--seed", "7", "--out", simDir, "--source", "lbs"],

@@ -8,13 +8,12 @@ import { ACCESS_CAR } from "../../src/engine/network/types.js";
 import type { Store } from "../../src/app/ports/store.js";
 import { randomOf, syntheticMatchedTrips } from "../../bench/lib/synthetic.js";
 import { boxFeature } from "./zones.js";
-
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
+import { MONACO_PBF } from "./bundled-data.js";
 
 /** The Monaco network, read once per process. */
 let monaco: Promise<Network> | null = null;
 export const monacoNetwork = () =>
-  (monaco ??= readOsmSegments(MONACO).then((segments) => new Network("mc", segments)));
+  (monaco ??= readOsmSegments(MONACO_PBF).then((segments) => new Network("mc", segments)));
 
 /**
  * A store for analysis-shard tests: the Monaco network, `tripsPerMonth` synthetic matched trips (random

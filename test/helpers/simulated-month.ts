@@ -7,8 +7,8 @@ import { Simulation, writeSimulation } from "../../src/engine/simulate/index.js"
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import type { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { MONACO_PBF } from "./bundled-data.js";
 
-const MONACO = new URL("../../data/osm/monaco.osm.pbf", import.meta.url).pathname;
 export const PLANNER_EMAIL = "planner@example.org";
 
 /**
@@ -21,13 +21,13 @@ export async function simulatedMonacoMonth(
   dir: string,
   { tripsPerDay, seed, presets = false }: { tripsPerDay: number; seed: number; presets?: boolean },
 ) {
-  const segments = await readOsmSegments(MONACO);
+  const segments = await readOsmSegments(MONACO_PBF);
   await store.network.replaceCountry(
     { country: "mc", source: "test", segmentCount: segments.length, importedAt: "" },
     segments,
   );
   if (presets)
-    await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO)));
+    await store.presetAreas.replaceCountry("mc", presetAreasOf("mc", await readAdminAreas(MONACO_PBF)));
   const rt: AppContext = {
     store,
     networks: storeNetworks(store.network),

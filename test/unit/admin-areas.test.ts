@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readAdminAreas } from "../../src/engine/network/admin-areas.js";
 import { sharedDataFile } from "../helpers/shared-data.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const FIXTURE = here("../fixtures/boundaries.osm");
-const MONACO = here("../../data/osm/monaco.osm.pbf");
 const BAYREUTH = sharedDataFile("osm-extracts/north-bayreuth.osm.gz");
 
 const labels = (areas: Awaited<ReturnType<typeof readAdminAreas>>) =>
@@ -28,7 +28,7 @@ describe("readAdminAreas", () => {
   });
 
   it("gives Monaco's 9 quarters (level 10) and the 4 communes wholly inside the extract (level 8)", async () => {
-    const areas = await readAdminAreas(MONACO);
+    const areas = await readAdminAreas(MONACO_PBF);
     const names = (level: number) =>
       areas
         .filter((a) => a.adminLevel === level)

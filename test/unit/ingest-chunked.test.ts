@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { ingestFilesInChunks, MAX_OUTSTANDING_CHUNKS } from "../../src/app/ingest-chunked.js";
@@ -18,6 +17,7 @@ import { storeNetworks } from "../../src/app/networks.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { storeDigest } from "../helpers/store-digest.js";
 import { inDayFiles } from "../../bench/lib/day-files.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 /**
  * The command's side of a distributed ingest on one SQLite store and its own queue, with a job loop
@@ -25,7 +25,6 @@ import { inDayFiles } from "../../bench/lib/day-files.js";
  * report and stored data as ingestFiles, with more chunks than may wait at once (the reader waits for
  * the worker).
  */
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
 
 let dir: string;
 let segments: Segment[];
@@ -33,7 +32,7 @@ let file: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sf-ingest-chunked-"));
-  segments = await readOsmSegments(MONACO);
+  segments = await readOsmSegments(MONACO_PBF);
   const ctx = await contextOf("setup");
   const sim = new Simulation((await ctx.networks.get("mc"))!, {
     ...{ from: "2025-03", to: "2025-03", tripsPerDay: 8, seed: 5, source: "lbs" },

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { storeNetworks } from "../../src/app/networks.js";
@@ -17,8 +16,7 @@ import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { inDayFiles } from "../../bench/lib/day-files.js";
-
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 let dir: string;
 let segments: Segment[];
@@ -26,7 +24,7 @@ let file: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sf-ingest-parallel-"));
-  segments = await readOsmSegments(MONACO);
+  segments = await readOsmSegments(MONACO_PBF);
   const rt = await runtime("setup");
   const sim = new Simulation((await rt.networks.get("mc"))!, {
     from: "2025-03",

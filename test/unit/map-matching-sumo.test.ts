@@ -1,15 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { measureAccuracy, segmentsOfEdge, summary } from "../../bench/lib/route-truth.js";
 import { fixtureVehicles } from "../../bench/lib/sumo-monaco.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 // Cars driven by SUMO (not Streetflow's generator) on the bundled Monaco extract: a committed subset of
 // the scenario of `npm run bench -- matching-sumo`, with 10 m of Gaussian noise per axis.
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
-const networkPromise = readOsmSegments(MONACO).then((segments) => new Network("MC", segments));
+const networkPromise = readOsmSegments(MONACO_PBF).then((segments) => new Network("MC", segments));
 
 test("every SUMO edge of the fixture maps onto Streetflow's segments (the ground truth is complete)", async () => {
   const network = await networkPromise;

@@ -8,9 +8,9 @@ import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import { ACCESS_BIKE, ACCESS_CAR, ACCESS_FOOT, type Segment } from "../../src/engine/network/types.js";
 import { sharedDataFile } from "../helpers/shared-data.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const MONACO = here("../../data/osm/monaco.osm.pbf");
 const FIXTURE = here("../fixtures/t-junction.osm");
 const BAYREUTH = sharedDataFile("osm-extracts/north-bayreuth.osm.gz");
 const ANDORRA = sharedDataFile("osm-extracts/andorra.osm.pbf");
@@ -81,7 +81,7 @@ describe("readOsmSegments on files it cannot read", () => {
 describe("readOsmSegments on the shipped Monaco extract (PBF)", () => {
   let segments: Segment[];
   before(async () => {
-    segments = await readOsmSegments(MONACO);
+    segments = await readOsmSegments(MONACO_PBF);
   });
 
   it("reads the regression segment count", () => {
@@ -130,7 +130,7 @@ describe("readOsmSegments on the shipped Monaco extract (PBF)", () => {
   });
 
   it("yields identical ids when imported again", async () => {
-    const again = await readOsmSegments(MONACO);
+    const again = await readOsmSegments(MONACO_PBF);
     assert.deepEqual(
       again.map((s) => s.id),
       segments.map((s) => s.id),

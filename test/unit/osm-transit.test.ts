@@ -2,12 +2,10 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readOsmNetwork, type OsmNetwork } from "../../src/engine/network/osm-import.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { tempDir } from "../helpers/temp-dir.js";
-
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 /** A road (way 1) crossed by a railway at node 2 (a level crossing), a tram line, and a bus route. */
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
@@ -43,7 +41,7 @@ describe("the transit layer of an OSM import", () => {
     const file = join(tempDir("streetflow-transit-"), "crossing.osm");
     writeFileSync(file, XML);
     xml = await readOsmNetwork(file);
-    monaco = await readOsmNetwork(MONACO);
+    monaco = await readOsmNetwork(MONACO_PBF);
   });
 
   it("reads railway=rail|light_rail|subway|tram ways as rail lines with their geometry", () => {

@@ -1,13 +1,11 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { Network } from "../../src/engine/network/network.js";
 import { readOsmNetwork } from "../../src/engine/network/osm-import.js";
 import type { TransitRoute } from "../../src/engine/network/types.js";
 import { TransitSimulation } from "../../src/engine/simulate/transit.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
-
-const MONACO = fileURLToPath(new URL("../../data/osm/monaco.osm.pbf", import.meta.url));
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 
 describe("transit riders on Monaco's bus routes and rail lines", () => {
   let network: Network;
@@ -16,7 +14,7 @@ describe("transit riders on Monaco's bus routes and rail lines", () => {
   const options = { from: "2025-03", to: "2025-03", ridersPerDay: 8, seed: 5 };
 
   before(async () => {
-    const osm = await readOsmNetwork(MONACO);
+    const osm = await readOsmNetwork(MONACO_PBF);
     network = new Network("mc", osm.segments);
     routes = osm.transit;
     trips = [...new TransitSimulation(network, routes, options).trips()];
