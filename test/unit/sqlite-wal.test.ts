@@ -6,17 +6,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { WAL_PAGES_BOUND } from "../../src/store/sqlite/wal-checkpoints.js";
+import { WAL_BOUND_BYTES } from "../../src/store/sqlite/wal-checkpoints.js";
 
 /** ~10 MB in one transaction: ~2,500 WAL pages, past SQLite's default auto-checkpoint of 1,000. */
 const ROWS = 2500;
 const ROW_BYTES = 4000;
 
-async function writeLargeTransaction(store: SqliteStore): Promise<void> {
+async function writeLargeTransaction(store: SqliteStore, rows = ROWS): Promise<void> {
   store.db.exec("CREATE TABLE IF NOT EXISTS scratch (id INTEGER PRIMARY KEY, b BLOB)");
   await store.transaction(async () => {
     const insert = store.db.prepare("INSERT INTO scratch (b) VALUES (?)");
-    for (let i = 0; i < ROWS; i++) insert.run(randomBytes(ROW_BYTES));
+    for (let i = 0; i < rows; i++) insert.run(randomBytes(ROW_BYTES));
   });
 }
 
@@ -48,12 +48,25 @@ describe("SQLite WAL checkpoints", () => {
     }
   });
 
-  it("bounds the WAL: past WAL_PAGES_BOUND pages the writer checkpoints itself, and a restarted WAL is cut back", async () => {
+  it("a transaction of a month's ingest batch (~40 MB) commits without copying into the database file", async () => {
+    const store = new SqliteStore(file);
+    try {
+      const sizeBefore = statSync(file).size;
+      // A batch of 20,000 trips rewrites its month's tallies, ~30 MB on Monaco; the bound was once 32 MB.
+      await writeLargeTransaction(store, 10_000);
+      assert.equal(statSync(file).size, sizeBefore, "the COMMIT copied WAL frames into the database file");
+      assert.ok((await store.walCheckpointed())!.log > 8192);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("bounds the WAL: past WAL_BOUND_BYTES the writer checkpoints itself, and a restarted WAL is cut back", async () => {
     const store = new SqliteStore(file);
     try {
       const pageSize = store.db.pragma("page_size", { simple: true }) as number;
-      assert.equal(store.db.pragma("wal_autocheckpoint", { simple: true }), WAL_PAGES_BOUND);
-      assert.equal(store.db.pragma("journal_size_limit", { simple: true }), WAL_PAGES_BOUND * pageSize);
+      assert.equal(store.db.pragma("wal_autocheckpoint", { simple: true }), WAL_BOUND_BYTES / pageSize);
+      assert.equal(store.db.pragma("journal_size_limit", { simple: true }), WAL_BOUND_BYTES);
     } finally {
       await store.close();
     }

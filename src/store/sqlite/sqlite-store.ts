@@ -43,7 +43,7 @@ import { SqliteTrips } from "./trip-repo.js";
 import { SqliteSecurity } from "./security.js";
 import { SqliteIngestChunks } from "./ingest-chunks.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
-import { WAL_PAGES_BOUND, WalCheckpoints, type CheckpointResult } from "./wal-checkpoints.js";
+import { WAL_BOUND_BYTES, walPagesBound, WalCheckpoints, type CheckpointResult } from "./wal-checkpoints.js";
 import { packCoords, unpackCoords } from "../packed-coords.js";
 import { asyncPort, TransactionGate, type Sync } from "./async-port.js";
 import {
@@ -144,14 +144,14 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The writer checkpoints only past WAL_PAGES_BOUND (the WAL's bound); below it a thread does, after each
+   * The writer checkpoints only past WAL_BOUND_BYTES (the WAL's bound); below it a thread does, after each
    * transaction and, for writes outside transactions, when the WAL changed since the last look. The WAL
    * file is cut back to the bound when it restarts after a larger transaction.
    */
   private checkpointInBackground(): WalCheckpoints {
     const pageSize = this.db.pragma("page_size", { simple: true }) as number;
-    this.db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BOUND}`);
-    this.db.pragma(`journal_size_limit = ${WAL_PAGES_BOUND * pageSize}`);
+    this.db.pragma(`wal_autocheckpoint = ${walPagesBound(pageSize)}`);
+    this.db.pragma(`journal_size_limit = ${WAL_BOUND_BYTES}`);
     const checkpoints = new WalCheckpoints(this.file, () => {
       // No thread (e.g. it could not start): the writer checkpoints in its commits, as SQLite does by default.
       this.db.pragma("wal_autocheckpoint = 1000");

@@ -2,11 +2,16 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
 /**
- * WAL pages after which the writing connection checkpoints inside a COMMIT itself (SQLite's auto-checkpoint):
- * the bound on the WAL should the background checkpoints fall behind. 8,192 pages of 4 KB = 32 MB, several
- * ingest batches (~6 MB each); SQLite's default of 1,000 made every such batch's COMMIT copy its frames.
+ * WAL bytes after which the writing connection checkpoints inside a COMMIT itself (SQLite's auto-checkpoint):
+ * the bound on the WAL should the background checkpoints fall behind. SQLite's default of 1,000 pages made
+ * every ingest batch's COMMIT copy its frames. It must hold a few whole batches: an ingest batch of 20,000
+ * trips on Monaco rewrites its month's tallies, ~30 MB of pages, and at the former 32 MB the second batch of
+ * a month's ingest still checkpointed in its COMMIT (110-170 ms of the ingest's serial tail).
  */
-export const WAL_PAGES_BOUND = 8192;
+export const WAL_BOUND_BYTES = 128 * 1024 * 1024;
+
+/** The bound in pages of the database's size (`wal_autocheckpoint` counts pages). */
+export const walPagesBound = (pageSize: number) => Math.ceil(WAL_BOUND_BYTES / pageSize);
 
 /** What a checkpoint reported: PRAGMA wal_checkpoint's row (busy 1 when it could not finish). */
 export interface CheckpointResult {
