@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { DEMO_PBF } from "../../src/main/bootstrap.js";
+import { MONACO_PBF } from "../../test/helpers/bundled-data.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { storeDigest } from "../../test/helpers/store-digest.js";
@@ -37,7 +37,7 @@ export default async function scaleIngest(args: string[]): Promise<Record<string
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-scale-ingest-"));
   try {
     const sqliteEnv = { STREETFLOW_DATA_DIR: dir, STREETFLOW_DATABASE_URL: "", STREETFLOW_REDIS_URL: "" };
-    await command(["import-osm", DEMO_PBF, "--country", "mc"], sqliteEnv);
+    await command(["import-osm", MONACO_PBF, "--country", "mc"], sqliteEnv);
     const sim = join(dir, "sim");
     await command(
       ["simulate", "--country", "mc", "--from", MONTH, "--to", MONTH, "--trips-per-day", String(tripsPerDay)],
@@ -70,7 +70,7 @@ async function measure(traces: string[], dir: string, workers: number, chunkTrip
     STREETFLOW_REDIS_URL: REDIS_URL,
     STREETFLOW_REDIS_PREFIX: prefix,
   };
-  await command(["import-osm", DEMO_PBF, "--country", "mc"], env);
+  await command(["import-osm", MONACO_PBF, "--country", "mc"], env);
   const processes = await Promise.all(
     Array.from({ length: workers }, () => startWorker({ url, prefix, shardTrips: 0 })),
   );

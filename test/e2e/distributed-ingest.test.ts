@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { databaseFile } from "../../src/config/config.js";
-import { DEMO_PBF } from "../../src/main/bootstrap.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import {
@@ -63,7 +63,7 @@ async function pgDigest(cluster: Cluster): Promise<StoreDigest> {
 async function startCluster(svc: DistributedServices): Promise<Cluster> {
   const dataDir = tempDir("streetflow-ingest-cluster-");
   const env = { ...svc.env, ...FAST_RECOVERY };
-  await cli(dataDir, env, "import-osm", DEMO_PBF, "--country", "mc");
+  await cli(dataDir, env, "import-osm", MONACO_PBF, "--country", "mc");
   const workers = await Promise.all([1, 2].map(() => startWorkerProcess(dataDir, env)));
   return { svc, dataDir, env, workers };
 }
@@ -89,7 +89,7 @@ describe(
 
     before(async () => {
       const singleDir = tempDir("streetflow-ingest-single-");
-      await cli(singleDir, SQLITE_ENV, "import-osm", DEMO_PBF, "--country", "mc");
+      await cli(singleDir, SQLITE_ENV, "import-osm", MONACO_PBF, "--country", "mc");
       const simDir = join(singleDir, "sim");
       await cli(
         singleDir,

@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DEMO_PBF } from "../../src/main/bootstrap.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 import { runCli, startServer, type RunningServer } from "../helpers/server.js";
 import { waitFor } from "../helpers/stop-process.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -48,7 +48,7 @@ async function cli(d: Pick<Deployment, "dataDir" | "env">, ...args: string[]): P
 
 /** Network, trips and an organization with a user and a key, all through the CLI. */
 async function provision(d: Pick<Deployment, "dataDir" | "env">, traces: string): Promise<string> {
-  await cli(d, "import-osm", DEMO_PBF, "--country", "mc");
+  await cli(d, "import-osm", MONACO_PBF, "--country", "mc");
   // Ingested here, not in chunks: no worker runs yet (test/e2e/distributed-ingest.test.ts has chunks).
   await cli(
     d,
@@ -217,7 +217,7 @@ describe(
         env: { ...svc.env, ...FAST_RECOVERY },
       };
       // The traces are simulated once, on the SQLite side, and ingested into both stores.
-      await cli(singleDep, "import-osm", DEMO_PBF, "--country", "mc");
+      await cli(singleDep, "import-osm", MONACO_PBF, "--country", "mc");
       await cli(
         singleDep,
         ...["simulate", "--country", "mc", "--from", MONTH, "--to", MONTH],

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { DEMO_PBF } from "../../src/main/bootstrap.js";
+import { MONACO_PBF } from "../helpers/bundled-data.js";
 import { simulateCommand } from "../../src/cli/simulate.js";
 import { importNetwork } from "../../src/app/network-import.js";
 import { openContext } from "../../src/main/runtime.js";
@@ -68,7 +68,7 @@ test("simulate --transit-riders stores bus and rail riders with their walks on t
   const lines: string[] = [];
   try {
     const rt = openContext(dir);
-    await importNetwork(rt, DEMO_PBF, "mc", () => {});
+    await importNetwork(rt, MONACO_PBF, "mc", () => {});
     await rt.store.close();
     const args = ["--country", "mc", "--from", "2025-02", "--to", "2025-02", "--trips-per-day", "2"];
     console.log = (line: string) => lines.push(line);
