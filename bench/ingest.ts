@@ -19,7 +19,9 @@
  * groups: what the ingest's could reach if nothing but matching had to happen (`wallSpeedup.ofMatcherOnPool`,
  * the median of the rounds' ratios of the two). `storeS` is the wall time of
  * the store's transactions; `parallel.tailS` the wall time from the last group the workers matched to the
- * end (they are idle for it: what keeps `wallSpeedup` under 2).
+ * end (they are idle for it: what keeps `wallSpeedup` under 2). `wallSpeedup.withNoIdleCore`, `idleCoreS` and
+ * `idleCoreSAllowedAt1_8` give the 2-thread run's budget: the ratio were its CPU spread over every core with none
+ * idle, the core-seconds it left idle, and how many a 1.8x ratio allows (docs/performance.md, issue 16).
  * Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";
@@ -116,6 +118,9 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     const shares = singles.map((m, r) => round(alone[r].cpuS / m.cpuS));
     const wallRatios = singles.map((m, r) => round(m.wallS / parallels[r].wallS));
     const poolRatios = alone.map((m, r) => round(m.wallS / onPool[r].wallS));
+    const cores = availableParallelism();
+    // Core-seconds no thread of the parallel run used: its wall time on every core, less its CPU time.
+    const idleCoreS = parallels.map((m) => m.wallS * cores - m.cpuS);
     const first = singles[0];
     return {
       network: `Monaco, ${segments.length} segments`,
@@ -158,6 +163,15 @@ export default async function ingestBench(args: string[]): Promise<Record<string
         // Against matching alone on the same pool in the same round: how near the ingest comes to the
         // speed-up the matching itself reaches on these cores.
         ofMatcherOnPool: median(wallRatios.map((w, r) => round(w / poolRatios[r]))),
+        // The run's budget (on an otherwise idle machine): what the ratio would be were no core ever idle in
+        // the parallel run (its CPU spread over every core; the single thread's collector already uses a
+        // second core, so this is under `cores`), the core-seconds it did leave idle, and the most it may
+        // leave idle for a 1.8x ratio.
+        withNoIdleCore: median(singles.map((m, r) => round((m.wallS * cores) / parallels[r].cpuS))),
+        idleCoreS: round(median(idleCoreS)),
+        idleCoreSAllowedAt1_8: round(
+          median(singles.map((m, r) => (m.wallS * cores) / 1.8 - parallels[r].cpuS)),
+        ),
         wallS1: singles.map((m) => round(m.wallS)),
         [`wallS${threads}`]: parallels.map((m) => round(m.wallS)),
       },
@@ -165,7 +179,7 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       // its threads) spread over every core but for its serial tail, never less than its busiest thread;
       // against the single-threaded run's critical path, its main thread (its collector's helper threads
       // run beside it on an idle core).
-      wallSpeedupBound: round(single.mainThreadCpuS / parallelWallBound(parallel, availableParallelism())),
+      wallSpeedupBound: round(single.mainThreadCpuS / parallelWallBound(parallel, cores)),
       sameTripsStored: [...singles, ...parallels].every((m) => m.digest === first.digest),
       sameTalliesStored: [...singles, ...parallels].every((m) => m.talliesDigest === first.talliesDigest),
       tripsSha1: first.digest.slice(0, 12),
