@@ -247,6 +247,10 @@ export class JobRunner {
       return;
     }
     await store.analyses.markRunning(uuid);
+    // Planning reads the trip index and the shards' results, seconds on a large analysis: a job that goes no
+    // further than this line (its lease passed on) was lost while planning, not before it was claimed.
+    if (this.plansShards())
+      this.o.log(`analysis ${analysis.name} (${uuid}) claimed, attempt ${job.attempts}: planning`);
     const task = await this.shardedTask(job, analysis);
     if ("split" in task) {
       this.o.log(`analysis ${analysis.name} (${uuid}) ${task.split}`);
@@ -320,6 +324,11 @@ export class JobRunner {
     });
   }
 
+  /** With flows and a shard size, an analysis job plans (shards, merge parts, the merge) before it computes. */
+  private plansShards(): boolean {
+    return this.o.queue.flows !== undefined && this.o.shardTrips > 0;
+  }
+
   /**
    * What the claimed analysis job computes. With flows and a shardable analysis: on its first run the
    * job is split into one child per shard ("split": the job waits for them); once they are all done,
@@ -332,7 +341,7 @@ export class JobRunner {
     analysis: StoredAnalysis,
   ): Promise<WorkerTask | { split: string } | { lost: true }> {
     const { flows } = this.o.queue;
-    if (!flows || this.o.shardTrips <= 0) return { type: "whole" };
+    if (!flows || !this.plansShards()) return { type: "whole" };
     const rounds = await flows.childRounds(job.id);
     let children: ChildJob[] = [];
     if (rounds.length === 0) {

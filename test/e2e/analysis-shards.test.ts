@@ -148,10 +148,11 @@ describe("analysis shards on PostgreSQL and Redis", { skip: skip ?? false }, () 
     await createAnalysis(api, spec);
     // 900 trips a month in chunks of 200 (the last 100), shards of about 400 trips: 2 a month (400 and 500), 6 in all.
     await assertSameCsvs(spec.uuid, await wholeOnSqlite(spec));
-    assert.ok(
-      log.some((l) => l.includes(`(${spec.uuid}) split into 6 shards`)),
-      log.join("\n"),
-    );
+    const mine = log.filter((l) => l.includes(`(${spec.uuid})`));
+    const split = mine.findIndex((l) => l.includes(" split into 6 shards"));
+    assert.ok(split >= 0, log.join("\n"));
+    // Every pass of the parent job says it was claimed before it plans: the first pass splits it.
+    assert.match(mine[split - 1] ?? "", / claimed, attempt 1: planning$/, mine.join("\n"));
     const owners = new Set(log.filter((l) => l.includes(spec.uuid) && / shard \d+\/6 done/.test(l)));
     assert.equal(owners.size, 6);
     // Then two merge parts write the od_* rows of half the zone pairs each, and the job lays them together.
