@@ -2,7 +2,7 @@ import type { Store } from "../app/ports/store.js";
 import type { StoredAnalysis } from "../domain/records.js";
 import { ANALYSIS_JOB, type AnalysisJobPayload } from "../app/analyses/lifecycle.js";
 import { isDeadLocalOwner, leaseOwnerId } from "./lease-owner.js";
-import type { ChildJob, Job, JobQueue } from "../app/ports/job-queue.js";
+import type { ChildJob, Job, JobFlows, JobQueue } from "../app/ports/job-queue.js";
 import type { WorkerInput, WorkerTask } from "./analysis-thread.js";
 import { WarmThread, type TaskEnd } from "./warm-thread.js";
 import {
@@ -249,7 +249,7 @@ export class JobRunner {
     await store.analyses.markRunning(uuid);
     // Planning reads the trip index and the shards' results, seconds on a large analysis: a job that goes no
     // further than this line (its lease passed on) was lost while planning, not before it was claimed.
-    if (this.plansShards())
+    if (this.shardFlows)
       this.o.log(`analysis ${analysis.name} (${uuid}) claimed, attempt ${job.attempts}: planning`);
     const task = await this.shardedTask(job, analysis);
     if ("split" in task) {
@@ -324,9 +324,12 @@ export class JobRunner {
     });
   }
 
-  /** With flows and a shard size, an analysis job plans (shards, merge parts, the merge) before it computes. */
-  private plansShards(): boolean {
-    return this.o.queue.flows !== undefined && this.o.shardTrips > 0;
+  /**
+   * The queue's flows when analyses are split into shards (flows and a shard size): an analysis job then
+   * plans (shards, merge parts, the merge) before it computes.
+   */
+  private get shardFlows(): JobFlows | undefined {
+    return this.o.shardTrips > 0 ? this.o.queue.flows : undefined;
   }
 
   /**
@@ -340,8 +343,8 @@ export class JobRunner {
     job: Job,
     analysis: StoredAnalysis,
   ): Promise<WorkerTask | { split: string } | { lost: true }> {
-    const { flows } = this.o.queue;
-    if (!flows || !this.plansShards()) return { type: "whole" };
+    const flows = this.shardFlows;
+    if (!flows) return { type: "whole" };
     const rounds = await flows.childRounds(job.id);
     let children: ChildJob[] = [];
     if (rounds.length === 0) {
