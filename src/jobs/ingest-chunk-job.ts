@@ -16,6 +16,8 @@ export interface ChunkJobRunner {
   maxAttempts: number;
   log: (line: string) => void;
   stopping: () => boolean;
+  /** Shutting down mid-run: gives the job back to the queue (and says whether it could). */
+  handBack: (job: Job, name: string) => Promise<void>;
 }
 
 /**
@@ -60,8 +62,7 @@ export class IngestChunkJobs {
     }
     if (outcome.type === "abandoned") {
       // Stopping: hand it back at once; a lost lease: another runner has it (or it was cancelled).
-      if (runner.stopping() && (await queue.release(job.id, workerId)))
-        runner.log(`${name} handed back to the queue (shutting down)`);
+      if (runner.stopping()) await runner.handBack(job, name);
       return;
     }
     await queue.complete(job.id, workerId);

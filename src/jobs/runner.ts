@@ -271,8 +271,7 @@ export class JobRunner {
     if (this.stopping && outcome.type !== "result") {
       // Shutting down mid-run: the job goes back to the queue for the next runner, without waiting for
       // the lease to expire and without counting as an interrupted attempt.
-      await queue.release(job.id, workerId);
-      this.o.log(`analysis ${analysis.name} (${uuid}) handed back to the queue (shutting down)`);
+      await this.handBack(job, `analysis ${analysis.name} (${uuid})`);
       return;
     }
     let ending: string;
@@ -445,8 +444,7 @@ export class JobRunner {
       task,
     });
     if (this.stopping && outcome.type !== "partial") {
-      await queue.release(job.id, workerId);
-      this.o.log(`${name} handed back to the queue (shutting down)`);
+      await this.handBack(job, name);
       return;
     }
     if (outcome.type === "partial" && job.kind === MERGE_PART_JOB) {
@@ -482,6 +480,16 @@ export class JobRunner {
   }
 
   /** What a child job computes: its shard, or its merge part over the partial sums of every shard. */
+  /** Shutting down mid-run: the job goes back to the queue, unless it is no longer this runner's. */
+  private async handBack(job: Job, name: string): Promise<void> {
+    const released = await this.o.queue.release(job.id, this.o.workerId);
+    this.o.log(
+      released
+        ? `${name} handed back to the queue (shutting down)`
+        : `${name} not handed back: no longer held (its lease ran out, or it was cancelled)`,
+    );
+  }
+
   private async childTask(job: Job): Promise<WorkerTask> {
     if (job.kind === SHARD_JOB) return { type: "shard", shard: (job.payload as ShardJobPayload).shard };
     const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;
@@ -495,7 +503,11 @@ export class JobRunner {
       await queue.fail(job.id, workerId, "this runner takes no ingest chunks");
       return;
     }
-    await ingestChunks.run(job, { ...this.o, stopping: () => this.stopping });
+    await ingestChunks.run(job, {
+      ...this.o,
+      stopping: () => this.stopping,
+      handBack: (j, name) => this.handBack(j, name),
+    });
   }
 
   /** Runs the task in the warm thread and reports how it ended; `lease` is the job's (keepLease). */

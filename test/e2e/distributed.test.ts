@@ -326,7 +326,10 @@ describe(
       const status = await finished(apis[0], cluster.key, uuid);
       assert.equal(status.status, "Data Available", status.failure_reason);
       // A released job is not an interrupted attempt: the next runner starts it as attempt 1 again.
-      await holderOf([survivor], uuid, 1);
+      assert.ok(
+        survivor.output().includes(`(${uuid}) started, attempt 1`),
+        `${survivor.output()}\nthe stopped worker:\n${holder.output()}`,
+      );
       assert.deepEqual(await csvsOf(apis[1], cluster.key, "OD after a stop", status.metrics), referenceCsvs);
     });
   },

@@ -7,6 +7,7 @@ import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { ingestFilesInChunks, MAX_OUTSTANDING_CHUNKS } from "../../src/app/ingest-chunked.js";
 import type { IngestChunkPayload } from "../../src/app/ingest-chunk.js";
+import type { Job } from "../../src/app/ports/job-queue.js";
 import { tripMatcher } from "../../src/engine/matching/index.js";
 import { readOsmSegments } from "../../src/engine/network/osm-import.js";
 import type { Segment } from "../../src/engine/network/types.js";
@@ -65,6 +66,7 @@ function jobLoop(ctx: AppContext, { asEarlierVersion = false } = {}): { stop: ()
     maxAttempts: 3,
     log: () => {},
     stopping: () => false,
+    handBack: async (job: Job) => void (await ctx.store.jobs.release(job.id, runner.workerId)),
   };
   const loop = (async () => {
     while (!stopping) {

@@ -174,22 +174,20 @@ export class BullJobQueue implements JobQueue, JobFlows {
       const counts = [...rounds, children.length].join(",");
       await this.redis.set(this.mark("children", jobId), counts, "EX", KEEP_SECONDS);
     }
-    let waiting: boolean;
-    try {
-      waiting = await job.moveToWaitingChildren(workerId);
-    } catch (e) {
-      if (isLostJob(e)) return "lost";
-      throw e;
-    }
-    // BullMQ answers "no pending children" without looking at the lock: the merge is ours only if held.
-    if (!waiting) return (await this.holds(jobId, workerId)) ? "done" : "lost";
     // The split pass is not an attempt of the job: its merge pass should not look interrupted.
-    await this.redis
-      .multi()
-      .incr(this.mark("released", jobId))
-      .expire(this.mark("released", jobId), KEEP_SECONDS)
-      .exec();
-    return "waiting";
+    let waiting = false;
+    await this.countedOut(jobId, async () => {
+      try {
+        waiting = await job.moveToWaitingChildren(workerId);
+      } catch (e) {
+        if (!isLostJob(e)) throw e;
+        return false;
+      }
+      return waiting;
+    });
+    if (waiting) return "waiting";
+    // BullMQ answers "no pending children" without looking at the lock: the merge is ours only if held.
+    return (await this.holds(jobId, workerId)) ? "done" : "lost";
   }
 
   async childCount(jobId: string): Promise<number> {
@@ -256,15 +254,31 @@ export class BullJobQueue implements JobQueue, JobFlows {
   }
 
   async release(jobId: string, workerId: string): Promise<boolean> {
-    const released = await this.whileOwned(jobId, (job) => job.moveToWait(workerId));
     // BullMQ counted the start; the port's attempts leave a handed-back one out.
-    if (released)
-      await this.redis
-        .multi()
-        .incr(this.mark("released", jobId))
-        .expire(this.mark("released", jobId), KEEP_SECONDS)
-        .exec();
-    return released;
+    return this.countedOut(jobId, () => this.whileOwned(jobId, (job) => job.moveToWait(workerId)));
+  }
+
+  /**
+   * Runs `move`, which takes the job out of the active state when it answers true, with the start BullMQ
+   * counted left out of the port's attempts. The mark goes up before the move: a worker woken by the
+   * move claims the job within milliseconds and must see the start left out already (it once read the
+   * mark between the two and ran a handed-back job as its next attempt). A move that did not happen
+   * takes the mark back; a claim that read it meanwhile (the lease had run out) counts one attempt short.
+   */
+  private async countedOut(jobId: string, move: () => Promise<boolean>): Promise<boolean> {
+    await this.countReleases(jobId, 1);
+    let moved = false;
+    try {
+      moved = await move();
+    } finally {
+      if (!moved) await this.countReleases(jobId, -1);
+    }
+    return moved;
+  }
+
+  private async countReleases(jobId: string, by: 1 | -1): Promise<void> {
+    const key = this.mark("released", jobId);
+    await this.redis.multi().incrby(key, by).expire(key, KEEP_SECONDS).exec();
   }
 
   async expireLeases(isGone: (leaseOwner: string) => boolean): Promise<Job[]> {
