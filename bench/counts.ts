@@ -43,7 +43,7 @@ import type { SegmentStatCell } from "../src/engine/counts/segment-stats.js";
 import { gridNetwork } from "../test/helpers/grid-network.js";
 import { sharedDataFile } from "../test/helpers/shared-data.js";
 import { randomOf } from "./lib/synthetic.js";
-import { PhaseTimer } from "./lib/request-phases.js";
+import { labelNewThreads, PhaseTimer } from "./lib/request-phases.js";
 
 const EXTRACT = "osm-extracts/liechtenstein-2013-08-03.osm.pbf";
 /** A whole year, so both request shapes are served: one month (`{year, month}`) and the year (`{year}`). */
@@ -84,12 +84,16 @@ let COUNTRY = EXTRACT_SOURCE.country;
 
 export default async function countsBench(args: string[]): Promise<Record<string, unknown>> {
   const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 20);
+  // `phases`: the threads named by the set-up step that brought them (V8's and libuv's at start).
+  const threads = new Map<number, string>();
+  labelNewThreads(threads, "start");
   const source = args.includes("grid") ? GRID_SOURCE : EXTRACT_SOURCE;
   COUNTRY = source.country;
   const segments = await source.segments();
   if (!segments) return { skipped: `shared data absent: ${EXTRACT}` };
   const network = new Network(COUNTRY, segments);
   const store = await openStatsStore(cacheFileOf(COUNTRY), network, source.name);
+  labelNewThreads(threads, "store");
   // `synchronous=off`: no fsync at all (an experiment: what the checkpoints' fsyncs cost the tail).
   if (args.includes("synchronous=off")) store.db.pragma("synchronous = OFF");
   const networks = storeNetworks(store.network);
@@ -100,7 +104,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   let path: Path = "rollups";
   const timer = { lastMs: 0 };
   // `phases`: the request under way's phase timer (one per size measured), null otherwise.
-  const probe: Probe = { phases: args.includes("phases") ? newPhaseTimer(store) : null };
+  const probe: Probe = { phases: args.includes("phases") ? newPhaseTimer(store, threads) : null };
   const timed = async <T>(read: () => T | Promise<T>): Promise<T> => {
     const started = performance.now();
     const out = await read();
@@ -131,6 +135,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
     heavy: inlineRunner({ store: served, networks }),
     security: { rateLimits: { perKey: 1e9 } },
   });
+  labelNewThreads(threads, "app");
   const org = await store.accounts.createOrganization(`bench-${crypto.randomUUID()}`);
   try {
     const key = (await issueApiKey(store, org.id)).key;
@@ -185,14 +190,14 @@ interface Probe {
   phases: PhaseTimer | null;
 }
 
-const newPhaseTimer = (store: SqliteStore) =>
+const newPhaseTimer = (store: SqliteStore, threads: ReadonlyMap<number, string>) =>
   new PhaseTimer(() => {
     try {
       return statSync(`${store.file}-wal`).size;
     } catch {
       return 0;
     }
-  });
+  }, threads);
 
 /**
  * `phases`: the store's quota look-ups, page writes, charges and COMMITs timed into the request under way,
@@ -287,6 +292,12 @@ async function measure(
 ) {
   const body = metricsBody(centre, bufferM, shape);
   const segments = ((await post("segmentcount", body)).json() as { segment_count: number }).segment_count;
+  // The old generation emptied first: a full collection of the set-up's garbage (the network read, earlier
+  // sizes) would otherwise land in one window or another by chance, and say nothing of these requests.
+  // Before the warm-up, not after it: a forced collection drops what the JIT learnt of the objects' shapes,
+  // so the first requests after it deoptimised and recompiled (sliceRows, encodeSlice: "wrong map"), as no
+  // serving process ever does, and one of them was a month's p99 (docs/performance.md, section "Stop 42").
+  collectGarbage();
   let rows = 0;
   for (let i = 0; i < 5; i++) {
     const res = await post("metrics", body); // warm-up
@@ -295,9 +306,6 @@ async function measure(
   const total: number[] = [];
   const cpuMs: number[] = [];
   const storeMs: number[] = [];
-  // The old generation emptied first: a full collection of the set-up's garbage (the network read, earlier
-  // sizes) would otherwise land in one window or another by chance, and say nothing of these requests.
-  collectGarbage();
   const phases = probe.phases ? (probe.phases = probe.phases.fresh()) : null;
   const heap = heapCost();
   for (let i = 0; i < requests; i++) {

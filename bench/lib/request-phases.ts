@@ -2,7 +2,10 @@
  * Where a served request's time goes, for the counts bench's `phases` option: the store's port calls
  * and the transaction's COMMIT timed by wrapping them, V8's GC pauses placed in the request they fell in.
  * Bench-only instrumentation: it wraps the store given to the app, it does not change what is served.
+ * Each request also reads the CPU of the process's other threads before and after it (/proc), so that a
+ * slow request whose process CPU exceeds its wall time names what ran beside it.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
 
 export const PHASES = ["store", "quota", "pages", "meter", "commit", "gc"] as const;
@@ -16,6 +19,39 @@ export interface RequestPhases {
   ms: Record<Phase, number>;
   /** Bytes the WAL grew by in the request (0 after a checkpoint restarted it). */
   walBytes: number;
+  /** CPU ms of each of the process's other threads in the request, by thread (see threadLabels). */
+  otherThreadsMs: Record<string, number>;
+}
+
+/**
+ * CPU nanoseconds so far of each of the process's threads, by thread id (Linux's schedstat: finer than
+ * the clock ticks of stat). Empty where /proc is not there.
+ */
+function threadCpuNs(): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync("/proc/self/task");
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      out.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * Labels for the threads there now that are not yet labelled: `step` names what set-up had done by then
+ * (V8's and libuv's threads come at start, a store's checkpoint thread with the store, and so on).
+ */
+export function labelNewThreads(labels: Map<number, string>, step: string): void {
+  for (const tid of threadCpuNs().keys())
+    if (tid !== process.pid && !labels.has(tid)) labels.set(tid, `${step} #${tid}`);
 }
 
 export class PhaseTimer {
@@ -27,7 +63,11 @@ export class PhaseTimer {
   });
   readonly requests: RequestPhases[] = [];
 
-  constructor(private readonly walSize: () => number) {
+  constructor(
+    private readonly walSize: () => number,
+    /** Names for thread ids (the rest are shown by id): which threads were there at each step of set-up. */
+    private readonly threadLabels: ReadonlyMap<number, string> = new Map(),
+  ) {
     this.observer.observe({ entryTypes: ["gc"] });
   }
 
@@ -58,24 +98,40 @@ export class PhaseTimer {
   /** A new timer for the next set of requests; this one stops observing. */
   fresh(): PhaseTimer {
     this.observer.disconnect();
-    return new PhaseTimer(this.walSize);
+    return new PhaseTimer(this.walSize, this.threadLabels);
   }
 
   async request<T>(run: () => Promise<T>): Promise<T> {
     this.current = emptyPhases();
     const wal = this.walSize();
+    const threadsBefore = threadCpuNs();
     const cpu = process.cpuUsage();
     const started = performance.now();
     const out = await run();
     const ended = performance.now();
     const used = process.cpuUsage(cpu);
+    const threadsAfter = threadCpuNs();
     this.windows.push([started, ended]);
     this.requests.push({
       totalMs: ended - started,
       cpuMs: (used.user + used.system) / 1000,
       ms: this.current,
       walBytes: this.walSize() - wal,
+      otherThreadsMs: this.otherThreads(threadsBefore, threadsAfter),
     });
+    return out;
+  }
+
+  /** The other threads' CPU between the two readings (0.1 ms or more), by label; the reading's own cost is in none. */
+  private otherThreads(before: Map<number, number>, after: Map<number, number>): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [tid, ns] of after) {
+      if (tid === process.pid) continue;
+      const ms = (ns - (before.get(tid) ?? 0)) / 1e6;
+      if (ms < 0.1) continue;
+      const label = this.threadLabels.get(tid) ?? `thread ${tid}`;
+      out[label] = Number(((out[label] ?? 0) + ms).toFixed(2));
+    }
     return out;
   }
 
@@ -95,6 +151,7 @@ export class PhaseTimer {
       // What no wrapped call covers: HTTP, validation, selection, the metrics maths, the page's JSON.
       restMs: round(r.totalMs - PHASES.reduce((sum, p) => sum + (p === "gc" ? 0 : r.ms[p]), 0)),
       walKb: Math.round(r.walBytes / 1024),
+      otherThreadsMs: r.otherThreadsMs,
     });
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const commits = this.requests.map((r) => r.ms.commit);
