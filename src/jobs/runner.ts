@@ -479,7 +479,6 @@ export class JobRunner {
     }
   }
 
-  /** What a child job computes: its shard, or its merge part over the partial sums of every shard. */
   /** Shutting down mid-run: the job goes back to the queue, unless it is no longer this runner's. */
   private async handBack(job: Job, name: string): Promise<void> {
     const released = await this.o.queue.release(job.id, this.o.workerId);
@@ -490,6 +489,7 @@ export class JobRunner {
     );
   }
 
+  /** What a child job computes: its shard, or its merge part over the partial sums of every shard. */
   private async childTask(job: Job): Promise<WorkerTask> {
     if (job.kind === SHARD_JOB) return { type: "shard", shard: (job.payload as ShardJobPayload).shard };
     const { parentJobId, part, parts, shards } = job.payload as MergePartJobPayload;

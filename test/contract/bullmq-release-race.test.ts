@@ -34,13 +34,18 @@ function slowLinkTo(target: URL): Promise<{ server: Server; url: string }> {
   );
 }
 
-/** Claims until a job comes (a worker polling as hard as it can). */
-async function claimNext(queue: BullJobQueue, workerId: string): Promise<Job> {
+/** Asks `probe` as fast as it answers until it answers a value (a worker polling as hard as it can). */
+async function pollFor<T>(what: string, probe: () => Promise<T | null | false>): Promise<T> {
+  const until = Date.now() + 10_000;
   for (;;) {
-    const job = await queue.claim(workerId, 60_000);
-    if (job) return job;
+    const found = await probe();
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`not within 10 s: ${what}`);
   }
 }
+
+const claimNext = (queue: BullJobQueue, workerId: string) =>
+  pollFor("a job to claim", () => queue.claim(workerId, 60_000));
 
 /**
  * A job handed back (shutdown) or parked by its split pass is not an attempt: another worker that takes
@@ -67,7 +72,8 @@ describe("BullMQ queue: a job taken at once after its release", { skip: reached.
     assert.equal((await slow.claim("slow", 60_000))?.attempts, 1);
     const taken = claimNext(fast, "fast");
     assert.equal(await slow.release(job.id, "slow"), true);
-    assert.deepEqual([(await taken).id, (await taken).attempts], [job.id, 1]);
+    const again = await taken;
+    assert.deepEqual([again.id, again.attempts], [job.id, 1]);
     assert.equal(await fast.complete(job.id, "fast"), true);
   });
 
@@ -76,7 +82,10 @@ describe("BullMQ queue: a job taken at once after its release", { skip: reached.
     await slow.claim("slow", 60_000);
     const merged = (async () => {
       const child = await claimNext(fast, "fast");
-      while ((await fast.queue.getJobState(parent.id)) !== "waiting-children");
+      await pollFor(
+        "the parent parked",
+        async () => (await fast.queue.getJobState(parent.id)) === "waiting-children",
+      );
       assert.equal(await fast.completeWithResult(child.id, "fast", [new Uint8Array([1])]), true);
       return claimNext(fast, "fast");
     })();
