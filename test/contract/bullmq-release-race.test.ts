@@ -2,7 +2,6 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createConnection, createServer, type Server } from "node:net";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
-import type { Job } from "../../src/app/ports/job-queue.js";
 import { reachRedis, TEST_REDIS_URL } from "../helpers/distributed.js";
 
 const reached = await reachRedis("the BullMQ release race test");
