@@ -12,7 +12,8 @@
  * both count the same points. Then `rounds` rounds of the matcher alone, the ingest on one thread and on
  * `threads` threads, so that load which comes and goes hits all alike: points per CPU second (the per-core
  * figure), `ingestShareOfMatcher`, the median of the rounds' ratios of the matcher's CPU time to the
- * ingest's, and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
+ * ingest's (taken apart by `matcherCallsInsideOverAlone`, the matcher's calls inside the ingest against
+ * alone, and `ingestCpuBesidesMatcherS`, the rest of the ingest's CPU), and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
  * read on an otherwise idle machine; `wallSpeedupBound` is the most it can be on this machine's idle cores,
  * from CPU times (readable on a loaded machine too). `matcherOnly.wallSpeedup` is the same ratio for the
  * matcher alone, the file's raw trips matched on this thread and on the pool's workers in the pipeline's
@@ -58,7 +59,18 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     const raw = (await Promise.all(paths.map(splitTrips))).flat();
     const points = raw.reduce((n, t) => n + t.points.length, 0);
 
-    const match = tripMatcher(network);
+    // The matcher's calls timed, alone and inside the single-thread ingest: whether the ingest's other work
+    // slows the matching itself (its caches, the collector) or only adds to it.
+    const matchCalls = { s: 0 };
+    const matchTrip = tripMatcher(network);
+    const match: typeof matchTrip = (trip) => {
+      const started = performance.now();
+      try {
+        return matchTrip(trip);
+      } finally {
+        matchCalls.s += (performance.now() - started) / 1000;
+      }
+    };
     raw.forEach(match);
     const matchAlone = () => measured(async () => raw.forEach(match));
 
@@ -102,10 +114,18 @@ export default async function ingestBench(args: string[]): Promise<Record<string
     const parallels: typeof singles = [];
     // The matcher alone in every round too: on a machine whose speed drifts, a ratio is only as good as
     // the two figures measured side by side.
+    const callsAloneS: number[] = [];
+    const callsInsideS: number[] = [];
+    const callsOf = async <T>(run: () => Promise<T>, into: number[]): Promise<T> => {
+      matchCalls.s = 0;
+      const out = await run();
+      into.push(matchCalls.s);
+      return out;
+    };
     for (let r = 0; r < rounds; r++) {
-      alone.push(await matchAlone());
+      alone.push(await callsOf(matchAlone, callsAloneS));
       onPool.push(await matchOnPool());
-      singles.push(await ingestOnce(false));
+      singles.push(await callsOf(() => ingestOnce(false), callsInsideS));
       parallels.push(await ingestOnce(true));
     }
     await pool.close();
@@ -145,6 +165,10 @@ export default async function ingestBench(args: string[]): Promise<Record<string
       },
       ingestShareOfMatcher: median(shares),
       sharePerRound: shares,
+      // The share taken apart (medians of the rounds): the matcher's calls inside the ingest against the same
+      // calls alone (wall time of the calls, collections in them included), and the ingest's CPU besides them.
+      matcherCallsInsideOverAlone: median(callsInsideS.map((s, r) => round(s / callsAloneS[r]))),
+      ingestCpuBesidesMatcherS: round(median(singles.map((m, r) => m.cpuS - callsInsideS[r]))),
       parallel: {
         threads,
         cpuS: round(parallel.cpuS),
