@@ -13,8 +13,8 @@
  * `threads` threads, so that load which comes and goes hits all alike: points per CPU second (the per-core
  * figure), `ingestShareOfMatcher`, the median of the rounds' ratios of the matcher's CPU time to the
  * ingest's (taken apart by `matcherCallsInsideOverAlone`, the matcher's calls inside the ingest against
- * alone, and `ingestCpuBesidesMatcherS`, the rest of the ingest's CPU), and `wallSpeedup`, the plain wall-time ratio of 1 thread to `threads` threads per round, to be
- * read on an otherwise idle machine; `wallSpeedupBound` is the most it can be on this machine's idle cores,
+ * alone, and `ingestCpuBesidesMatcherS`, the rest of the ingest's CPU), and `wallSpeedup`, the plain
+ * wall-time ratio of 1 thread to `threads` threads per round, to be read on an otherwise idle machine; `wallSpeedupBound` is the most it can be on this machine's idle cores,
  * from CPU times (readable on a loaded machine too). `matcherOnly.wallSpeedup` is the same ratio for the
  * matcher alone, the file's raw trips matched on this thread and on the pool's workers in the pipeline's
  * groups: what the ingest's could reach if nothing but matching had to happen (`wallSpeedup.ofMatcherOnPool`,
@@ -26,7 +26,8 @@
  * Every round must store exactly the trips and per-segment tallies of the first.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { threadCpuNs } from "./lib/thread-cpu.js";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTraceFile } from "../src/engine/ingest/read-traces.js";
@@ -360,23 +361,11 @@ export async function measured<T>(run: () => Promise<T>): Promise<Measured<T>> {
 }
 
 /**
- * CPU seconds per thread of this process from /proc (utime + stime, in clock ticks of 1/100 s),
- * so the parallel run's critical path can be told apart from its total on a loaded machine.
+ * CPU seconds per thread of this process, so the parallel run's critical path can be told apart from its
+ * total on a loaded machine.
  */
 function threadCpuS(): Map<number, number> {
-  const out = new Map<number, number>();
-  const dir = "/proc/self/task";
-  if (!existsSync(dir)) return out;
-  for (const tid of readdirSync(dir)) {
-    try {
-      const stat = readFileSync(`${dir}/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
+  return new Map([...threadCpuNs()].map(([tid, ns]) => [tid, ns / 1e9]));
 }
 
 const round = (x: number) => Number(x.toFixed(2));

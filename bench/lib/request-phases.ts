@@ -5,8 +5,8 @@
  * Each request also reads the CPU of the process's other threads before and after it (/proc), so that a
  * slow request whose process CPU exceeds its wall time names what ran beside it.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
+import { threadCpuNs } from "./thread-cpu.js";
 
 export const PHASES = ["store", "quota", "pages", "meter", "commit", "gc"] as const;
 export type Phase = (typeof PHASES)[number];
@@ -21,28 +21,6 @@ export interface RequestPhases {
   walBytes: number;
   /** CPU ms of each of the process's other threads in the request, by thread (see threadLabels). */
   otherThreadsMs: Record<string, number>;
-}
-
-/**
- * CPU nanoseconds so far of each of the process's threads, by thread id (Linux's schedstat: finer than
- * the clock ticks of stat). Empty where /proc is not there.
- */
-function threadCpuNs(): Map<number, number> {
-  const out = new Map<number, number>();
-  let tids: string[];
-  try {
-    tids = readdirSync("/proc/self/task");
-  } catch {
-    return out;
-  }
-  for (const tid of tids) {
-    try {
-      out.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]));
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
 }
 
 /**
