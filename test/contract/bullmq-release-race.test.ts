@@ -3,12 +3,14 @@ import assert from "node:assert/strict";
 import { createConnection, createServer, type Server } from "node:net";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 import { reachRedis, TEST_REDIS_URL } from "../helpers/distributed.js";
+import { waitFor } from "../helpers/stop-process.js";
 
 const reached = await reachRedis("the BullMQ release race test");
 reached.client?.disconnect();
 
 /** How late Redis's replies reach the worker on the slow link. */
 const REPLY_DELAY_MS = 60;
+const FAST_POLL = { withinMs: 10_000, everyMs: 0 };
 
 /**
  * A TCP relay to Redis that holds back every reply by REPLY_DELAY_MS: a worker behind it learns that
@@ -33,18 +35,13 @@ function slowLinkTo(target: URL): Promise<{ server: Server; url: string }> {
   );
 }
 
-/** Asks `probe` as fast as it answers until it answers a value (a worker polling as hard as it can). */
-async function pollFor<T>(what: string, probe: () => Promise<T | null | false>): Promise<T> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const found = await probe();
-    if (found) return found;
-    if (Date.now() > until) throw new Error(`not within 10 s: ${what}`);
-  }
-}
-
+/** Claims until a job comes, as fast as the queue answers (the race is a reply's delay wide). */
 const claimNext = (queue: BullJobQueue, workerId: string) =>
-  pollFor("a job to claim", () => queue.claim(workerId, 60_000));
+  waitFor(
+    async () => (await queue.claim(workerId, 60_000)) ?? undefined,
+    () => "a job to claim",
+    FAST_POLL,
+  );
 
 /**
  * A job handed back (shutdown) or parked by its split pass is not an attempt: another worker that takes
@@ -81,9 +78,10 @@ describe("BullMQ queue: a job taken at once after its release", { skip: reached.
     await slow.claim("slow", 60_000);
     const merged = (async () => {
       const child = await claimNext(fast, "fast");
-      await pollFor(
-        "the parent parked",
-        async () => (await fast.queue.getJobState(parent.id)) === "waiting-children",
+      await waitFor(
+        async () => ((await fast.queue.getJobState(parent.id)) === "waiting-children" ? true : undefined),
+        () => "the parent parked",
+        FAST_POLL,
       );
       assert.equal(await fast.completeWithResult(child.id, "fast", [new Uint8Array([1])]), true);
       return claimNext(fast, "fast");

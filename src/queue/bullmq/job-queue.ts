@@ -175,15 +175,13 @@ export class BullJobQueue implements JobQueue, JobFlows {
       await this.redis.set(this.mark("children", jobId), counts, "EX", KEEP_SECONDS);
     }
     // The split pass is not an attempt of the job: its merge pass should not look interrupted.
-    let waiting = false;
-    await this.countedOut(jobId, async () => {
+    const waiting = await this.countedOut(jobId, async () => {
       try {
-        waiting = await job.moveToWaitingChildren(workerId);
+        return await job.moveToWaitingChildren(workerId);
       } catch (e) {
         if (!isLostJob(e)) throw e;
         return false;
       }
-      return waiting;
     });
     if (waiting) return "waiting";
     // BullMQ answers "no pending children" without looking at the lock: the merge is ours only if held.
