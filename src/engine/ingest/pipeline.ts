@@ -64,8 +64,28 @@ export function addMatchCounts(into: MatchCounts, more: MatchCounts): void {
   for (const key of Object.keys(emptyMatchCounts()) as (keyof MatchCounts)[]) into[key] += more[key];
 }
 
+/**
+ * Spelled out, not spread from the two empty counts: made by spreading, each ingest's counts had a shape
+ * of their own, and the optimised code that counts every trip (`keep`, `countOutcome`) was thrown away
+ * ("wrong map") and compiled again in every ingest of a long-running process (`--trace-deopt`).
+ */
 export function emptyIngestCounts(): IngestCounts {
-  return { ...emptySplitCounts(), ...emptyMatchCounts(), readErrors: 0, interrupted: 0 };
+  const { pointsRead, badRows, droppedPoints, droppedTrips, trips } = emptySplitCounts();
+  return {
+    pointsRead,
+    badRows,
+    droppedPoints,
+    droppedTrips,
+    trips,
+    matchedTrips: 0,
+    splitByMatcher: 0,
+    unmatchedTrips: 0,
+    matchErrors: 0,
+    stored: 0,
+    duplicates: 0,
+    readErrors: 0,
+    interrupted: 0,
+  };
 }
 
 export interface TraceIngestOptions<A = undefined> {
@@ -170,7 +190,7 @@ export async function ingestTraceFiles<A = undefined>(
   const matching = new GroupedMatching(opts, (trip, outcome) => store.keep(trip, outcome));
   const take = async (trips: RawTrip[]) => {
     if (matching.active) await matching.add(trips);
-    else for (const trip of trips) store.keep(trip, matchOne(trip, opts.matcher));
+    else store.keepMatched(trips, opts.matcher);
     await store.storeFullBatches();
   };
   for (const [index, file] of files.entries()) {
@@ -260,6 +280,14 @@ class BatchStore<A> {
   endReading(run: FileRun): void {
     run.read = true;
     this.completeIfKept(run);
+  }
+
+  /**
+   * Matches `trips` on this thread and keeps them. A loop in a method, not in the ingest's own closure:
+   * closures made per ingest had their loops compiled afresh in every ingest.
+   */
+  keepMatched(trips: readonly RawTrip[], matcher: TripMatcher): void {
+    for (let i = 0; i < trips.length; i++) this.keep(trips[i], matchOne(trips[i], matcher));
   }
 
   keep(trip: RawTrip, outcome: MatchOutcome): void {
@@ -471,7 +499,7 @@ class GroupedMatching<A> {
   private async takeOldest(): Promise<void> {
     const { trips, outcomes } = this.inFlight.shift()!;
     const results = await groupOutcomes(trips, outcomes);
-    trips.forEach((trip, i) => this.keep(trip, results[i]));
+    for (let i = 0; i < trips.length; i++) this.keep(trips[i], results[i]);
   }
 }
 

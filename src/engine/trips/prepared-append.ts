@@ -72,8 +72,15 @@ export class PreparedTrips {
    * as float32), the path decoded when read. The same array on every call until the next `add`.
    */
   get trips(): MatchedTrip[] {
-    this.standIns ??= this.monthOf.map((columns, i) => columns.tripAt(this.rowOf[i]));
+    this.standIns ??= this.makeStandIns();
     return this.standIns;
+  }
+
+  /** A loop in a method: a callback made per batch would be compiled afresh per batch. */
+  private makeStandIns(): MatchedTrip[] {
+    const out: MatchedTrip[] = [];
+    for (let i = 0; i < this.monthOf.length; i++) out.push(this.monthOf[i].tripAt(this.rowOf[i]));
+    return out;
   }
 
   /** True when `trips` are this batch's own stand-ins, in order. */

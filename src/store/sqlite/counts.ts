@@ -74,61 +74,47 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
-    const groups = segmentMonthsOf(cells);
-    this.addGroups(
-      country,
-      groups.length,
-      (i) => [groups[i][0].segmentId, groups[i][0].month],
-      (i, totals, details) => {
-        const counters = SegmentMonthCounters.decode(totals, details);
-        for (const c of groups[i]) counters.add(c);
-        return counters.encode();
-      },
-    );
+    this.addGroups(country, new CellGroups(cells));
   }
 
   addBatch(country: string, batch: SegmentCellBatch): void {
-    this.addGroups(
-      country,
-      batch.months.length,
-      (g) => [batch.segmentIds[g], batch.months[g]],
-      (g, totals, details) => mergeBatchGroup(batch, g, totals, details),
-    );
+    this.addGroups(country, new BatchGroups(batch));
   }
 
   /**
-   * Segment-months 0 … n-1 read, updated by `update` and written back, with their year rollups. A batch
-   * touches nearly every segment of its month: the stored rows are read in one query per month and table,
-   * and written ROWS_PER_UPSERT at a time; a statement per segment-month and table cost more than the merge.
+   * The groups' segment-months read, updated and written back, with their year rollups. A batch touches
+   * nearly every segment of its month: the stored rows are read in one query per month and table, and
+   * written ROWS_PER_UPSERT at a time; a statement per segment-month and table cost more than the merge.
    */
-  private addGroups(
-    country: string,
-    n: number,
-    keyOf: (i: number) => [segmentId: number, month: string],
-    update: (i: number, totals?: Buffer, details?: Buffer) => { totals: Buffer; details: Buffer },
-  ): void {
-    this.db.transaction(() => {
-      const keys = Array.from({ length: n }, (_, i) => keyOf(i));
-      const [totals, details] = [TOTALS, DETAILS].map((table) =>
-        storedByPeriod(this.sql(table.read), country, keys),
-      );
-      const rollups = new YearRollups(country);
-      const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
-      const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
-      for (let i = 0; i < n; i++) {
-        const [segmentId, month] = keys[i];
-        const packed = update(i, totals.get(month)?.get(segmentId), details.get(month)?.get(segmentId));
-        putTotals.add(country, segmentId, month, packed.totals);
-        putDetails.add(country, segmentId, month, packed.details);
-        rollups.set(segmentId, month, packed.totals);
-      }
-      putTotals.flush();
-      putDetails.flush();
-      rollups.write(this.sql);
-      // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
-      this.sql(BUMP_COUNTS_VERSION).run(country);
-      this.rollups.clear();
-    })();
+  private addGroups(country: string, groups: SegmentMonthGroups): void {
+    this.db.transaction(() => this.writeGroups(country, groups))();
+  }
+
+  /**
+   * A method, and the groups an object, not closures made per batch: those were compiled afresh in every
+   * batch (`--trace-opt`), and their loop runs once per batch.
+   */
+  private writeGroups(country: string, groups: SegmentMonthGroups): void {
+    const keys: [segmentId: number, month: string][] = [];
+    for (let i = 0; i < groups.count; i++) keys.push(groups.key(i));
+    const totals = storedByPeriod(this.sql(TOTALS.read), country, keys);
+    const details = storedByPeriod(this.sql(DETAILS.read), country, keys);
+    const rollups = new YearRollups(country);
+    const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
+    const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
+    for (let i = 0; i < keys.length; i++) {
+      const [segmentId, month] = keys[i];
+      const packed = groups.merge(i, totals.get(month)?.get(segmentId), details.get(month)?.get(segmentId));
+      putTotals.add(country, segmentId, month, packed.totals);
+      putDetails.add(country, segmentId, month, packed.details);
+      rollups.set(segmentId, month, packed.totals);
+    }
+    putTotals.flush();
+    putDetails.flush();
+    rollups.write(this.sql);
+    // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
+    this.sql(BUMP_COUNTS_VERSION).run(country);
+    this.rollups.clear();
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
@@ -229,6 +215,53 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       eachRollupMonth(rollup, key, wanted.get(year)!, add);
     });
     return found;
+  }
+}
+
+/** Segment-months to add to: each one's key, and its stored packed rows merged with what it adds. */
+interface SegmentMonthGroups {
+  readonly count: number;
+  key(i: number): [segmentId: number, month: string];
+  merge(i: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer };
+}
+
+/** Loose cells, grouped per segment-month. */
+class CellGroups implements SegmentMonthGroups {
+  private readonly groups: SegmentStatCell[][];
+
+  constructor(cells: SegmentStatCell[]) {
+    this.groups = segmentMonthsOf(cells);
+  }
+
+  get count(): number {
+    return this.groups.length;
+  }
+
+  key(i: number): [segmentId: number, month: string] {
+    return [this.groups[i][0].segmentId, this.groups[i][0].month];
+  }
+
+  merge(i: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer } {
+    const counters = SegmentMonthCounters.decode(totals, details);
+    for (const c of this.groups[i]) counters.add(c);
+    return counters.encode();
+  }
+}
+
+/** An ingest batch's cells, summed per segment-month (segment-cells.ts). */
+class BatchGroups implements SegmentMonthGroups {
+  constructor(private readonly batch: SegmentCellBatch) {}
+
+  get count(): number {
+    return this.batch.months.length;
+  }
+
+  key(g: number): [segmentId: number, month: string] {
+    return [this.batch.segmentIds[g], this.batch.months[g]];
+  }
+
+  merge(g: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer } {
+    return mergeBatchGroup(this.batch, g, totals, details);
   }
 }
 
