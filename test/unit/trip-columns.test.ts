@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -7,6 +8,15 @@ import {
   unpackRawTrips,
 } from "../../src/engine/ingest/trip-columns.js";
 import type { MatchOutcome } from "../../src/engine/ingest/match-pool.js";
+import { decodeChunk, encodeChunk } from "../../src/engine/trips/chunk-format.js";
+import {
+  concatColumns,
+  selectTrips,
+  TripColumnsBuilder,
+  tripRange,
+  tripsToColumns,
+  type TripColumns,
+} from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 
 /** What crossing a thread does: a structured clone. */
@@ -39,24 +49,6 @@ describe("trips as columns across threads", () => {
   });
 
   it("outcomes come back deep-equal: matched trips with their paths, errors, trips split in pieces", () => {
-    const matched = (deviceId: string, steps: number): MatchedTrip => ({
-      deviceId,
-      vehicleClass: "personal",
-      source: "lbs",
-      origin: [7.41, 43.73],
-      destination: [7.42, 43.74],
-      startT: 1_700_000_000_000,
-      endT: 1_700_000_600_000,
-      lengthM: 1234.5,
-      path: Array.from({ length: steps }, (_, i) => ({
-        segmentId: 1_234_567_890 * 10_000 + i,
-        forward: i % 2 === 0,
-        enterT: 1_700_000_000_000 + i * 1000.25,
-        exitT: 1_700_000_000_000 + (i + 1) * 1000.25,
-      })),
-      purpose: "hbo",
-      incomeBand: 3,
-    });
     const withoutAttributes = ({ purpose: _p, incomeBand: _i, ...trip }: MatchedTrip): MatchedTrip => trip;
     const outcomes: MatchOutcome[] = [
       { matched: [matched("a", 3)] },
@@ -68,3 +60,75 @@ describe("trips as columns across threads", () => {
     assert.deepStrictEqual(unpackOutcomes(crossed(packOutcomes(outcomes))), expected);
   });
 });
+
+/**
+ * Every way the code makes a chunk's columns gives an object of one shape: the same fields in the same
+ * order. Built field by field, V8 kept such objects as hash tables (docs/performance.md, stop 43), and
+ * objects of several shapes make the loops that read them polymorphic.
+ */
+describe("trip columns have one shape", () => {
+  it("from trips, a builder, a stored chunk, a selection, a concatenation and a range", () => {
+    const trips = [matched("a", 3), matched("b", 2), matched("a", 0)];
+    const built = new TripColumnsBuilder();
+    for (const trip of trips) built.add(trip);
+    const fromTrips = tripsToColumns(trips);
+    const encoded = encodeChunk(fromTrips);
+    const envelope = { format: 2, tripCount: 3, stepCount: 5, devices: fromTrips.devices };
+    const made: TripColumns[] = [
+      built.columns(),
+      decodeChunk(encoded, envelope),
+      selectTrips(fromTrips, (i) => i !== 1),
+      concatColumns([fromTrips, fromTrips]),
+      tripRange(fromTrips, 1, 3),
+      crossed(fromTrips),
+    ];
+    for (const cols of made) assert.deepEqual(Object.keys(cols), Object.keys(fromTrips));
+    assert.deepEqual(Object.keys(fromTrips).slice(0, 3), ["count", "devices", "startT"]);
+  });
+
+  it("with fast properties, not as hash tables (V8's own check, in a process that allows it)", () => {
+    const module = (path: string) =>
+      JSON.stringify(new URL(`../../src/engine/trips/${path}`, import.meta.url).href);
+    const script = `
+      const { TripColumnsBuilder, tripsToColumns, selectTrips, concatColumns } = await import(${module("columns.ts")});
+      const { decodeChunk, encodeChunk } = await import(${module("chunk-format.ts")});
+      const trip = (deviceId) => ({ deviceId, vehicleClass: "personal", source: "lbs", origin: [7.41, 43.73],
+        destination: [7.42, 43.74], startT: 1.7e12, endT: 1.7e12 + 6e5, lengthM: 1234.5,
+        path: [{ segmentId: 1, forward: true, enterT: 1.7e12, exitT: 1.7e12 + 1e3 }] });
+      const built = new TripColumnsBuilder();
+      built.add(trip("a"));
+      const cols = tripsToColumns([trip("a"), trip("b")]);
+      const envelope = { format: 2, tripCount: 2, stepCount: 2, devices: cols.devices };
+      const fast = new Function("o", "return %HasFastProperties(o)");
+      const made = [cols, built.columns(), decodeChunk(encodeChunk(cols), envelope),
+        selectTrips(cols, () => true), concatColumns([cols, cols])];
+      console.log(JSON.stringify(made.map(fast)));`;
+    const out = execFileSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { encoding: "utf8" },
+    );
+    assert.deepEqual(JSON.parse(out), [true, true, true, true, true]);
+  });
+});
+
+function matched(deviceId: string, steps: number): MatchedTrip {
+  return {
+    deviceId,
+    vehicleClass: "personal",
+    source: "lbs",
+    origin: [7.41, 43.73],
+    destination: [7.42, 43.74],
+    startT: 1_700_000_000_000,
+    endT: 1_700_000_600_000,
+    lengthM: 1234.5,
+    path: Array.from({ length: steps }, (_, i) => ({
+      segmentId: 1_234_567_890 * 10_000 + i,
+      forward: i % 2 === 0,
+      enterT: 1_700_000_000_000 + i * 1000.25,
+      exitT: 1_700_000_000_000 + (i + 1) * 1000.25,
+    })),
+    purpose: "hbo",
+    incomeBand: 3,
+  };
+}

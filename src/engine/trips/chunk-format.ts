@@ -1,5 +1,5 @@
 import { checkedCodeTable, CODE_TABLE_VERSION, StoredFormatError } from "./codes.js";
-import { COLUMN_LAYOUT, lengthOf, type TripColumns } from "./columns.js";
+import { COLUMN_LAYOUT, columnsOf, lengthOf, type TripColumns } from "./columns.js";
 
 /**
  * The stored form of a trip chunk: the typed-array columns of COLUMN_LAYOUT back to back, each
@@ -56,16 +56,16 @@ export function decodeChunk(blob: Uint8Array, envelope: ChunkEnvelope): TripColu
   const buffer = bytes.buffer as ArrayBuffer;
   const columnsAt = headerBytes(bytes, envelope);
   const { tripCount, stepCount } = envelope;
-  const cols: Record<string, unknown> = { count: tripCount, devices: envelope.devices };
+  const arrays: ArrayBufferView[] = [];
   let offset = columnsAt;
   for (const [name, Type] of COLUMN_LAYOUT) {
     const length = lengthOf(name, tripCount, stepCount);
     if (offset + length * Type.BYTES_PER_ELEMENT > bytes.byteLength)
       throw new StoredFormatError(`trip chunk shorter than its ${tripCount} trips need: damaged data`);
-    cols[name] = new Type(buffer, bytes.byteOffset + offset, length);
+    arrays.push(new Type(buffer, bytes.byteOffset + offset, length));
     offset += pad8(length * Type.BYTES_PER_ELEMENT);
   }
-  return cols as unknown as TripColumns;
+  return columnsOf(tripCount, envelope.devices, arrays);
 }
 
 /** Checks the chunk's own description against the format it is filed under; where its columns start. */

@@ -151,10 +151,11 @@ export class TripColumnsBuilder {
   /** The trips added so far, each column exactly as long as they need (views on the builder's arrays). */
   columns(): TripColumns {
     const n = this.cols.count;
-    const out: Record<string, unknown> = { count: n, devices: this.cols.devices };
-    for (const [name] of COLUMN_LAYOUT)
-      out[name] = this.cols[name].subarray(0, lengthOf(name, n, this.steps));
-    return out as unknown as TripColumns;
+    return columnsOf(
+      n,
+      this.cols.devices,
+      COLUMN_LAYOUT.map(([name]) => this.cols[name].subarray(0, lengthOf(name, n, this.steps))),
+    );
   }
 
   private grow(moreSteps: number): void {
@@ -182,9 +183,61 @@ function indexOfDevice(index: Map<string, number>, devices: string[], id: string
 }
 
 function allocate(n: number, steps: number): TripColumns {
-  const cols: Record<string, unknown> = { count: n, devices: [] };
-  for (const [name, Type] of COLUMN_LAYOUT) cols[name] = new Type(lengthOf(name, n, steps));
-  return cols as unknown as TripColumns;
+  return columnsOf(
+    n,
+    [],
+    COLUMN_LAYOUT.map(([name, Type]) => new Type(lengthOf(name, n, steps))),
+  );
+}
+
+/**
+ * A chunk's columns as one object, from its arrays in COLUMN_LAYOUT order. Every TripColumns is made by
+ * this one literal, so all have one shape: set name by name in a loop, the object went into V8's dictionary
+ * mode, and each read of a column (per trip or path step, in the ingest and every scan) was a hash lookup.
+ */
+export function columnsOf(count: number, devices: string[], arrays: readonly ArrayBufferView[]): TripColumns {
+  if (arrays.length !== COLUMN_LAYOUT.length)
+    throw new RangeError(`${arrays.length} trip columns, not ${COLUMN_LAYOUT.length}`);
+  const [
+    startT,
+    endT,
+    originLon,
+    originLat,
+    destLon,
+    destLat,
+    lengthM,
+    vehicleClass,
+    source,
+    purpose,
+    incomeBand,
+    deviceIndex,
+    pathStart,
+    pathSegmentId,
+    pathForward,
+    pathEnterMs,
+    pathExitMs,
+  ] = arrays;
+  return {
+    count,
+    devices,
+    startT: startT as Float64Array,
+    endT: endT as Float64Array,
+    originLon: originLon as Float64Array,
+    originLat: originLat as Float64Array,
+    destLon: destLon as Float64Array,
+    destLat: destLat as Float64Array,
+    lengthM: lengthM as Float32Array,
+    vehicleClass: vehicleClass as Uint8Array,
+    source: source as Uint8Array,
+    purpose: purpose as Uint8Array,
+    incomeBand: incomeBand as Int8Array,
+    deviceIndex: deviceIndex as Uint32Array,
+    pathStart: pathStart as Uint32Array,
+    pathSegmentId: pathSegmentId as Float64Array,
+    pathForward: pathForward as Uint8Array,
+    pathEnterMs: pathEnterMs as Int32Array,
+    pathExitMs: pathExitMs as Int32Array,
+  };
 }
 
 /** Elements of a column for n trips with `steps` path steps in all. */
