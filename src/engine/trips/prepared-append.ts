@@ -12,8 +12,22 @@ export const deviceKeyOf = (deviceId: string) => sha256(deviceId).subarray(0, 12
 /** One-shot hashing: a third cheaper than a Hash object for these short texts, ~2 per stored trip. */
 const sha256 = (text: string) => hash("sha256", text, "buffer");
 
+const DAY_MS = 86_400_000;
+/** Days formatted so far, by day number: a `Date` and its ISO text per trip cost ~2 µs, a third of `add`. */
+const dayText = new Map<number, string>();
+
 /** UTC YYYY-MM-DD of an epoch-ms time. */
-export const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+export function dayOf(t: number): string {
+  const day = Math.floor(t / DAY_MS);
+  let text = dayText.get(day);
+  if (text === undefined) {
+    // Bounded: an ingest spans a few months; a long-running process sees many.
+    if (dayText.size >= 4096) dayText.clear();
+    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dayText.set(day, text);
+  }
+  return text;
+}
 
 export const monthOf = (t: number) => dayOf(t).slice(0, 7);
 
