@@ -102,7 +102,7 @@ export function mergeableRuns<T extends { month: string; trip_count: number }>(c
   return runs.filter((r) => r.length > 1);
 }
 
-export { deviceKeyOf, fingerprintOf, monthOf } from "../engine/trips/prepared-append.js";
+export { dayOf, deviceKeyOf, fingerprintOf, monthOf } from "../engine/trips/prepared-append.js";
 
 export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();

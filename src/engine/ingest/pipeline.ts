@@ -187,7 +187,7 @@ export async function ingestTraceFiles<A = undefined>(
 ): Promise<FilesIngested> {
   const store = new BatchStore(opts);
   const stopped = () => opts.signal?.aborted === true;
-  const matching = new GroupedMatching(opts, (trip, outcome) => store.keep(trip, outcome));
+  const matching = new GroupedMatching(opts, store);
   const take = async (trips: RawTrip[]) => {
     if (matching.active) await matching.add(trips);
     else store.keepMatched(trips, opts.matcher);
@@ -458,8 +458,10 @@ export const GROUP_TRIPS = 64;
 const GROUPS_IN_FLIGHT = 48;
 
 /**
- * Sends trips to `matchBatch` in groups, a few groups in flight, and hands the outcomes to `keep`
- * strictly in the order the trips were read (so storage is deterministic).
+ * Sends trips to `matchBatch` in groups, a few groups in flight, and hands the outcomes to the batches
+ * strictly in the order the trips were read (so storage is deterministic). Given the batches themselves,
+ * not a closure around them made per ingest: such closures, called per trip, were compiled afresh in
+ * every ingest of a process (docs/performance.md, stop 43).
  */
 class GroupedMatching<A> {
   private group: RawTrip[] = [];
@@ -467,7 +469,7 @@ class GroupedMatching<A> {
 
   constructor(
     private readonly opts: TraceIngestOptions<A>,
-    private readonly keep: (trip: RawTrip, outcome: MatchOutcome) => void,
+    private readonly batches: Pick<BatchStore<A>, "keep">,
   ) {}
 
   get active(): boolean {
@@ -499,7 +501,7 @@ class GroupedMatching<A> {
   private async takeOldest(): Promise<void> {
     const { trips, outcomes } = this.inFlight.shift()!;
     const results = await groupOutcomes(trips, outcomes);
-    for (let i = 0; i < trips.length; i++) this.keep(trips[i], results[i]);
+    for (let i = 0; i < trips.length; i++) this.batches.keep(trips[i], results[i]);
   }
 }
 

@@ -2,6 +2,7 @@ import { type TripColumns } from "../../engine/trips/columns.js";
 import type { MatchedTrip } from "../../engine/trips/types.js";
 import {
   chunkRowOf,
+  dayOf,
   deviceKeyOf,
   fingerprintOf,
   groupBy,
@@ -241,7 +242,6 @@ export class PostgresTrips implements TripRepo {
   /** Per UTC day of trip start, class and source: trips, and the devices that day had not seen yet. */
   private async addDayCounts(country: string, trips: readonly MatchedTrip[]): Promise<void> {
     if (trips.length === 0) return;
-    const dayOf = (t: MatchedTrip) => new Date(t.startT).toISOString().slice(0, 10);
     const newDevices = await this.db.rows<{
       day: string;
       vehicle_class: string;
@@ -253,7 +253,7 @@ export class PostgresTrips implements TripRepo {
        ON CONFLICT DO NOTHING RETURNING day, vehicle_class, source, device_key`,
       [
         country,
-        trips.map(dayOf),
+        trips.map((t) => dayOf(t.startT)),
         trips.map((t) => t.vehicleClass),
         trips.map((t) => t.source),
         trips.map((t) => deviceKeyOf(t.deviceId)),
@@ -266,7 +266,7 @@ export class PostgresTrips implements TripRepo {
       if (!found) tallies.set(k, (found = { day, vehicleClass, source, trips: 0, devices: 0 }));
       return found;
     };
-    for (const t of trips) tally(dayOf(t), t.vehicleClass, t.source).trips++;
+    for (const t of trips) tally(dayOf(t.startT), t.vehicleClass, t.source).trips++;
     for (const d of newDevices) tally(d.day, d.vehicle_class, d.source).devices++;
     await upsertDayCounts(this.db, country, [...tallies.values()]);
     await this.addMonthDevices(country, newDevices);
