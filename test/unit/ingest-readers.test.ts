@@ -8,7 +8,12 @@ import { gzipSync } from "node:zlib";
 import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
 import { SHARED_DATA as SHARED } from "../helpers/shared-data.js";
 import { collectGarbage } from "../../bench/lib/collect-garbage.js";
-import { formatProblem, type TracePoint } from "../../src/engine/ingest/types.js";
+import {
+  formatProblem,
+  handRecord,
+  type TracePoint,
+  type TraceRowSink,
+} from "../../src/engine/ingest/types.js";
 
 async function readAll(path: string) {
   const points: TracePoint[] = [];
@@ -20,6 +25,46 @@ async function readAll(path: string) {
     }
   return { points, problems };
 }
+
+/** The same file handed to a sink (`eachRow` where the reader has it), as rows of fields and problems. */
+async function readAllBySink(path: string) {
+  const rows: unknown[][] = [];
+  const problems: string[] = [];
+  const sink: TraceRowSink = {
+    stopped: false,
+    point: (deviceId, fix, vehicleClass, purpose, incomeBand) =>
+      rows.push([
+        deviceId,
+        fix.lon,
+        fix.lat,
+        fix.t,
+        fix.speed,
+        fix.heading,
+        vehicleClass,
+        purpose,
+        incomeBand,
+      ]),
+    problem: (problem) => problems.push(formatProblem(problem)),
+  };
+  for await (const batch of readTraceFile(path))
+    if (batch.eachRow) batch.eachRow(sink);
+    else for (const record of batch) handRecord(sink, record);
+  return { rows, problems };
+}
+
+/** Points as the rows a sink sees. */
+const rowsOf = (points: TracePoint[]) =>
+  points.map((p) => [
+    p.deviceId,
+    p.lon,
+    p.lat,
+    p.t,
+    p.speed,
+    p.heading,
+    p.vehicleClass,
+    p.purpose,
+    p.incomeBand,
+  ]);
 
 const CSV = [
   "device_id,timestamp,lat,lon,speed,heading,vehicle_class",
@@ -363,6 +408,15 @@ describe("CSV rows read in place", () => {
         inPlace.problems.map((p) => p.replace("plain-", "")),
         inFull.problems.map((p) => p.replace("quoted-", "")),
       );
+      // Handed to a sink without a point object per row (the ingest's way), the rows read the same.
+      for (const [name, read] of [
+        [`plain-${h}.csv`, inPlace],
+        [`quoted-${h}.csv`, inFull],
+      ] as const) {
+        const bySink = await readAllBySink(join(dir, name));
+        assert.deepEqual(bySink.rows, rowsOf(read.points));
+        assert.deepEqual(bySink.problems, read.problems);
+      }
     }
   });
 });

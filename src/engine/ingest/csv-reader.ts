@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import { readText, type OnBytes } from "./open-input.js";
+import type { GpsPoint, TripPurpose, VehicleClass } from "../trips/types.js";
 import {
   addOptionalFields,
+  MAX_INCOME_BAND,
   parseIncomeBand,
   parseLatitude,
   parseLongitude,
@@ -12,7 +14,13 @@ import {
   parseVehicleClass,
   setOptionalFields,
 } from "./fields.js";
-import type { TracePoint, TraceRecord } from "./types.js";
+import {
+  handRecord,
+  type TraceBatch,
+  type TracePoint,
+  type TraceRecord,
+  type TraceRowSink,
+} from "./types.js";
 
 type Column =
   "device" | "time" | "lat" | "lon" | "speed" | "heading" | "vehicleClass" | "purpose" | "incomeBand";
@@ -67,9 +75,10 @@ const DEFAULT_COLUMNS: ColumnIndex = {
  * `device_id,timestamp,lat,lon[,speed,heading,vehicle_class,trip_purpose,income_band]`.
  * A batch parses its rows as it is iterated, so the rows of a chunk do not all live while the trips they
  * close are matched: parsed up front, a chunk's ~900 records outlived V8's young generation, ~19 of the
- * ~55 MB an ingest of the ingest bench's file copied into the old one.
+ * ~55 MB an ingest of the ingest bench's file copied into the old one. Handed to a sink (`eachRow`), a
+ * plain row makes no object but the fix the trip keeps.
  */
-export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGenerator<Iterable<TraceRecord>> {
+export async function* readCsvTrace(path: string, onBytes?: OnBytes): AsyncGenerator<TraceBatch> {
   const rows = new CsvRows(basename(path));
   let rest = "";
   for await (const chunk of readText(path, onBytes)) {
@@ -103,24 +112,44 @@ class CsvRows {
 
   constructor(private readonly file: string) {}
 
-  /** The records of the lines of `text` from `from` to `end` (a line break, or the text's end). */
-  *of(text: string, end: number, from = 0): Generator<TraceRecord> {
-    let quote = text.indexOf('"', from);
-    for (let start = from; start <= end && !this.stopped;) {
-      let lineEnd = text.indexOf("\n", start);
-      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
-      if (quote >= 0 && quote < start) quote = text.indexOf('"', start);
-      // Rows without quotes are read in place; anything the fast reader does not take is read in full.
-      const point =
-        this.plainRows && (quote < 0 || quote > lineEnd) ? this.plainRows.point(text, start, lineEnd) : null;
-      let record: TraceRecord | null;
-      if (point) {
-        this.lineNo++;
-        record = { point };
-      } else record = this.recordOf(text.slice(start, lineEnd));
-      start = lineEnd + 1;
+  /** The lines of `text` from `from` to `end` (a line break, or the text's end), read when iterated or handed on. */
+  of(text: string, end: number, from = 0): TraceBatch {
+    return new CsvBatch(this, text, end, from);
+  }
+
+  /** The records of the lines, a row read per step. */
+  *records(text: string, end: number, from: number): Generator<TraceRecord> {
+    const lines = new CsvLines(text, end, from);
+    for (let start = from; start <= end && !this.stopped; start = lines.end + 1) {
+      const plain = this.plainRowAt(lines, start);
+      const record = plain ? { point: plain.point() } : this.recordOf(text.slice(start, lines.end));
       if (record) yield record;
     }
+  }
+
+  /** The lines handed to `sink`, a plain row as its fix and fields, without a record or point object. */
+  eachRow(text: string, end: number, from: number, sink: TraceRowSink): void {
+    const lines = new CsvLines(text, end, from);
+    for (let start = from; start <= end && !this.stopped && !sink.stopped; start = lines.end + 1) {
+      const plain = this.plainRowAt(lines, start);
+      if (plain) sink.point(plain.deviceId, plain.fix(), plain.vehicleClass, plain.purpose, plain.incomeBand);
+      else {
+        const record = this.recordOf(text.slice(start, lines.end));
+        if (record) handRecord(sink, record);
+      }
+    }
+  }
+
+  /**
+   * The line at `start` read in place (PlainRows, holding its fields until the next row), or null when it
+   * needs the full reader (a header, quotes, padding, anything unusual); `lines.end` is then where it ends.
+   */
+  private plainRowAt(lines: CsvLines, start: number): PlainRows | null {
+    const lineEnd = lines.lineAt(start);
+    if (!this.plainRows || lines.quoted(start, lineEnd) || !this.plainRows.read(lines.text, start, lineEnd))
+      return null;
+    this.lineNo++;
+    return this.plainRows;
   }
 
   private recordOf(raw: string): TraceRecord | null {
@@ -144,6 +173,50 @@ class CsvRows {
     if (typeof point === "string") return { problem: { file, line: this.lineNo, message: point } };
     point.deviceId = this.deviceIds.own(point.deviceId);
     return { point };
+  }
+}
+
+/** One piece of a CSV's text as a batch of records. */
+class CsvBatch implements TraceBatch {
+  constructor(
+    private readonly rows: CsvRows,
+    private readonly text: string,
+    private readonly end: number,
+    private readonly from: number,
+  ) {}
+
+  [Symbol.iterator](): Iterator<TraceRecord> {
+    return this.rows.records(this.text, this.end, this.from);
+  }
+
+  eachRow(sink: TraceRowSink): void {
+    this.rows.eachRow(this.text, this.end, this.from, sink);
+  }
+}
+
+/** The line breaks of a piece of text up to `limit`, and whether a line holds a quote (found once per quote). */
+class CsvLines {
+  /** Where the line last asked for ends. */
+  end = 0;
+  private quote: number;
+
+  constructor(
+    readonly text: string,
+    private readonly limit: number,
+    from: number,
+  ) {
+    this.quote = text.indexOf('"', from);
+  }
+
+  lineAt(start: number): number {
+    const lineEnd = this.text.indexOf("\n", start);
+    this.end = lineEnd < 0 || lineEnd > this.limit ? this.limit : lineEnd;
+    return this.end;
+  }
+
+  quoted(start: number, lineEnd: number): boolean {
+    if (this.quote >= 0 && this.quote < start) this.quote = this.text.indexOf('"', start);
+    return this.quote >= 0 && this.quote <= lineEnd;
   }
 }
 
@@ -274,19 +347,49 @@ class PlainRows {
     private readonly deviceIds: DeviceIds,
   ) {}
 
-  point(text: string, start: number, end: number): TracePoint | null {
+  /** The row's fields, set by `read` (valid until the next row). */
+  deviceId = "";
+  private lon = 0;
+  private lat = 0;
+  private t = 0;
+  private speed: number | undefined = undefined;
+  private heading: number | undefined = undefined;
+  vehicleClass: VehicleClass | undefined = undefined;
+  purpose: TripPurpose | undefined = undefined;
+  incomeBand: number | undefined = undefined;
+
+  /** Reads the row in text[start, end) into the fields; false when it is not a plain row (pointOfRow reads it). */
+  read(text: string, start: number, end: number): boolean {
     if (end > start && text.charCodeAt(end - 1) === 13) end--; // \r\n line ends
-    if (!this.cut(text, start, end)) return null;
+    if (!this.cut(text, start, end)) return false;
     const { col } = this;
-    const deviceId = this.deviceId(text, col.device);
+    const deviceId = this.plainDeviceId(text, col.device);
     const lat = this.decimal(text, col.lat, 90);
     const lon = this.decimal(text, col.lon, 180);
-    if (deviceId === null || Number.isNaN(lat) || Number.isNaN(lon) || col.time === undefined) return null;
-    if (col.time >= this.cells) return null;
+    if (deviceId === null || Number.isNaN(lat) || Number.isNaN(lon) || col.time === undefined) return false;
+    if (col.time >= this.cells) return false;
     const t = parseTimestampAt(text, this.starts[col.time], this.ends[col.time]);
-    if (typeof t === "string") return null;
-    const point: TracePoint = { deviceId, lon, lat, t };
-    return this.cells > 4 ? this.withOptionalFields(text, point) : point;
+    if (typeof t === "string") return false;
+    this.deviceId = deviceId;
+    this.lon = lon;
+    this.lat = lat;
+    this.t = t;
+    return this.cells > 4 ? this.readOptionalFields(text) : this.withoutOptionalFields();
+  }
+
+  /** The row as a point (the records' form). */
+  point(): TracePoint {
+    const point: TracePoint = { deviceId: this.deviceId, lon: this.lon, lat: this.lat, t: this.t };
+    setOptionalFields(point, this.speed, this.heading, this.vehicleClass, this.purpose, this.incomeBand);
+    return point;
+  }
+
+  /** The row's fix, as the splitter keeps it (fixOf of its point). */
+  fix(): GpsPoint {
+    const fix: GpsPoint = { lon: this.lon, lat: this.lat, t: this.t };
+    if (this.speed !== undefined) fix.speed = this.speed;
+    if (this.heading !== undefined) fix.heading = this.heading;
+    return fix;
   }
 
   /** Cell bounds at the commas; false when the row has more cells than room. */
@@ -308,7 +411,7 @@ class PlainRows {
   }
 
   /** A device id without padding (else null: pointOfRow trims it, or says it is missing). */
-  private deviceId(text: string, i: number | undefined): string | null {
+  private plainDeviceId(text: string, i: number | undefined): string | null {
     if (i === undefined || i >= this.cells) return null;
     const [s, e] = [this.starts[i], this.ends[i]];
     if (e === s || !isPlainChar(text.charCodeAt(s)) || !isPlainChar(text.charCodeAt(e - 1))) return null;
@@ -344,20 +447,65 @@ class PlainRows {
     return negative ? -magnitude : magnitude;
   }
 
-  /** `point` with the row's optional columns, as addOptionalFields reads them; null on any problem. */
-  private withOptionalFields(text: string, point: TracePoint): TracePoint | null {
-    const { col } = this;
-    const speed = parseOptionalNumber(this.cell(text, col.speed), "speed");
-    const heading = parseOptionalNumber(this.cell(text, col.heading), "heading");
-    const vehicleClass = this.classes.of(this.cell(text, col.vehicleClass));
-    const purpose = this.purposes.of(this.cell(text, col.purpose));
-    const incomeBand = parseIncomeBand(this.cell(text, col.incomeBand));
-    if (typeof speed === "string" || typeof heading === "string" || typeof incomeBand === "string")
-      return null;
-    if (typeof vehicleClass === "object" || typeof purpose === "object") return null;
-    setOptionalFields(point, speed, heading, vehicleClass, purpose, incomeBand);
-    return point;
+  private withoutOptionalFields(): boolean {
+    this.speed = this.heading = this.incomeBand = undefined;
+    this.vehicleClass = this.purpose = undefined;
+    return true;
   }
+
+  /**
+   * The row's optional columns, as addOptionalFields reads them, plain numbers and repeated words read in
+   * place (a string per cell and row was a fifth of the reading); false on anything else, which pointOfRow
+   * then reads (or names as the row's problem).
+   */
+  private readOptionalFields(text: string): boolean {
+    const { col } = this;
+    const speed = this.optionalNumber(text, col.speed, "speed");
+    const heading = this.optionalNumber(text, col.heading, "heading");
+    const vehicleClass = this.classes.at(text, this.bounds(col.vehicleClass));
+    const purpose = this.purposes.at(text, this.bounds(col.purpose));
+    const incomeBand = this.optionalBand(text, col.incomeBand);
+    if (typeof speed === "string" || typeof heading === "string" || typeof incomeBand === "string")
+      return false;
+    if (typeof vehicleClass === "object" || typeof purpose === "object") return false;
+    this.speed = speed;
+    this.heading = heading;
+    this.vehicleClass = vehicleClass;
+    this.purpose = purpose;
+    this.incomeBand = incomeBand;
+    return true;
+  }
+
+  /** parseOptionalNumber of cell i: a plain decimal read in place, anything else from its text. */
+  private optionalNumber(text: string, i: number | undefined, name: string): number | undefined | string {
+    if (i === undefined || i >= this.cells || this.starts[i] === this.ends[i]) return undefined;
+    const plain = this.decimal(text, i, Infinity);
+    return Number.isNaN(plain) ? parseOptionalNumber(this.cell(text, i), name) : plain;
+  }
+
+  /** parseIncomeBand of cell i: up to three digits read in place, anything else from its text. */
+  private optionalBand(text: string, i: number | undefined): number | undefined | string {
+    if (i === undefined || i >= this.cells || this.starts[i] === this.ends[i]) return undefined;
+    const [s, e] = [this.starts[i], this.ends[i]];
+    if (e - s > 3) return parseIncomeBand(this.cell(text, i));
+    let band = 0;
+    for (let at = s; at < e; at++) {
+      const digit = text.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) return parseIncomeBand(this.cell(text, i));
+      band = band * 10 + digit;
+    }
+    return band <= MAX_INCOME_BAND ? band : parseIncomeBand(this.cell(text, i));
+  }
+
+  /** Cell i's bounds in the row: [start, end), or null when the layout has no such column or the row is shorter. */
+  private bounds(i: number | undefined): CellBounds | null {
+    if (i === undefined || i >= this.cells) return null;
+    this.cellBounds.start = this.starts[i];
+    this.cellBounds.end = this.ends[i];
+    return this.cellBounds;
+  }
+
+  private readonly cellBounds: CellBounds = { start: 0, end: 0 };
 
   /** Cell i's text; undefined when the layout has no such column, "" when the row is shorter (both: absent). */
   private cell(text: string, i: number | undefined): string | undefined {
@@ -366,20 +514,31 @@ class PlainRows {
   }
 }
 
+interface CellBounds {
+  start: number;
+  end: number;
+}
+
 /** Printable ASCII other than space: what String.trim() keeps at a cell's ends. */
 const isPlainChar = (c: number) => c > 32 && c < 127;
 
-/** A parser that remembers its last input and answer. */
+/** A parser of a cell that remembers its last text and answer: a trace repeats a class or purpose row after row. */
 class LastParsed<T> {
   private raw: string | undefined = undefined;
   private value: T | undefined = undefined;
 
   constructor(private readonly parse: (raw: string | undefined) => T) {}
 
-  of(raw: string | undefined): T {
-    if (raw !== this.raw || this.value === undefined) {
-      this.value = this.parse(raw);
-      this.raw = raw;
+  /** The parse of the cell at `bounds` in `text` (null: absent); the text is cut only when it changed. */
+  at(text: string, bounds: CellBounds | null): T {
+    const raw = this.raw;
+    const same =
+      bounds === null
+        ? raw === undefined
+        : raw !== undefined && bounds.end - bounds.start === raw.length && text.startsWith(raw, bounds.start);
+    if (!same || this.value === undefined) {
+      this.raw = bounds === null ? undefined : text.slice(bounds.start, bounds.end);
+      this.value = this.parse(this.raw);
     }
     return this.value;
   }

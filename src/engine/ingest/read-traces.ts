@@ -3,16 +3,16 @@ import { readCsvTrace } from "./csv-reader.js";
 import { readGeoJsonTrace } from "./geojson-reader.js";
 import { readGpxTrace } from "./gpx-reader.js";
 import { formatOf, type OnBytes } from "./open-input.js";
-import type { TraceRecord } from "./types.js";
+import type { TraceBatch, TraceRecord } from "./types.js";
 
 export const TRACE_FILE_KINDS = ".csv, .gpx, .geojson/.json, each optionally .gz";
 
 /**
  * Streams a trace file's points and bad rows in batches (in file order), choosing the reader by file name.
- * Iterate a batch before asking for the next one: a CSV batch reads its rows as it is iterated. `onBytes`
- * sees the file's own bytes as they are read.
+ * Iterate a batch (or hand it a sink) before asking for the next one: a CSV batch reads its rows as it is
+ * iterated. `onBytes` sees the file's own bytes as they are read.
  */
-export function readTraceFile(path: string, onBytes?: OnBytes): AsyncGenerator<Iterable<TraceRecord>> {
+export function readTraceFile(path: string, onBytes?: OnBytes): AsyncGenerator<TraceBatch> {
   const format = formatOf(path);
   if (format === "csv") return readCsvTrace(path, onBytes);
   if (format === "gpx") return readGpxTrace(path, onBytes);

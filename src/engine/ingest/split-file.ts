@@ -1,9 +1,9 @@
 import { basename } from "node:path";
-import type { RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
+import type { GpsPoint, RawTrip, TraceSource, TripPurpose, VehicleClass } from "../trips/types.js";
 import type { OnBytes } from "./open-input.js";
 import { readTraceFile } from "./read-traces.js";
 import { TripSplitter, type SplitCounts } from "./split-trips.js";
-import { formatProblem } from "./types.js";
+import { formatProblem, handRecord, type RowProblem, type TraceRowSink } from "./types.js";
 
 export interface SplitFileOptions {
   source: TraceSource;
@@ -56,25 +56,16 @@ export async function* readTrips(
     // The trips a chunk of records closed go out together: a yield per trip (a promise and a turn of the
     // consumer's async calls each, ~4,000 per bench file) cost ~8 % of a single-thread ingest's CPU.
     for await (const records of readTraceFile(path, opts.onBytes)) {
-      const closed: RawTrip[] = [];
-      let progressDue = 0;
-      let aborted = false;
-      for (const record of records) {
-        if (opts.signal?.aborted) {
-          aborted = true;
-          break;
+      const rows = new SplittingSink(splitter, opts, counts, progressEvery);
+      if (records.eachRow) records.eachRow(rows);
+      else
+        for (const record of records) {
+          if (rows.stopped) break;
+          handRecord(rows, record);
         }
-        if (record.problem) {
-          counts.badRows++;
-          opts.onProblem?.(formatProblem(record.problem));
-          continue;
-        }
-        for (const trip of splitter.push(record.point)) closed.push(trip);
-        if (splitter.counts.pointsRead % progressEvery === 0) progressDue++;
-      }
-      if (closed.length > 0) yield closed;
-      for (; progressDue > 0; progressDue--) opts.onProgress?.();
-      if (aborted) break;
+      if (rows.closed.length > 0) yield rows.closed;
+      for (; rows.progressDue > 0; rows.progressDue--) opts.onProgress?.();
+      if (rows.stopped) break;
     }
   } catch (e) {
     counts.readErrors++;
@@ -82,6 +73,39 @@ export async function* readTrips(
   }
   if (opts.signal?.aborted) counts.interrupted = 1;
   else yield splitter.flush();
+}
+
+/** One batch of a file's rows into the splitter: the trips they closed, bad rows counted, progress due. */
+class SplittingSink implements TraceRowSink {
+  readonly closed: RawTrip[] = [];
+  progressDue = 0;
+
+  constructor(
+    private readonly splitter: TripSplitter,
+    private readonly opts: ReadTripsOptions,
+    private readonly counts: ReadCounts,
+    private readonly progressEvery: number,
+  ) {}
+
+  get stopped(): boolean {
+    return this.opts.signal?.aborted === true;
+  }
+
+  point(
+    deviceId: string,
+    fix: GpsPoint,
+    vehicleClass: VehicleClass | undefined,
+    purpose: TripPurpose | undefined,
+    incomeBand: number | undefined,
+  ): void {
+    this.splitter.pushFix(deviceId, fix, vehicleClass, purpose, incomeBand, this.closed);
+    if (this.splitter.counts.pointsRead % this.progressEvery === 0) this.progressDue++;
+  }
+
+  problem(problem: RowProblem): void {
+    this.counts.badRows++;
+    this.opts.onProblem?.(formatProblem(problem));
+  }
 }
 
 /**

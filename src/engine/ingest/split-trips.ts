@@ -1,5 +1,5 @@
 import type { GpsPoint, RawTrip, TraceSource, TripPurpose, VehicleClass } from "../trips/types.js";
-import type { TracePoint } from "./types.js";
+import { fixOf, type TracePoint } from "./types.js";
 
 /** Fastest believable travel per vehicle class (km/h); a fix implying more is a GPS jump. */
 export const MAX_SPEED_KPH: Record<VehicleClass, number> = {
@@ -108,32 +108,45 @@ export class TripSplitter {
 
   /** Adds one fix; returns the trips it closed (usually none). */
   push(p: TracePoint): RawTrip[] {
+    const closed: RawTrip[] = [];
+    this.pushFix(p.deviceId, fixOf(p), p.vehicleClass, p.purpose, p.incomeBand, closed);
+    return closed;
+  }
+
+  /**
+   * Adds one fix of a device, kept as it is in the trip's points (a reader's rows need no point object of
+   * their own); the trips it closed are appended to `closed`.
+   */
+  pushFix(
+    deviceId: string,
+    fix: GpsPoint,
+    fileClass: VehicleClass | undefined,
+    purpose: TripPurpose | undefined,
+    incomeBand: number | undefined,
+    closed: RawTrip[],
+  ): void {
     this.counts.pointsRead++;
-    const fix: GpsPoint = { lon: p.lon, lat: p.lat, t: p.t };
-    if (p.speed !== undefined) fix.speed = p.speed;
-    if (p.heading !== undefined) fix.heading = p.heading;
-    const vehicleClass = p.vehicleClass ?? this.opts.defaultVehicleClass;
-    const closed = this.counts.pointsRead % SWEEP_EVERY === 0 ? this.closeIdle() : [];
+    const vehicleClass = fileClass ?? this.opts.defaultVehicleClass;
+    if (this.counts.pointsRead % SWEEP_EVERY === 0) this.closeIdle(closed);
     this.latestT = Math.max(this.latestT, fix.t);
-    const st = this.devices.get(p.deviceId);
+    const st = this.devices.get(deviceId);
     if (!st) {
-      this.devices.set(p.deviceId, newState(vehicleClass, p, fix, this.counts.pointsRead));
-      return closed;
+      this.devices.set(deviceId, newState(vehicleClass, purpose, incomeBand, fix, this.counts.pointsRead));
+      return;
     }
     st.seenAt = this.counts.pointsRead;
-    if (this.rejects(st, fix)) return closed;
-    if (fix.t - st.last.t >= this.opts.gapMs || changesAttributes(st, vehicleClass, p)) {
-      this.close(p.deviceId, st, closed);
-      this.devices.set(p.deviceId, newState(vehicleClass, p, fix, this.counts.pointsRead));
-      return closed;
+    if (this.rejects(st, fix)) return;
+    if (fix.t - st.last.t >= this.opts.gapMs || changesAttributes(st, vehicleClass, purpose, incomeBand)) {
+      this.close(deviceId, st, closed);
+      this.devices.set(deviceId, newState(vehicleClass, purpose, incomeBand, fix, this.counts.pointsRead));
+      return;
     }
     if (this.isJump(st, fix)) {
       this.counts.droppedPoints.jump++;
-      return closed;
+      return;
     }
     st.last = fix;
-    this.advance(p.deviceId, st, fix, closed);
-    return closed;
+    this.advance(deviceId, st, fix, closed);
   }
 
   /** Closes every open trip (end of input). */
@@ -148,15 +161,13 @@ export class TripSplitter {
    * Closes the trips of devices silent for a sweep's worth of input and for a gap before the latest time
    * seen: in input sorted by time or by device, no later fix can extend them.
    */
-  private closeIdle(): RawTrip[] {
-    const closed: RawTrip[] = [];
+  private closeIdle(closed: RawTrip[]): void {
     for (const [deviceId, st] of this.devices) {
       if (this.counts.pointsRead - st.seenAt < SWEEP_EVERY) continue;
       if (this.latestT - st.last.t < this.opts.gapMs) continue;
       this.close(deviceId, st, closed);
       this.devices.delete(deviceId);
     }
-    return closed;
   }
 
   /** Devices with an open trip or stop (memory in use). */
@@ -230,11 +241,17 @@ export class TripSplitter {
   }
 }
 
-function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint, seenAt: number): DeviceState {
+function newState(
+  vehicleClass: VehicleClass,
+  purpose: TripPurpose | undefined,
+  incomeBand: number | undefined,
+  fix: GpsPoint,
+  seenAt: number,
+): DeviceState {
   return {
     vehicleClass,
-    purpose: p.purpose,
-    incomeBand: p.incomeBand,
+    purpose,
+    incomeBand,
     points: [fix],
     last: fix,
     anchorIndex: 0,
@@ -245,8 +262,13 @@ function newState(vehicleClass: VehicleClass, p: TracePoint, fix: GpsPoint, seen
 }
 
 /** A fix whose class or trip attributes differ from the open trip's starts a new trip. */
-function changesAttributes(st: DeviceState, vehicleClass: VehicleClass, p: TracePoint): boolean {
-  return vehicleClass !== st.vehicleClass || p.purpose !== st.purpose || p.incomeBand !== st.incomeBand;
+function changesAttributes(
+  st: DeviceState,
+  vehicleClass: VehicleClass,
+  purpose: TripPurpose | undefined,
+  incomeBand: number | undefined,
+): boolean {
+  return vehicleClass !== st.vehicleClass || purpose !== st.purpose || incomeBand !== st.incomeBand;
 }
 
 function setAnchor(st: DeviceState): void {
