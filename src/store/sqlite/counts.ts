@@ -19,7 +19,7 @@ import {
   addDetails,
   addTotals,
   cellMask,
-  mergeBatchGroup,
+  BatchGroupPacker,
   SegmentMonthCounters,
 } from "./segment-month-pack.js";
 import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
@@ -29,10 +29,10 @@ import {
   eachRollupMonth,
   monthIndexByYear,
   monthsByYear,
-  replaceMonths,
   rollupKey,
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
+import { BlobArena } from "./blob-arena.js";
 import { decodeResultPage, encodeResultPage, EXPIRED_RESULTS_PER_SAVE } from "../result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
 import type { Sync } from "./async-port.js";
@@ -74,11 +74,12 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
-    this.addGroups(country, new CellGroups(cells));
+    this.addGroups(country, new CellGroups(cells), new BlobArena());
   }
 
   addBatch(country: string, batch: SegmentCellBatch): void {
-    this.addGroups(country, new BatchGroups(batch));
+    const arena = new BlobArena();
+    this.addGroups(country, new BatchGroups(batch, arena), arena);
   }
 
   /**
@@ -86,20 +87,20 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
    * nearly every segment of its month: the stored rows are read in one query per month and table, and
    * written ROWS_PER_UPSERT at a time; a statement per segment-month and table cost more than the merge.
    */
-  private addGroups(country: string, groups: SegmentMonthGroups): void {
-    this.db.transaction(() => this.writeGroups(country, groups))();
+  private addGroups(country: string, groups: SegmentMonthGroups, arena: BlobArena): void {
+    this.db.transaction(() => this.writeGroups(country, groups, arena))();
   }
 
   /**
    * A method, and the groups an object, not closures made per batch: those were compiled afresh in every
    * batch (`--trace-opt`), and their loop runs once per batch.
    */
-  private writeGroups(country: string, groups: SegmentMonthGroups): void {
+  private writeGroups(country: string, groups: SegmentMonthGroups, arena: BlobArena): void {
     const keys: [segmentId: number, month: string][] = [];
     for (let i = 0; i < groups.count; i++) keys.push(groups.key(i));
     const totals = storedByPeriod(this.sql(TOTALS.read), country, keys);
     const details = storedByPeriod(this.sql(DETAILS.read), country, keys);
-    const rollups = new YearRollups(country);
+    const rollups = new YearRollups(country, arena);
     const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
     const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
     for (let i = 0; i < keys.length; i++) {
@@ -248,9 +249,16 @@ class CellGroups implements SegmentMonthGroups {
   }
 }
 
-/** An ingest batch's cells, summed per segment-month (segment-cells.ts). */
+/** An ingest batch's cells, summed per segment-month (segment-cells.ts), packed into `arena`'s BLOBs. */
 class BatchGroups implements SegmentMonthGroups {
-  constructor(private readonly batch: SegmentCellBatch) {}
+  private readonly packer: BatchGroupPacker;
+
+  constructor(
+    private readonly batch: SegmentCellBatch,
+    arena: BlobArena,
+  ) {
+    this.packer = new BatchGroupPacker(batch, arena);
+  }
 
   get count(): number {
     return this.batch.months.length;
@@ -261,7 +269,7 @@ class BatchGroups implements SegmentMonthGroups {
   }
 
   merge(g: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer } {
-    return mergeBatchGroup(this.batch, g, totals, details);
+    return this.packer.merge(g, totals, details);
   }
 }
 
@@ -303,7 +311,7 @@ export class YearRollups extends ChangedYears {
     const stored = storedByPeriod(sql(ROLLUPS.read), this.country, keys);
     const put = new RowUpserts(sql, ROLLUPS.table, "year");
     for (const { segmentId, year, months } of this.years.values())
-      put.add(this.country, segmentId, year, replaceMonths(stored.get(year)?.get(segmentId), months));
+      put.add(this.country, segmentId, year, this.replaceMonths(stored.get(year)?.get(segmentId), months));
     put.flush();
     this.years.clear();
   }

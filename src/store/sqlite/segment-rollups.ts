@@ -3,6 +3,7 @@ import type { VehicleClass } from "../../engine/trips/types.js";
 import type { SegmentStatsQuery } from "../../app/ports/store.js";
 import type { SegmentMonthColumnsBuilder } from "../../engine/counts/segment-stats.js";
 import { addTotalsBySlot, aligned, cellMask, comboKey, SLOTS } from "./segment-month-pack.js";
+import type { BlobArena } from "./blob-arena.js";
 
 /**
  * Whole-month rollups: what the commonest metrics call asks (day type "all", day part "all") is
@@ -96,12 +97,12 @@ function combosBySlot(): number[][] {
  * The entries of one month from its totals BLOB: every combination summed in one pass
  * (addTotalsBySlot), bit for bit what addTotals gives through each combination's mask.
  */
-export function monthRollup(totals: Uint8Array): MonthEntries {
+export function monthRollup(totals: Uint8Array, arena?: BlobArena): MonthEntries {
   const combos = allCombos();
   const { tripSum, countSum, sum, error } = addTotalsBySlot(totals, combosBySlot(), combos.length);
   let n = 0;
   for (let k = 0; k < combos.length; k++) if (tripSum[k] > 0) n++;
-  const entries = new Float64Array(ENTRY_FIELDS * n);
+  const entries = arena ? arena.float64s(ENTRY_FIELDS * n) : new Float64Array(ENTRY_FIELDS * n);
   let at = 0;
   for (let k = 0; k < combos.length; k++)
     if (tripSum[k] > 0) {
@@ -120,11 +121,17 @@ export interface ChangedYear {
   months: Map<number, MonthEntries>;
 }
 
-/** The segment-years an ingest batch touched, each gathered once and written once by the store. */
+/**
+ * The segment-years an ingest batch touched, each gathered once and written once by the store; with an
+ * arena, their entries and BLOBs are cut from it.
+ */
 export class ChangedYears {
   protected readonly years = new Map<string, ChangedYear>();
 
-  constructor(readonly country: string) {}
+  constructor(
+    readonly country: string,
+    private readonly arena?: BlobArena,
+  ) {}
 
   get size(): number {
     return this.years.size;
@@ -136,7 +143,12 @@ export class ChangedYears {
     const id = `${segmentId}|${year}`;
     let entry = this.years.get(id);
     if (!entry) this.years.set(id, (entry = { segmentId, year, months: new Map() }));
-    entry.months.set(m, monthRollup(totals));
+    entry.months.set(m, monthRollup(totals, this.arena));
+  }
+
+  /** replaceMonths, into the arena when there is one. */
+  protected replaceMonths(stored: Uint8Array | undefined, months: Map<number, MonthEntries>): Buffer {
+    return replaceMonths(stored, months, this.arena);
   }
 }
 
@@ -155,15 +167,22 @@ export function monthsByYear(months: readonly string[]): Map<string, (string | u
  * A segment-year's rollup, with some months replaced (ingest, migration): month by month, the new
  * entries or else the stored ones (both in key order, so the entries stay sorted by month and key).
  */
-export function replaceMonths(stored: Uint8Array | undefined, months: Map<number, MonthEntries>): Buffer {
+export function replaceMonths(
+  stored: Uint8Array | undefined,
+  months: Map<number, MonthEntries>,
+  arena?: BlobArena,
+): Buffer {
   const old = stored ? view(stored) : undefined;
   let n = 0;
   for (const entries of months.values()) n += entries.length / ENTRY_FIELDS;
   if (old) for (let i = 0; i < old.month.length; i++) if (!months.has(old.month[i])) n++;
-  const buffer = new ArrayBuffer(HEADER_BYTES + pad8(ENTRY_BYTES * n));
-  new Uint32Array(buffer, 0, 1)[0] = n;
-  new Uint16Array(buffer, 4, 2).set([ROLLUP_FORMAT, 0]);
-  const r = view(new Uint8Array(buffer));
+  const length = HEADER_BYTES + pad8(ENTRY_BYTES * n);
+  const blob = arena ? arena.take(length).blob : Buffer.alloc(length);
+  new Uint32Array(blob.buffer, blob.byteOffset, 1)[0] = n;
+  const formats = new Uint16Array(blob.buffer, blob.byteOffset + 4, 2);
+  formats[0] = ROLLUP_FORMAT;
+  formats[1] = 0;
+  const r = view(blob);
   let at = 0;
   const put = (month: number, key: number, trips: number, speedCount: number, speedSumKph: number) => {
     r.speedSum[at] = speedSumKph;
@@ -183,7 +202,7 @@ export function replaceMonths(stored: Uint8Array | undefined, months: Map<number
       if (!fresh) put(month, old.key[i], old.trips[i], old.speedCount[i], old.speedSum[i]);
   }
   if (at !== n) throw new StoredFormatError("segment rollup BLOB whose entries are not in month order");
-  return Buffer.from(buffer);
+  return blob;
 }
 
 const pad8 = (n: number) => Math.ceil(n / 8) * 8;
