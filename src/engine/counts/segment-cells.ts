@@ -364,15 +364,17 @@ class CellSums {
     }
     const n = this.entries;
     cellStart[this.groups] = n;
+    // Views, not copies: the sums are made for this batch alone (copies were ~5 MB per 4,000 trips more of
+    // the external memory whose growth starts V8's full collections).
     return {
       cellStart,
-      cell: this.cell.slice(0, n),
-      trips: this.trips.slice(0, n),
-      speedCount: this.speedCount.slice(0, n),
-      speedSumKph: this.speedSum.slice(0, n),
-      detailStart: this.detailStart.slice(0, n + 1),
-      counter: this.counter.slice(0, this.runs),
-      count: this.count.slice(0, this.runs),
+      cell: this.cell.subarray(0, n),
+      trips: this.trips.subarray(0, n),
+      speedCount: this.speedCount.subarray(0, n),
+      speedSumKph: this.speedSum.subarray(0, n),
+      detailStart: this.detailStart.subarray(0, n + 1),
+      counter: this.counter.subarray(0, this.runs),
+      count: this.count.subarray(0, this.runs),
     };
   }
 
