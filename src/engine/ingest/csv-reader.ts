@@ -455,8 +455,8 @@ class PlainRows {
 
   /**
    * The row's optional columns, as addOptionalFields reads them, plain numbers and repeated words read in
-   * place (a string per cell and row was a fifth of the reading); false on anything else, which pointOfRow
-   * then reads (or names as the row's problem).
+   * place (not a string per cell: three per row of the simulator's traces); false on anything else, which
+   * pointOfRow then reads (or names as the row's problem).
    */
   private readOptionalFields(text: string): boolean {
     const { col } = this;
