@@ -3,9 +3,9 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Many small BLOBs of one batch (segment-months, their year rollups), cut from large chunks: a fresh
- * ArrayBuffer per BLOB and scratch array cost ~0.8 µs each on the machines measured, ~7 per segment-month of an
- * ingest batch. Each BLOB is a Buffer over its chunk, 8-aligned (the typed views of the packed layouts
- * need it); a chunk is freed once no BLOB of it is held (after the statements that bind them ran).
+ * ArrayBuffer per BLOB and scratch array cost ~0.8 µs each (docs/performance.md, "Stop 44"), ~7 per
+ * segment-month of an ingest batch. Each BLOB is a Buffer over its chunk, 8-aligned (the typed views of the
+ * packed layouts need it); a chunk is freed once no BLOB of it is held (after the statements that bind them ran).
  */
 export class BlobArena {
   private chunk = new ArrayBuffer(0);
