@@ -15,6 +15,7 @@ import {
   setOptionalFields,
 } from "./fields.js";
 import {
+  fixOf,
   handRecord,
   type TraceBatch,
   type TracePoint,
@@ -349,11 +350,11 @@ class PlainRows {
 
   /** The row's fields, set by `read` (valid until the next row). */
   deviceId = "";
-  private lon = 0;
-  private lat = 0;
-  private t = 0;
-  private speed: number | undefined = undefined;
-  private heading: number | undefined = undefined;
+  lon = 0;
+  lat = 0;
+  t = 0;
+  speed: number | undefined = undefined;
+  heading: number | undefined = undefined;
   vehicleClass: VehicleClass | undefined = undefined;
   purpose: TripPurpose | undefined = undefined;
   incomeBand: number | undefined = undefined;
@@ -384,12 +385,9 @@ class PlainRows {
     return point;
   }
 
-  /** The row's fix, as the splitter keeps it (fixOf of its point). */
+  /** The row's fix, as the splitter keeps it. */
   fix(): GpsPoint {
-    const fix: GpsPoint = { lon: this.lon, lat: this.lat, t: this.t };
-    if (this.speed !== undefined) fix.speed = this.speed;
-    if (this.heading !== undefined) fix.heading = this.heading;
-    return fix;
+    return fixOf(this);
   }
 
   /** Cell bounds at the commas; false when the row has more cells than room. */

@@ -47,8 +47,11 @@ export interface TraceBatch extends Iterable<TraceRecord> {
   eachRow?(sink: TraceRowSink): void;
 }
 
-/** A read point's fix as a trip keeps it: position and time, then speed and heading when read (one shape per set). */
-export function fixOf(p: TracePoint): GpsPoint {
+/**
+ * A read point's fix as a trip keeps it: position and time, then speed and heading when read (one shape per
+ * set). Every reader's fixes are made here, so they share one shape.
+ */
+export function fixOf(p: GpsPoint): GpsPoint {
   const fix: GpsPoint = { lon: p.lon, lat: p.lat, t: p.t };
   if (p.speed !== undefined) fix.speed = p.speed;
   if (p.heading !== undefined) fix.heading = p.heading;
