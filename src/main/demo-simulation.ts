@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
-import { Piscina } from "piscina";
+import type { Piscina } from "piscina";
+import { orderedPool } from "../engine/ordered-pool.js";
 import type { Network } from "../engine/network/network.js";
 import type { SimulateOptions } from "../engine/simulate/index.js";
 import type { SimulationTask } from "./demo-simulation-worker.js";
@@ -23,7 +24,7 @@ export class DemoSimulations {
   private readonly pool: Piscina;
 
   constructor(network: Network) {
-    this.pool = new Piscina({
+    this.pool = orderedPool({
       filename: ENTRY.href,
       minThreads: 1,
       maxThreads: 1,

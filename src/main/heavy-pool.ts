@@ -1,4 +1,5 @@
-import { Piscina } from "piscina";
+import type { Piscina } from "piscina";
+import { orderedPool } from "../engine/ordered-pool.js";
 import type {
   HeavyAdmission,
   HeavyInput,
@@ -113,7 +114,7 @@ export class HeavyPool implements HeavyRunner {
     store: StoreDescription,
     readonly limits: HeavyPoolLimits,
   ) {
-    this.pool = new Piscina({
+    this.pool = orderedPool({
       filename: ENTRY.href,
       minThreads: limits.threads,
       maxThreads: limits.threads,

@@ -48,6 +48,24 @@ test("the demo's worker thread writes the month files the main thread would, eac
   }
 });
 
+test("simulations asked at once run in the order asked", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sf-demo-sim-order-"));
+  const simulations = new DemoSimulations(network);
+  t.after(async () => {
+    await simulations.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const asked = [1, 2, 3, 4].map((seed) => simulations.months(join(dir, `sim-${seed}`), options(seed)));
+  const finished: number[] = [];
+  await Promise.all(
+    asked.map(async (files, i) => {
+      for await (const _ of files);
+      finished.push(i);
+    }),
+  );
+  assert.deepEqual(finished, [0, 1, 2, 3]);
+});
+
 test("a simulation that fails on the worker fails the caller's iteration", async (t) => {
   const simulations = new DemoSimulations(network);
   t.after(() => simulations.close());

@@ -14,6 +14,11 @@ import { columnsToTrips } from "../../src/engine/trips/columns.js";
 import { VEHICLE_CLASSES } from "../../src/engine/trips/types.js";
 import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
+import { MatchPool } from "../../src/engine/ingest/match-pool.js";
+import { Network } from "../../src/engine/network/network.js";
+import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
+import { TripSplitter } from "../../src/engine/ingest/split-trips.js";
+import type { RawTrip } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { inDayFiles } from "../../bench/lib/day-files.js";
 import { MONACO_PBF } from "../helpers/bundled-data.js";
@@ -121,3 +126,25 @@ it("a batch with trips stored before adds the tallies of its new trips only", as
   const sorted = (rows: typeof once.counts) => [...rows].sort((a, b) => a.segmentId - b.segmentId);
   assert.deepEqual(sorted(twice.counts), sorted(once.counts));
 });
+
+it("the matching pool starts groups in the order they were sent, so each can be taken as it comes", async (t) => {
+  const raw = await rawTripsOf(file);
+  const groups = Array.from({ length: 8 }, (_, g) => raw.slice(g * 4, g * 4 + 4));
+  const pool = new MatchPool(new Network("mc", segments), 1);
+  t.after(() => pool.close());
+  const answered: number[] = [];
+  // All sent at once, as the pipeline keeps groups in flight; one thread answers them in the order it starts them.
+  await Promise.all(groups.map(async (group, g) => (await pool.match(group), answered.push(g))));
+  assert.deepEqual(
+    answered,
+    groups.map((_, g) => g),
+  );
+});
+
+async function rawTripsOf(path: string): Promise<RawTrip[]> {
+  const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
+  const trips: RawTrip[] = [];
+  for await (const records of readTraceFile(path))
+    for (const record of records) if (!record.problem) trips.push(...splitter.push(record.point));
+  return [...trips, ...splitter.flush()];
+}

@@ -1,4 +1,5 @@
-import { Piscina } from "piscina";
+import type { Piscina } from "piscina";
+import { orderedPool } from "../ordered-pool.js";
 import { prepareMatching } from "../matching/context.js";
 import type { Network } from "../network/network.js";
 import type { MatchedTrip, RawTrip } from "../trips/types.js";
@@ -49,7 +50,7 @@ export class MatchPool {
     readonly network: Network,
     threads: number,
   ) {
-    this.pool = new Piscina({
+    this.pool = orderedPool({
       filename: ENTRY.href,
       minThreads: threads,
       maxThreads: threads,
