@@ -6,7 +6,8 @@ import { Piscina } from "piscina";
  * puts it back at the queue's end: on one thread, five tasks asked at once start 1, 3, 5, 4, 2. The ingest
  * takes matched groups in reading order, so it waited for a group sent early and started late while the
  * later groups' outcomes piled up, to be kept and tallied at the end with the workers idle
- * (docs/performance.md, "Stop 45"); a demo simulation or a heavy request was overtaken the same way.
+ * (docs/performance.md, "Stop 45"); a demo simulation was overtaken the same way. Only for tasks without an
+ * abort signal: piscina 5.3 queues those apart, where this option starts the latest first.
  */
 export function orderedPool(options: NonNullable<ConstructorParameters<typeof Piscina>[0]>): Piscina {
   return new Piscina({ ...options, stricterFIFO: true });

@@ -1,5 +1,4 @@
-import type { Piscina } from "piscina";
-import { orderedPool } from "../engine/ordered-pool.js";
+import { Piscina } from "piscina";
 import type {
   HeavyAdmission,
   HeavyInput,
@@ -114,7 +113,9 @@ export class HeavyPool implements HeavyRunner {
     store: StoreDescription,
     readonly limits: HeavyPoolLimits,
   ) {
-    this.pool = orderedPool({
+    // Not `orderedPool`: these tasks carry abort signals, which piscina 5.3 queues apart, and there
+    // `stricterFIFO` starts the latest first (docs/deployment.md, "Heavy requests and admission control").
+    this.pool = new Piscina({
       filename: ENTRY.href,
       minThreads: limits.threads,
       maxThreads: limits.threads,
