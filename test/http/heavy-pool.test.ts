@@ -443,6 +443,29 @@ describe("admission control of the pool (PostgreSQL; a table lock holds searches
   );
 
   poolTest(
+    "starts queued requests in the order they arrived",
+    { threads: 1, maxWaitMs: 60_000 },
+    async (server, pool) => {
+      const { running } = await holdOnThread(server, pool);
+      const finished: string[] = [];
+      const queued: Promise<Awaited<ReturnType<typeof post>>>[] = [];
+      for (const [label, send] of [
+        ["first", () => metrics(server.base, keyB)],
+        ["second", () => osmSearch(server.base, keyB)],
+        ["third", () => metrics(server.base, keyA)],
+      ] as const) {
+        queued.push(send().then((res) => (finished.push(label), res)));
+        await untilDepth(pool, queued.length + 1);
+      }
+      await release();
+      assert.equal((await running).status, 200);
+      for (const res of await Promise.all(queued)) assert.equal(res.status, 200);
+      // One thread takes them one at a time, as they came (piscina's own queue gave 1, 3, 2).
+      assert.deepEqual(finished, ["first", "second", "third"]);
+    },
+  );
+
+  poolTest(
     "sheds a request no thread takes within the wait limit (503 overloaded)",
     { threads: 1, maxWaitMs: 200 },
     async (server, pool) => {
