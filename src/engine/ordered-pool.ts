@@ -1,15 +1,63 @@
 import { Piscina } from "piscina";
 
+type PoolOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
+
+/** What a task may carry besides itself: an abort signal (a task aborted while waiting leaves the line). */
+export interface OrderedRunOptions {
+  signal?: AbortSignal;
+  transferList?: NonNullable<Parameters<Piscina["run"]>[1]>["transferList"];
+}
+
 /**
- * A piscina pool whose queued tasks start in the order they were asked. By default, each time a worker
- * frees up, piscina starts the queue's first task, takes the next one too and, finding no worker for it,
- * puts it back at the queue's end: on one thread, five tasks asked at once start 1, 3, 5, 4, 2. The ingest
- * takes matched groups in reading order, so it waited for a group sent early and started late while the
- * later groups' outcomes piled up, to be kept and tallied at the end with the workers idle
- * (docs/performance.md, "Stop 45"); a demo simulation was overtaken the same way. Only for tasks without an
- * abort signal: piscina 5.3 queues those apart, where this option starts the latest first (the heavy-request
- * pool keeps its own line instead).
+ * A piscina pool whose tasks start in the order they were asked: it hands piscina one task per thread and
+ * keeps the line itself. Piscina's own queue does not keep that order. Each time a worker frees up it starts
+ * the first task, takes the next one too and, finding no worker for it, puts it back at the queue's end: on
+ * one thread, five tasks asked at once start 1, 3, 5, 4, 2; its `stricterFIFO` option fixes that for plain
+ * tasks, but starts tasks with an abort signal (which it queues apart) latest first, 3, 2, 1. The ingest takes
+ * matched groups in reading order, so it waited for a group sent early and started late while the later
+ * groups' outcomes piled up, to be kept and tallied at the end with the workers idle; a demo simulation or a
+ * heavy request was overtaken the same way (docs/performance.md, "Stop 45").
  */
-export function orderedPool(options: NonNullable<ConstructorParameters<typeof Piscina>[0]>): Piscina {
-  return new Piscina({ ...options, stricterFIFO: true });
+export class OrderedPool {
+  private readonly pool: Piscina;
+  private readonly threads: number;
+  /** Tasks handed to piscina and not settled: at most one per thread, so piscina never queues them. */
+  private handed = 0;
+  /** Tasks waiting for a thread, first come first served. */
+  private readonly line: (() => void)[] = [];
+
+  constructor(options: PoolOptions & { maxThreads: number }) {
+    this.pool = new Piscina(options);
+    this.threads = options.maxThreads;
+  }
+
+  /** Runs `task` on a thread once the tasks asked before it have theirs. */
+  run<T>(task: unknown, options: OrderedRunOptions = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const go = () => {
+        this.handed++;
+        // A throw inside `run` rejects like a failed run, and frees the turn alike.
+        new Promise<T>((ran) => ran(this.pool.run(task, options))).then(resolve, reject).finally(() => {
+          this.handed--;
+          while (this.handed < this.threads && this.line.length > 0) this.line.shift()!();
+        });
+      };
+      if (this.handed < this.threads) return go();
+      this.line.push(go);
+      options.signal?.addEventListener(
+        "abort",
+        () => {
+          const at = this.line.indexOf(go);
+          if (at < 0) return;
+          this.line.splice(at, 1);
+          reject(options.signal!.reason);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  destroy(): Promise<void> {
+    return this.pool.destroy();
+  }
 }

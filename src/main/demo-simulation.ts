@@ -1,6 +1,5 @@
 import { MessageChannel, type MessagePort } from "node:worker_threads";
-import type { Piscina } from "piscina";
-import { orderedPool } from "../engine/ordered-pool.js";
+import { OrderedPool } from "../engine/ordered-pool.js";
 import type { Network } from "../engine/network/network.js";
 import type { SimulateOptions } from "../engine/simulate/index.js";
 import type { SimulationTask } from "./demo-simulation-worker.js";
@@ -21,10 +20,10 @@ const ENTRY = FROM_SOURCES ? new URL("../engine/tsx-worker.mjs", import.meta.url
  * writes on the main thread.
  */
 export class DemoSimulations {
-  private readonly pool: Piscina;
+  private readonly pool: OrderedPool;
 
   constructor(network: Network) {
-    this.pool = orderedPool({
+    this.pool = new OrderedPool({
       filename: ENTRY.href,
       minThreads: 1,
       maxThreads: 1,
@@ -36,7 +35,7 @@ export class DemoSimulations {
   months(dir: string, options: SimulateOptions): AsyncIterable<string> {
     const { port1, port2 } = new MessageChannel();
     const task: SimulationTask = { dir, options, port: port2 };
-    const done = this.pool.run(task, { transferList: [port2] }) as Promise<number>;
+    const done = this.pool.run<number>(task, { transferList: [port2] });
     return filesFrom(port1, done);
   }
 

@@ -1,4 +1,4 @@
-import { Piscina } from "piscina";
+import { OrderedPool } from "../engine/ordered-pool.js";
 import type {
   HeavyAdmission,
   HeavyInput,
@@ -80,14 +80,14 @@ const overloaded = (reason: string, waitMs: number) => {
  * and the event loop (and with it /healthz) stays free while polygons are searched and counts summed.
  * A request is refused at once when the pool is full, when its key holds too large a share, or when the
  * work queued ahead of it plus its own expected run time (a running mean per task kind) would pass its
- * deadline. Queued requests take the threads in the order they arrived (`inTurn`). Queued, a request is
+ * deadline. Queued requests take the threads in the order they arrived (`OrderedPool`). Queued, a request is
  * shed when no thread has taken it by its deadline less its expected run time
  * (or `maxWaitMs`). Once running, a request that had to queue is answered 503 at its deadline and not
  * waited for: its thread finishes (or is stopped at `timeLimitMs`) and stays counted until then. A request
  * a free thread took at once is not under overload: only the time limit bounds it.
  */
 export class HeavyPool implements HeavyRunner {
-  private readonly pool: Piscina;
+  private readonly pool: OrderedPool;
   private inFlight = 0;
   /** Heavy-route requests admitted and not yet answered (arrive), whether or not they reached `run` yet. */
   private arriving = 0;
@@ -95,10 +95,6 @@ export class HeavyPool implements HeavyRunner {
   private readonly runTimes = new RunTimes();
   private readonly queued = new Set<Ticket>();
   private readonly active = new Set<Ticket>();
-  /** Tasks handed to piscina and not settled: at most one per thread, so piscina never queues them. */
-  private handed = 0;
-  /** Tasks waiting for a thread, first come first served (see `inTurn`). */
-  private readonly turns: (() => void)[] = [];
 
   /** A pool whose threads have all started, opened the store and loaded the networks. */
   static async start(store: StoreDescription, limits: HeavyPoolLimits): Promise<HeavyPool> {
@@ -118,7 +114,7 @@ export class HeavyPool implements HeavyRunner {
     store: StoreDescription,
     readonly limits: HeavyPoolLimits,
   ) {
-    this.pool = new Piscina({
+    this.pool = new OrderedPool({
       filename: ENTRY.href,
       minThreads: limits.threads,
       maxThreads: limits.threads,
@@ -275,7 +271,8 @@ export class HeavyPool implements HeavyRunner {
         );
     });
     const message: HeavyTaskMessage = { name, input, started };
-    const done = this.inTurn(() => this.pool.run(message, { signal: controller.signal }), controller.signal)
+    const done = this.pool
+      .run<HeavyReply>(message, { signal: controller.signal })
       .then((reply: HeavyReply) => {
         if (ticket.startedAt > 0) this.runTimes.record(name, performance.now() - ticket.startedAt);
         if (!reply.ok) throw errorFromWire(reply.error);
@@ -300,36 +297,5 @@ export class HeavyPool implements HeavyRunner {
         clearTimeout(deadlineTimer);
       });
     return { answer: Promise.race([done, gaveUp]), done };
-  }
-
-  /**
-   * Hands `run` to piscina when a thread is free, in the order asked; aborted while it waits, it leaves the
-   * line. Piscina's own queue does not keep that order for tasks with an abort signal: each time a thread
-   * frees up, it puts a waiting task back behind the next one (1, 3, 2), or with `stricterFIFO` starts the
-   * latest first (3, 2, 1).
-   */
-  private inTurn<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const go = () => {
-        this.handed++;
-        // A throw inside `run` rejects like a failed run, and frees the turn alike.
-        new Promise<T>((ran) => ran(run())).then(resolve, reject).finally(() => {
-          this.handed--;
-          while (this.handed < this.limits.threads && this.turns.length > 0) this.turns.shift()!();
-        });
-      };
-      if (this.handed < this.limits.threads) return go();
-      this.turns.push(go);
-      signal.addEventListener(
-        "abort",
-        () => {
-          const at = this.turns.indexOf(go);
-          if (at < 0) return;
-          this.turns.splice(at, 1);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
   }
 }

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,13 +16,19 @@ const options = (seed: number): SimulateOptions => ({
   source: "lbs",
 });
 
-test("the demo's worker thread writes the month files the main thread would, each named once complete", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "sf-demo-sim-"));
+/** A demo simulation thread and a directory for its files, both gone after the test. */
+function simulationsFor(t: TestContext, prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const simulations = new DemoSimulations(network);
   t.after(async () => {
     await simulations.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return { dir, simulations };
+}
+
+test("the demo's worker thread writes the month files the main thread would, each named once complete", async (t) => {
+  const { dir, simulations } = simulationsFor(t, "sf-demo-sim-");
   // Two asked at once run one after the other on the one thread, each yielding its own files.
   const first = simulations.months(join(dir, "worker-a"), options(1));
   const second = simulations.months(join(dir, "worker-b"), options(2));
@@ -49,12 +55,7 @@ test("the demo's worker thread writes the month files the main thread would, eac
 });
 
 test("simulations asked at once run in the order asked", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "sf-demo-sim-order-"));
-  const simulations = new DemoSimulations(network);
-  t.after(async () => {
-    await simulations.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, simulations } = simulationsFor(t, "sf-demo-sim-order-");
   const asked = [1, 2, 3, 4].map((seed) => simulations.months(join(dir, `sim-${seed}`), options(seed)));
   const finished: number[] = [];
   await Promise.all(

@@ -16,9 +16,8 @@ import type { AppContext } from "../../src/app/context.js";
 import { ingestFiles } from "../../src/app/ingest.js";
 import { MatchPool } from "../../src/engine/ingest/match-pool.js";
 import { Network } from "../../src/engine/network/network.js";
-import { readTraceFile } from "../../src/engine/ingest/read-traces.js";
-import { TripSplitter } from "../../src/engine/ingest/split-trips.js";
-import type { RawTrip } from "../../src/engine/trips/types.js";
+import { splitTraceFile } from "../../src/engine/ingest/split-file.js";
+import { emptyIngestCounts } from "../../src/engine/ingest/pipeline.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { inDayFiles } from "../../bench/lib/day-files.js";
 import { MONACO_PBF } from "../helpers/bundled-data.js";
@@ -128,7 +127,8 @@ it("a batch with trips stored before adds the tallies of its new trips only", as
 });
 
 it("the matching pool starts groups in the order they were sent, so each can be taken as it comes", async (t) => {
-  const raw = await rawTripsOf(file);
+  const split = splitTraceFile(file, { source: "lbs", vehicleClass: "personal" }, emptyIngestCounts());
+  const raw = (await collect(split)).flat();
   const groups = Array.from({ length: 8 }, (_, g) => raw.slice(g * 4, g * 4 + 4));
   const pool = new MatchPool(new Network("mc", segments), 1);
   t.after(() => pool.close());
@@ -140,11 +140,3 @@ it("the matching pool starts groups in the order they were sent, so each can be 
     groups.map((_, g) => g),
   );
 });
-
-async function rawTripsOf(path: string): Promise<RawTrip[]> {
-  const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
-  const trips: RawTrip[] = [];
-  for await (const records of readTraceFile(path))
-    for (const record of records) if (!record.problem) trips.push(...splitter.push(record.point));
-  return [...trips, ...splitter.flush()];
-}

@@ -1,5 +1,4 @@
-import type { Piscina } from "piscina";
-import { orderedPool } from "../ordered-pool.js";
+import { OrderedPool } from "../ordered-pool.js";
 import { prepareMatching } from "../matching/context.js";
 import type { Network } from "../network/network.js";
 import type { MatchedTrip, RawTrip } from "../trips/types.js";
@@ -44,13 +43,13 @@ const ENTRY = FROM_SOURCES ? new URL("../tsx-worker.mjs", import.meta.url) : WOR
  * order (the ingest pipeline stores in reading order).
  */
 export class MatchPool {
-  private readonly pool: Piscina;
+  private readonly pool: OrderedPool;
 
   constructor(
     readonly network: Network,
     threads: number,
   ) {
-    this.pool = orderedPool({
+    this.pool = new OrderedPool({
       filename: ENTRY.href,
       minThreads: threads,
       maxThreads: threads,
@@ -67,7 +66,7 @@ export class MatchPool {
 
   /** Trips cross as typed-array columns (trip-columns.ts): cloning an object per point and step cost more. */
   readonly match: BatchMatcher = async (trips) =>
-    unpackOutcomes((await this.pool.run(packRawTrips(trips))) as PackedOutcomes);
+    unpackOutcomes(await this.pool.run<PackedOutcomes>(packRawTrips(trips)));
 
   close(): Promise<void> {
     return this.pool.destroy();
