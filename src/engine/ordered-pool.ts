@@ -2,6 +2,16 @@ import { Piscina } from "piscina";
 
 type PoolOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
 
+type OrderedPoolOptions = PoolOptions & {
+  maxThreads: number;
+  /**
+   * Tasks handed to each thread at once (default 1). With 2, a thread that finishes one starts the next
+   * already in its port instead of waiting for this thread to take the answer and hand it another; each
+   * thread still runs its own in the order handed, so tasks start in order but for the threads' overlap.
+   */
+  tasksPerThread?: number;
+};
+
 /** What a task may carry besides itself: an abort signal (a task aborted while waiting leaves the line). */
 export interface OrderedRunOptions {
   signal?: AbortSignal;
@@ -9,26 +19,27 @@ export interface OrderedRunOptions {
 }
 
 /**
- * A piscina pool whose tasks start in the order they were asked: it hands piscina one task per thread and
- * keeps the line itself. Piscina's own queue does not keep that order. Each time a worker frees up it starts
- * the first task, takes the next one too and, finding no worker for it, puts it back at the queue's end: on
- * one thread, five tasks asked at once start 1, 3, 5, 4, 2; its `stricterFIFO` option fixes that for plain
- * tasks, but starts tasks with an abort signal (which it queues apart) latest first, 3, 2, 1. The ingest takes
- * matched groups in reading order, so it waited for a group sent early and started late while the later
- * groups' outcomes piled up, to be kept and tallied at the end with the workers idle; a demo simulation or a
- * heavy request was overtaken the same way (docs/performance.md, "Stop 45").
+ * A piscina pool whose tasks start in the order they were asked: it hands piscina only as many tasks as its
+ * threads take at once and keeps the line itself. Piscina's own queue does not keep that order. Each time a
+ * worker frees up it starts the first task, takes the next one too and, finding no worker for it, puts it back
+ * at the queue's end: on one thread, five tasks asked at once start 1, 3, 5, 4, 2; its `stricterFIFO` option
+ * fixes that for plain tasks, but starts tasks with an abort signal (which it queues apart) latest first,
+ * 3, 2, 1. The ingest takes matched groups in reading order, so it waited for a group sent early and started
+ * late while the later groups' outcomes piled up, to be kept and tallied at the end with the workers idle; a
+ * demo simulation or a heavy request was overtaken the same way (docs/performance.md, "Stop 45").
  */
 export class OrderedPool {
   private readonly pool: Piscina;
-  private readonly threads: number;
-  /** Tasks handed to piscina and not settled: at most one per thread, so piscina never queues them. */
+  /** Tasks piscina may hold at once: `tasksPerThread` per thread, so that it never queues one itself. */
+  private readonly slots: number;
+  /** Tasks handed to piscina and not settled. */
   private handed = 0;
   /** Tasks waiting for a thread, first come first served. */
   private readonly line: (() => void)[] = [];
 
-  constructor(options: PoolOptions & { maxThreads: number }) {
-    this.pool = new Piscina(options);
-    this.threads = options.maxThreads;
+  constructor({ tasksPerThread = 1, ...options }: OrderedPoolOptions) {
+    this.pool = new Piscina({ ...options, concurrentTasksPerWorker: tasksPerThread });
+    this.slots = options.maxThreads * tasksPerThread;
   }
 
   /** Runs `task` on a thread once the tasks asked before it have theirs. */
@@ -39,10 +50,10 @@ export class OrderedPool {
         // A throw inside `run` rejects like a failed run, and frees the turn alike.
         new Promise<T>((ran) => ran(this.pool.run(task, options))).then(resolve, reject).finally(() => {
           this.handed--;
-          while (this.handed < this.threads && this.line.length > 0) this.line.shift()!();
+          while (this.handed < this.slots && this.line.length > 0) this.line.shift()!();
         });
       };
-      if (this.handed < this.threads) return go();
+      if (this.handed < this.slots) return go();
       this.line.push(go);
       options.signal?.addEventListener(
         "abort",
