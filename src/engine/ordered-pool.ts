@@ -35,7 +35,8 @@ export class OrderedPool {
   /** Tasks handed to piscina and not settled. */
   private handed = 0;
   /** Tasks waiting for a thread, first come first served. */
-  private readonly line: (() => void)[] = [];
+  private readonly line: Waiting[] = [];
+  private destroyed = false;
 
   constructor({ tasksPerThread = 1, ...options }: OrderedPoolOptions) {
     this.pool = new Piscina({ ...options, concurrentTasksPerWorker: tasksPerThread });
@@ -45,20 +46,22 @@ export class OrderedPool {
   /** Runs `task` on a thread once the tasks asked before it have theirs. */
   run<T>(task: unknown, options: OrderedRunOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const go = () => {
+      if (this.destroyed) return reject(notStarted());
+      const start = () => {
         this.handed++;
         // A throw inside `run` rejects like a failed run, and frees the turn alike.
         new Promise<T>((ran) => ran(this.pool.run(task, options))).then(resolve, reject).finally(() => {
           this.handed--;
-          while (this.handed < this.slots && this.line.length > 0) this.line.shift()!();
+          while (this.handed < this.slots && this.line.length > 0) this.line.shift()!.start();
         });
       };
-      if (this.handed < this.slots) return go();
-      this.line.push(go);
+      if (this.handed < this.slots) return start();
+      const waiting = { start, refuse: reject };
+      this.line.push(waiting);
       options.signal?.addEventListener(
         "abort",
         () => {
-          const at = this.line.indexOf(go);
+          const at = this.line.indexOf(waiting);
           if (at < 0) return;
           this.line.splice(at, 1);
           reject(options.signal!.reason);
@@ -68,7 +71,17 @@ export class OrderedPool {
     });
   }
 
+  /** Stops the threads: the tasks they run fail as piscina fails them, those still in the line without starting. */
   destroy(): Promise<void> {
+    this.destroyed = true;
+    for (const waiting of this.line.splice(0)) waiting.refuse(notStarted());
     return this.pool.destroy();
   }
 }
+
+interface Waiting {
+  start: () => void;
+  refuse: (reason: Error) => void;
+}
+
+const notStarted = () => new Error("the worker pool was closed before the task started");

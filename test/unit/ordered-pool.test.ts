@@ -54,3 +54,23 @@ it("with one task per thread, the next task waits for this thread to hand it ove
   assert.equal(blockUntilStarted(started, 2, 300), 1);
   assert.deepEqual(await Promise.all(runs), [0, 1]);
 });
+
+it("destroying the pool fails the task running and the tasks still in its line, which never start", async () => {
+  const { pool, started, order } = await oneThreadPool(1);
+  const hold = new Int32Array(new SharedArrayBuffer(4));
+  const runs = [0, 1, 2].map((id) =>
+    pool.run<number>({ started, order, id, hold: id === 0 ? hold : undefined }),
+  );
+  assert.equal(blockUntilStarted(started, 1, 30_000), 1);
+  const destroyed = pool.destroy();
+  const outcomes = await Promise.allSettled(runs);
+  Atomics.store(hold, 0, 1);
+  Atomics.notify(hold, 0);
+  await destroyed;
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ["rejected", "rejected", "rejected"],
+  );
+  assert.equal(Atomics.load(started, 0), 1);
+  await assert.rejects(pool.run({ started, order, id: 3 }), /closed before the task started/);
+});
