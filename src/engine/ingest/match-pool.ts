@@ -38,7 +38,7 @@ const ENTRY = FROM_SOURCES ? new URL("../tsx-worker.mjs", import.meta.url) : WOR
 /**
  * Groups handed to each worker at once: with one, a worker waited ~0.8 ms per group (its answer taken, the
  * next group handed over), ~8 % of its time at 30 s sampling; with two it starts the next at once. A month
- * of daily files ingested 1.8 % faster in each of ten rounds (docs/performance.md, "Stop 46").
+ * of daily files ingested 1.8 % faster (median of ten rounds, none slower; docs/performance.md, "Stop 46").
  */
 const GROUPS_AHEAD_PER_WORKER = 2;
 
