@@ -118,8 +118,6 @@ export class HeavyPool implements HeavyRunner {
       filename: ENTRY.href,
       minThreads: limits.threads,
       maxThreads: limits.threads,
-      // The admission check below bounds the queue; piscina's own limit would only reject later.
-      maxQueue: Infinity,
       // Threads keep their networks loaded between requests.
       idleTimeout: Infinity,
       workerData: { store, tsxTarget: WORKER.href },
