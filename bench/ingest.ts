@@ -295,9 +295,10 @@ function timedTransactions(store: AppContext["store"]): { readonly seconds: numb
 }
 
 /** The pool's matching, noting when the last group's outcomes came back. */
-function lastResultTimed(pool: MatchPool): Pick<MatchPool, "match"> & { lastResultAt: bigint } {
+function lastResultTimed(pool: MatchPool): Pick<MatchPool, "match" | "handAhead"> & { lastResultAt: bigint } {
   const timed = {
     lastResultAt: process.hrtime.bigint(),
+    handAhead: pool.handAhead,
     match: async (trips: RawTrip[]) => {
       const outcomes = await pool.match(trips);
       timed.lastResultAt = process.hrtime.bigint();

@@ -35,7 +35,7 @@ export interface IngestFilesOptions {
    */
   threads?: number;
   /** A pool of matching workers the caller keeps (warm across runs, closed by the caller) instead of `threads`. */
-  matchPool?: Pick<MatchPool, "match">;
+  matchPool?: Pick<MatchPool, "match"> & Partial<Pick<MatchPool, "handAhead">>;
   /** Matched trips per store transaction. */
   batchSize?: number;
   /** How many problem messages the report keeps (the rest are only counted). */
@@ -98,7 +98,7 @@ interface IngestRun {
   country: string;
   report: IngestReport;
   cells: AheadOfStore<BatchAhead>;
-  pool: Pick<MatchPool, "match"> | null;
+  pool: IngestFilesOptions["matchPool"] | null;
   log: (line: string) => void;
   onProblem: (message: string) => void;
 }
@@ -117,6 +117,7 @@ async function ingestEach(
       vehicleClass: opts.vehicleClass,
       matcher: opts.matcher,
       matchBatch: pool?.match,
+      matchAhead: pool?.handAhead,
       ahead: cells,
       sink: async (trips, ahead) =>
         await storeTrips(ctx, country, trips, ahead!.cells, { talliedAhead: true, prepared: ahead!.trips }),

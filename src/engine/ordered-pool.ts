@@ -10,6 +10,11 @@ type OrderedPoolOptions = PoolOptions & {
    * thread still runs its own in the order handed, so tasks start in order but for the threads' overlap.
    */
   tasksPerThread?: number;
+  /**
+   * The most tasks `handAhead` gives each thread (default `tasksPerThread`): piscina takes that many per
+   * thread, though it is handed no more than `tasksPerThread` each otherwise.
+   */
+  tasksAheadPerThread?: number;
 };
 
 /** What a task may carry besides itself: an abort signal (a task aborted while waiting leaves the line). */
@@ -32,15 +37,19 @@ export class OrderedPool {
   private readonly pool: Piscina;
   /** Tasks piscina may hold at once: `tasksPerThread` per thread, so that it never queues one itself. */
   private readonly slots: number;
+  /** Tasks piscina may hold once handed ahead: `tasksAheadPerThread` per thread, which it takes without queueing. */
+  private readonly slotsAhead: number;
   /** Tasks handed to piscina and not settled. */
   private handed = 0;
   /** Tasks waiting for a thread, first come first served. */
   private readonly line: Waiting[] = [];
   private destroyed = false;
 
-  constructor({ tasksPerThread = 1, ...options }: OrderedPoolOptions) {
-    this.pool = new Piscina({ ...options, concurrentTasksPerWorker: tasksPerThread });
+  constructor({ tasksPerThread = 1, tasksAheadPerThread = tasksPerThread, ...options }: OrderedPoolOptions) {
+    const most = Math.max(tasksPerThread, tasksAheadPerThread);
+    this.pool = new Piscina({ ...options, concurrentTasksPerWorker: most });
     this.slots = options.maxThreads * tasksPerThread;
+    this.slotsAhead = options.maxThreads * most;
   }
 
   /** Runs `task` on a thread once the tasks asked before it have theirs. */
@@ -52,7 +61,7 @@ export class OrderedPool {
         // A throw inside `run` rejects like a failed run, and frees the turn alike.
         new Promise<T>((ran) => ran(this.pool.run(task, options))).then(resolve, reject).finally(() => {
           this.handed--;
-          while (this.handed < this.slots && this.line.length > 0) this.line.shift()!.start();
+          this.startWaiting(this.slots);
         });
       };
       if (this.handed < this.slots) return start();
@@ -69,6 +78,22 @@ export class OrderedPool {
         { once: true },
       );
     });
+  }
+
+  /**
+   * Hands the threads the tasks waiting in the line, up to `tasksAheadPerThread` each (piscina gives each
+   * task to the thread holding fewest), for when this thread is about to block: they then work through
+   * them meanwhile, where each would stop after its `tasksPerThread`, waiting for this thread to hand it
+   * the next. Tasks asked later wait until fewer than `tasksPerThread` per thread are out again: kept long,
+   * the queues would leave one thread idle at the end while another still works through its own.
+   */
+  handAhead(): void {
+    this.startWaiting(this.slotsAhead);
+  }
+
+  /** Starts tasks from the line, first come first served, while fewer than `limit` are handed out. */
+  private startWaiting(limit: number): void {
+    while (this.handed < limit && this.line.length > 0) this.line.shift()!.start();
   }
 
   /** Stops the threads: the tasks they run fail as piscina fails them, those still in the line without starting. */

@@ -448,6 +448,22 @@ describe("ingestFiles over several files", () => {
     await store.close();
   });
 
+  // Storing a batch blocks this thread: the pool must have every group in flight by then.
+  it("hands the matching ahead as each batch's store begins", async () => {
+    const { store, events, ingest } = await roadStore();
+    const de = (await storeNetworks(store.network).get("de"))!;
+    const matchPool = {
+      match: async (trips: RawTrip[]) => trips.map((trip) => ({ matched: matchTrip(de, trip) })),
+      handAhead: () => events.push("hand ahead"),
+    };
+    await ingest(paths, { matchPool, batchSize: 3 });
+    assert.deepEqual(
+      events.filter((e) => !e.startsWith("record")),
+      ["hand ahead", "store a1 a1 b1", "hand ahead", "store d1"],
+    );
+    await store.close();
+  });
+
   it("counts the trips a batch already had against the file they came from", async () => {
     const { store, events, ingest } = await roadStore();
     await ingest([paths[1]]);

@@ -5,8 +5,14 @@ import { OrderedPool } from "../../src/engine/ordered-pool.js";
 const WORKER = new URL("../helpers/start-counting-worker.mjs", import.meta.url).href;
 
 /** A one-thread pool, started, and the shared memory its tasks note their starts in. */
-async function oneThreadPool(tasksPerThread: number) {
-  const pool = new OrderedPool({ filename: WORKER, minThreads: 1, maxThreads: 1, tasksPerThread });
+async function oneThreadPool(tasksPerThread: number, tasksAheadPerThread?: number) {
+  const pool = new OrderedPool({
+    filename: WORKER,
+    minThreads: 1,
+    maxThreads: 1,
+    tasksPerThread,
+    tasksAheadPerThread,
+  });
   const started = new Int32Array(new SharedArrayBuffer(4));
   const order = new Int32Array(new SharedArrayBuffer(4 * 16));
   await pool.run({ started, order, id: -1 });
@@ -53,6 +59,18 @@ it("with one task per thread, the next task waits for this thread to hand it ove
   assert.equal(blockUntilStarted(started, 1, 30_000), 1);
   assert.equal(blockUntilStarted(started, 2, 300), 1);
   assert.deepEqual(await Promise.all(runs), [0, 1]);
+});
+
+it("handed ahead, the tasks in the line start while this thread is busy, and later ones wait again", async (t) => {
+  const { pool, started, run } = await oneThreadPool(1, 4);
+  t.after(() => pool.destroy());
+  const runs = [run(0), run(1), run(2)];
+  pool.handAhead();
+  const later = run(3);
+  // Three tasks reached the thread before this one blocked; the fourth, asked after, waits in the line.
+  assert.equal(blockUntilStarted(started, 3, 30_000), 3);
+  assert.equal(blockUntilStarted(started, 4, 300), 3);
+  assert.deepEqual(await Promise.all([...runs, later]), [0, 1, 2, 3]);
 });
 
 it("destroying the pool fails the task running and the tasks still in its line, which never start", async () => {

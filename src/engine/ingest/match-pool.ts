@@ -43,6 +43,12 @@ const ENTRY = FROM_SOURCES ? new URL("../tsx-worker.mjs", import.meta.url) : WOR
 const GROUPS_AHEAD_PER_WORKER = 2;
 
 /**
+ * The most groups a worker holds once `handAhead` gave it those waiting: more than the ingest pipeline ever
+ * has in flight (48), so none is left behind while this thread stores a batch.
+ */
+const MOST_GROUPS_HANDED_AHEAD_PER_WORKER = 64;
+
+/**
  * Map matching on worker threads: each worker holds its own copy of the network and its own
  * matching caches, so batches run in parallel; the only thing shared is the network's precomputed
  * route balls (`prepareMatching`, built here once, read-only shared memory), which every worker
@@ -59,6 +65,7 @@ export class MatchPool {
   ) {
     this.pool = new OrderedPool({
       tasksPerThread,
+      tasksAheadPerThread: MOST_GROUPS_HANDED_AHEAD_PER_WORKER,
       filename: ENTRY.href,
       minThreads: threads,
       maxThreads: threads,
@@ -76,6 +83,13 @@ export class MatchPool {
   /** Trips cross as typed-array columns (trip-columns.ts): cloning an object per point and step cost more. */
   readonly match: BatchMatcher = async (trips) =>
     unpackOutcomes(await this.pool.run<PackedOutcomes>(packRawTrips(trips)));
+
+  /**
+   * Hands the workers every group waiting, for when this thread is about to block: storing a batch of
+   * 20,000 trips takes 0.4-1.1 s on Monaco, and the workers stopped after their two groups each, one core
+   * idle meanwhile. 80,000 trips in one file (four batches) ingested ~7 % faster (docs/performance.md).
+   */
+  readonly handAhead = (): void => this.pool.handAhead();
 
   close(): Promise<void> {
     return this.pool.destroy();
