@@ -117,22 +117,28 @@ function partsOf(chunk: IngestChunkPayload, trips: number): number[] {
 const GROUP_TRIPS = 64;
 const GROUPS_IN_FLIGHT = 8;
 
-/** Outcomes in trip order; null when `keepGoing` said stop between waves of groups. */
+/**
+ * Outcomes in trip order; null when `keepGoing` said stop before a group was sent (the groups in flight then
+ * finish unread). A group is sent as the oldest comes back, so the threads never wait for a whole wave: in
+ * waves of 8 groups, each wave's last group left the other threads idle, and a chunk matched 1.18 times
+ * slower (median of 12 rounds, docs/performance.md, "Stop 47").
+ */
 async function matchAll(
   trips: RawTrip[],
   match: BatchMatcher,
   keepGoing: () => boolean,
 ): Promise<MatchOutcome[] | null> {
   const outcomes: MatchOutcome[] = [];
-  const wave = GROUP_TRIPS * GROUPS_IN_FLIGHT;
-  for (let at = 0; at < trips.length; at += wave) {
-    if (!keepGoing()) return null;
-    const groups: Promise<MatchOutcome[]>[] = [];
-    for (let g = at; g < Math.min(at + wave, trips.length); g += GROUP_TRIPS) {
-      const group = trips.slice(g, g + GROUP_TRIPS);
-      groups.push(groupOutcomes(group, match(group)));
+  const inFlight: Promise<MatchOutcome[]>[] = [];
+  let sent = 0;
+  while (sent < trips.length || inFlight.length > 0) {
+    while (sent < trips.length && inFlight.length < GROUPS_IN_FLIGHT) {
+      if (!keepGoing()) return null;
+      const group = trips.slice(sent, sent + GROUP_TRIPS);
+      sent += group.length;
+      inFlight.push(groupOutcomes(group, match(group)));
     }
-    for (const group of await Promise.all(groups)) for (const outcome of group) outcomes.push(outcome);
+    for (const outcome of await inFlight.shift()!) outcomes.push(outcome);
   }
   return outcomes;
 }

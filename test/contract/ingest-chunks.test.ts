@@ -164,6 +164,22 @@ for (const backend of stores) {
       );
     });
 
+    it("a chunk given up while matching (its lease lost) sends no further group and writes nothing", async () => {
+      const ctx = await contextOf(() => backend.open());
+      await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(200)));
+      let groupsSent = 0;
+      const counting: BatchMatcher = async (trips) => {
+        groupsSent++;
+        return await match(trips);
+      };
+      // Held for the first group only: the chunk's four groups of 64 trips stop after it.
+      const keepGoing = () => groupsSent === 0;
+      assert.deepEqual(await storeIngestChunk(ctx, chunk(0), counting, keepGoing), { type: "abandoned" });
+      assert.equal(groupsSent, 1);
+      assert.equal((await storeDigest(ctx.store, "mc")).trips, 0);
+      assert.equal((await ctx.store.ingestChunks.list("ingest-1"))[0].state, "queued");
+    });
+
     it("a chunk given up before storing (worker stopping) writes nothing and stays to do", async () => {
       const ctx = await contextOf(() => backend.open());
       await ctx.store.ingestChunks.add("ingest-1", 0, encodeChunk(rowTrips(3)));
