@@ -98,8 +98,6 @@ export interface TraceIngestOptions<A = undefined> {
    * so the same trips are stored in the same batches as by `matcher`.
    */
   matchBatch?: BatchMatcher;
-  /** Groups in flight at once with `matchBatch` (default GROUPS_IN_FLIGHT). */
-  groupsInFlight?: number;
   /**
    * Called as each batch's store begins, which blocks this thread: `matchBatch` should start every group in
    * flight now (MatchPool.handAhead), or its threads would stop at their first few meanwhile.
@@ -457,7 +455,7 @@ export function countOutcome(
 export const GROUP_TRIPS = 64;
 
 /**
- * Groups in flight by default: enough to keep the workers matching while this thread stores a batch
+ * Groups in flight: enough to keep the workers matching while this thread stores a batch
  * (0.4-1.1 s for 20,000 trips on Monaco, ~15 ms per group matched), once handed to them (`matchAhead`).
  * The 4 there were before covered a tenth of it, then the workers waited; 128 did no better than 48.
  */
@@ -486,7 +484,7 @@ class GroupedMatching<A> {
     for (const trip of trips) this.group.push(trip);
     if (this.group.length < GROUP_TRIPS) return;
     this.send();
-    while (this.inFlight.length > (this.opts.groupsInFlight ?? GROUPS_IN_FLIGHT)) await this.takeOldest();
+    while (this.inFlight.length > GROUPS_IN_FLIGHT) await this.takeOldest();
   }
 
   /** Takes every group's outcomes, unless `stopped` says to leave the rest. */
