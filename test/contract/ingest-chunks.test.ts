@@ -172,7 +172,7 @@ for (const backend of stores) {
         groupsSent++;
         return await match(trips);
       };
-      // Held for the first group only: the chunk's four groups of 64 trips stop after it.
+      // Held for the first group only: the chunk's four groups (64, 64, 64 and 8 trips) stop after it.
       const keepGoing = () => groupsSent === 0;
       assert.deepEqual(await storeIngestChunk(ctx, chunk(0), counting, keepGoing), { type: "abandoned" });
       assert.equal(groupsSent, 1);
