@@ -12,6 +12,7 @@ import {
   countOutcome,
   countStoredByPart,
   emptyMatchCounts,
+  GROUP_TRIPS,
   type MatchCounts,
   type TripsPart,
 } from "../engine/ingest/pipeline.js";
@@ -113,8 +114,7 @@ function partsOf(chunk: IngestChunkPayload, trips: number): number[] {
   return chunk.parts;
 }
 
-/** Raw trips per matching request, and requests in flight at once (enough to keep a pool's threads busy). */
-const GROUP_TRIPS = 64;
+/** Groups of GROUP_TRIPS raw trips (as the pipeline sends) in flight at once: enough to keep a pool busy. */
 const GROUPS_IN_FLIGHT = 8;
 
 /**
