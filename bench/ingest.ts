@@ -249,7 +249,7 @@ export function withUuidDeviceIds(path: string): string {
   return uuids;
 }
 
-async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {
+export async function runtimeWith(path: string, segments: Segment[]): Promise<AppContext> {
   const store = new SqliteStore(path);
   await store.network.replaceCountry(
     { country: "mc", source: "bench", segmentCount: segments.length, importedAt: new Date().toISOString() },
@@ -270,7 +270,7 @@ function* firstTrips<T>(trips: Iterable<T>, n: number): Iterable<T> {
 }
 
 /** The file's raw trips as the ingest's splitter makes them. */
-async function splitTrips(file: string): Promise<RawTrip[]> {
+export async function splitTrips(file: string): Promise<RawTrip[]> {
   const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
   const out: RawTrip[] = [];
   for await (const records of readTraceFile(file))
@@ -280,7 +280,7 @@ async function splitTrips(file: string): Promise<RawTrip[]> {
 }
 
 /** The store's transactions timed (wall seconds, summed), for the share of an ingest spent storing. */
-function timedTransactions(store: AppContext["store"]): { readonly seconds: number } {
+export function timedTransactions(store: AppContext["store"]): { seconds: number } {
   const total = { seconds: 0 };
   const transaction = store.transaction.bind(store);
   store.transaction = async (fn) => {
@@ -309,14 +309,14 @@ function lastResultTimed(pool: MatchPool): Pick<MatchPool, "match" | "handAhead"
 }
 
 /** SHA-1 over every stored trip of the country, in storage order. */
-async function storedDigest(rt: AppContext): Promise<string> {
+export async function storedDigest(rt: AppContext): Promise<string> {
   const hash = createHash("sha1");
   for await (const trip of rt.store.trips.scan("mc", {})) hash.update(JSON.stringify(trip));
   return hash.digest("hex");
 }
 
 /** SHA-1 over every packed tally row of the country (totals, details, year rollups), in key order. */
-function storedTalliesDigest(store: SqliteStore): string {
+export function storedTalliesDigest(store: SqliteStore): string {
   const hash = createHash("sha1");
   for (const [table, period] of [
     ["segment_month_totals", "month"],

@@ -34,7 +34,16 @@ export interface IngestFilesOptions {
    * trips are the same as with one.
    */
   threads?: number;
-  /** A pool of matching workers the caller keeps (warm across runs, closed by the caller) instead of `threads`. */
+  /**
+   * The trace text an input must hold for the `threads` workers to start (default `WORKERS_FROM_BYTES`, a
+   * gzip file counted at `GZIP_TEXT_RATIO` times its size; 0: any input); a smaller one is matched by
+   * `matcher` on this thread.
+   */
+  workersFromBytes?: number;
+  /**
+   * A pool of matching workers the caller keeps (warm across runs, closed by the caller) instead of `threads`,
+   * used from the first trip.
+   */
   matchPool?: Pick<MatchPool, "match"> & Partial<Pick<MatchPool, "handAhead">>;
   /** Matched trips per store transaction. */
   batchSize?: number;
@@ -83,7 +92,8 @@ export async function ingestFiles(
   const network = await requireNetwork(ctx, country);
   const clock = LocalClock.of(await networkTimeZone(ctx.store, country));
   const cells = storeWorkAhead(() => new SegmentCellAccumulator(network, clock));
-  const ownPool = !opts.matchPool && (opts.threads ?? 1) > 1 ? new MatchPool(network, opts.threads!) : null;
+  const ownPool =
+    !opts.matchPool && startsWorkers(paths, opts, log) ? new MatchPool(network, opts.threads!) : null;
   const pool = opts.matchPool ?? ownPool;
   try {
     await ingestEach(ctx, paths, opts, { country, report, cells, pool, log, onProblem });
@@ -145,6 +155,36 @@ async function ingestEach(
     return;
   }
   await compactTrips(ctx, country, log);
+}
+
+/**
+ * The trace text for which an ingest starts its own worker threads (`threads`): ~100,000 fixes at the 60-75
+ * bytes a fix takes in CSV, GPX or GeoJSON. Started, the workers take ~0.5 s before their first result and
+ * match their first trips cold: in a fresh CLI process on 2 cores, a file of 20,000 fixes ingested in 1.5 s
+ * on two workers against 1.1 s on the main thread; the two broke even at ~90,000 fixes, and the workers were
+ * ahead from ~165,000 (docs/performance.md, "Stop 49").
+ */
+export const WORKERS_FROM_BYTES = 6_500_000;
+
+/** A gzip file counts as this many times its size in text (the simulator's CSV traces compress 5.3×). */
+export const GZIP_TEXT_RATIO = 5;
+
+/** Whether the ingest matches on `threads` workers of its own, as the input is large enough to repay them. */
+function startsWorkers(paths: string[], opts: IngestFilesOptions, log: (line: string) => void): boolean {
+  const threads = opts.threads ?? 1;
+  if (threads <= 1) return false;
+  const bytes = paths.reduce(
+    (n, path) => n + statSync(path).size * (path.endsWith(".gz") ? GZIP_TEXT_RATIO : 1),
+    0,
+  );
+  const starts = bytes >= (opts.workersFromBytes ?? WORKERS_FROM_BYTES);
+  const megabytes = (bytes / 1e6).toFixed(1);
+  log(
+    starts
+      ? `matching on ${threads} worker threads`
+      : `matching on the main thread: ${megabytes} MB of traces would not repay starting ${threads} worker threads`,
+  );
+  return starts;
 }
 
 /** Problem messages an ingest report keeps unless told otherwise. */

@@ -1,7 +1,7 @@
 import { collect } from "../helpers/collect.js";
 import { after, before, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tripMatcher } from "../../src/engine/matching/index.js";
@@ -59,11 +59,12 @@ async function runtime(name: string): Promise<AppContext> {
 let runs = 0;
 
 /**
- * Ingests into a fresh store, one ingest per list of `calls` (each of its files); answers the last report
- * and everything stored.
+ * Ingests into a fresh store, one ingest per list of `calls` (each of its files); answers the last report,
+ * the progress lines and everything stored. Workers start for any input unless `workersFromBytes` says.
  */
-async function ingestWith(threads: number, calls = [[file]]) {
+async function ingestWith(threads: number, calls = [[file]], workersFromBytes = 0) {
   const rt = await runtime(`run-${runs++}`);
+  const progress: string[] = [];
   const ingest = async (paths: string[]) =>
     await ingestFiles(rt, paths, {
       country: "mc",
@@ -71,8 +72,10 @@ async function ingestWith(threads: number, calls = [[file]]) {
       vehicleClass: "personal",
       matcher: tripMatcher((await rt.networks.get("mc"))!),
       threads,
+      workersFromBytes,
       // Small batches, so many groups are in flight and stored across several transactions.
       batchSize: 40,
+      onProgress: (line) => progress.push(line),
     });
   let report = await ingest(calls[0]);
   for (const paths of calls.slice(1)) report = await ingest(paths);
@@ -88,8 +91,10 @@ async function ingestWith(threads: number, calls = [[file]]) {
     sources: ["lbs"],
   });
   await rt.store.close();
-  return { files: report.files, totals: report.totals, problems: report.problems, trips, counts };
+  return { files: report.files, totals: report.totals, problems: report.problems, progress, trips, counts };
 }
+
+const matchingOn = (progress: string[]) => progress.filter((line) => line.startsWith("matching on"));
 
 it("matching on two worker threads stores exactly the trips and tallies of one thread, in the same order", async () => {
   const single = await ingestWith(1);
@@ -99,6 +104,25 @@ it("matching on two worker threads stores exactly the trips and tallies of one t
   assert.deepEqual(parallel.problems, single.problems);
   assert.deepEqual(parallel.trips, single.trips);
   assert.deepEqual(parallel.counts, single.counts);
+});
+
+it("an ingest starts its own workers only for an input of `workersFromBytes` or more: the same trips and tallies", async () => {
+  const single = await ingestWith(1);
+  assert.deepEqual(matchingOn(single.progress), []);
+  const bytes = statSync(file).size;
+  const large = await ingestWith(2, [[file]], bytes);
+  assert.deepEqual(matchingOn(large.progress), ["matching on 2 worker threads"]);
+  assert.deepEqual(large.totals, single.totals);
+  assert.deepEqual(large.trips, single.trips);
+  assert.deepEqual(large.counts, single.counts);
+  // A smaller input is matched on this thread: starting the workers would cost more than they save.
+  const small = await ingestWith(2, [[file]], bytes + 1);
+  const megabytes = (bytes / 1e6).toFixed(1);
+  assert.deepEqual(matchingOn(small.progress), [
+    `matching on the main thread: ${megabytes} MB of traces would not repay starting 2 worker threads`,
+  ]);
+  assert.deepEqual(small.trips, single.trips);
+  assert.deepEqual(small.counts, single.counts);
 });
 
 it("daily files in one ingest on two worker threads: the trips, tallies and per-file counts of one thread", async () => {
