@@ -19,18 +19,14 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingestFiles } from "../src/app/ingest.js";
 import { tripMatcher } from "../src/engine/matching/index.js";
-import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import type { Segment } from "../src/engine/network/types.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
 import type { AppContext } from "../src/app/context.js";
 import type { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { MONACO_PBF } from "../test/helpers/bundled-data.js";
-import { inDayFiles } from "./lib/day-files.js";
 import {
-  benchTraceFile,
+  benchMonth,
   measured,
   runtimeWith,
-  splitTrips,
   storedDigest,
   storedTalliesDigest,
   timedTransactions,
@@ -40,19 +36,15 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
   const [trips = 40000, samplingS = 30, files = 31, threads = 2] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-daily-"));
   try {
-    const segments = await readOsmSegments(MONACO_PBF);
-    const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
-    const network = (await rt0.networks.get("mc"))!;
-    const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));
-    const paths = inDayFiles(written.months[0].traces, files);
-    const rawByDay = await Promise.all(paths.map(splitTrips));
+    const month = await benchMonth(dir, trips, samplingS, files);
+    const { segments, rt0, network, written, paths, rawByFile: rawByDay } = month;
     const matcher = tripMatcher(network);
     rawByDay.flat().forEach((trip) => matcher(trip));
-    const month = new DailyMonth(dir, segments, rt0.networks, paths, rawByDay, matcher);
+    const daily = new DailyMonth(dir, segments, rt0.networks, paths, rawByDay, matcher);
 
-    await month.run(1);
-    const single = await month.run(1);
-    const parallel = threads > 1 ? await month.run(threads) : undefined;
+    await daily.run(1);
+    const single = await daily.run(1);
+    const parallel = threads > 1 ? await daily.run(threads) : undefined;
     const weeks = weeksOf(single.days.length);
     const share = (days: Day[]) => round(sum(days, (d) => d.matcherCpuS) / sum(days, (d) => d.ingestCpuS));
     const perCall = (days: Day[], of: (d: Day) => number) => round(sum(days, of) / days.length);

@@ -52,12 +52,13 @@ export default async function ingestBench(args: string[]): Promise<Record<string
   const [trips = 4000, samplingS = 30, threads = 2, rounds = 5, files = 1] = args.map(Number);
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-ingest-"));
   try {
-    const segments = await readOsmSegments(MONACO_PBF);
-    const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
-    const network = (await rt0.networks.get("mc"))!;
-    const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));
-    const paths = inDayFiles(written.months[0].traces, files);
-    const raw = (await Promise.all(paths.map(splitTrips))).flat();
+    const { segments, rt0, network, written, paths, rawByFile } = await benchMonth(
+      dir,
+      trips,
+      samplingS,
+      files,
+    );
+    const raw = rawByFile.flat();
     const points = raw.reduce((n, t) => n + t.points.length, 0);
 
     // The matcher's calls timed, alone and inside the single-thread ingest: whether the ingest's other work
@@ -216,6 +217,20 @@ export default async function ingestBench(args: string[]): Promise<Record<string
   }
 }
 
+/**
+ * What an ingest bench starts from, in `dir`: Monaco's segments and a store holding them (`rt0`, whose network
+ * registry the ingests share), the bench's trace file as `files` daily files, and their raw trips per file.
+ */
+export async function benchMonth(dir: string, trips: number, samplingS: number, files: number) {
+  const segments = await readOsmSegments(MONACO_PBF);
+  const rt0 = await runtimeWith(join(dir, "setup.sqlite"), segments);
+  const network = (await rt0.networks.get("mc"))!;
+  const written = benchTraceFile(network, trips, samplingS, join(dir, "traces"));
+  const paths = inDayFiles(written.months[0].traces, files);
+  const rawByFile = await Promise.all(paths.map(splitTrips));
+  return { segments, rt0, network, written, paths, rawByFile };
+}
+
 /** The bench's trace file: the first `trips` simulated lbs trips of March 2025 on `network`, one CSV in `dir`. */
 export function benchTraceFile(network: Network, trips: number, samplingS: number, dir: string) {
   const sim = new Simulation(network, {
@@ -270,7 +285,7 @@ function* firstTrips<T>(trips: Iterable<T>, n: number): Iterable<T> {
 }
 
 /** The file's raw trips as the ingest's splitter makes them. */
-export async function splitTrips(file: string): Promise<RawTrip[]> {
+async function splitTrips(file: string): Promise<RawTrip[]> {
   const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
   const out: RawTrip[] = [];
   for await (const records of readTraceFile(file))

@@ -158,11 +158,11 @@ async function ingestEach(
 }
 
 /**
- * The trace text for which an ingest starts its own worker threads (`threads`): ~100,000 fixes at the 60-75
- * bytes a fix takes in CSV, GPX or GeoJSON. Started, the workers take ~0.5 s before their first result and
- * match their first trips cold: in a fresh CLI process on 2 cores, a file of 20,000 fixes ingested in 1.5 s
- * on two workers against 1.1 s on the main thread; the two broke even at ~90,000 fixes, and the workers were
- * ahead from ~165,000 (docs/performance.md, "Stop 49").
+ * The trace text for which an ingest starts its own worker threads (`threads`): ~100,000 fixes of CSV at
+ * 60-75 bytes a fix (GPX, ~100-120 bytes a fix, from ~60,000). Started, the workers take ~0.5 s before their
+ * first result and match their first trips cold: in a fresh CLI process on 2 cores, a file of 20,000 fixes
+ * ingested in 1.4-1.6 s on two workers against 1.0-1.1 s on the main thread; the two broke even at ~90,000
+ * fixes, and the workers were ahead from ~165,000 (docs/performance.md, "Stop 49").
  */
 export const WORKERS_FROM_BYTES = 6_500_000;
 
