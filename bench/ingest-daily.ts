@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/app/ingest.js";
 import { tripMatcher } from "../src/engine/matching/index.js";
 import type { Segment } from "../src/engine/network/types.js";
+import type { TripMatcher } from "../src/engine/ingest/pipeline.js";
 import type { RawTrip } from "../src/engine/trips/types.js";
 import type { AppContext } from "../src/app/context.js";
 import type { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
@@ -104,7 +105,7 @@ class DailyMonth {
     private readonly networks: AppContext["networks"],
     private readonly paths: string[],
     private readonly rawByDay: RawTrip[][],
-    private readonly matcher: (trip: RawTrip) => unknown,
+    private readonly matcher: TripMatcher,
   ) {}
 
   async run(threads: number) {
@@ -122,7 +123,7 @@ class DailyMonth {
           country: "mc",
           source: "lbs",
           vehicleClass: "personal",
-          matcher: this.matcher as never,
+          matcher: this.matcher,
           threads,
         }),
       );

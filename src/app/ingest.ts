@@ -167,7 +167,7 @@ async function ingestEach(
 export const WORKERS_FROM_BYTES = 6_500_000;
 
 /** A gzip file counts as this many times its size in text (the simulator's CSV traces compress 5.3×). */
-export const GZIP_TEXT_RATIO = 5;
+const GZIP_TEXT_RATIO = 5;
 
 /** Whether the ingest matches on `threads` workers of its own, as the input is large enough to repay them. */
 function startsWorkers(paths: string[], opts: IngestFilesOptions, log: (line: string) => void): boolean {

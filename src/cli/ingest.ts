@@ -43,7 +43,7 @@ export function ingestCommand(program: Command, matcherFor: MatcherFactory = tri
     )
     .option(
       "--threads <n>",
-      "worker threads that map-match (default: one per core; 1 matches on the main thread)",
+      "worker threads that map-match an input of 6.5 MB or more (default: one per core; 1, or a smaller input, matches on the main thread)",
       String(os.availableParallelism()),
     )
     .option("--batch-size <n>", "matched trips per store transaction", String(DEFAULT_BATCH_TRIPS))
