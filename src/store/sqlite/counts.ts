@@ -64,8 +64,8 @@ const BUMP_COUNTS_VERSION = `INSERT INTO segment_counts_versions (country, versi
 
 /**
  * SQLite's page cache while a batch's tallies are written, in KiB. A batch reads the stored BLOBs of every
- * segment-month it touches, then writes them back: in the default 2 MB cache the pages read were evicted
- * before their rows were written. Daily ingests into a month of Monaco (28 MB of tallies by its end) stored
+ * segment-month it touches, then writes them back: in better-sqlite3's default 16 MB cache the pages read were
+ * evicted before their rows were written. Daily ingests into a month of Monaco (28 MB of tallies by its end) stored
  * 15-20 % faster late in the month with 64 MB, held only for the batch (docs/performance.md, "Stop 49").
  */
 const BATCH_PAGE_CACHE_KIB = 65_536;
