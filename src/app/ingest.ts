@@ -16,7 +16,7 @@ import {
   type TripMatcher,
 } from "../engine/ingest/pipeline.js";
 import { MatchPool } from "../engine/ingest/match-pool.js";
-import { formatOf } from "../engine/ingest/open-input.js";
+import { formatOf, isGzipped } from "../engine/ingest/open-input.js";
 import { TRACE_FILE_KINDS } from "../engine/ingest/read-traces.js";
 import { PreparedTrips } from "../engine/trips/prepared-append.js";
 import type { MatchedTrip, TraceSource, VehicleClass } from "../engine/trips/types.js";
@@ -174,7 +174,7 @@ function startsWorkers(paths: string[], opts: IngestFilesOptions, log: (line: st
   const threads = opts.threads ?? 1;
   if (threads <= 1) return false;
   const bytes = paths.reduce(
-    (n, path) => n + statSync(path).size * (path.endsWith(".gz") ? GZIP_TEXT_RATIO : 1),
+    (n, path) => n + statSync(path).size * (isGzipped(path) ? GZIP_TEXT_RATIO : 1),
     0,
   );
   const starts = bytes >= (opts.workersFromBytes ?? WORKERS_FROM_BYTES);

@@ -28,7 +28,7 @@ export async function* readText(path: string, onBytes?: OnBytes): AsyncGenerator
   const raw = createReadStream(path, { highWaterMark: READ_BYTES });
   const decoder = new StringDecoder("utf8");
   try {
-    if (path.toLowerCase().endsWith(".gz")) {
+    if (isGzipped(path)) {
       // Piped, the file stream flows: its "data" events are the file's bytes, whatever gunzip makes of them.
       if (onBytes) raw.on("data", (bytes) => onBytes(bytes as Buffer));
       const gunzip = createGunzip();
@@ -45,6 +45,11 @@ export async function* readText(path: string, onBytes?: OnBytes): AsyncGenerator
     // A reader that stops early (a CSV without its columns, malformed XML) closes the file here.
     raw.destroy();
   }
+}
+
+/** Whether the file is read gunzipped: its name ends in `.gz`, in any case. */
+export function isGzipped(path: string): boolean {
+  return path.toLowerCase().endsWith(".gz");
 }
 
 /** `bytes` decoded TEXT_PIECE_BYTES at a time (a character split between pieces waits in the decoder). */
