@@ -47,8 +47,12 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
     const single = await daily.run(1);
     const parallel = threads > 1 ? await daily.run(threads) : undefined;
     const weeks = weeksOf(single.days.length);
+    const byWeek = (days: Day[]) => weeks.map(([from, to]) => days.slice(from, to));
     const share = (days: Day[]) => round(sum(days, (d) => d.matcherCpuS) / sum(days, (d) => d.ingestCpuS));
-    const perCall = (days: Day[], of: (d: Day) => number) => round(sum(days, of) / days.length);
+    const perCall = (of: (d: Day) => number) =>
+      byWeek(single.days).map((days) => round(sum(days, of) / days.length));
+    const wallRatio = (one: Day[], more: Day[]) =>
+      round(sum(one, (d) => d.ingestWallS) / sum(more, (d) => d.ingestWallS));
     return {
       network: `Monaco, ${segments.length} segments`,
       month: `${written.trips} simulated lbs trips, ${written.points} points, ${samplingS} s sampling`,
@@ -56,25 +60,18 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
       rawTrips: rawByDay.reduce((n, day) => n + day.length, 0),
       ingestShareOfMatcher: {
         month: share(single.days),
-        perWeek: weeks.map(([from, to]) => share(single.days.slice(from, to))),
+        perWeek: byWeek(single.days).map(share),
         perDay: single.days.map((d) => round(d.matcherCpuS / d.ingestCpuS)),
       },
-      ingestCpuSPerCall: weeks.map(([from, to]) => perCall(single.days.slice(from, to), (d) => d.ingestCpuS)),
-      matcherCpuSPerCall: weeks.map(([from, to]) =>
-        perCall(single.days.slice(from, to), (d) => d.matcherCpuS),
-      ),
-      storeSPerCall: weeks.map(([from, to]) => perCall(single.days.slice(from, to), (d) => d.storeS)),
+      ingestCpuSPerCall: perCall((d) => d.ingestCpuS),
+      matcherCpuSPerCall: perCall((d) => d.matcherCpuS),
+      storeSPerCall: perCall((d) => d.storeS),
       talliesMB: single.talliesMB,
       ...(parallel && {
         wallSpeedup: {
           threads: `1 -> ${threads}, as --threads`,
-          month: round(sum(single.days, (d) => d.ingestWallS) / sum(parallel.days, (d) => d.ingestWallS)),
-          perWeek: weeks.map(([from, to]) =>
-            round(
-              sum(single.days.slice(from, to), (d) => d.ingestWallS) /
-                sum(parallel.days.slice(from, to), (d) => d.ingestWallS),
-            ),
-          ),
+          month: wallRatio(single.days, parallel.days),
+          perWeek: byWeek(single.days).map((days, w) => wallRatio(days, parallel.days.slice(...weeks[w]))),
         },
       }),
       sameTripsStored: parallel === undefined || parallel.tripsSha1 === single.tripsSha1,
