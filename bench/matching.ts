@@ -6,7 +6,8 @@
  * fastest-path traces are used instead. Each trace is matched as one RawTrip. Reports the
  * share of ground-truth route length matched correctly (1 − Newson & Krumm's route mismatch
  * fraction; length-weighted over all trips, and mean/median per trip), origin/destination
- * errors, broken trips and GPS points matched per wall second and per CPU second.
+ * errors, broken trips (of the first set, and of all sets: `brokenTripsAllSets` of `tracesAllSets`) and
+ * GPS points matched per wall second and per CPU second.
  *
  * Speed: the set-up's garbage is collected, then the network is prepared for matching as a service does
  * when it loads one (route balls precomputed, `prepareMatching`; its CPU is reported as `prepareCpuS`);
@@ -76,6 +77,12 @@ export default async function matchingBench(args: string[]): Promise<Record<stri
     ...accuracyOf(network, first, results),
     ...endpointStats(network, first, results),
     brokenTrips: results.filter((pieces) => pieces.length !== 1).length,
+    // Over the cold and the steady sets: a break is rare enough that 1,000 traces show only a few.
+    brokenTripsAllSets: passes.reduce(
+      (n, pass) => n + pass.value.filter((pieces) => pieces.length !== 1).length,
+      0,
+    ),
+    tracesAllSets: sets.reduce((n, set) => n + set.length, 0),
     unmatchedTrips: results.filter((pieces) => pieces.length === 0).length,
     matchedSha1: sha1OfMatches(passes.map((pass) => pass.value)),
     steadySets: steadyRates.length,

@@ -460,3 +460,76 @@ test("route mismatch fraction counts missing and extra length against the truth"
   );
   assert.equal(directed, 2);
 });
+
+// A 1,000 m road under a 200 m viaduct 70 m to its side, whose ramps are far away (not in this network).
+const underViaduct = networkOf([
+  {
+    wayId: 1,
+    from: 1,
+    to: 2,
+    xy: [
+      [0, 0],
+      [1000, 0],
+    ],
+  },
+  {
+    wayId: 2,
+    from: 3,
+    to: 4,
+    xy: [
+      [400, 70],
+      [600, 70],
+    ],
+  },
+]);
+
+test("one stray fix whose candidates miss the driven road leaves the trip whole", () => {
+  // The fix at x = 500 lies 65 m off the road, within the search radius of the viaduct only.
+  const xy: XY[] = range(50, 950, 75).map((x) => (x === 500 ? [x, 65] : [x, 0]));
+  const matched = matchTrip(underViaduct, tripOf(xy, 8));
+  assert.equal(matched.length, 1, `pieces ${matched.length}`);
+  assert.deepEqual(stepsOf(matched[0]), [[id(1, 0), true]]);
+  assert.equal(matched[0].startT, tripOf(xy, 8).points[0].t);
+  assert.equal(matched[0].endT, tripOf(xy, 8).points[xy.length - 1].t);
+});
+
+test("two fixes in a row off the driven road are not a stray: the trip breaks around them, as before", () => {
+  // Two fixes on the viaduct agree with each other: the data shows a move the network cannot join up.
+  const xy: XY[] = range(50, 950, 75).map((x) => (x === 425 || x === 500 ? [x, 65] : [x, 0]));
+  assert.deepEqual(
+    matchTrip(underViaduct, tripOf(xy, 8)).map((piece) => stepsOf(piece)),
+    [[[id(1, 0), true]], [[id(2, 0), true]], [[id(1, 0), true]]],
+  );
+});
+
+// A hairpin in 100 m pieces: 1,500 m up, 300 m across, 1,500 m down; its legs 300 m apart and not otherwise linked.
+const hairpinCorners: XY[] = [
+  ...range(0, 1500, 100).map((y) => [0, y] as XY),
+  ...range(100, 200, 100).map((x) => [x, 1500] as XY),
+  ...range(1500, 0, -100).map((y) => [300, y] as XY),
+];
+const hairpin = networkOf(
+  hairpinCorners
+    .slice(1)
+    .map((to, i) => ({ wayId: 1, index: i, from: i + 1, to: i + 2, xy: [hairpinCorners[i], to] })),
+);
+
+test("a vehicle unseen for minutes may have driven further than the straight line allows", () => {
+  // Seen going up the first leg, then, 250 s later, coming down the second one 300 m away: 3.2 km by road.
+  const before = tripOf(
+    range(20, 140, 40).map((y) => [0, y] as XY),
+    4,
+  ).points;
+  const after = tripOf(
+    range(140, 20, -40).map((y) => [300, y] as XY),
+    4,
+    before[before.length - 1].t + 250_000,
+  ).points;
+  const matched = matchTrip(hairpin, { ...tripOf([]), points: [...before, ...after] });
+  assert.equal(matched.length, 1, `pieces ${matched.length}`);
+  // Up from the piece of the first fix (y 0–100) round to the piece of the last one (y 100–0).
+  assert.deepEqual(
+    stepsOf(matched[0]),
+    hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
+  );
+});

@@ -39,31 +39,58 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
   const trips: MatchedTrip[] = [];
   // No closures here: a fresh closure per trip is a new call target, which cost recompilations.
   let lattice: Lattice | null = null;
+  // A fix the piece could not be extended to, held back for one fix (HeldFix).
+  let held: HeldFix | null = null;
   for (let i = 0; i < points.length; i++) {
     const p = points[i];
     if (lattice && i > 0 && p.t - points[i - 1].t > o.maxTimeGapS * 1000) {
       closePiece(ctx, lattice, trip, o, trips);
       lattice = null;
+      held = null;
     }
     if (lattice && isStationary(ctx, lattice, p, o)) continue;
     const step = stepOf(ctx, p, i, o);
     if (step.candidates.length === 0) {
       if (lattice) closePiece(ctx, lattice, trip, o, trips);
       lattice = null;
+      held = null;
       continue;
     }
     const emissions = doubleRow();
     for (let c = 0; c < step.candidates.length; c++)
       emissions.push(emissionLogProb(step.candidates[c], o.sigmaM));
     if (lattice) {
-      if (extend(ctx, lattice, step, emissions, o) || extendPastStrayFix(ctx, lattice, step, emissions, o))
+      if (extend(ctx, lattice, step, emissions, o) || extendPastStrayFix(ctx, lattice, step, emissions, o)) {
+        held = null;
         continue;
+      }
+      if (held === null) {
+        held = { step, emissions };
+        continue;
+      }
+      // Neither the held fix nor this one continues the piece: the trip breaks at the held fix.
+      closePiece(ctx, lattice, trip, o, trips);
+      lattice = startLattice(held.step, held.emissions);
+      held = null;
+      if (extend(ctx, lattice, step, emissions, o)) continue;
       closePiece(ctx, lattice, trip, o, trips);
     }
     lattice = startLattice(step, emissions);
   }
   if (lattice) closePiece(ctx, lattice, trip, o, trips);
   return trips;
+}
+
+/**
+ * A fix that no candidate of the piece's last step reaches, even past a stray previous fix, is held
+ * back: when the next fix extends the piece, the held one was the stray (noise, or a fix whose nearest
+ * roads all lie above or below the driven one, as in Monaco's tunnels and viaducts, so that the driven
+ * road is not among its candidates) and is left out, as stationary fixes are. Otherwise the trip breaks
+ * at the held fix, as it always did.
+ */
+interface HeldFix {
+  step: Step;
+  emissions: number[];
 }
 
 /** Decodes a finished piece of at least two steps into `trips`. */

@@ -22,6 +22,11 @@ export interface MatchOptions {
   minRouteBoundM?: number;
   routeBoundFactor?: number;
   routeBoundSlackM?: number;
+  /**
+   * …or, after a long gap, up to Δt × this speed: a vehicle out of sight for minutes may have driven
+   * a loop or a hairpin road that ends near where it was last seen…
+   */
+  gapRouteSpeedMps?: number;
   /** …and no further than the vehicle could go: Δt × maxSpeedMps + 2 × searchRadiusM (when Δt > 0). */
   maxSpeedMps?: number;
   /** Consecutive fixes further apart in time than this split the trip. */
@@ -47,6 +52,7 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   minRouteBoundM: 2000,
   routeBoundFactor: 4,
   routeBoundSlackM: 500,
+  gapRouteSpeedMps: 15,
   maxSpeedMps: 55,
   maxTimeGapS: 300,
   slowRoadPenalty: 2,

@@ -10,13 +10,18 @@ export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
 
 /**
  * How far a route between two steps may be searched: a multiple of the
- * straight line, capped by what the vehicle could drive in Δt (fixes without
+ * straight line, or what the vehicle would drive in Δt at `gapRouteSpeedMps` when that is more (only
+ * after gaps of minutes: 2 km at 15 m/s is 133 s), capped by what it could drive in Δt (fixes without
  * a usable time difference, e.g. a drawn track, get no speed cap) and by the
  * detour the transition model still deems possible: `maxDetourBetas` × β
  * beyond the straight line has probability e^-maxDetourBetas.
  */
 export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions): number {
-  const byShape = Math.max(o.minRouteBoundM, o.routeBoundFactor * gcM + o.routeBoundSlackM);
+  const byShape = Math.max(
+    o.minRouteBoundM,
+    o.routeBoundFactor * gcM + o.routeBoundSlackM,
+    dtS * o.gapRouteSpeedMps,
+  );
   const byModel = gcM + o.maxDetourBetas * betaM(dtS, o);
   if (dtS <= 0) return Math.min(byShape, byModel);
   return Math.min(byShape, byModel, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
