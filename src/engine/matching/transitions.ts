@@ -10,21 +10,31 @@ export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
 
 /**
  * How far a route between two steps may be searched: a multiple of the
- * straight line, or what the vehicle would drive in Δt at `gapRouteSpeedMps` when that is more (only
- * after gaps of minutes: 2 km at 15 m/s is 133 s), capped by what it could drive in Δt (fixes without
+ * straight line, capped by what the vehicle could drive in Δt (fixes without
  * a usable time difference, e.g. a drawn track, get no speed cap) and by the
  * detour the transition model still deems possible: `maxDetourBetas` × β
- * beyond the straight line has probability e^-maxDetourBetas.
+ * beyond the straight line has probability e^-maxDetourBetas. `unseenDrive`:
+ * the search found no route, and the vehicle may have driven Δt at
+ * `gapRouteSpeedMps` while unseen (a loop, a hairpin road), when that is longer.
  */
-export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions): number {
-  const byShape = Math.max(
-    o.minRouteBoundM,
-    o.routeBoundFactor * gcM + o.routeBoundSlackM,
-    dtS * o.gapRouteSpeedMps,
-  );
+export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions, unseenDrive = false): number {
+  const byLine = Math.max(o.minRouteBoundM, o.routeBoundFactor * gcM + o.routeBoundSlackM);
+  const byShape = unseenDrive ? Math.max(byLine, dtS * o.gapRouteSpeedMps) : byLine;
   const byModel = gcM + o.maxDetourBetas * betaM(dtS, o);
   if (dtS <= 0) return Math.min(byShape, byModel);
   return Math.min(byShape, byModel, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
+}
+
+/** Whether an unseen drive (routeBoundM) reaches further than the search between these steps did. */
+export function unseenDriveReachesFurther(
+  ctx: MatchContext,
+  prev: Step,
+  next: Step,
+  o: ResolvedMatchOptions,
+): boolean {
+  const gc = greatCircleM(ctx, prev, next);
+  const dtS = (next.t - prev.t) / 1000;
+  return routeBoundM(gc, dtS, o, true) > routeBoundM(gc, dtS, o);
 }
 
 /** β grows with the sampling interval: longer gaps leave more room for detours the points do not show. */
@@ -74,10 +84,11 @@ export function transitionLogProbs(
   next: Step,
   prevScores: number[],
   o: ResolvedMatchOptions,
+  unseenDrive = false,
 ): Float64Array {
   const gc = greatCircleM(ctx, prev, next);
   const dtS = (next.t - prev.t) / 1000;
-  const boundM = routeBoundM(gc, dtS, o);
+  const boundM = routeBoundM(gc, dtS, o, unseenDrive);
   const beta = betaM(dtS, o);
   const prevC = prev.candidates;
   const nextC = next.candidates;
