@@ -485,12 +485,15 @@ const underViaduct = networkOf([
 
 test("one stray fix whose candidates miss the driven road leaves the trip whole", () => {
   // The fix at x = 500 lies 65 m off the road, within the search radius of the viaduct only.
-  const xy: XY[] = range(50, 950, 75).map((x) => (x === 500 ? [x, 65] : [x, 0]));
-  const matched = matchTrip(underViaduct, tripOf(xy, 8));
+  const trip = tripOf(
+    range(50, 950, 75).map((x) => (x === 500 ? [x, 65] : [x, 0])),
+    8,
+  );
+  const matched = matchTrip(underViaduct, trip);
   assert.equal(matched.length, 1, `pieces ${matched.length}`);
   assert.deepEqual(stepsOf(matched[0]), [[id(1, 0), true]]);
-  assert.equal(matched[0].startT, tripOf(xy, 8).points[0].t);
-  assert.equal(matched[0].endT, tripOf(xy, 8).points[xy.length - 1].t);
+  assert.equal(matched[0].startT, trip.points[0].t);
+  assert.equal(matched[0].endT, trip.points[trip.points.length - 1].t);
 });
 
 test("two fixes in a row off the driven road are not a stray: the trip breaks around them, as before", () => {

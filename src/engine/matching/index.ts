@@ -5,7 +5,7 @@ import { candidatesOf, emissionLogProb, type Step } from "./candidates.js";
 import { matchContextOf, type MatchContext } from "./context.js";
 import { resolveOptions, type MatchOptions, type ResolvedMatchOptions } from "./options.js";
 import { doubleRow } from "./rows.js";
-import { transitionLogProbs, unseenDriveReachesFurther } from "./transitions.js";
+import { transitionLogProbs } from "./transitions.js";
 import {
   advanceLattice,
   dropLastStep,
@@ -115,13 +115,7 @@ function extend(
 ): boolean {
   const prev = lattice.steps[lattice.steps.length - 1];
   const lastScores = lattice.scores[lattice.scores.length - 1];
-  if (advanceLattice(lattice, step, emissions, transitionLogProbs(ctx, prev, step, lastScores, o)))
-    return true;
-  // Nothing reached: after minutes unseen the vehicle may have driven further than the straight line allows.
-  return (
-    unseenDriveReachesFurther(ctx, prev, step, o) &&
-    advanceLattice(lattice, step, emissions, transitionLogProbs(ctx, prev, step, lastScores, o, true))
-  );
+  return advanceLattice(lattice, step, emissions, transitionLogProbs(ctx, prev, step, lastScores, o));
 }
 
 /**

@@ -25,18 +25,6 @@ export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions, u
   return Math.min(byShape, byModel, dtS * o.maxSpeedMps + 2 * o.searchRadiusM);
 }
 
-/** Whether an unseen drive (routeBoundM) reaches further than the search between these steps did. */
-export function unseenDriveReachesFurther(
-  ctx: MatchContext,
-  prev: Step,
-  next: Step,
-  o: ResolvedMatchOptions,
-): boolean {
-  const gc = greatCircleM(ctx, prev, next);
-  const dtS = (next.t - prev.t) / 1000;
-  return routeBoundM(gc, dtS, o, true) > routeBoundM(gc, dtS, o);
-}
-
 /** β grows with the sampling interval: longer gaps leave more room for detours the points do not show. */
 export function betaM(dtS: number, o: ResolvedMatchOptions): number {
   return Math.max(o.betaMinM, o.betaPerSecondM * dtS);
@@ -75,8 +63,9 @@ const ends = new Int32Array(2);
  * first, each reaching only as far as some of its candidates could still
  * beat the best score already found for a next candidate. Pairs skipped that
  * way stay −Infinity: they cannot be any next candidate's best predecessor.
- * Plain loops over typed arrays: this runs several times per GPS point. The
- * result is a shared buffer, valid until the next call.
+ * When no pair is reached at all, the search runs again as an unseen drive
+ * (routeBoundM). Plain loops over typed arrays: this runs several times per
+ * GPS point. The result is a shared buffer, valid until the next call.
  */
 export function transitionLogProbs(
   ctx: MatchContext,
@@ -117,6 +106,10 @@ export function transitionLogProbs(
     ctx.routes.costsTo(prevC[members[0]].exitNode, targets, count, maxCostM, nodeM);
     recordGroup(ctx, lattice, prev, next, members, reachM, nodeM, o);
   }
+  // Nothing reached: after minutes unseen the vehicle may have driven further than the straight line allows
+  // (the bound first: it is cheap, and no larger for all but gaps of minutes).
+  if (!unseenDrive && routeBoundM(gc, dtS, o, true) > boundM && reachedNone(bestVia))
+    return transitionLogProbs(ctx, prev, next, prevScores, o, true);
   return logProbs;
 }
 
@@ -169,6 +162,12 @@ function recordGroup(
       record(lattice, i, j, plainM + (turnsBack ? o.uTurnPenaltyM : 0));
     }
   }
+}
+
+/** Whether no next candidate got a finite score through any predecessor. */
+function reachedNone(bestVia: Float64Array): boolean {
+  for (let j = 0; j < bestVia.length; j++) if (bestVia[j] !== -Infinity) return false;
+  return true;
 }
 
 /** Whether i → j with a route of `routeM` or `routeM + extraM` could beat j's best so far (ties kept). */
