@@ -536,3 +536,50 @@ test("a vehicle unseen for minutes may have driven further than the straight lin
     hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
   );
 });
+
+test("after minutes unseen, a fix's own road is searched further even when a side street nearby was reached", () => {
+  // The hairpin with a side street from its first leg at y = 200 across to x = 265 and down to y = 100:
+  // 35 m beside the second leg, a short drive from where the car was last seen.
+  const withSideStreet = networkOf([
+    ...hairpinCorners
+      .slice(1)
+      .map((to, i) => ({ wayId: 1, index: i, from: i + 1, to: i + 2, xy: [hairpinCorners[i], to] as XY[] })),
+    {
+      wayId: 2,
+      index: 0,
+      from: 3,
+      to: 100,
+      xy: [
+        [0, 200],
+        [265, 200],
+      ],
+    },
+    {
+      wayId: 2,
+      index: 1,
+      from: 100,
+      to: 101,
+      xy: [
+        [265, 200],
+        [265, 100],
+      ],
+    },
+  ]);
+  const before = tripOf(
+    range(20, 140, 40).map((y) => [0, y] as XY),
+    4,
+  ).points;
+  const after = tripOf(
+    range(180, 20, -40).map((y) => [300, y] as XY),
+    4,
+    before[before.length - 1].t + 250_000,
+  ).points;
+  const matched = matchTrip(withSideStreet, { ...tripOf([]), points: [...before, ...after] });
+  // Before: the side street was the only road reached, the next three fixes followed it, and the trip
+  // broke where the second leg went on without it.
+  assert.equal(matched.length, 1, `pieces ${matched.length}`);
+  assert.deepEqual(
+    stepsOf(matched[0]),
+    hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
+  );
+});

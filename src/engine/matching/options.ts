@@ -23,8 +23,8 @@ export interface MatchOptions {
   routeBoundFactor?: number;
   routeBoundSlackM?: number;
   /**
-   * …or, when that finds no route at all, up to Δt × this speed: a vehicle out of sight for minutes
-   * may have driven a loop or a hairpin road that ends near where it was last seen…
+   * …or, when that reaches none of the roads nearest the fix, up to Δt × this speed: a vehicle out of
+   * sight for minutes may have driven a loop or a hairpin road that ends near where it was last seen…
    */
   gapRouteSpeedMps?: number;
   /** …and no further than the vehicle could go: Δt × maxSpeedMps + 2 × searchRadiusM (when Δt > 0). */

@@ -14,8 +14,9 @@ export function greatCircleM(ctx: MatchContext, a: Step, b: Step): number {
  * a usable time difference, e.g. a drawn track, get no speed cap) and by the
  * detour the transition model still deems possible: `maxDetourBetas` × β
  * beyond the straight line has probability e^-maxDetourBetas. `unseenDrive`:
- * the search found no route, and the vehicle may have driven Δt at
- * `gapRouteSpeedMps` while unseen (a loop, a hairpin road), when that is longer.
+ * the search reached no road as near the next fix as its nearest one, and the
+ * vehicle may have driven Δt at `gapRouteSpeedMps` while unseen (a loop, a
+ * hairpin road), when that is longer.
  */
 export function routeBoundM(gcM: number, dtS: number, o: ResolvedMatchOptions, unseenDrive = false): number {
   const byLine = Math.max(o.minRouteBoundM, o.routeBoundFactor * gcM + o.routeBoundSlackM);
@@ -63,8 +64,8 @@ const ends = new Int32Array(2);
  * first, each reaching only as far as some of its candidates could still
  * beat the best score already found for a next candidate. Pairs skipped that
  * way stay −Infinity: they cannot be any next candidate's best predecessor.
- * When no pair is reached at all, the search runs again as an unseen drive
- * (routeBoundM). Plain loops over typed arrays: this runs several times per
+ * When the fix's nearest road is not reached (nothing at all, or only roads
+ * further from it), the search runs again as an unseen drive (routeBoundM). Plain loops over typed arrays: this runs several times per
  * GPS point. The result is a shared buffer, valid until the next call.
  */
 export function transitionLogProbs(
@@ -106,9 +107,9 @@ export function transitionLogProbs(
     ctx.routes.costsTo(prevC[members[0]].exitNode, targets, count, maxCostM, nodeM);
     recordGroup(ctx, lattice, prev, next, members, reachM, nodeM, o);
   }
-  // Nothing reached: after minutes unseen the vehicle may have driven further than the straight line allows
-  // (the bound first: it is cheap, and no larger for all but gaps of minutes).
-  if (!unseenDrive && routeBoundM(gc, dtS, o, true) > boundM && reachedNone(bestVia))
+  // The fix's nearest road not reached: after minutes unseen the vehicle may have driven further than the
+  // straight line allows (the bound first: it is cheap, and no larger for all but gaps of minutes).
+  if (!unseenDrive && routeBoundM(gc, dtS, o, true) > boundM && nearestUnreached(nextC, bestVia))
     return transitionLogProbs(ctx, prev, next, prevScores, o, true);
   return logProbs;
 }
@@ -164,9 +165,19 @@ function recordGroup(
   }
 }
 
-/** Whether no next candidate got a finite score through any predecessor. */
-function reachedNone(bestVia: Float64Array): boolean {
-  for (let j = 0; j < bestVia.length; j++) if (bestVia[j] !== -Infinity) return false;
+/** Candidates this close to the fix's nearest one count as equally near (the two directions of a road). */
+const NEAREST_TIE_M = 1;
+
+/**
+ * Whether no next candidate as near the fix as its nearest one got a finite score through any
+ * predecessor: the fix most likely lies on a road the search did not reach (nothing reached at all is
+ * one case; a far side street reached while the road under the fix was not is the other).
+ */
+function nearestUnreached(nextC: Candidate[], bestVia: Float64Array): boolean {
+  let nearestM = Infinity;
+  for (let j = 0; j < nextC.length; j++) nearestM = Math.min(nearestM, nextC[j].distanceM);
+  for (let j = 0; j < nextC.length; j++)
+    if (nextC[j].distanceM <= nearestM + NEAREST_TIE_M && bestVia[j] !== -Infinity) return false;
   return true;
 }
 
