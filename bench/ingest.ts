@@ -32,7 +32,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTraceFile } from "../src/engine/ingest/read-traces.js";
 import { MatchPool } from "../src/engine/ingest/match-pool.js";
-import { GROUP_TRIPS } from "../src/engine/ingest/pipeline.js";
+import { GROUP_TRIPS } from "../src/engine/ingest/groups.js";
 import { TripSplitter } from "../src/engine/ingest/split-trips.js";
 import { tripMatcher } from "../src/engine/matching/index.js";
 import { readOsmSegments } from "../src/engine/network/osm-import.js";

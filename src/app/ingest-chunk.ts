@@ -12,10 +12,10 @@ import {
   countOutcome,
   countStoredByPart,
   emptyMatchCounts,
-  GROUP_TRIPS,
   type MatchCounts,
   type TripsPart,
 } from "../engine/ingest/pipeline.js";
+import { GROUP_TRIPS } from "../engine/ingest/groups.js";
 import { packRawTrips, unpackRawTrips, type PackedRawTrips } from "../engine/ingest/trip-columns.js";
 import { LocalClock } from "../engine/time.js";
 import type { MatchedTrip, RawTrip } from "../engine/trips/types.js";

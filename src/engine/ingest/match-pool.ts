@@ -1,5 +1,6 @@
 import { OrderedPool } from "../ordered-pool.js";
 import { prepareMatching } from "../matching/context.js";
+import { GROUPS_IN_FLIGHT } from "./groups.js";
 import type { Network } from "../network/network.js";
 import type { MatchedTrip, RawTrip } from "../trips/types.js";
 import { packRawTrips, unpackOutcomes, type PackedOutcomes } from "./trip-columns.js";
@@ -43,10 +44,11 @@ const ENTRY = FROM_SOURCES ? new URL("../tsx-worker.mjs", import.meta.url) : WOR
 const GROUPS_AHEAD_PER_WORKER = 2;
 
 /**
- * The most groups a worker holds once `handAhead` gave it those waiting: more than the ingest pipeline ever
- * has in flight (48), so none is left behind while this thread stores a batch.
+ * The most groups a worker holds once `handAhead` gave it those waiting: all the ingest pipeline ever has in
+ * flight (its groups in flight and the one it just sent), so none is left behind while this thread stores a
+ * batch.
  */
-const MOST_GROUPS_HANDED_AHEAD_PER_WORKER = 64;
+const MOST_GROUPS_HANDED_AHEAD_PER_WORKER = GROUPS_IN_FLIGHT + 1;
 
 /**
  * Map matching on worker threads: each worker holds its own copy of the network and its own

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { MatchedTrip, RawTrip, TraceSource, VehicleClass } from "../trips/types.js";
 import { emptySplitCounts, TripSplitter, type SplitCounts } from "./split-trips.js";
+import { GROUP_TRIPS, GROUPS_IN_FLIGHT } from "./groups.js";
 import { groupOutcomes, type BatchMatcher, type MatchOutcome } from "./match-pool.js";
 import type { OnBytes } from "./open-input.js";
 import { readTrips } from "./split-file.js";
@@ -450,16 +451,6 @@ export function countOutcome(
   counts.matchedTrips += matched.length;
   return matched;
 }
-
-/** Raw trips per group sent to `matchBatch`: large enough that messaging costs little against matching. */
-export const GROUP_TRIPS = 64;
-
-/**
- * Groups in flight: enough to keep the workers matching while this thread stores a batch
- * (0.4-1.1 s for 20,000 trips on Monaco, ~15 ms per group matched), once handed to them (`matchAhead`).
- * The 4 there were before covered a tenth of it, then the workers waited; 128 did no better than 48.
- */
-const GROUPS_IN_FLIGHT = 48;
 
 /**
  * Sends trips to `matchBatch` in groups, a few groups in flight, and hands the outcomes to the batches
