@@ -583,3 +583,41 @@ test("after minutes unseen, a fix's own road is searched further even when a sid
     hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
   );
 });
+
+// Two parallel roads 40 m apart that never meet here: a fix between them could lie on either.
+const besideAnother = networkOf([
+  {
+    wayId: 1,
+    from: 1,
+    to: 2,
+    xy: [
+      [0, 0],
+      [1200, 0],
+    ],
+  },
+  {
+    wayId: 2,
+    from: 3,
+    to: 4,
+    xy: [
+      [0, 40],
+      [800, 40],
+    ],
+  },
+]);
+
+test("a stray fix that led the piece onto the wrong road a few fixes back is left out at the break", () => {
+  // Between the roads, then one fix beyond the other road (out of the driven one's reach), between them
+  // again, and at last on the driven road alone.
+  const y = (x: number) => (x === 425 ? 55 : x < 650 ? 20 : -15);
+  const trip = tripOf(
+    range(50, 950, 75).map((x) => [x, y(x)] as XY),
+    10,
+  );
+  const matched = matchTrip(besideAnother, trip);
+  // Before: the stray fix left only the other road alive, the next two followed it, and the trip broke
+  // where the fixes left it: the first piece all along the other road.
+  assert.equal(matched.length, 1, `pieces ${matched.length}`);
+  assert.deepEqual(stepsOf(matched[0]), [[id(1, 0), true]]);
+  assert.equal(matched[0].endT, trip.points[trip.points.length - 1].t);
+});

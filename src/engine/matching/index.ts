@@ -13,6 +13,7 @@ import {
   restoreStep,
   startLattice,
   type Lattice,
+  type LatticeStep,
 } from "./viterbi.js";
 
 export { DEFAULT_MATCH_OPTIONS, type MatchOptions } from "./options.js";
@@ -66,6 +67,10 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       }
       if (held === null) {
         held = { step, emissions };
+        continue;
+      }
+      if (extendPastEarlierStrayFix(ctx, lattice, [held, { step, emissions }], o)) {
+        held = null;
         continue;
       }
       // Neither the held fix nor this one continues the piece: the trip breaks at the held fix.
@@ -137,6 +142,37 @@ function extendPastStrayFix(
   return false;
 }
 
+/** How many of the piece's last fixes a break looks back over for one stray fix to leave out. */
+const STRAY_LOOKBACK = 4;
+
+/**
+ * Before the trip breaks at the held fix: a stray fix a few fixes back, its candidates all on roads the
+ * vehicle never took, may have led the piece astray (the fixes after it matched onto those roads, far
+ * from them, until nothing continued it). Leaves out the piece's second-last fix, then its third-last or
+ * fourth-last (the last alone was tried as each fix came: `extendPastStrayFix`), and links the fixes after
+ * it and `later` again. Keeps the piece as it was when none of them does it.
+ */
+function extendPastEarlierStrayFix(
+  ctx: MatchContext,
+  lattice: Lattice,
+  later: HeldFix[],
+  o: ResolvedMatchOptions,
+): boolean {
+  for (let back = 2; back <= STRAY_LOOKBACK && back < lattice.steps.length; back++) {
+    const taken: LatticeStep[] = [];
+    for (let k = 0; k < back; k++) taken.unshift(dropLastStep(lattice));
+    const again = taken.slice(1).map((t) => ({ step: t.step, emissions: emissionsOf(t.step, o) }));
+    again.push(...later);
+    let linked = 0;
+    while (linked < again.length && extend(ctx, lattice, again[linked].step, again[linked].emissions, o))
+      linked++;
+    if (linked === again.length) return true;
+    for (; linked > 0; linked--) dropLastStep(lattice);
+    for (const t of taken) restoreStep(lattice, t);
+  }
+  return false;
+}
+
 function sortedByTime(points: GpsPoint[]): GpsPoint[] {
   for (let i = 1; i < points.length; i++) {
     if (points[i].t < points[i - 1].t) return [...points].sort((a, b) => a.t - b.t);
@@ -148,6 +184,14 @@ function sortedByTime(points: GpsPoint[]): GpsPoint[] {
 function isStationary(ctx: MatchContext, lattice: Lattice, p: GpsPoint, o: ResolvedMatchOptions): boolean {
   const last = lattice.steps[lattice.steps.length - 1].position;
   return ctx.network.ruler.distance(last, [p.lon, p.lat]) < 2 * o.sigmaM;
+}
+
+/** A step's emission log-probabilities, for a step taken off the lattice (its scores add the transitions). */
+function emissionsOf(step: Step, o: ResolvedMatchOptions): number[] {
+  const emissions = doubleRow();
+  for (let c = 0; c < step.candidates.length; c++)
+    emissions.push(emissionLogProb(step.candidates[c], o.sigmaM));
+  return emissions;
 }
 
 function stepOf(ctx: MatchContext, p: GpsPoint, pointIndex: number, o: ResolvedMatchOptions): Step {

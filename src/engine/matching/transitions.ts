@@ -65,8 +65,9 @@ const ends = new Int32Array(2);
  * beat the best score already found for a next candidate. Pairs skipped that
  * way stay −Infinity: they cannot be any next candidate's best predecessor.
  * When the fix's nearest road is not reached (nothing at all, or only roads
- * further from it), the search runs again as an unseen drive (routeBoundM). Plain loops over typed arrays: this runs several times per
- * GPS point. The result is a shared buffer, valid until the next call.
+ * further from it), the search runs again as an unseen drive (routeBoundM).
+ * Plain loops over typed arrays: this runs several times per GPS point. The
+ * result is a shared buffer, valid until the next call.
  */
 export function transitionLogProbs(
   ctx: MatchContext,
