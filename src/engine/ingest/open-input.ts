@@ -62,7 +62,8 @@ function* pieces(decoder: StringDecoder, bytes: Buffer): Generator<string> {
 export type TraceFormat = "csv" | "gpx" | "geojson";
 
 export function formatOf(path: string): TraceFormat | null {
-  const name = path.toLowerCase().replace(/\.gz$/, "");
+  const lower = path.toLowerCase();
+  const name = isGzipped(path) ? lower.slice(0, -".gz".length) : lower;
   if (name.endsWith(".csv")) return "csv";
   if (name.endsWith(".gpx")) return "gpx";
   if (name.endsWith(".geojson") || name.endsWith(".json")) return "geojson";
