@@ -7,7 +7,7 @@ import {
   endpointErrorM,
 } from "../../src/engine/matching/index.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
-import type { MatchedTrip } from "../../src/engine/trips/types.js";
+import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 import { gaussianSource, lonLatOf, networkOf, tripOf, type XY } from "../helpers/metric-network.js";
 
 const id = segmentIdOf;
@@ -511,39 +511,39 @@ const hairpinCorners: XY[] = [
   ...range(100, 200, 100).map((x) => [x, 1500] as XY),
   ...range(1500, 0, -100).map((y) => [300, y] as XY),
 ];
-const hairpin = networkOf(
-  hairpinCorners
-    .slice(1)
-    .map((to, i) => ({ wayId: 1, index: i, from: i + 1, to: i + 2, xy: [hairpinCorners[i], to] })),
-);
+const hairpinRoads = hairpinCorners
+  .slice(1)
+  .map((to, i) => ({ wayId: 1, index: i, from: i + 1, to: i + 2, xy: [hairpinCorners[i], to] as XY[] }));
+const hairpin = networkOf(hairpinRoads);
+// Up from the piece of the first fix (y 0–100) round to the piece of the last one (y 100–0).
+const roundTheHairpin = hairpinCorners.slice(1).map((_, i) => [id(1, i), true]);
 
-test("a vehicle unseen for minutes may have driven further than the straight line allows", () => {
-  // Seen going up the first leg, then, 250 s later, coming down the second one 300 m away: 3.2 km by road.
+/** Seen going up the hairpin's first leg, then, 250 s later, coming down its second leg from `backAtY`. */
+function seenAgainAfterTheBend(backAtY: number): RawTrip {
   const before = tripOf(
     range(20, 140, 40).map((y) => [0, y] as XY),
     4,
   ).points;
   const after = tripOf(
-    range(140, 20, -40).map((y) => [300, y] as XY),
+    range(backAtY, 20, -40).map((y) => [300, y] as XY),
     4,
     before[before.length - 1].t + 250_000,
   ).points;
-  const matched = matchTrip(hairpin, { ...tripOf([]), points: [...before, ...after] });
+  return { ...tripOf([]), points: [...before, ...after] };
+}
+
+test("a vehicle unseen for minutes may have driven further than the straight line allows", () => {
+  // Back 300 m from where it was last seen: 3.2 km by road.
+  const matched = matchTrip(hairpin, seenAgainAfterTheBend(140));
   assert.equal(matched.length, 1, `pieces ${matched.length}`);
-  // Up from the piece of the first fix (y 0–100) round to the piece of the last one (y 100–0).
-  assert.deepEqual(
-    stepsOf(matched[0]),
-    hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
-  );
+  assert.deepEqual(stepsOf(matched[0]), roundTheHairpin);
 });
 
 test("after minutes unseen, a fix's own road is searched further even when a side street nearby was reached", () => {
   // The hairpin with a side street from its first leg at y = 200 across to x = 265 and down to y = 100:
   // 35 m beside the second leg, a short drive from where the car was last seen.
   const withSideStreet = networkOf([
-    ...hairpinCorners
-      .slice(1)
-      .map((to, i) => ({ wayId: 1, index: i, from: i + 1, to: i + 2, xy: [hairpinCorners[i], to] as XY[] })),
+    ...hairpinRoads,
     {
       wayId: 2,
       index: 0,
@@ -565,23 +565,11 @@ test("after minutes unseen, a fix's own road is searched further even when a sid
       ],
     },
   ]);
-  const before = tripOf(
-    range(20, 140, 40).map((y) => [0, y] as XY),
-    4,
-  ).points;
-  const after = tripOf(
-    range(180, 20, -40).map((y) => [300, y] as XY),
-    4,
-    before[before.length - 1].t + 250_000,
-  ).points;
-  const matched = matchTrip(withSideStreet, { ...tripOf([]), points: [...before, ...after] });
+  const matched = matchTrip(withSideStreet, seenAgainAfterTheBend(180));
   // Before: the side street was the only road reached, the next three fixes followed it, and the trip
   // broke where the second leg went on without it.
   assert.equal(matched.length, 1, `pieces ${matched.length}`);
-  assert.deepEqual(
-    stepsOf(matched[0]),
-    hairpinCorners.slice(1).map((_, i) => [id(1, i), true]),
-  );
+  assert.deepEqual(stepsOf(matched[0]), roundTheHairpin);
 });
 
 // Two parallel roads 40 m apart that never meet here: a fix between them could lie on either.
