@@ -57,11 +57,13 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
       held = null;
       continue;
     }
-    const emissions = doubleRow();
-    for (let c = 0; c < step.candidates.length; c++)
-      emissions.push(emissionLogProb(step.candidates[c], o.sigmaM));
+    const emissions = emissionsOf(step, o);
     if (lattice) {
-      if (extend(ctx, lattice, step, emissions, o) || extendPastStrayFix(ctx, lattice, step, emissions, o)) {
+      // The previous fix may be the stray one.
+      if (
+        extend(ctx, lattice, step, emissions, o) ||
+        extendPastStrayFix(ctx, lattice, [{ step, emissions }], o, 1, 1)
+      ) {
         held = null;
         continue;
       }
@@ -69,7 +71,9 @@ export function matchTrip(network: Network, trip: RawTrip, opts?: MatchOptions):
         held = { step, emissions };
         continue;
       }
-      if (extendPastEarlierStrayFix(ctx, lattice, [held, { step, emissions }], o)) {
+      // Before the trip breaks at the held fix: a stray fix further back (the last alone was tried as
+      // each fix came).
+      if (extendPastStrayFix(ctx, lattice, [held, { step, emissions }], o, 2, STRAY_LOOKBACK)) {
         held = null;
         continue;
       }
@@ -123,42 +127,26 @@ function extend(
   return advanceLattice(lattice, step, emissions, transitionLogProbs(ctx, prev, step, lastScores, o));
 }
 
-/**
- * When no candidate of `step` is reachable, the stray fix may be the previous one: noise that put it
- * nearer to other roads than the driven one crowds the driven road out of its candidates (e.g. beside
- * a bundle of oneway ramps). Drops that fix and links `step` to the one before; keeps it otherwise.
- */
-function extendPastStrayFix(
-  ctx: MatchContext,
-  lattice: Lattice,
-  step: Step,
-  emissions: number[],
-  o: ResolvedMatchOptions,
-): boolean {
-  if (lattice.steps.length < 2) return false;
-  const dropped = dropLastStep(lattice);
-  if (extend(ctx, lattice, step, emissions, o)) return true;
-  restoreStep(lattice, dropped);
-  return false;
-}
-
 /** How many of the piece's last fixes a break looks back over for one stray fix to leave out. */
 const STRAY_LOOKBACK = 4;
 
 /**
- * Before the trip breaks at the held fix: a stray fix a few fixes back, its candidates all on roads the
- * vehicle never took, may have led the piece astray (the fixes after it matched onto those roads, far
- * from them, until nothing continued it). Leaves out the piece's second-last fix, then its third-last or
- * fourth-last (the last alone was tried as each fix came: `extendPastStrayFix`), and links the fixes after
- * it and `later` again. Keeps the piece as it was when none of them does it.
+ * Links `later` to the piece past one stray fix, its `fromBack`-th last, else the next one further
+ * back up to its `toBack`-th last; keeps the piece as it was when none of them does it. A stray fix
+ * is noise that put it nearer to other roads than the driven one: it crowds the driven road out of
+ * its candidates (e.g. beside a bundle of oneway ramps), or it led the piece onto a road the vehicle
+ * never took, whose next fixes then matched onto it far from them until nothing continued it. The
+ * fixes after the one left out are linked again before `later`.
  */
-function extendPastEarlierStrayFix(
+function extendPastStrayFix(
   ctx: MatchContext,
   lattice: Lattice,
   later: HeldFix[],
   o: ResolvedMatchOptions,
+  fromBack: number,
+  toBack: number,
 ): boolean {
-  for (let back = 2; back <= STRAY_LOOKBACK && back < lattice.steps.length; back++) {
+  for (let back = fromBack; back <= toBack && back < lattice.steps.length; back++) {
     const taken: LatticeStep[] = [];
     for (let k = 0; k < back; k++) taken.unshift(dropLastStep(lattice));
     const again = taken.slice(1).map((t) => ({ step: t.step, emissions: emissionsOf(t.step, o) }));
@@ -186,7 +174,7 @@ function isStationary(ctx: MatchContext, lattice: Lattice, p: GpsPoint, o: Resol
   return ctx.network.ruler.distance(last, [p.lon, p.lat]) < 2 * o.sigmaM;
 }
 
-/** A step's emission log-probabilities, for a step taken off the lattice (its scores add the transitions). */
+/** A step's emission log-probabilities (a step taken off the lattice needs them again: its scores add the transitions). */
 function emissionsOf(step: Step, o: ResolvedMatchOptions): number[] {
   const emissions = doubleRow();
   for (let c = 0; c < step.candidates.length; c++)
