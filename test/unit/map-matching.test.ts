@@ -7,6 +7,7 @@ import {
   endpointErrorM,
 } from "../../src/engine/matching/index.js";
 import { segmentIdOf } from "../../src/engine/network/types.js";
+import type { Network } from "../../src/engine/network/network.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
 import { gaussianSource, lonLatOf, networkOf, tripOf, type XY } from "../helpers/metric-network.js";
 
@@ -22,6 +23,14 @@ function range(from: number, to: number, step: number): number[] {
   const out: number[] = [];
   for (let v = from; step > 0 ? v <= to : v >= to; v += step) out.push(v);
   return out;
+}
+
+/** Two straight roads of one segment each that never meet: ways `wayIds`, nodes 1–2 and 3–4. */
+function unlinkedRoads(first: XY[], second: XY[], wayIds = [1, 2]): Network {
+  return networkOf([
+    { wayId: wayIds[0], from: 1, to: 2, xy: first },
+    { wayId: wayIds[1], from: 3, to: 4, xy: second },
+  ]);
 }
 
 function assertTimesMonotone(trip: MatchedTrip): void {
@@ -380,26 +389,17 @@ test("a hairpin road whose legs both pass near a fix is matched along its legs i
   assertTimesMonotone(matched[0]);
 });
 
-const islands = networkOf([
-  {
-    wayId: 40,
-    from: 1,
-    to: 2,
-    xy: [
-      [0, 0],
-      [1000, 0],
-    ],
-  },
-  {
-    wayId: 41,
-    from: 3,
-    to: 4,
-    xy: [
-      [3000, 0],
-      [4000, 0],
-    ],
-  },
-]);
+const islands = unlinkedRoads(
+  [
+    [0, 0],
+    [1000, 0],
+  ],
+  [
+    [3000, 0],
+    [4000, 0],
+  ],
+  [40, 41],
+);
 
 test("fixes with no road nearby split the trip in two", () => {
   const xy: XY[] = [...range(100, 900, 100), 1500, 2000, 2500, ...range(3100, 3900, 100)].map((x) => [x, 0]);
@@ -462,26 +462,16 @@ test("route mismatch fraction counts missing and extra length against the truth"
 });
 
 // A 1,000 m road under a 200 m viaduct 70 m to its side, whose ramps are far away (not in this network).
-const underViaduct = networkOf([
-  {
-    wayId: 1,
-    from: 1,
-    to: 2,
-    xy: [
-      [0, 0],
-      [1000, 0],
-    ],
-  },
-  {
-    wayId: 2,
-    from: 3,
-    to: 4,
-    xy: [
-      [400, 70],
-      [600, 70],
-    ],
-  },
-]);
+const underViaduct = unlinkedRoads(
+  [
+    [0, 0],
+    [1000, 0],
+  ],
+  [
+    [400, 70],
+    [600, 70],
+  ],
+);
 
 test("one stray fix whose candidates miss the driven road leaves the trip whole", () => {
   // The fix at x = 500 lies 65 m off the road, within the search radius of the viaduct only.
@@ -573,26 +563,16 @@ test("after minutes unseen, a fix's own road is searched further even when a sid
 });
 
 // Two parallel roads 40 m apart that never meet here: a fix between them could lie on either.
-const besideAnother = networkOf([
-  {
-    wayId: 1,
-    from: 1,
-    to: 2,
-    xy: [
-      [0, 0],
-      [1200, 0],
-    ],
-  },
-  {
-    wayId: 2,
-    from: 3,
-    to: 4,
-    xy: [
-      [0, 40],
-      [800, 40],
-    ],
-  },
-]);
+const besideAnother = unlinkedRoads(
+  [
+    [0, 0],
+    [1200, 0],
+  ],
+  [
+    [0, 40],
+    [800, 40],
+  ],
+);
 
 test("a stray fix that led the piece onto the wrong road a few fixes back is left out at the break", () => {
   // Between the roads, then one fix beyond the other road (out of the driven one's reach), between them
