@@ -48,9 +48,9 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
     const parallel = threads > 1 ? await daily.run(threads) : undefined;
     const weeks = weeksOf(single.days.length);
     const byWeek = (days: Day[]) => weeks.map(([from, to]) => days.slice(from, to));
+    const singleWeeks = byWeek(single.days);
     const share = (days: Day[]) => round(sum(days, (d) => d.matcherCpuS) / sum(days, (d) => d.ingestCpuS));
-    const perCall = (of: (d: Day) => number) =>
-      byWeek(single.days).map((days) => round(sum(days, of) / days.length));
+    const perCall = (of: (d: Day) => number) => singleWeeks.map((days) => round(sum(days, of) / days.length));
     const wallRatio = (one: Day[], more: Day[]) =>
       round(sum(one, (d) => d.ingestWallS) / sum(more, (d) => d.ingestWallS));
     return {
@@ -60,7 +60,7 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
       rawTrips: rawByDay.reduce((n, day) => n + day.length, 0),
       ingestShareOfMatcher: {
         month: share(single.days),
-        perWeek: byWeek(single.days).map(share),
+        perWeek: singleWeeks.map(share),
         perDay: single.days.map((d) => round(d.matcherCpuS / d.ingestCpuS)),
       },
       ingestCpuSPerCall: perCall((d) => d.ingestCpuS),
@@ -71,7 +71,7 @@ export default async function ingestDailyBench(args: string[]): Promise<Record<s
         wallSpeedup: {
           threads: `1 -> ${threads}, as --threads`,
           month: wallRatio(single.days, parallel.days),
-          perWeek: byWeek(single.days).map((days, w) => wallRatio(days, parallel.days.slice(...weeks[w]))),
+          perWeek: byWeek(parallel.days).map((days, w) => wallRatio(singleWeeks[w], days)),
         },
       }),
       sameTripsStored: parallel === undefined || parallel.tripsSha1 === single.tripsSha1,
