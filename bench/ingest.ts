@@ -45,6 +45,7 @@ import type { RawTrip } from "../src/engine/trips/types.js";
 import type { AppContext } from "../src/app/context.js";
 import { ingestFiles } from "../src/app/ingest.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { mergedPackedRows } from "../src/store/sqlite/counts.js";
 import { inDayFiles } from "./lib/day-files.js";
 import { MONACO_PBF } from "../test/helpers/bundled-data.js";
 
@@ -333,19 +334,25 @@ export async function storedDigest(rt: AppContext): Promise<string> {
 /** SHA-1 over every packed tally row of the country (totals, details, year rollups), in key order. */
 export function storedTalliesDigest(store: SqliteStore): string {
   const hash = createHash("sha1");
-  for (const [table, period] of [
-    ["segment_month_totals", "month"],
-    ["segment_month_details", "month"],
-    ["segment_year_rollups", "year"],
-  ]) {
-    const rows = store.db
-      .prepare(
-        `SELECT segment_id, ${period}, cells FROM ${table} WHERE country = 'mc' ORDER BY segment_id, ${period}`,
-      )
-      .raw()
-      .iterate() as Iterable<[number, string, Buffer]>;
-    for (const [segmentId, when, cells] of rows) hash.update(`${table}|${segmentId}|${when}|`).update(cells);
-  }
+  // Each segment-month's parts merged: the digest of what is stored, however the batches fell.
+  const rows = (table: "segment_month_totals" | "segment_month_details") =>
+    [...mergedPackedRows(store.db, table)].filter(([country]) => country === "mc").map(([, ...row]) => row);
+  const tables: [string, Iterable<[number, string, Buffer]>][] = [
+    ["segment_month_totals", rows("segment_month_totals")],
+    ["segment_month_details", rows("segment_month_details")],
+    [
+      "segment_year_rollups",
+      store.db
+        .prepare(
+          "SELECT segment_id, year, cells FROM segment_year_rollups WHERE country = 'mc' ORDER BY 1, 2",
+        )
+        .raw()
+        .iterate() as Iterable<[number, string, Buffer]>,
+    ],
+  ];
+  for (const [table, tableRows] of tables)
+    for (const [segmentId, when, cells] of tableRows)
+      hash.update(`${table}|${segmentId}|${when}|`).update(cells);
   return hash.digest("hex");
 }
 

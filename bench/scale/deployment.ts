@@ -17,6 +17,7 @@ import type { Store } from "../../src/app/ports/store.js";
 import type { Network } from "../../src/engine/network/network.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { mergedPackedRows } from "../../src/store/sqlite/counts.js";
 import { BullJobQueue } from "../../src/queue/bullmq/job-queue.js";
 
 export const BACKENDS = ["sqlite", "postgres"] as const;
@@ -126,7 +127,7 @@ async function countsDatabase(sqliteFile: string): Promise<string> {
   const source = new SqliteStore(sqliteFile, { readonly: true });
   const target = await PostgresStore.open(url);
   try {
-    for (const table of ["segment_month_totals", "segment_month_details"])
+    for (const table of ["segment_month_totals", "segment_month_details"] as const)
       await copyPacked(source, target, table);
     await target.segmentStats.rebuildYearRollups();
     for (const info of await source.network.countries())
@@ -138,17 +139,19 @@ async function countsDatabase(sqliteFile: string): Promise<string> {
   return url;
 }
 
-async function copyPacked(source: SqliteStore, target: PostgresStore, table: string): Promise<void> {
-  const read = source.db
-    .prepare(`SELECT country, segment_id, month, cells FROM ${table} ORDER BY rowid LIMIT ? OFFSET ?`)
-    .raw();
-  for (let offset = 0; ; offset += COPY_BATCH) {
-    const rows = read.all(COPY_BATCH, offset) as [string, number, string, Buffer][];
-    if (rows.length === 0) return;
+async function copyPacked(
+  source: SqliteStore,
+  target: PostgresStore,
+  table: "segment_month_totals" | "segment_month_details",
+): Promise<void> {
+  // Each segment-month's parts merged into the one row PostgreSQL's layout keeps.
+  const rows = [...mergedPackedRows(source.db, table)];
+  for (let from = 0; from < rows.length; from += COPY_BATCH) {
+    const batch = rows.slice(from, from + COPY_BATCH);
     await target.db.run(
       `INSERT INTO ${table} (country, segment_id, month, cells)
        SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[])`,
-      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])],
+      [0, 1, 2, 3].map((column) => batch.map((row) => row[column])),
     );
   }
 }

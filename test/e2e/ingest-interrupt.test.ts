@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { databaseFile } from "../../src/config/config.js";
+import { mergedPackedRows } from "../../src/store/sqlite/counts.js";
 import { runCli } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
 import { MONACO_PBF } from "../helpers/bundled-data.js";
@@ -39,11 +40,21 @@ function tallies(dataDir: string) {
     fingerprints: rows("SELECT COUNT(*) AS n FROM trip_fingerprints"),
     dayCounts: rows("SELECT * FROM trip_day_counts ORDER BY day, vehicle_class, source"),
     deviceDays: rows("SELECT COUNT(*) AS n FROM trip_device_days"),
-    segmentTotals: rows("SELECT segment_id, month, hex(cells) AS c FROM segment_month_totals ORDER BY 1, 2"),
-    segmentDetails: rows(
-      "SELECT segment_id, month, hex(cells) AS c FROM segment_month_details ORDER BY 1, 2",
-    ),
+    segmentTotals: mergedRows(dataDir, "segment_month_totals"),
+    segmentDetails: mergedRows(dataDir, "segment_month_details"),
   };
+}
+
+/** A packed table's rows with each segment-month's parts merged: the batches of a resumed ingest fall otherwise. */
+function mergedRows(dataDir: string, table: "segment_month_totals" | "segment_month_details"): string[] {
+  const db = new Database(databaseFile(dataDir), { readonly: true });
+  try {
+    return [...mergedPackedRows(db, table)].map(([, segmentId, month, cells]) =>
+      JSON.stringify({ segmentId, month, c: cells.toString("hex") }),
+    );
+  } finally {
+    db.close();
+  }
 }
 
 /**

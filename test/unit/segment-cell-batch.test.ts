@@ -5,7 +5,7 @@ import { SegmentCellAccumulator, cellsOfBatch } from "../../src/engine/counts/se
 import { Network } from "../../src/engine/network/network.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { LocalClock } from "../../src/engine/time.js";
-import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
+import { mergedPackedRows, SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate } from "../../src/store/sqlite/migrations.js";
 import { gridNetwork } from "../helpers/counts.js";
 import { randomTrips } from "../helpers/random-trips.js";
@@ -18,11 +18,13 @@ function freshStats() {
   return { db, stats: new SqliteSegmentStats(db) };
 }
 
-/** Every packed row (totals, details, year rollups) in key order. */
+/** Every packed row in key order: totals and details with each segment-month's parts merged, year rollups. */
 function rowsOf(db: Database.Database): unknown[] {
-  return ["segment_month_totals", "segment_month_details", "segment_year_rollups"].flatMap((table) =>
-    db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all(),
-  );
+  return [
+    ...mergedPackedRows(db, "segment_month_totals"),
+    ...mergedPackedRows(db, "segment_month_details"),
+    ...db.prepare("SELECT * FROM segment_year_rollups ORDER BY 1, 2, 3").raw().all(),
+  ];
 }
 
 describe("segment cell batches", () => {

@@ -11,7 +11,7 @@ import { Network } from "../../src/engine/network/network.js";
 import { Rng } from "../../src/engine/simulate/rng.js";
 import { LocalClock } from "../../src/engine/time.js";
 import { type MatchedTrip } from "../../src/engine/trips/types.js";
-import { SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
+import { mergedPackedRows, SqliteSegmentStats } from "../../src/store/sqlite/counts.js";
 import { migrate, MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { rollupKey } from "../../src/store/sqlite/segment-rollups.js";
 import {
@@ -210,6 +210,89 @@ describe("segment counts store: one packed row per segment × month", () => {
   });
 });
 
+describe("segment-months in parts", () => {
+  /** Each segment-month's levels, as "segment|month" → levels ascending. */
+  function levelsOf(stats: SqliteSegmentStats): Map<string, number[]> {
+    const db = (stats as unknown as { db: Database.Database }).db;
+    const rows = db
+      .prepare("SELECT segment_id, month, level FROM segment_month_totals ORDER BY 1, 2, 3")
+      .raw()
+      .all() as [number, string, number][];
+    const levels = new Map<string, number[]>();
+    for (const [segmentId, month, level] of rows) {
+      const key = `${segmentId}|${month}`;
+      levels.set(key, [...(levels.get(key) ?? []), level]);
+    }
+    return levels;
+  }
+
+  const bitsOf = (n: number) => [...Array(31).keys()].filter((bit) => (n >> bit) & 1);
+
+  it("keep a part per set bit of the month's batch count when every batch adds to every segment-month", () => {
+    const cells = randomCells(new Rng(31, "parts"), 2600, true);
+    const stats = freshStats();
+    for (let n = 1; n <= 13; n++) {
+      const batch = cells.slice((n - 1) * 200, n * 200);
+      assert.equal(
+        new Set(batch.map((c) => `${c.segmentId}|${c.month}`)).size,
+        SEGMENTS.length * MONTHS.length,
+      );
+      stats.add("li", batch);
+      const levels = levelsOf(stats);
+      assert.equal(levels.size, SEGMENTS.length * MONTHS.length);
+      for (const [key, found] of levels) assert.deepEqual(found, bitsOf(n), `${key} after batch ${n}`);
+    }
+    // 13 batches in 3 parts, answering what the cells add up to, from the rollups and from the cells.
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0)) {
+      assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+      const q = { country: "li", segmentIds: SEGMENTS, months: MONTHS, ...f };
+      assert.deepEqual(stats.queryCells(q), stats.query(q));
+    }
+  });
+
+  it("keep every segment-month's data when batches leave it out, in at most log2(n) + 1 parts", () => {
+    // Batches of 3 cells: most segment-months are left out of most batches.
+    const cells = randomCells(new Rng(37, "parts-sparse"), 600, true);
+    const stats = freshStats();
+    for (let i = 0; i < cells.length; i += 3) stats.add("li", cells.slice(i, i + 3));
+    const batches = cells.length / 3;
+    for (const found of levelsOf(stats).values())
+      assert.ok(found.length <= Math.floor(Math.log2(batches)) + 1, `${found.length} parts`);
+    assert.ok([...levelsOf(stats).values()].some((found) => found.length > 1));
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0))
+      assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+  });
+
+  it("start from the rows stored before them, at level 0", () => {
+    const cells = randomCells(new Rng(41, "parts-migration"), 900, true);
+    const current = freshStats();
+    current.add("li", cells.slice(0, 600));
+    // A database one migration back, holding what the current store holds in the former layout.
+    const db = new Database(":memory:");
+    for (const m of MIGRATIONS.slice(0, -1)) {
+      if (typeof m === "string") db.exec(m);
+      else m(db);
+    }
+    db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    const currentDb = (current as unknown as { db: Database.Database }).db;
+    for (const table of ["segment_month_totals", "segment_month_details"] as const) {
+      const put = db.prepare(`INSERT INTO ${table} (country, segment_id, month, cells) VALUES (?, ?, ?, ?)`);
+      for (const row of mergedPackedRows(currentDb, table)) put.run(...row);
+    }
+    const putRollup = db.prepare("INSERT INTO segment_year_rollups VALUES (?, ?, ?, ?)");
+    for (const row of currentDb.prepare("SELECT * FROM segment_year_rollups").raw().all() as unknown[][])
+      putRollup.run(...row);
+    migrate(db);
+    const former = new SqliteSegmentStats(db);
+    assert.ok([...levelsOf(former).values()].every((found) => found.join() === "0"));
+    for (const stats of [former, current]) stats.add("li", cells.slice(600));
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0)) {
+      assert.deepEqual(query(former, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+      assert.deepEqual(query(former, MONTHS, f), query(current, MONTHS, f), JSON.stringify(f));
+    }
+  });
+});
+
 /** Two connections to one new SQLite file in WAL mode, as two processes (or a process and its threads) hold. */
 function twoConnections(prefix: string) {
   const file = join(mkdtempSync(join(tmpdir(), prefix)), "counts.sqlite");
@@ -223,8 +306,9 @@ function twoConnections(prefix: string) {
 }
 
 describe("whole-month rollups", () => {
-  // Arbitrary speeds (every mantissa bit in use): a different order of addition would show; speeds in whole
-  // steps of 1/1024 km/h, as ingests tally them, are summed per slot first (addTotalsBySlot).
+  // Arbitrary speeds (every mantissa bit in use) are kept in whole steps of 1/1024 km/h, as ingests tally them:
+  // unrounded, a segment-month's parts and its rollups would add up in different orders and differ in the
+  // last bits. Sums in such steps are summed per slot first (addTotalsBySlot).
   for (const exactSpeeds of [false, true])
     it(`answer bit for bit what summing the cells answers, for every filter combination (${exactSpeeds ? "exact" : "arbitrary"} speeds)`, () => {
       const rng = new Rng(13, "rollups");
@@ -242,6 +326,7 @@ describe("whole-month rollups", () => {
             const q = { country: "li", segmentIds: SEGMENTS, months, ...f, details };
             const rows = stats.query(q);
             assert.ok(rows.length > 0);
+            assert.ok(rows.every((r) => Number.isInteger(r.speedSumKph * 1024)));
             assert.deepEqual(rows, stats.queryCells(q), JSON.stringify(f));
           }
       // Each mode × direction × source.

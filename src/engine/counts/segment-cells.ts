@@ -23,6 +23,9 @@ const MIN_SPEED_SAMPLE_S = 1;
  */
 const SPEED_STEPS_PER_KPH = 1024;
 
+/** A speed (or sum of speeds) in km/h rounded to whole steps of 1/SPEED_STEPS_PER_KPH, as tallies keep them. */
+export const inSpeedSteps = (kph: number) => Math.round(kph * SPEED_STEPS_PER_KPH) / SPEED_STEPS_PER_KPH;
+
 /** A traversal's speed in km/h, in whole steps of 1/SPEED_STEPS_PER_KPH. */
 function tallySpeedKph(lengthM: number, seconds: number): number {
   return Math.round(((lengthM / 1000) * 3600 * SPEED_STEPS_PER_KPH) / seconds) / SPEED_STEPS_PER_KPH;

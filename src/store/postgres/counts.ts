@@ -16,7 +16,7 @@ import {
 } from "../../app/ports/store.js";
 import { type StoredCountsResult, type UsageRecord, type UsageTotals } from "../../domain/records.js";
 import type { PgDb } from "./db.js";
-import { cellsOfBatch, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
+import { cellsOfBatch, inSpeedSteps, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import {
   addRollupMonths,
   eachRollupMonth,
@@ -110,7 +110,8 @@ export class PostgresSegmentStats implements SegmentStatsRepo {
       for (const { segmentId, month } of keys) {
         const k = `${segmentId}|${month}`;
         const counters = SegmentMonthCounters.decode(totals.get(k), details.get(k));
-        for (const c of groups.get(k)!) counters.add(c);
+        // Speed sums in whole steps of 1/1024 km/h, as ingests tally them and SQLite's store keeps them.
+        for (const c of groups.get(k)!) counters.add(c, inSpeedSteps(c.speedSumKph));
         const packed = counters.encode();
         packedTotals.push(packed.totals);
         packedDetails.push(packed.details);

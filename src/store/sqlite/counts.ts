@@ -20,11 +20,15 @@ import {
   addTotals,
   cellMask,
   BatchGroupPacker,
+  mergePackedDetails,
+  mergePackedTotals,
+  purposesInCodeOrder,
   SegmentMonthCounters,
 } from "./segment-month-pack.js";
-import type { SegmentCellBatch } from "../../engine/counts/segment-cells.js";
+import { inSpeedSteps, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
 import {
   addRollupMonths,
+  addRollups,
   ChangedYears,
   eachRollupMonth,
   monthIndexByYear,
@@ -43,19 +47,37 @@ const packedSql = (table: string) => ({
   table,
   // The selection's ids travel as one JSON array, so one prepared statement serves any size;
   // SQLite probes the key once per id. Months asked are one or twelve in a row: the range is
-  // read and the exact list checked in JS.
+  // read and the exact list checked in JS. A segment-month can be several rows, one per level.
   read: `SELECT segment_id, month, cells FROM ${table}
          WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND month BETWEEN ? AND ?`,
+  /** A month's parts below a level, which a batch merges into that level. */
+  partsBelow: `SELECT segment_id, level, cells FROM ${table}
+         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND month = ? AND level < ?`,
+  /** The parts below a level, once merged into it. */
+  dropBelow: `DELETE FROM ${table}
+         WHERE country = ? AND month = ? AND level < ? AND segment_id IN (SELECT value FROM json_each(?))`,
 });
 type PackedSql = ReturnType<typeof packedSql>;
 const TOTALS = packedSql("segment_month_totals");
 const DETAILS = packedSql("segment_month_details");
+/**
+ * SQL functions that merge two BLOBs of a table (stored, then added), for upserts onto a row that is there
+ * already: the row need not be read first (registerTallyMerges).
+ */
+const MERGE_SQL = {
+  [TOTALS.table]: "merge_segment_totals(cells, excluded.cells)",
+  [DETAILS.table]: "merge_segment_details(cells, excluded.cells)",
+  segment_year_rollups: "add_segment_rollups(cells, excluded.cells)",
+};
 /** Whole-month rollups (segment-rollups.ts): one row per segment × year. */
 const ROLLUPS = {
   table: "segment_year_rollups",
   read: `SELECT segment_id, year, cells FROM segment_year_rollups
          WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND year BETWEEN ? AND ?`,
 };
+/** The count of batches that added to a country's month, this batch included. */
+const NEXT_BATCH = `INSERT INTO segment_month_batches (country, month, batches) VALUES (?, ?, 1)
+  ON CONFLICT (country, month) DO UPDATE SET batches = batches + 1 RETURNING batches`;
 
 type PackedRow = [segmentId: number, month: string, cells: Buffer];
 
@@ -70,7 +92,17 @@ const BUMP_COUNTS_VERSION = `INSERT INTO segment_counts_versions (country, versi
  */
 const BATCH_PAGE_CACHE_KIB = 65_536;
 
-/** Segment counts in the packed layout of segment-month-pack.ts: one row per segment × month. */
+/**
+ * Segment counts in the packed layout of segment-month-pack.ts, each segment-month stored in parts.
+ *
+ * Parts: a segment-month is one row per level, and reads add its rows up (exactly: the speed sums are
+ * whole steps of 1/1024 km/h). The n-th batch to add to a country's month (segment_month_batches) writes
+ * level t, the number of trailing zero bits of n: into it go what the batch adds and what its segments
+ * hold at levels 0 to t, and their rows below t are dropped. A binary counter: a month of n batches keeps
+ * at most log2(n) + 1 parts of a segment (2 to 6 for a month of daily ingests), and each cell is rewritten
+ * about log2(n) times in all. Before, every batch read and rewrote the whole month so far, so daily
+ * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52").
+ */
 export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
   private readonly rollups: RollupCache;
@@ -78,9 +110,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   constructor(private readonly db: Database.Database) {
     this.sql = statementCache(db);
     this.rollups = new RollupCache(db);
+    registerTallyMerges(db);
   }
 
-  /** Each segment-month the cells touch is read, added to and written back once. */
   add(country: string, cells: SegmentStatCell[]): void {
     this.addGroups(country, new CellGroups(cells), new BlobArena());
   }
@@ -90,11 +122,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     this.addGroups(country, new BatchGroups(batch, arena), arena);
   }
 
-  /**
-   * The groups' segment-months read, updated and written back, with their year rollups. A batch touches
-   * nearly every segment of its month: the stored rows are read in one query per month and table, and
-   * written ROWS_PER_UPSERT at a time; a statement per segment-month and table cost more than the merge.
-   */
+  /** The groups' segment-months merged into their month's level with their parts below it, and their year rollups. */
   private addGroups(country: string, groups: SegmentMonthGroups, arena: BlobArena): void {
     const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
     this.db.pragma(`cache_size = ${-BATCH_PAGE_CACHE_KIB}`);
@@ -112,24 +140,34 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private writeGroups(country: string, groups: SegmentMonthGroups, arena: BlobArena): void {
     const keys: [segmentId: number, month: string][] = [];
     for (let i = 0; i < groups.count; i++) keys.push(groups.key(i));
-    const totals = storedByPeriod(this.sql(TOTALS.read), country, keys);
-    const details = storedByPeriod(this.sql(DETAILS.read), country, keys);
+    const levels = this.levelsOf(country, keys);
+    const totals = new PartMerge(this.sql, TOTALS, country, keys, levels, mergePackedTotals, arena);
+    const details = new PartMerge(this.sql, DETAILS, country, keys, levels, mergePackedDetails, arena);
     const rollups = new YearRollups(country, arena);
-    const putTotals = new RowUpserts(this.sql, TOTALS.table, "month");
-    const putDetails = new RowUpserts(this.sql, DETAILS.table, "month");
     for (let i = 0; i < keys.length; i++) {
       const [segmentId, month] = keys[i];
-      const packed = groups.merge(i, totals.get(month)?.get(segmentId), details.get(month)?.get(segmentId));
-      putTotals.add(country, segmentId, month, packed.totals);
-      putDetails.add(country, segmentId, month, packed.details);
-      rollups.set(segmentId, month, packed.totals);
+      const added = groups.pack(i);
+      totals.add(segmentId, month, added.totals);
+      details.add(segmentId, month, added.details);
+      rollups.set(segmentId, month, added.totals);
     }
-    putTotals.flush();
-    putDetails.flush();
+    totals.write();
+    details.write();
     rollups.write(this.sql);
     // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
     this.sql(BUMP_COUNTS_VERSION).run(country);
     this.rollups.clear();
+  }
+
+  /** The level each month of a batch writes ("Parts"), counting the batch. */
+  private levelsOf(country: string, keys: readonly [number, string][]): Map<string, number> {
+    const levels = new Map<string, number>();
+    for (const [, month] of keys)
+      if (!levels.has(month)) {
+        const { batches } = this.sql(NEXT_BATCH).get(country, month) as { batches: number };
+        levels.set(month, trailingZeroBits(batches));
+      }
+    return levels;
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
@@ -183,22 +221,33 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     const rollup = useRollups ? rollupKey(q) : null;
     // Not push(...rows): a year is 12,000 arguments.
     const found: SegmentMonthStats[] = rollup !== null ? this.fromRollups(q, rollup, months) : [];
+    let byKey: Map<string, SegmentMonthStats> | undefined;
     if (rollup === null) {
       const cellsAsked = mask();
+      // A segment-month's parts add into one result.
+      byKey = new Map();
       for (const [segmentId, month, cells] of read(TOTALS)) {
         if (!wanted.has(month)) continue;
-        const stats = emptySegmentMonth(segmentId, month);
+        const key = `${segmentId}|${month}`;
+        let stats = byKey.get(key);
+        if (!stats) byKey.set(key, (stats = emptySegmentMonth(segmentId, month)));
         addTotals(cells, cellsAsked, stats);
-        if (stats.trips > 0) found.push(stats);
       }
+      for (const stats of byKey.values()) if (stats.trips > 0) found.push(stats);
     }
     if (q.details !== false && found.length > 0) {
-      const byKey = new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
+      byKey ??= new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
       const cellsAsked = mask();
+      const seen = new Set<SegmentMonthStats>();
+      const inParts = new Set<SegmentMonthStats>();
       for (const [segmentId, month, cells] of read(DETAILS)) {
         const stats = byKey.get(`${segmentId}|${month}`);
-        if (stats) addDetails(cells, cellsAsked, stats);
+        if (!stats) continue;
+        (seen.has(stats) ? inParts : seen).add(stats);
+        addDetails(cells, cellsAsked, stats);
       }
+      // The same answer whichever parts hold which purposes.
+      for (const stats of inParts) stats.purposes = purposesInCodeOrder(stats.purposes);
     }
     // SQLite reads the ids in key order, so the rows usually come sorted already.
     return inOrder(found) ? found : found.sort(bySegmentAndMonth);
@@ -233,11 +282,11 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   }
 }
 
-/** Segment-months to add to: each one's key, and its stored packed rows merged with what it adds. */
+/** Segment-months to add to: each one's key, and what it adds as packed BLOBs. */
 interface SegmentMonthGroups {
   readonly count: number;
   key(i: number): [segmentId: number, month: string];
-  merge(i: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer };
+  pack(i: number): { totals: Buffer; details: Buffer };
 }
 
 /** Loose cells, grouped per segment-month. */
@@ -256,9 +305,13 @@ class CellGroups implements SegmentMonthGroups {
     return [this.groups[i][0].segmentId, this.groups[i][0].month];
   }
 
-  merge(i: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer } {
-    const counters = SegmentMonthCounters.decode(totals, details);
-    for (const c of this.groups[i]) counters.add(c);
+  /**
+   * Speed sums in whole steps of 1/1024 km/h, as ingests tally them: sums of those are exact, so a
+   * segment-month's parts and its rollups add up alike in any order ("Parts").
+   */
+  pack(i: number): { totals: Buffer; details: Buffer } {
+    const counters = new SegmentMonthCounters();
+    for (const c of this.groups[i]) counters.add(c, inSpeedSteps(c.speedSumKph));
     return counters.encode();
   }
 }
@@ -282,8 +335,8 @@ class BatchGroups implements SegmentMonthGroups {
     return [this.batch.segmentIds[g], this.batch.months[g]];
   }
 
-  merge(g: number, totals?: Buffer, details?: Buffer): { totals: Buffer; details: Buffer } {
-    return this.packer.merge(g, totals, details);
+  pack(g: number): { totals: Buffer; details: Buffer } {
+    return this.packer.pack(g);
   }
 }
 
@@ -317,71 +370,169 @@ const bySegmentAndMonth = (a: SegmentMonthStats, b: SegmentMonthStats) =>
 const inOrder = (stats: SegmentMonthStats[]) =>
   stats.every((s, i) => i === 0 || bySegmentAndMonth(stats[i - 1], s) < 0);
 
-/** The rollups of the segment-years a batch touched: new months gathered, each year written once. */
+/**
+ * The rollups of the segment-years a batch touched: what it added to each month gathered, each year
+ * written once, added to the stored rollup by the upsert (addRollups); where the months are new (the
+ * migration that computes them), that is the same as replacing them.
+ */
 export class YearRollups extends ChangedYears {
-  /** The changed segment-years written: stored rows read in one query per year, written in multi-row upserts. */
+  /** The changed segment-years written in multi-row upserts (needs registerTallyMerges on the connection). */
   write(sql: (sql: string) => Database.Statement): void {
-    const keys = [...this.years.values()].map(({ segmentId, year }) => [segmentId, year] as [number, string]);
-    const stored = storedByPeriod(sql(ROLLUPS.read), this.country, keys);
-    const put = new RowUpserts(sql, ROLLUPS.table, "year");
+    const put = new RowUpserts(sql, ROLLUPS.table, YEAR_KEY);
     for (const { segmentId, year, months } of this.years.values())
-      put.add(this.country, segmentId, year, this.replaceMonths(stored.get(year)?.get(segmentId), months));
+      put.add([this.country, segmentId, year], this.replaceMonths(undefined, months));
     put.flush();
     this.years.clear();
   }
 }
 
-/**
- * The stored rows of these (segment, month or year) keys, by period and segment id: one query per period
- * (`read` takes country, ids as JSON, first and last period), each segment's key probed once.
- */
-function storedByPeriod(
-  read: Database.Statement,
-  country: string,
-  keys: readonly [segmentId: number, period: string][],
-): Map<string, Map<number, Buffer>> {
-  const idsByPeriod = new Map<string, number[]>();
-  for (const [segmentId, period] of keys) {
-    let ids = idsByPeriod.get(period);
-    if (!ids) idsByPeriod.set(period, (ids = []));
-    ids.push(segmentId);
-  }
-  const found = new Map<string, Map<number, Buffer>>();
-  for (const [period, ids] of idsByPeriod) {
-    const rows = read.raw().all(country, JSON.stringify(ids), period, period) as PackedRow[];
-    found.set(period, new Map(rows.map(([segmentId, , cells]) => [segmentId, cells])));
-  }
-  return found;
+/** The SQL functions of MERGE_SQL on a connection (again on the same one: the same functions). */
+export function registerTallyMerges(db: Database.Database): void {
+  // One arena per connection: SQLite copies a function's BLOB, so its chunks are freed once filled.
+  const arena = new BlobArena();
+  const merge = (name: string, of: (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer) =>
+    db.function(name, { deterministic: true }, (older, newer) => of(older as Buffer, newer as Buffer, arena));
+  merge("merge_segment_totals", mergePackedTotals);
+  merge("merge_segment_details", mergePackedDetails);
+  merge("add_segment_rollups", addRollups);
 }
 
-/** Rows per multi-row upsert (a power of two): 4 parameters each, far below SQLite's limit of 32,766. */
+/** Segment ids by period (month or year), for one query per period that probes each segment's key once. */
+function idsByPeriod(keys: readonly [segmentId: number, period: string][]): Map<string, number[]> {
+  const byPeriod = new Map<string, number[]>();
+  for (const [segmentId, period] of keys) {
+    let ids = byPeriod.get(period);
+    if (!ids) byPeriod.set(period, (ids = []));
+    ids.push(segmentId);
+  }
+  return byPeriod;
+}
+
+type Merge = (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer;
+
+/**
+ * One packed table's side of a batch ("Parts"): each segment-month's stored parts below its month's level,
+ * read in one query per month, merged with what the batch adds and written at that level (merged by the
+ * upsert with a part there already); then the merged parts below it dropped. Half the batches write level 0
+ * and read nothing.
+ */
+class PartMerge {
+  /** Month → segment id → its parts below the month's level, lowest level first. */
+  private readonly stored = new Map<string, Map<number, Buffer[]>>();
+  private readonly put: RowUpserts;
+
+  constructor(
+    private readonly sql: (sql: string) => Database.Statement,
+    private readonly table: PackedSql,
+    private readonly country: string,
+    keys: readonly [segmentId: number, month: string][],
+    private readonly levels: ReadonlyMap<string, number>,
+    private readonly merge: Merge,
+    private readonly arena: BlobArena,
+  ) {
+    for (const [month, ids] of idsByPeriod(keys)) {
+      if (levels.get(month) === 0) continue;
+      const rows = sql(table.partsBelow)
+        .raw()
+        .all(country, JSON.stringify(ids), month, levels.get(month)) as [number, number, Buffer][];
+      const bySegment = new Map<number, Buffer[]>();
+      for (const [segmentId, , cells] of rows.sort((a, b) => a[1] - b[1])) {
+        const parts = bySegment.get(segmentId);
+        if (parts) parts.push(cells);
+        else bySegment.set(segmentId, [cells]);
+      }
+      this.stored.set(month, bySegment);
+    }
+    this.put = new RowUpserts(sql, table.table, PART_KEY);
+  }
+
+  /** A segment-month's BLOB of what the batch adds, merged with its stored parts (older data first). */
+  add(segmentId: number, month: string, added: Buffer): void {
+    let merged = added;
+    const parts = this.stored.get(month)?.get(segmentId);
+    if (parts) for (let k = parts.length - 1; k >= 0; k--) merged = this.merge(parts[k], merged, this.arena);
+    this.put.add([this.country, segmentId, month, this.levels.get(month)!], merged);
+  }
+
+  write(): void {
+    this.put.flush();
+    for (const [month, bySegment] of this.stored)
+      if (bySegment.size > 0)
+        this.sql(this.table.dropBelow).run(
+          this.country,
+          month,
+          this.levels.get(month),
+          JSON.stringify([...bySegment.keys()]),
+        );
+  }
+}
+
+/** The number of trailing zero bits of n (1 ≤ n < 2^31). */
+const trailingZeroBits = (n: number) => 31 - Math.clz32(n & -n);
+
+/** Every stored row of a packed table, each segment-month's parts merged into one BLOB, in key order. */
+export function* mergedPackedRows(
+  db: Database.Database,
+  table: "segment_month_totals" | "segment_month_details",
+): Generator<[country: string, segmentId: number, month: string, cells: Buffer]> {
+  const merge: Merge = table === TOTALS.table ? mergePackedTotals : mergePackedDetails;
+  const arena = new BlobArena();
+  const rows = db
+    .prepare(
+      `SELECT country, segment_id, month, cells FROM ${table} ORDER BY country, segment_id, month, level`,
+    )
+    .raw()
+    .iterate() as Iterable<[string, number, string, Buffer]>;
+  let held: [string, number, string, Buffer] | undefined;
+  for (const row of rows) {
+    if (held && held[0] === row[0] && held[1] === row[1] && held[2] === row[2])
+      held[3] = merge(row[3], held[3], arena);
+    else {
+      if (held) yield held;
+      held = row;
+    }
+  }
+  if (held) yield held;
+}
+
+/** Key columns of the parts and of the year rollups. */
+const PART_KEY = ["country", "segment_id", "month", "level"] as const;
+const YEAR_KEY = ["country", "segment_id", "year"] as const;
+
+/** Rows per multi-row upsert (a power of two): 5 parameters at most, far below SQLite's limit of 32,766. */
 const ROWS_PER_UPSERT = 256;
 
 /**
- * Upserts of packed rows (country, segment_id, period, cells) gathered and written ROWS_PER_UPSERT per
- * statement: one statement per row cost ~2 µs of overhead each, ~15,000 times for a 4,000-trip batch.
+ * Upserts of packed rows (key columns, then cells), added to a row already there by the table's merge
+ * (MERGE_SQL), gathered and written ROWS_PER_UPSERT per statement:
+ * one statement per row cost ~2 µs of overhead each, ~15,000 times for a 4,000-trip batch.
  */
 class RowUpserts {
   private params: unknown[] = [];
+  private readonly width: number;
 
   constructor(
     private readonly sql: (sql: string) => Database.Statement,
     private readonly table: string,
-    private readonly period: "month" | "year",
-  ) {}
+    private readonly key: readonly string[],
+  ) {
+    this.width = key.length + 1;
+  }
 
-  add(country: string, segmentId: number, period: string, cells: Buffer): void {
-    this.params.push(country, segmentId, period, cells);
-    if (this.params.length === 4 * ROWS_PER_UPSERT) this.flush();
+  add(key: readonly (string | number)[], cells: Buffer): void {
+    for (const value of key) this.params.push(value);
+    this.params.push(cells);
+    if (this.params.length === this.width * ROWS_PER_UPSERT) this.flush();
   }
 
   /** Writes what is gathered, in statements of power-of-two row counts (so few statements are ever prepared). */
   flush(): void {
+    const { width } = this;
     let from = 0;
     for (let rows = ROWS_PER_UPSERT; rows >= 1; rows >>= 1)
-      for (; 4 * (from + rows) <= this.params.length; from += rows)
-        this.sql(upsertSql(this.table, this.period, rows)).run(
-          this.params.slice(4 * from, 4 * (from + rows)),
+      for (; width * (from + rows) <= this.params.length; from += rows)
+        this.sql(upsertSql(this.table, this.key, rows)).run(
+          this.params.slice(width * from, width * (from + rows)),
         );
     this.params = [];
   }
@@ -389,14 +540,15 @@ class RowUpserts {
 
 const upsertSqlCache = new Map<string, string>();
 
-function upsertSql(table: string, period: string, rows: number): string {
-  const key = `${table}|${rows}`;
-  let sql = upsertSqlCache.get(key);
+function upsertSql(table: string, key: readonly string[], rows: number): string {
+  const cacheKey = `${table}|${rows}`;
+  let sql = upsertSqlCache.get(cacheKey);
   if (!sql) {
-    const values = Array.from({ length: rows }, () => "(?, ?, ?, ?)").join(", ");
-    sql = `INSERT INTO ${table} (country, segment_id, ${period}, cells) VALUES ${values}
-      ON CONFLICT (country, segment_id, ${period}) DO UPDATE SET cells = excluded.cells`;
-    upsertSqlCache.set(key, sql);
+    const row = `(${[...key, "cells"].map(() => "?").join(", ")})`;
+    const values = Array.from({ length: rows }, () => row).join(", ");
+    sql = `INSERT INTO ${table} (${key.join(", ")}, cells) VALUES ${values}
+      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${MERGE_SQL[table]}`;
+    upsertSqlCache.set(cacheKey, sql);
   }
   return sql;
 }

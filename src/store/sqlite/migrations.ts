@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { SegmentStatCell } from "../../engine/counts/segment-stats.js";
-import { YearRollups } from "./counts.js";
+import { registerTallyMerges, YearRollups } from "./counts.js";
 import { SegmentMonthCounters } from "./segment-month-pack.js";
 import { statementCache } from "./statements.js";
 import { zoneSetBboxJson } from "./zone-set-bbox.js";
@@ -331,7 +331,33 @@ export const MIGRATIONS: Migration[] = [
     country TEXT PRIMARY KEY,
     version INTEGER NOT NULL
   );`,
+  // Ingest batches store their segment-months as parts at levels (counts.ts, "Parts"), so a batch no
+  // longer reads and rewrites the whole month so far; the rows stored before stand at level 0.
+  `${partedTable("segment_month_totals")}${partedTable("segment_month_details")}
+  CREATE TABLE segment_month_batches (
+    country TEXT NOT NULL,
+    month TEXT NOT NULL,
+    batches INTEGER NOT NULL,
+    PRIMARY KEY (country, month)
+  ) WITHOUT ROWID;`,
 ];
+
+/** A packed table rebuilt with a level in its key, its rows kept at level 0 (a rowid table, as before). */
+function partedTable(name: string): string {
+  return `
+  CREATE TABLE ${name}_parted (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    level INTEGER NOT NULL DEFAULT 0,
+    cells BLOB NOT NULL,
+    PRIMARY KEY (country, segment_id, month, level)
+  );
+  INSERT INTO ${name}_parted (country, segment_id, month, level, cells)
+    SELECT country, segment_id, month, 0, cells FROM ${name} ORDER BY country, segment_id, month;
+  DROP TABLE ${name};
+  ALTER TABLE ${name}_parted RENAME TO ${name};`;
+}
 
 /**
  * Vendor-client features of analyses: job priority (is_massive_queue), the organization's tags and
@@ -489,6 +515,7 @@ function addSegmentYearRollups(db: Database.Database): void {
     )
     .raw();
   let after: [string, number, string] = ["", -Infinity, ""];
+  registerTallyMerges(db);
   const sql = statementCache(db);
   for (;;) {
     const rows = batch.all(...after) as [string, number, string, Buffer][];

@@ -127,8 +127,11 @@ export class SegmentMonthCounters {
     return counters;
   }
 
-  /** Adds one cell of this segment-month; throws on values the layout has no place for. */
-  add(c: SegmentStatCell): void {
+  /**
+   * Adds one cell of this segment-month, with its speed sum or the one given; throws on values the layout
+   * has no place for.
+   */
+  add(c: SegmentStatCell, speedSumKph = c.speedSumKph): void {
     const cell = indexOf(c.dayOfWeek, c.hour, c.direction, c.vehicleClass, c.source);
     if (cell < 0)
       throw new RangeError(
@@ -138,9 +141,9 @@ export class SegmentMonthCounters {
     if (t) {
       t.trips += c.trips;
       t.speedCount += c.speedCount;
-      t.speedSumKph += c.speedSumKph;
+      t.speedSumKph += speedSumKph;
     } else {
-      this.totals.set(cell, { trips: c.trips, speedCount: c.speedCount, speedSumKph: c.speedSumKph });
+      this.totals.set(cell, { trips: c.trips, speedCount: c.speedCount, speedSumKph });
     }
     // Loops without copies or entry arrays: ingest adds ~30 cells per trip. Counts are integers, so the
     // order they are added in does not matter.
@@ -185,11 +188,10 @@ export class SegmentMonthCounters {
 }
 
 /**
- * An ingest batch's segment-months, each added to what is stored and encoded: the bytes
- * SegmentMonthCounters gives for the same cells, without an object or map entry per cell. Both sides
- * are sorted by cell (and detail key) and merged; a cell in both adds the batch's sums to the stored
- * ones, as SegmentMonthCounters.add does. The BLOBs are cut from `arena`, and the scratch arrays kept from
- * one segment-month to the next: fresh ones per segment-month were ~0.8 µs each, ~3,000 segment-months a batch.
+ * An ingest batch's segment-months, each encoded: the bytes SegmentMonthCounters gives for the same
+ * cells, without an object or map entry per cell. The BLOBs are cut from `arena`, and the scratch arrays
+ * kept from one segment-month to the next: fresh ones per segment-month were ~0.8 µs each, ~3,000
+ * segment-months a batch.
  */
 export class BatchGroupPacker {
   private orderScratch = new Uint32Array(256);
@@ -201,17 +203,13 @@ export class BatchGroupPacker {
     private readonly arena: BlobArena,
   ) {}
 
-  /** Segment-month g added to its stored BLOBs (none: a new segment-month). */
-  merge(
-    g: number,
-    storedTotals?: Uint8Array,
-    storedDetails?: Uint8Array,
-  ): { totals: Buffer; details: Buffer } {
+  /** Segment-month g's BLOBs. */
+  pack(g: number): { totals: Buffer; details: Buffer } {
     const first = this.batch.cellStart[g];
     const order = this.batchOrder(g);
     return {
-      totals: mergeTotals(this.batch, first, order, this.arena, storedTotals),
-      details: mergeDetails(this.batchDetails(first, order), this.arena, storedDetails),
+      totals: packTotals(this.batch, first, order, this.arena),
+      details: mergeDetails(this.batchDetails(first, order), this.arena),
     };
   }
 
@@ -270,42 +268,53 @@ interface DetailPairs {
   count: Uint32Array;
 }
 
-function mergeTotals(
-  batch: SegmentCellBatch,
-  first: number,
-  order: Uint32Array,
-  arena: BlobArena,
-  stored?: Uint8Array,
-): Buffer {
-  const s = stored ? totalsView(stored) : null;
-  const m = s ? s.cell.length : 0;
-  const n = unionSize(order, 16, s?.cell);
+/** The batch's cells of one segment-month, taken in `order` (sorted by cell), as a totals BLOB. */
+function packTotals(batch: SegmentCellBatch, first: number, order: Uint32Array, arena: BlobArena): Buffer {
+  const n = order.length;
+  const { buffer, offset, blob } = arena.take(HEADER_BYTES + 18 * n);
+  header(buffer, offset, n);
+  const t = totalsColumns(buffer, offset + HEADER_BYTES, n);
+  for (let at = 0; at < n; at++) {
+    const k = first + (order[at] & 0xffff);
+    t.cell[at] = order[at] >>> 16;
+    t.trips[at] = checkedCount(batch.trips[k]);
+    t.speedCount[at] = checkedCount(batch.speedCount[k]);
+    t.speedSum[at] = batch.speedSumKph[k];
+  }
+  return blob;
+}
+
+/**
+ * Two totals BLOBs of one segment-month (two parts, or a part and what a batch adds) as one: cells in
+ * either, those in both summed (`older`'s value first, as SegmentMonthCounters.add adds to what it holds).
+ */
+export function mergePackedTotals(older: Uint8Array, newer: Uint8Array, arena: BlobArena): Buffer {
+  const [a, b] = [totalsView(older), totalsView(newer)];
+  const n = unionSize(a.cell, b.cell);
   const { buffer, offset, blob } = arena.take(HEADER_BYTES + 18 * n);
   header(buffer, offset, n);
   const t = totalsColumns(buffer, offset + HEADER_BYTES, n);
   let i = 0;
   let j = 0;
   for (let at = 0; at < n; at++) {
-    const cell = i < order.length ? order[i] >>> 16 : Infinity;
-    const storedCell = j < m ? s!.cell[j] : Infinity;
+    const cellA = i < a.cell.length ? a.cell[i] : Infinity;
+    const cellB = j < b.cell.length ? b.cell[j] : Infinity;
     let trips = 0;
     let speedCount = 0;
     let speedSum = 0;
-    if (storedCell <= cell) {
-      trips = s!.trips[j];
-      speedCount = s!.speedCount[j];
-      speedSum = s!.speedSum[j];
-      j++;
-    }
-    if (cell <= storedCell) {
-      const k = first + (order[i] & 0xffff);
-      // The stored value first, as SegmentMonthCounters.add adds the batch's cell to it.
-      trips = storedCell === cell ? trips + batch.trips[k] : batch.trips[k];
-      speedCount = storedCell === cell ? speedCount + batch.speedCount[k] : batch.speedCount[k];
-      speedSum = storedCell === cell ? speedSum + batch.speedSumKph[k] : batch.speedSumKph[k];
+    if (cellA <= cellB) {
+      trips = a.trips[i];
+      speedCount = a.speedCount[i];
+      speedSum = a.speedSum[i];
       i++;
     }
-    t.cell[at] = Math.min(cell, storedCell);
+    if (cellB <= cellA) {
+      trips += b.trips[j];
+      speedCount += b.speedCount[j];
+      speedSum += b.speedSum[j];
+      j++;
+    }
+    t.cell[at] = Math.min(cellA, cellB);
     t.trips[at] = checkedCount(trips);
     t.speedCount[at] = checkedCount(speedCount);
     t.speedSum[at] = speedSum;
@@ -313,12 +322,17 @@ function mergeTotals(
   return blob;
 }
 
-/** Keys in either of two sorted lists of distinct keys (a's shifted right by `aShift`), those in both counted once. */
-function unionSize(a: Uint32Array, aShift: number, b: ArrayLike<number> | undefined): number {
+/** Two details BLOBs of one segment-month as one: counters in either, those in both summed. */
+export function mergePackedDetails(older: Uint8Array, newer: Uint8Array, arena: BlobArena): Buffer {
+  return mergeDetails(detailsView(newer), arena, older);
+}
+
+/** Keys in either of two sorted lists of distinct keys, those in both counted once. */
+function unionSize(a: Uint32Array | Uint16Array, b: ArrayLike<number> | undefined): number {
   const m = b ? b.length : 0;
   let both = 0;
   for (let i = 0, j = 0; i < a.length && j < m;) {
-    const x = a[i] >>> aShift;
+    const x = a[i];
     const y = b![j];
     if (x <= y) i++;
     if (y <= x) j++;
@@ -340,7 +354,7 @@ function sortedPairs(key: Uint32Array, count: Uint32Array): DetailPairs {
 function mergeDetails(added: DetailPairs, arena: BlobArena, stored?: Uint8Array): Buffer {
   const s = stored ? detailsView(stored) : null;
   const m = s ? s.key.length : 0;
-  const n = unionSize(added.key, 0, s?.key);
+  const n = unionSize(added.key, s?.key);
   const { buffer, offset, blob } = arena.take(HEADER_BYTES + 8 * n);
   header(buffer, offset, n);
   const d = detailsColumns(buffer, offset + HEADER_BYTES, n);
@@ -520,6 +534,17 @@ export function addDetails(blob: Uint8Array, mask: Uint8Array, into: SegmentMont
   TRIP_PURPOSE_OF_CODE.forEach((purpose, code) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + code));
   for (let band = 0; band < 256 - INCOME_COUNTER; band++)
     addCounter(into.incomes, String(band), INCOME_COUNTER + band);
+}
+
+/**
+ * Purposes in code order, as addDetails adds them from one BLOB: from a segment-month's several parts they
+ * come in the order first seen. (Income bands are integer keys, which objects keep in ascending order.)
+ */
+export function purposesInCodeOrder(purposes: Record<string, number>): Record<string, number> {
+  const ordered: Record<string, number> = {};
+  for (const purpose of TRIP_PURPOSE_OF_CODE)
+    if (Object.hasOwn(purposes, purpose)) ordered[purpose] = purposes[purpose];
+  return ordered;
 }
 
 /** Purposes and bands present stay in the answer even at 0, as they did with the former JSON counts. */

@@ -137,7 +137,10 @@ export class ChangedYears {
     return this.years.size;
   }
 
-  /** A segment-month's totals as they now stand. */
+  /**
+   * A segment-month's totals: what a batch added to it (SQLite's ingest, whose rollups add up with
+   * addRollups), or all it holds (replacing the stored month: PostgreSQL's ingest).
+   */
   set(segmentId: number, month: string, totals: Uint8Array): void {
     const [year, m] = [month.slice(0, 4), Number(month.slice(5, 7))];
     const id = `${segmentId}|${year}`;
@@ -164,8 +167,8 @@ export function monthsByYear(months: readonly string[]): Map<string, (string | u
 }
 
 /**
- * A segment-year's rollup, with some months replaced (ingest, migration): month by month, the new
- * entries or else the stored ones (both in key order, so the entries stay sorted by month and key).
+ * A segment-year's rollup, with some months replaced (migration, PostgreSQL's ingest): month by month, the
+ * new entries or else the stored ones (both in key order, so the entries stay sorted by month and key).
  */
 export function replaceMonths(
   stored: Uint8Array | undefined,
@@ -176,6 +179,59 @@ export function replaceMonths(
   let n = 0;
   for (const entries of months.values()) n += entries.length / ENTRY_FIELDS;
   if (old) for (let i = 0; i < old.month.length; i++) if (!months.has(old.month[i])) n++;
+  return packedRollup(n, arena, (put) => {
+    let i = 0;
+    for (let month = 1; month <= 12; month++) {
+      const fresh = months.get(month);
+      if (fresh)
+        for (let j = 0; j < fresh.length; j += ENTRY_FIELDS)
+          put(month, fresh[j], fresh[j + 1], fresh[j + 2], fresh[j + 3]);
+      for (; old && i < old.month.length && old.month[i] === month; i++)
+        if (!fresh) put(month, old.key[i], old.trips[i], old.speedCount[i], old.speedSum[i]);
+    }
+  });
+}
+
+/**
+ * Two rollups of one segment-year as one: an entry of the same month and key in both is summed, the others
+ * kept (both in month and key order). The speed sums are whole steps of 1/1024 km/h and add up exactly, so
+ * the rollup of what two batches added is what monthRollup gives for their cells together (counts.ts, "Parts").
+ */
+export function addRollups(stored: Uint8Array, added: Uint8Array, arena?: BlobArena): Buffer {
+  const [a, b] = [view(stored), view(added)];
+  const sum = (put: PutEntry) => {
+    for (let i = 0, j = 0; i < a.month.length || j < b.month.length;) {
+      // Entries ordered by month, then key: one number each.
+      const at = i < a.month.length ? a.month[i] * 65_536 + a.key[i] : Infinity;
+      const bt = j < b.month.length ? b.month[j] * 65_536 + b.key[j] : Infinity;
+      let trips = 0;
+      let speedCount = 0;
+      let speedSum = 0;
+      if (at <= bt) {
+        trips = a.trips[i];
+        speedCount = a.speedCount[i];
+        speedSum = a.speedSum[i];
+        i++;
+      }
+      if (bt <= at) {
+        trips += b.trips[j];
+        speedCount += b.speedCount[j];
+        speedSum += b.speedSum[j];
+        j++;
+      }
+      const t = Math.min(at, bt);
+      put(Math.floor(t / 65_536), t % 65_536, trips, speedCount, speedSum);
+    }
+  };
+  let n = 0;
+  sum(() => n++);
+  return packedRollup(n, arena, sum);
+}
+
+type PutEntry = (month: number, key: number, trips: number, speedCount: number, speedSumKph: number) => void;
+
+/** A rollup BLOB of n entries, which `fill` puts in month and key order. */
+function packedRollup(n: number, arena: BlobArena | undefined, fill: (put: PutEntry) => void): Buffer {
   const length = HEADER_BYTES + pad8(ENTRY_BYTES * n);
   const blob = arena ? arena.take(length).blob : Buffer.alloc(length);
   new Uint32Array(blob.buffer, blob.byteOffset, 1)[0] = n;
@@ -184,23 +240,14 @@ export function replaceMonths(
   formats[1] = 0;
   const r = view(blob);
   let at = 0;
-  const put = (month: number, key: number, trips: number, speedCount: number, speedSumKph: number) => {
+  fill((month, key, trips, speedCount, speedSumKph) => {
     r.speedSum[at] = speedSumKph;
     r.trips[at] = trips;
     r.speedCount[at] = speedCount;
     r.key[at] = key;
     r.month[at] = month;
     at++;
-  };
-  let i = 0;
-  for (let month = 1; month <= 12; month++) {
-    const fresh = months.get(month);
-    if (fresh)
-      for (let j = 0; j < fresh.length; j += ENTRY_FIELDS)
-        put(month, fresh[j], fresh[j + 1], fresh[j + 2], fresh[j + 3]);
-    for (; old && i < old.month.length && old.month[i] === month; i++)
-      if (!fresh) put(month, old.key[i], old.trips[i], old.speedCount[i], old.speedSum[i]);
-  }
+  });
   if (at !== n) throw new StoredFormatError("segment rollup BLOB whose entries are not in month order");
   return blob;
 }
