@@ -263,6 +263,50 @@ describe("segment-months in parts", () => {
       assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
   });
 
+  it("are compacted, in the months before it, by the first batch into a month", () => {
+    const cells = randomCells(new Rng(43, "parts-compaction"), 2000, true);
+    const [january, february] = MONTHS.map((m) => cells.filter((c) => c.month === m));
+    const stats = freshStats();
+    for (let i = 0; i < 7; i++) stats.add("li", january.slice(i * 100, (i + 1) * 100));
+    const partsOf = (month: string) =>
+      [...levelsOf(stats)].filter(([key]) => key.endsWith(month)).map(([, found]) => found);
+    const levels = (...found: number[]) => SEGMENTS.map(() => found);
+    assert.deepEqual(partsOf(MONTHS[0]), levels(0, 1, 2));
+    stats.add("li", february.slice(0, 100));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(2));
+    const sent = [...january.slice(0, 700), ...february.slice(0, 100)];
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0))
+      assert.deepEqual(query(stats, MONTHS, f), expected(sent, MONTHS, f), JSON.stringify(f));
+    // Late batches into January go on counting: the 8th merges what is below level 3, the 9th adds level 0.
+    stats.add("li", january.slice(700, 800));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(3));
+    stats.add("li", january.slice(800));
+    stats.add("li", february.slice(100));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(0, 3));
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0))
+      assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+  });
+
+  it("are compacted whole when a month holds more segment-months than one upsert writes", () => {
+    const segments = Array.from({ length: 600 }, (_, i) => i + 1);
+    const over = { segments, speeds: "exact" as const, detailed: true };
+    const january = randomCellsOver(new Rng(47, "parts-compaction-many"), 6000, {
+      ...over,
+      months: [MONTHS[0]],
+    });
+    const february = randomCellsOver(new Rng(53, "parts-compaction-many"), 10, {
+      ...over,
+      months: [MONTHS[1]],
+    });
+    const stats = freshStats();
+    for (let i = 0; i < january.length; i += 2000) stats.add("li", january.slice(i, i + 2000));
+    stats.add("li", february);
+    assert.ok([...levelsOf(stats).values()].every((found) => found.length === 1));
+    const f = everyFilter()[0];
+    const q = { country: "li", segmentIds: segments, months: MONTHS, ...f };
+    assert.deepEqual(stats.query(q), expected([...january, ...february], MONTHS, f));
+  });
+
   it("start from the rows stored before them, at level 0", () => {
     const cells = randomCells(new Rng(41, "parts-migration"), 900, true);
     const current = freshStats();

@@ -338,6 +338,7 @@ export const MIGRATIONS: Migration[] = [
     country TEXT NOT NULL,
     month TEXT NOT NULL,
     batches INTEGER NOT NULL,
+    compacted INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (country, month)
   ) WITHOUT ROWID;`,
 ];
