@@ -108,7 +108,7 @@ const BATCH_PAGE_CACHE_KIB = 65_536;
  * whole steps of 1/1024 km/h). The n-th batch to add to a country's month (segment_month_batches) writes
  * level t, the number of trailing zero bits of n: into it go what the batch adds and what its segments
  * hold at levels 0 to t, and their rows below t are dropped. A binary counter: a month of n batches keeps
- * at most log2(n) + 1 parts of a segment (2 to 6 for a month of daily ingests), and each cell is rewritten
+ * at most log2(n) + 1 parts of a segment (5 for a month of daily ingests), and each cell is rewritten
  * about log2(n) times in all. Before, every batch read and rewrote the whole month so far, so daily
  * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52").
  */
@@ -431,6 +431,7 @@ export class YearRollups extends ChangedYears {
   /** The changed segment-years written in multi-row upserts (needs registerTallyMerges on the connection). */
   write(sql: (sql: string) => Database.Statement): void {
     const put = new RowUpserts(sql, ROLLUPS.table, YEAR_KEY);
+    // Each year's new entries as a rollup BLOB of their own.
     for (const { segmentId, year, months } of this.years.values())
       put.add([this.country, segmentId, year], this.replaceMonths(undefined, months));
     put.flush();
@@ -442,7 +443,7 @@ export class YearRollups extends ChangedYears {
 export function registerTallyMerges(db: Database.Database): void {
   // One arena per connection: SQLite copies a function's BLOB, so its chunks are freed once filled.
   const arena = new BlobArena();
-  const merge = (name: string, of: (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer) =>
+  const merge = (name: string, of: Merge) =>
     db.function(name, { deterministic: true }, (older, newer) => of(older as Buffer, newer as Buffer, arena));
   merge("merge_segment_totals", mergePackedTotals);
   merge("merge_segment_details", mergePackedDetails);
@@ -554,8 +555,8 @@ const ROWS_PER_UPSERT = 256;
 
 /**
  * Upserts of packed rows (key columns, then cells), added to a row already there by the table's merge
- * (MERGE_SQL), gathered and written ROWS_PER_UPSERT per statement:
- * one statement per row cost ~2 µs of overhead each, ~15,000 times for a 4,000-trip batch.
+ * (MERGE_SQL), gathered and written ROWS_PER_UPSERT per statement: one statement per row cost ~2 µs of
+ * overhead each, ~15,000 times for a 4,000-trip batch.
  */
 class RowUpserts {
   private params: unknown[] = [];

@@ -167,8 +167,9 @@ export function monthsByYear(months: readonly string[]): Map<string, (string | u
 }
 
 /**
- * A segment-year's rollup, with some months replaced (migration, PostgreSQL's ingest): month by month, the
- * new entries or else the stored ones (both in key order, so the entries stay sorted by month and key).
+ * A segment-year's rollup, with some months replaced (PostgreSQL's ingest and migration; with nothing stored,
+ * the new entries alone, which SQLite's ingest adds to the stored rollup): month by month, the new entries or
+ * else the stored ones (both in key order, so the entries stay sorted by month and key).
  */
 export function replaceMonths(
   stored: Uint8Array | undefined,
