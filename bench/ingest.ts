@@ -334,25 +334,10 @@ export async function storedDigest(rt: AppContext): Promise<string> {
 /** SHA-1 over every packed tally row of the country (totals, details, year rollups), in key order. */
 export function storedTalliesDigest(store: SqliteStore): string {
   const hash = createHash("sha1");
-  // Each segment-month's parts merged: the digest of what is stored, however the batches fell.
-  const rows = (table: "segment_month_totals" | "segment_month_details") =>
-    [...mergedPackedRows(store.db, table)].filter(([country]) => country === "mc").map(([, ...row]) => row);
-  const tables: [string, Iterable<[number, string, Buffer]>][] = [
-    ["segment_month_totals", rows("segment_month_totals")],
-    ["segment_month_details", rows("segment_month_details")],
-    [
-      "segment_year_rollups",
-      store.db
-        .prepare(
-          "SELECT segment_id, year, cells FROM segment_year_rollups WHERE country = 'mc' ORDER BY 1, 2",
-        )
-        .raw()
-        .iterate() as Iterable<[number, string, Buffer]>,
-    ],
-  ];
-  for (const [table, tableRows] of tables)
-    for (const [segmentId, when, cells] of tableRows)
-      hash.update(`${table}|${segmentId}|${when}|`).update(cells);
+  // Each segment-period's parts merged: the digest of what is stored, however the batches fell.
+  for (const table of ["segment_month_totals", "segment_month_details", "segment_year_rollups"] as const)
+    for (const [country, segmentId, when, cells] of mergedPackedRows(store.db, table))
+      if (country === "mc") hash.update(`${table}|${segmentId}|${when}|`).update(cells);
   return hash.digest("hex");
 }
 

@@ -18,13 +18,11 @@ function freshStats() {
   return { db, stats: new SqliteSegmentStats(db) };
 }
 
-/** Every packed row in key order: totals and details with each segment-month's parts merged, year rollups. */
+/** Every packed row (totals, details, year rollups) in key order, each segment-period's parts merged. */
 function rowsOf(db: Database.Database): unknown[] {
-  return [
-    ...mergedPackedRows(db, "segment_month_totals"),
-    ...mergedPackedRows(db, "segment_month_details"),
-    ...db.prepare("SELECT * FROM segment_year_rollups ORDER BY 1, 2, 3").raw().all(),
-  ];
+  return (["segment_month_totals", "segment_month_details", "segment_year_rollups"] as const).flatMap(
+    (table) => [...mergedPackedRows(db, table)],
+  );
 }
 
 describe("segment cell batches", () => {

@@ -271,18 +271,32 @@ describe("segment-months in parts", () => {
     const partsOf = (month: string) =>
       [...levelsOf(stats)].filter(([key]) => key.endsWith(month)).map(([, found]) => found);
     const levels = (...found: number[]) => SEGMENTS.map(() => found);
+    const rollupParts = () =>
+      (
+        (stats as unknown as { db: Database.Database }).db
+          .prepare(
+            `SELECT segment_id, group_concat(level) FROM
+               (SELECT segment_id, level FROM segment_year_rollups ORDER BY 1, 2) GROUP BY segment_id ORDER BY 1`,
+          )
+          .raw()
+          .all() as [number, string][]
+      ).map(([, found]) => found);
     assert.deepEqual(partsOf(MONTHS[0]), levels(0, 1, 2));
+    assert.deepEqual(rollupParts(), ["0,1,2", "0,1,2", "0,1,2"]);
     stats.add("li", february.slice(0, 100));
-    assert.deepEqual(partsOf(MONTHS[0]), levels(2));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(31));
+    // The year's rollups compacted too, and February's first batch added to them at level 0.
+    assert.deepEqual(rollupParts(), ["0,31", "0,31", "0,31"]);
     const sent = [...january.slice(0, 700), ...february.slice(0, 100)];
     for (const f of everyFilter().filter((_, i) => i % 5 === 0))
       assert.deepEqual(query(stats, MONTHS, f), expected(sent, MONTHS, f), JSON.stringify(f));
-    // Late batches into January go on counting: the 8th merges what is below level 3, the 9th adds level 0.
+    // Late batches into January go on counting (the 8th writes level 3, the 9th level 0), never merging the
+    // compacted row.
     stats.add("li", january.slice(700, 800));
-    assert.deepEqual(partsOf(MONTHS[0]), levels(3));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(3, 31));
     stats.add("li", january.slice(800));
     stats.add("li", february.slice(100));
-    assert.deepEqual(partsOf(MONTHS[0]), levels(0, 3));
+    assert.deepEqual(partsOf(MONTHS[0]), levels(0, 3, 31));
     for (const f of everyFilter().filter((_, i) => i % 5 === 0))
       assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
   });
@@ -324,8 +338,7 @@ describe("segment-months in parts", () => {
       for (const row of mergedPackedRows(currentDb, table)) put.run(...row);
     }
     const putRollup = db.prepare("INSERT INTO segment_year_rollups VALUES (?, ?, ?, ?)");
-    for (const row of currentDb.prepare("SELECT * FROM segment_year_rollups").raw().all() as unknown[][])
-      putRollup.run(...row);
+    for (const row of mergedPackedRows(currentDb, "segment_year_rollups")) putRollup.run(...row);
     migrate(db);
     const former = new SqliteSegmentStats(db);
     assert.ok([...levelsOf(former).values()].every((found) => found.join() === "0"));

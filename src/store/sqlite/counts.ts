@@ -44,46 +44,54 @@ import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type Merge = (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer;
 
-/** The statements of a packed table; totals and details have the same shape. */
-const packedSql = (table: string, merge: Merge) => ({
+/**
+ * The statements of a table in parts ("Parts"): the packed totals and details by segment × month, the
+ * rollups by segment × year; each row is one part of its segment-period.
+ */
+const partedSql = (table: string, period: "month" | "year", merge: Merge, mergeSql: string) => ({
   table,
-  /** Two BLOBs of a segment-month as one. */
+  period,
+  /** Two BLOBs of a segment-period as one, in JS and as the upsert's SQL (registerTallyMerges). */
   merge,
+  mergeSql,
   // The selection's ids travel as one JSON array, so one prepared statement serves any size;
-  // SQLite probes the key once per id. Months asked are one or twelve in a row: the range is
-  // read and the exact list checked in JS. A segment-month can be several rows, one per level.
-  read: `SELECT segment_id, month, cells FROM ${table}
-         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND month BETWEEN ? AND ?`,
-  /** A month's parts below a level, which a batch merges into that level. */
+  // SQLite probes the key once per id. Periods asked are one or twelve in a row: the range is
+  // read and the exact list checked in JS. A segment-period can be several rows, one per level.
+  read: `SELECT segment_id, ${period}, cells FROM ${table}
+         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND ${period} BETWEEN ? AND ?`,
+  /** A period's parts below a level, which a batch merges into that level. */
   partsBelow: `SELECT segment_id, level, cells FROM ${table}
-         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND month = ? AND level < ?`,
+         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND ${period} = ? AND level < ?`,
   /** The parts below a level, once merged into it. */
   dropBelow: `DELETE FROM ${table}
-         WHERE country = ? AND month = ? AND level < ? AND segment_id IN (SELECT value FROM json_each(?))`,
-  /** A month's parts, for compacting (it scans the country's keys: once a month). */
-  monthParts: `SELECT segment_id, level, cells FROM ${table} WHERE country = ? AND month = ?
+         WHERE country = ? AND ${period} = ? AND level < ? AND segment_id IN (SELECT value FROM json_each(?))`,
+  /** A period's parts, for compacting (it scans the country's keys: once a month). */
+  periodParts: `SELECT segment_id, level, cells FROM ${table} WHERE country = ? AND ${period} = ?
          ORDER BY segment_id, level`,
-  dropMonthOf: `DELETE FROM ${table}
-         WHERE country = ? AND month = ? AND segment_id IN (SELECT value FROM json_each(?))`,
+  dropPeriodOf: `DELETE FROM ${table}
+         WHERE country = ? AND ${period} = ? AND segment_id IN (SELECT value FROM json_each(?))`,
 });
-type PackedSql = ReturnType<typeof packedSql>;
-const TOTALS = packedSql("segment_month_totals", mergePackedTotals);
-const DETAILS = packedSql("segment_month_details", mergePackedDetails);
-/**
- * SQL functions that merge two BLOBs of a table (stored, then added), for upserts onto a row that is there
- * already: the row need not be read first (registerTallyMerges).
- */
-const MERGE_SQL = {
-  [TOTALS.table]: "merge_segment_totals(cells, excluded.cells)",
-  [DETAILS.table]: "merge_segment_details(cells, excluded.cells)",
-  segment_year_rollups: "add_segment_rollups(cells, excluded.cells)",
-};
-/** Whole-month rollups (segment-rollups.ts): one row per segment × year. */
-const ROLLUPS = {
-  table: "segment_year_rollups",
-  read: `SELECT segment_id, year, cells FROM segment_year_rollups
-         WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND year BETWEEN ? AND ?`,
-};
+type PartedSql = ReturnType<typeof partedSql>;
+const TOTALS = partedSql(
+  "segment_month_totals",
+  "month",
+  mergePackedTotals,
+  "merge_segment_totals(cells, excluded.cells)",
+);
+const DETAILS = partedSql(
+  "segment_month_details",
+  "month",
+  mergePackedDetails,
+  "merge_segment_details(cells, excluded.cells)",
+);
+/** Whole-month rollups (segment-rollups.ts): one row per segment × year and level. */
+const ROLLUPS = partedSql(
+  "segment_year_rollups",
+  "year",
+  addRollups,
+  "add_segment_rollups(cells, excluded.cells)",
+);
+const PARTED = [TOTALS, DETAILS, ROLLUPS];
 /** The count of batches that added to a country's month, this batch included. */
 const NEXT_BATCH = `INSERT INTO segment_month_batches (country, month, batches) VALUES (?, ?, 1)
   ON CONFLICT (country, month) DO UPDATE SET batches = batches + 1 RETURNING batches`;
@@ -162,7 +170,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     }
     totals.write();
     details.write();
-    rollups.write(this.sql);
+    rollups.writeParts(this.sql, levels);
     // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
     this.sql(BUMP_COUNTS_VERSION).run(country);
     this.rollups.clear();
@@ -182,7 +190,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /**
    * Compaction: the first batch into a month merges each segment-month's parts, in every earlier month of
-   * the country that batches added to since, into one row at its highest level. That is usually the month
+   * the country that batches added to since, into one row, and so each of their years' rollups. That is usually the month
    * before, now complete, and most calls read complete months: a cells-path call over a month of daily
    * ingests (5 parts) took ~3× the time of one over the same month in one row.
    */
@@ -200,25 +208,30 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
         earlier,
       );
     }
+    for (const year of new Set(months.map((m) => m.slice(0, 4))))
+      this.compactParts(ROLLUPS, country, year, arena);
   }
 
-  /** A month's segment-months of more than one part, merged into a row at the highest level of their parts. */
-  private compactParts(table: PackedSql, country: string, month: string, arena: BlobArena): void {
-    const rows = this.sql(table.monthParts).raw().all(country, month) as [number, number, Buffer][];
-    const merged: [segmentId: number, level: number, cells: Buffer][] = [];
+  /**
+   * A period's segment-periods merged into one row each at COMPACTED_LEVEL, which later batches' merges never
+   * reach: a year's rollup left at a low level was merged again by each month's next batches.
+   */
+  private compactParts(table: PartedSql, country: string, period: string, arena: BlobArena): void {
+    const rows = this.sql(table.periodParts).raw().all(country, period) as [number, number, Buffer][];
+    const merged: [segmentId: number, cells: Buffer][] = [];
     for (let first = 0, end = 1; first < rows.length; first = end++) {
       const segmentId = rows[first][0];
       while (end < rows.length && rows[end][0] === segmentId) end++;
-      if (end - first === 1) continue;
+      if (end - first === 1 && rows[first][1] === COMPACTED_LEVEL) continue;
       let cells = rows[end - 1][2];
       for (let k = end - 2; k >= first; k--) cells = table.merge(cells, rows[k][2], arena);
-      merged.push([segmentId, rows[end - 1][1], cells]);
+      merged.push([segmentId, cells]);
     }
     if (merged.length === 0) return;
     // Their parts go first, so the merged rows are new rows, not merged again with one of them.
-    this.sql(table.dropMonthOf).run(country, month, JSON.stringify(merged.map(([segmentId]) => segmentId)));
-    const put = new RowUpserts(this.sql, table.table, PART_KEY);
-    for (const [segmentId, level, cells] of merged) put.add([country, segmentId, month, level], cells);
+    this.sql(table.dropPeriodOf).run(country, period, JSON.stringify(merged.map(([segmentId]) => segmentId)));
+    const put = new RowUpserts(this.sql, table, "parts");
+    for (const [segmentId, cells] of merged) put.add([country, segmentId, period, COMPACTED_LEVEL], cells);
     put.flush();
   }
 
@@ -243,14 +256,16 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /** The rollup rows of some segments over a range of years, as the rollup cache asks for them. */
   private readRollups(country: string) {
-    return (segmentIds: number[], years: readonly string[]) =>
-      this.sql(ROLLUPS.read)
+    return (segmentIds: number[], years: readonly string[]) => {
+      const rows = this.sql(ROLLUPS.read)
         .raw()
         .all(country, JSON.stringify(segmentIds), years[0], years[years.length - 1]) as [
         number,
         string,
         Buffer,
       ][];
+      return mergedParts(rows, addRollups);
+    };
   }
 
   /** The query answered from the cells, never from the rollups (for tests that compare the two paths). */
@@ -265,7 +280,7 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     const wanted = new Set(months);
     // The cells' path only: a call the rollups answer needs neither (the ids as JSON are ~6 KB per call).
     const mask = () => cellMask(q);
-    const read = (table: PackedSql) =>
+    const read = (table: PartedSql) =>
       this.sql(table.read)
         .raw()
         .all(q.country, JSON.stringify(q.segmentIds), months[0], months[months.length - 1]) as PackedRow[];
@@ -424,22 +439,40 @@ const inOrder = (stats: SegmentMonthStats[]) =>
 
 /**
  * The rollups of the segment-years a batch touched: what it added to each month gathered, each year
- * written once, added to the stored rollup by the upsert (addRollups); where the months are new (the
- * migration that computes them), that is the same as replacing them.
+ * written once, as a part ("Parts") that adds up with the stored ones.
  */
 export class YearRollups extends ChangedYears {
-  /** The changed segment-years written in multi-row upserts (needs registerTallyMerges on the connection). */
-  write(sql: (sql: string) => Database.Statement): void {
-    const put = new RowUpserts(sql, ROLLUPS.table, YEAR_KEY);
-    // Each year's new entries as a rollup BLOB of their own.
-    for (const { segmentId, year, months } of this.years.values())
-      put.add([this.country, segmentId, year], this.replaceMonths(undefined, months));
+  /**
+   * The changed segment-years' new entries written at a level per year: the highest its months were written
+   * at (the months' counters: any level keeps the sum, and these stay as few as the months' parts).
+   */
+  writeParts(sql: (sql: string) => Database.Statement, monthLevels: ReadonlyMap<string, number>): void {
+    const levels = new Map<string, number>();
+    for (const [month, level] of monthLevels)
+      levels.set(month.slice(0, 4), Math.max(level, levels.get(month.slice(0, 4)) ?? 0));
+    const keys = [...this.years.values()].map(({ segmentId, year }) => [segmentId, year] as [number, string]);
+    const parts = new PartMerge(sql, ROLLUPS, this.country, keys, levels, this.arena ?? new BlobArena());
+    for (const { segmentId, year, months } of this.rows()) parts.add(segmentId, year, months);
+    parts.write();
+    this.years.clear();
+  }
+
+  /** The changed segment-years added to their one row each (the migration that computed them, before parts). */
+  writeWhole(sql: (sql: string) => Database.Statement): void {
+    const put = new RowUpserts(sql, ROLLUPS, "whole");
+    for (const { segmentId, year, months } of this.rows()) put.add([this.country, segmentId, year], months);
     put.flush();
     this.years.clear();
   }
+
+  /** Each changed segment-year's new entries as a rollup BLOB of their own. */
+  private *rows() {
+    for (const { segmentId, year, months } of this.years.values())
+      yield { segmentId, year, months: this.replaceMonths(undefined, months) };
+  }
 }
 
-/** The SQL functions of MERGE_SQL on a connection (again on the same one: the same functions). */
+/** The SQL functions of the parted tables' upserts on a connection (again on the same one: the same functions). */
 export function registerTallyMerges(db: Database.Database): void {
   // One arena per connection: SQLite copies a function's BLOB, so its chunks are freed once filled.
   const arena = new BlobArena();
@@ -462,21 +495,21 @@ function idsByPeriod(keys: readonly [segmentId: number, period: string][]): Map<
 }
 
 /**
- * One packed table's side of a batch ("Parts"): each segment-month's stored parts below its month's level,
- * read in one query per month, merged with what the batch adds and written at that level (merged by the
+ * One parted table's side of a batch ("Parts"): each segment-period's stored parts below its period's level,
+ * read in one query per period, merged with what the batch adds and written at that level (merged by the
  * upsert with a part there already); then the merged parts below it dropped. Half the batches write level 0
  * and read nothing.
  */
 class PartMerge {
-  /** Month → segment id → its parts below the month's level, lowest level first. */
+  /** Period → segment id → its parts below the period's level, lowest level first. */
   private readonly stored = new Map<string, Map<number, Buffer[]>>();
   private readonly put: RowUpserts;
 
   constructor(
     private readonly sql: (sql: string) => Database.Statement,
-    private readonly table: PackedSql,
+    private readonly table: PartedSql,
     private readonly country: string,
-    keys: readonly [segmentId: number, month: string][],
+    keys: readonly [segmentId: number, period: string][],
     private readonly levels: ReadonlyMap<string, number>,
     private readonly arena: BlobArena,
   ) {
@@ -493,10 +526,10 @@ class PartMerge {
       }
       this.stored.set(month, bySegment);
     }
-    this.put = new RowUpserts(sql, table.table, PART_KEY);
+    this.put = new RowUpserts(sql, table, "parts");
   }
 
-  /** A segment-month's BLOB of what the batch adds, merged with its stored parts (older data first). */
+  /** A segment-period's BLOB of what the batch adds, merged with its stored parts (older data first). */
   add(segmentId: number, month: string, added: Buffer): void {
     let merged = added;
     const parts = this.stored.get(month)?.get(segmentId);
@@ -518,19 +551,25 @@ class PartMerge {
   }
 }
 
+/** The level of compacted rows: a batch writes level 31 only as the 2^31-th of its period. */
+const COMPACTED_LEVEL = 31;
+
 /** The number of trailing zero bits of n (1 ≤ n < 2^31). */
 const trailingZeroBits = (n: number) => 31 - Math.clz32(n & -n);
 
-/** Every stored row of a packed table, each segment-month's parts merged into one BLOB, in key order. */
+/**
+ * Every stored row of a parted table, each segment-period's parts merged into one BLOB, in key order: what is
+ * stored, however the batches fell (digests, copies into a store of one row per segment-period).
+ */
 export function* mergedPackedRows(
   db: Database.Database,
-  table: "segment_month_totals" | "segment_month_details",
-): Generator<[country: string, segmentId: number, month: string, cells: Buffer]> {
-  const { merge } = table === TOTALS.table ? TOTALS : DETAILS;
+  table: "segment_month_totals" | "segment_month_details" | "segment_year_rollups",
+): Generator<[country: string, segmentId: number, period: string, cells: Buffer]> {
+  const { merge, period } = PARTED.find((t) => t.table === table)!;
   const arena = new BlobArena();
   const rows = db
     .prepare(
-      `SELECT country, segment_id, month, cells FROM ${table} ORDER BY country, segment_id, month, level`,
+      `SELECT country, segment_id, ${period}, cells FROM ${table} ORDER BY country, segment_id, ${period}, level`,
     )
     .raw()
     .iterate() as Iterable<[string, number, string, Buffer]>;
@@ -546,39 +585,48 @@ export function* mergedPackedRows(
   if (held) yield held;
 }
 
-/** Key columns of the parts and of the year rollups. */
-const PART_KEY = ["country", "segment_id", "month", "level"] as const;
-const YEAR_KEY = ["country", "segment_id", "year"] as const;
+/** Rows of (segment, period, BLOB) with each segment-period's parts merged into one, in first-seen order. */
+function mergedParts(rows: [number, string, Buffer][], merge: Merge): [number, string, Buffer][] {
+  const byKey = new Map<string, [number, string, Buffer]>();
+  const arena = new BlobArena();
+  for (const row of rows) {
+    const key = `${row[0]}|${row[1]}`;
+    const held = byKey.get(key);
+    if (held) held[2] = merge(row[2], held[2], arena);
+    else byKey.set(key, row);
+  }
+  return byKey.size === rows.length ? rows : [...byKey.values()];
+}
 
 /** Rows per multi-row upsert (a power of two): 5 parameters at most, far below SQLite's limit of 32,766. */
 const ROWS_PER_UPSERT = 256;
 
 /**
- * Upserts of packed rows (key columns, then cells), added to a row already there by the table's merge
- * (MERGE_SQL), gathered and written ROWS_PER_UPSERT per statement: one statement per row cost ~2 µs of
- * overhead each, ~15,000 times for a 4,000-trip batch.
+ * Upserts of rows of a parted table (country, segment, period, level, cells; "whole": without the level, as
+ * before parts), added to a row already there by the table's merge, gathered and written ROWS_PER_UPSERT
+ * per statement: one statement per row cost ~2 µs of overhead each, ~15,000 times for a 4,000-trip batch.
  */
 class RowUpserts {
   private params: unknown[] = [];
-  private readonly width: number;
+  private readonly key: string[];
 
   constructor(
     private readonly sql: (sql: string) => Database.Statement,
-    private readonly table: string,
-    private readonly key: readonly string[],
+    private readonly table: PartedSql,
+    shape: "parts" | "whole",
   ) {
-    this.width = key.length + 1;
+    this.key = ["country", "segment_id", table.period, ...(shape === "parts" ? ["level"] : [])];
   }
 
   add(key: readonly (string | number)[], cells: Buffer): void {
     for (const value of key) this.params.push(value);
     this.params.push(cells);
-    if (this.params.length === this.width * ROWS_PER_UPSERT) this.flush();
+    if (this.params.length === (this.key.length + 1) * ROWS_PER_UPSERT) this.flush();
   }
 
   /** Writes what is gathered, in statements of power-of-two row counts (so few statements are ever prepared). */
   flush(): void {
-    const { width } = this;
+    const width = this.key.length + 1;
     let from = 0;
     for (let rows = ROWS_PER_UPSERT; rows >= 1; rows >>= 1)
       for (; width * (from + rows) <= this.params.length; from += rows)
@@ -591,14 +639,14 @@ class RowUpserts {
 
 const upsertSqlCache = new Map<string, string>();
 
-function upsertSql(table: string, key: readonly string[], rows: number): string {
-  const cacheKey = `${table}|${rows}`;
+function upsertSql(table: PartedSql, key: readonly string[], rows: number): string {
+  const cacheKey = `${table.table}|${key.length}|${rows}`;
   let sql = upsertSqlCache.get(cacheKey);
   if (!sql) {
     const row = `(${[...key, "cells"].map(() => "?").join(", ")})`;
     const values = Array.from({ length: rows }, () => row).join(", ");
-    sql = `INSERT INTO ${table} (${key.join(", ")}, cells) VALUES ${values}
-      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${MERGE_SQL[table]}`;
+    sql = `INSERT INTO ${table.table} (${key.join(", ")}, cells) VALUES ${values}
+      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${table.mergeSql}`;
     upsertSqlCache.set(cacheKey, sql);
   }
   return sql;

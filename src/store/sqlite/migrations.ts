@@ -331,9 +331,11 @@ export const MIGRATIONS: Migration[] = [
     country TEXT PRIMARY KEY,
     version INTEGER NOT NULL
   );`,
-  // Ingest batches store their segment-months as parts at levels (counts.ts, "Parts"), so a batch no
-  // longer reads and rewrites the whole month so far; the rows stored before stand at level 0.
-  `${partedTable("segment_month_totals")}${partedTable("segment_month_details")}
+  // Ingest batches store their segment-months and segment-years' rollups as parts at levels (counts.ts,
+  // "Parts"), so a batch no longer reads and rewrites the whole month or year so far; the rows stored before
+  // stand at level 0.
+  `${partedTable("segment_month_totals", "month")}${partedTable("segment_month_details", "month")}
+  ${partedTable("segment_year_rollups", "year")}
   CREATE TABLE segment_month_batches (
     country TEXT NOT NULL,
     month TEXT NOT NULL,
@@ -344,18 +346,18 @@ export const MIGRATIONS: Migration[] = [
 ];
 
 /** A packed table rebuilt with a level in its key, its rows kept at level 0 (a rowid table, as before). */
-function partedTable(name: string): string {
+function partedTable(name: string, period: "month" | "year"): string {
   return `
   CREATE TABLE ${name}_parted (
     country TEXT NOT NULL,
     segment_id INTEGER NOT NULL,
-    month TEXT NOT NULL,
+    ${period} TEXT NOT NULL,
     level INTEGER NOT NULL DEFAULT 0,
     cells BLOB NOT NULL,
-    PRIMARY KEY (country, segment_id, month, level)
+    PRIMARY KEY (country, segment_id, ${period}, level)
   );
-  INSERT INTO ${name}_parted (country, segment_id, month, level, cells)
-    SELECT country, segment_id, month, 0, cells FROM ${name} ORDER BY country, segment_id, month;
+  INSERT INTO ${name}_parted (country, segment_id, ${period}, level, cells)
+    SELECT country, segment_id, ${period}, 0, cells FROM ${name} ORDER BY country, segment_id, ${period};
   DROP TABLE ${name};
   ALTER TABLE ${name}_parted RENAME TO ${name};`;
 }
@@ -525,12 +527,12 @@ function addSegmentYearRollups(db: Database.Database): void {
     let rollups: YearRollups | undefined;
     for (const [country, segmentId, month, totals] of rows) {
       if (rollups?.country !== country) {
-        rollups?.write(sql);
+        rollups?.writeWhole(sql);
         rollups = new YearRollups(country);
       }
       rollups.set(segmentId, month, totals);
     }
-    rollups?.write(sql);
+    rollups?.writeWhole(sql);
     const [country, segmentId, month] = rows[rows.length - 1];
     after = [country, segmentId, month];
   }

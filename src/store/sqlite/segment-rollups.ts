@@ -130,7 +130,7 @@ export class ChangedYears {
 
   constructor(
     readonly country: string,
-    private readonly arena?: BlobArena,
+    protected readonly arena?: BlobArena,
   ) {}
 
   get size(): number {
