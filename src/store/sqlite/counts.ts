@@ -48,12 +48,12 @@ type Merge = (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer;
  * The statements of a table in parts ("Parts"): the packed totals and details by segment × month, the
  * rollups by segment × year; each row is one part of its segment-period.
  */
-const partedSql = (table: string, period: "month" | "year", merge: Merge, mergeSql: string) => ({
+const partedSql = (table: string, period: "month" | "year", merge: Merge, sqlFunction: string) => ({
   table,
   period,
-  /** Two BLOBs of a segment-period as one, in JS and as the upsert's SQL (registerTallyMerges). */
+  /** Two BLOBs of a segment-period as one, in JS and as the upsert's SQL function (registerTallyMerges). */
   merge,
-  mergeSql,
+  sqlFunction,
   // The selection's ids travel as one JSON array, so one prepared statement serves any size;
   // SQLite probes the key once per id. Periods asked are one or twelve in a row: the range is
   // read and the exact list checked in JS. A segment-period can be several rows, one per level.
@@ -72,25 +72,10 @@ const partedSql = (table: string, period: "month" | "year", merge: Merge, mergeS
          WHERE country = ? AND ${period} = ? AND segment_id IN (SELECT value FROM json_each(?))`,
 });
 type PartedSql = ReturnType<typeof partedSql>;
-const TOTALS = partedSql(
-  "segment_month_totals",
-  "month",
-  mergePackedTotals,
-  "merge_segment_totals(cells, excluded.cells)",
-);
-const DETAILS = partedSql(
-  "segment_month_details",
-  "month",
-  mergePackedDetails,
-  "merge_segment_details(cells, excluded.cells)",
-);
+const TOTALS = partedSql("segment_month_totals", "month", mergePackedTotals, "merge_segment_totals");
+const DETAILS = partedSql("segment_month_details", "month", mergePackedDetails, "merge_segment_details");
 /** Whole-month rollups (segment-rollups.ts): one row per segment × year and level. */
-const ROLLUPS = partedSql(
-  "segment_year_rollups",
-  "year",
-  addRollups,
-  "add_segment_rollups(cells, excluded.cells)",
-);
+const ROLLUPS = partedSql("segment_year_rollups", "year", addRollups, "add_segment_rollups");
 const PARTED = [TOTALS, DETAILS, ROLLUPS];
 /** The count of batches that added to a country's month, this batch included. */
 const NEXT_BATCH = `INSERT INTO segment_month_batches (country, month, batches) VALUES (?, ?, 1)
@@ -102,10 +87,11 @@ const BUMP_COUNTS_VERSION = `INSERT INTO segment_counts_versions (country, versi
   ON CONFLICT (country) DO UPDATE SET version = version + 1`;
 
 /**
- * SQLite's page cache while a batch's tallies are written, in KiB. A batch reads the stored BLOBs of every
- * segment-month it touches, then writes them back: in better-sqlite3's default 16 MB cache the pages read were
- * evicted before their rows were written. Daily ingests into a month of Monaco (28 MB of tallies by its end) stored
- * 15-20 % faster late in the month with 64 MB, held only for the batch (docs/performance.md, "Stop 49").
+ * SQLite's page cache while a batch's tallies are written, in KiB. When a batch read the stored BLOBs of every
+ * segment-month it touched and wrote them back, the pages read were evicted from better-sqlite3's default 16 MB
+ * cache before their rows were written, and daily ingests into a month of Monaco stored 15-20 % faster late in the
+ * month with 64 MB, held only for the batch (docs/performance.md, "Stop 49"). It still serves the parts a batch
+ * merges ("Parts"); not measured again since.
  */
 const BATCH_PAGE_CACHE_KIB = 65_536;
 
@@ -118,7 +104,9 @@ const BATCH_PAGE_CACHE_KIB = 65_536;
  * hold at levels 0 to t, and their rows below t are dropped. A binary counter: a month of n batches keeps
  * at most log2(n) + 1 parts of a segment (5 for a month of daily ingests), and each cell is rewritten
  * about log2(n) times in all. Before, every batch read and rewrote the whole month so far, so daily
- * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52").
+ * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52"). A segment-year's
+ * rollup is kept in parts the same way, at the level of its month's batch; the first batch into a month
+ * compacts the months before it (compactMonthsBefore).
  */
 export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
@@ -189,10 +177,10 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   }
 
   /**
-   * Compaction: the first batch into a month merges each segment-month's parts, in every earlier month of
-   * the country that batches added to since, into one row, and so each of their years' rollups. That is usually the month
-   * before, now complete, and most calls read complete months: a cells-path call over a month of daily
-   * ingests (5 parts) took ~3× the time of one over the same month in one row.
+   * Compaction: the first batch into a month merges each segment-month's parts into one row, in every
+   * earlier month of the country that batches added to since, and each of their years' rollups likewise.
+   * That is usually the month before, now complete, and most calls read complete months: a cells-path call
+   * over a month of daily ingests (5 parts) took ~3× the time of one over the same month in one row.
    */
   private compactMonthsBefore(country: string, month: string): void {
     const months = this.sql(
@@ -452,7 +440,7 @@ export class YearRollups extends ChangedYears {
       levels.set(month.slice(0, 4), Math.max(level, levels.get(month.slice(0, 4)) ?? 0));
     const keys = [...this.years.values()].map(({ segmentId, year }) => [segmentId, year] as [number, string]);
     const parts = new PartMerge(sql, ROLLUPS, this.country, keys, levels, this.arena ?? new BlobArena());
-    for (const { segmentId, year, months } of this.rows()) parts.add(segmentId, year, months);
+    for (const { segmentId, year, entries } of this.rows()) parts.add(segmentId, year, entries);
     parts.write();
     this.years.clear();
   }
@@ -460,7 +448,7 @@ export class YearRollups extends ChangedYears {
   /** The changed segment-years added to their one row each (the migration that computed them, before parts). */
   writeWhole(sql: (sql: string) => Database.Statement): void {
     const put = new RowUpserts(sql, ROLLUPS, "whole");
-    for (const { segmentId, year, months } of this.rows()) put.add([this.country, segmentId, year], months);
+    for (const { segmentId, year, entries } of this.rows()) put.add([this.country, segmentId, year], entries);
     put.flush();
     this.years.clear();
   }
@@ -468,7 +456,7 @@ export class YearRollups extends ChangedYears {
   /** Each changed segment-year's new entries as a rollup BLOB of their own. */
   private *rows() {
     for (const { segmentId, year, months } of this.years.values())
-      yield { segmentId, year, months: this.replaceMonths(undefined, months) };
+      yield { segmentId, year, entries: this.replaceMonths(undefined, months) };
   }
 }
 
@@ -476,11 +464,10 @@ export class YearRollups extends ChangedYears {
 export function registerTallyMerges(db: Database.Database): void {
   // One arena per connection: SQLite copies a function's BLOB, so its chunks are freed once filled.
   const arena = new BlobArena();
-  const merge = (name: string, of: Merge) =>
-    db.function(name, { deterministic: true }, (older, newer) => of(older as Buffer, newer as Buffer, arena));
-  merge("merge_segment_totals", mergePackedTotals);
-  merge("merge_segment_details", mergePackedDetails);
-  merge("add_segment_rollups", addRollups);
+  for (const { sqlFunction, merge } of PARTED)
+    db.function(sqlFunction, { deterministic: true }, (older, newer) =>
+      merge(older as Buffer, newer as Buffer, arena),
+    );
 }
 
 /** Segment ids by period (month or year), for one query per period that probes each segment's key once. */
@@ -646,7 +633,7 @@ function upsertSql(table: PartedSql, key: readonly string[], rows: number): stri
     const row = `(${[...key, "cells"].map(() => "?").join(", ")})`;
     const values = Array.from({ length: rows }, () => row).join(", ");
     sql = `INSERT INTO ${table.table} (${key.join(", ")}, cells) VALUES ${values}
-      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${table.mergeSql}`;
+      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${table.sqlFunction}(cells, excluded.cells)`;
     upsertSqlCache.set(cacheKey, sql);
   }
   return sql;
