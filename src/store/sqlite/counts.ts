@@ -22,7 +22,6 @@ import {
   BatchGroupPacker,
   mergePackedDetails,
   mergePackedTotals,
-  purposesInCodeOrder,
   SegmentMonthCounters,
 } from "./segment-month-pack.js";
 import { inSpeedSteps, type SegmentCellBatch } from "../../engine/counts/segment-cells.js";
@@ -293,16 +292,10 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     if (q.details !== false && found.length > 0) {
       byKey ??= new Map(found.map((s) => [`${s.segmentId}|${s.month}`, s]));
       const cellsAsked = mask();
-      const seen = new Set<SegmentMonthStats>();
-      const inParts = new Set<SegmentMonthStats>();
       for (const [segmentId, month, cells] of read(DETAILS)) {
         const stats = byKey.get(`${segmentId}|${month}`);
-        if (!stats) continue;
-        (seen.has(stats) ? inParts : seen).add(stats);
-        addDetails(cells, cellsAsked, stats);
+        if (stats) addDetails(cells, cellsAsked, stats);
       }
-      // The same answer whichever parts hold which purposes.
-      for (const stats of inParts) stats.purposes = purposesInCodeOrder(stats.purposes);
     }
     // SQLite reads the ids in key order, so the rows usually come sorted already.
     return inOrder(found) ? found : found.sort(bySegmentAndMonth);

@@ -531,16 +531,18 @@ export function addDetails(blob: Uint8Array, mask: Uint8Array, into: SegmentMont
   }
   const histogram = into.speedHistogram;
   for (let bin = 0; bin < SPEED_BINS; bin++) histogram[bin] = (histogram[bin] ?? 0) + counterSums[bin];
+  const purposesBefore = Object.keys(into.purposes).length;
   TRIP_PURPOSE_OF_CODE.forEach((purpose, code) => addCounter(into.purposes, purpose, PURPOSE_COUNTER + code));
+  // Added to purposes already there (another part of the segment-month), a new one would come last: the
+  // answer keeps them in code order, as from one BLOB, whichever parts hold which.
+  if (purposesBefore > 0 && Object.keys(into.purposes).length > purposesBefore)
+    into.purposes = purposesInCodeOrder(into.purposes);
   for (let band = 0; band < 256 - INCOME_COUNTER; band++)
     addCounter(into.incomes, String(band), INCOME_COUNTER + band);
 }
 
-/**
- * Purposes in code order, as addDetails adds them from one BLOB: from a segment-month's several parts they
- * come in the order first seen. (Income bands are integer keys, which objects keep in ascending order.)
- */
-export function purposesInCodeOrder(purposes: Record<string, number>): Record<string, number> {
+/** Purposes in code order. (Income bands are integer keys, which objects keep in ascending order.) */
+function purposesInCodeOrder(purposes: Record<string, number>): Record<string, number> {
   const ordered: Record<string, number> = {};
   for (const purpose of TRIP_PURPOSE_OF_CODE)
     if (Object.hasOwn(purposes, purpose)) ordered[purpose] = purposes[purpose];
