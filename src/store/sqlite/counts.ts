@@ -493,39 +493,39 @@ class PartMerge {
     private readonly levels: ReadonlyMap<string, number>,
     private readonly arena: BlobArena,
   ) {
-    for (const [month, ids] of idsByPeriod(keys)) {
-      if (levels.get(month) === 0) continue;
+    for (const [period, ids] of idsByPeriod(keys)) {
+      if (levels.get(period) === 0) continue;
       const rows = sql(table.partsBelow)
         .raw()
-        .all(country, JSON.stringify(ids), month, levels.get(month)) as [number, number, Buffer][];
+        .all(country, JSON.stringify(ids), period, levels.get(period)) as [number, number, Buffer][];
       const bySegment = new Map<number, Buffer[]>();
       for (const [segmentId, , cells] of rows.sort((a, b) => a[1] - b[1])) {
         const parts = bySegment.get(segmentId);
         if (parts) parts.push(cells);
         else bySegment.set(segmentId, [cells]);
       }
-      this.stored.set(month, bySegment);
+      this.stored.set(period, bySegment);
     }
     this.put = new RowUpserts(sql, table, "parts");
   }
 
   /** A segment-period's BLOB of what the batch adds, merged with its stored parts (older data first). */
-  add(segmentId: number, month: string, added: Buffer): void {
+  add(segmentId: number, period: string, added: Buffer): void {
     let merged = added;
-    const parts = this.stored.get(month)?.get(segmentId);
+    const parts = this.stored.get(period)?.get(segmentId);
     if (parts)
       for (let k = parts.length - 1; k >= 0; k--) merged = this.table.merge(parts[k], merged, this.arena);
-    this.put.add([this.country, segmentId, month, this.levels.get(month)!], merged);
+    this.put.add([this.country, segmentId, period, this.levels.get(period)!], merged);
   }
 
   write(): void {
     this.put.flush();
-    for (const [month, bySegment] of this.stored)
+    for (const [period, bySegment] of this.stored)
       if (bySegment.size > 0)
         this.sql(this.table.dropBelow).run(
           this.country,
-          month,
-          this.levels.get(month),
+          period,
+          this.levels.get(period),
           JSON.stringify([...bySegment.keys()]),
         );
   }
