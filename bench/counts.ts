@@ -116,6 +116,7 @@ export default async function countsBench(args: string[]): Promise<Record<string
   const stats: SegmentStatsRepo = {
     add: async (country, cells) => await store.segmentStats.add(country, cells),
     addBatch: async (country, batch) => await store.segmentStats.addBatch(country, batch),
+    compact: async (country) => await store.segmentStats.compact(country),
     query: (q) => timed(() => (path === "cells" ? cellsOnly.queryCells(q) : store.segmentStats.query(q))),
     totals: (q) =>
       timed(() =>
@@ -437,6 +438,8 @@ async function openStatsStore(file: string, network: Network, sourceName: string
   const store = open();
   const random = randomOf(5);
   for (const segment of network.segments) await store.segmentStats.add(COUNTRY, cellsOf(segment.id, random));
+  // As an ingest run ends: each batch added to every month, so no batch was the first into a later month.
+  await store.segmentStats.compact(COUNTRY);
   // Written last: its presence marks a complete cache.
   await store.network.replaceCountry(info, network.segments);
   return store;

@@ -15,7 +15,7 @@ import {
 } from "./ingest-chunk.js";
 import {
   addFileReport,
-  compactTrips,
+  compactStored,
   FileDigest,
   emptyIngestReport,
   progressLine,
@@ -306,7 +306,7 @@ async function recordRuns(
         digest: run.digest,
       });
   }
-  await compactTrips(ctx, country, log);
+  await compactStored(ctx, country, log);
 }
 
 function emptyFileCounts(): SplitFileCounts {

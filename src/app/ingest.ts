@@ -154,7 +154,7 @@ async function ingestEach(
     // Compaction is skipped too: it only tidies storage, and the next run does it.
     return;
   }
-  await compactTrips(ctx, country, log);
+  await compactStored(ctx, country, log);
 }
 
 /**
@@ -290,10 +290,14 @@ export class FileDigest {
   }
 }
 
-/** Batches leave many small chunks per month; merging them once per run keeps scans reading few rows. */
-export async function compactTrips(ctx: AppContext, country: string, log: (line: string) => void) {
+/**
+ * Batches leave many small trip chunks per month, and tallies in parts: tidying them once per run keeps scans
+ * reading few rows.
+ */
+export async function compactStored(ctx: AppContext, country: string, log: (line: string) => void) {
   const { chunksBefore, chunksAfter } = await ctx.store.trips.compact(country);
   if (chunksAfter < chunksBefore) log(`compacted ${chunksBefore} trip chunks into ${chunksAfter}`);
+  await ctx.store.segmentStats.compact(country);
 }
 
 /**
@@ -320,7 +324,7 @@ export async function storeMatchedTrips(
   };
   for (const trip of trips) if (batch.push(trip) >= batchSize) await flush();
   if (batch.length > 0) await flush();
-  await ctx.store.trips.compact(country);
+  await compactStored(ctx, country, () => {});
   return totals;
 }
 

@@ -271,9 +271,10 @@ describe("segment-months in parts", () => {
     const partsOf = (month: string) =>
       [...levelsOf(stats)].filter(([key]) => key.endsWith(month)).map(([, found]) => found);
     const levels = (...found: number[]) => SEGMENTS.map(() => found);
+    const db = (stats as unknown as { db: Database.Database }).db;
     const rollupParts = () =>
       (
-        (stats as unknown as { db: Database.Database }).db
+        db
           .prepare(
             `SELECT segment_id, group_concat(level) FROM
                (SELECT segment_id, level FROM segment_year_rollups ORDER BY 1, 2) GROUP BY segment_id ORDER BY 1`,
@@ -281,12 +282,21 @@ describe("segment-months in parts", () => {
           .raw()
           .all() as [number, string][]
       ).map(([, found]) => found);
+    const totalsWithRollups = (month: string) =>
+      db
+        .prepare("SELECT level FROM segment_month_totals WHERE month = ? AND rollup IS NOT NULL ORDER BY 1")
+        .pluck()
+        .all(month);
     assert.deepEqual(partsOf(MONTHS[0]), levels(0, 1, 2));
-    assert.deepEqual(rollupParts(), ["0,1,2", "0,1,2", "0,1,2"]);
+    // January's rollup entries are in its totals' parts, none in the year's rollups yet.
+    assert.deepEqual(rollupParts(), []);
+    assert.deepEqual(totalsWithRollups(MONTHS[0]), [0, 0, 0, 1, 1, 1, 2, 2, 2]);
     stats.add("li", february.slice(0, 100));
     assert.deepEqual(partsOf(MONTHS[0]), levels(31));
-    // The year's rollups compacted too, and February's first batch added to them at level 0.
-    assert.deepEqual(rollupParts(), ["0,31", "0,31", "0,31"]);
+    // Compaction moved them into the year's rollups; February's first part holds its own.
+    assert.deepEqual(rollupParts(), ["31", "31", "31"]);
+    assert.deepEqual(totalsWithRollups(MONTHS[0]), []);
+    assert.deepEqual(totalsWithRollups(MONTHS[1]), [0, 0, 0]);
     const sent = [...january.slice(0, 700), ...february.slice(0, 100)];
     for (const f of everyFilter().filter((_, i) => i % 5 === 0))
       assert.deepEqual(query(stats, MONTHS, f), expected(sent, MONTHS, f), JSON.stringify(f));
@@ -294,9 +304,39 @@ describe("segment-months in parts", () => {
     // compacted row.
     stats.add("li", january.slice(700, 800));
     assert.deepEqual(partsOf(MONTHS[0]), levels(3, 31));
+    assert.deepEqual(totalsWithRollups(MONTHS[0]), [3, 3, 3]);
     stats.add("li", january.slice(800));
     stats.add("li", february.slice(100));
     assert.deepEqual(partsOf(MONTHS[0]), levels(0, 3, 31));
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0))
+      assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+  });
+
+  it("are compacted before the newest month when a run ends, though no batch was the first into a later month", () => {
+    const cells = randomCells(new Rng(61, "parts-run-end"), 1200, true);
+    const stats = freshStats();
+    // Every batch adds to both months, as a year back-filled from one file does.
+    for (let i = 0; i < 1200; i += 400) stats.add("li", cells.slice(i, i + 400));
+    const db = (stats as unknown as { db: Database.Database }).db;
+    const openRollups = (month: string) =>
+      db
+        .prepare("SELECT count(*) FROM segment_month_totals WHERE month = ? AND rollup IS NOT NULL")
+        .pluck()
+        .get(month);
+    const before = everyFilter().map((f) => query(stats, MONTHS, f));
+    assert.deepEqual(levelsOf(stats).get(`${SEGMENTS[0]}|${MONTHS[0]}`), [0, 1]);
+    assert.equal(db.prepare("SELECT count(*) FROM segment_year_rollups").pluck().get(), 0);
+    stats.compact("li");
+    for (const segmentId of SEGMENTS) {
+      assert.deepEqual(levelsOf(stats).get(`${segmentId}|${MONTHS[0]}`), [31]);
+      assert.deepEqual(levelsOf(stats).get(`${segmentId}|${MONTHS[1]}`), [0, 1]);
+    }
+    assert.equal(openRollups(MONTHS[0]), 0);
+    assert.equal(openRollups(MONTHS[1]), 2 * SEGMENTS.length);
+    assert.deepEqual(
+      everyFilter().map((f) => query(stats, MONTHS, f)),
+      before,
+    );
     for (const f of everyFilter().filter((_, i) => i % 5 === 0))
       assert.deepEqual(query(stats, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
   });
@@ -325,13 +365,8 @@ describe("segment-months in parts", () => {
     const cells = randomCells(new Rng(41, "parts-migration"), 900, true);
     const current = freshStats();
     current.add("li", cells.slice(0, 600));
-    // A database one migration back, holding what the current store holds in the former layout.
-    const db = new Database(":memory:");
-    for (const m of MIGRATIONS.slice(0, -1)) {
-      if (typeof m === "string") db.exec(m);
-      else m(db);
-    }
-    db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    // A database from before parts (two migrations back), holding what the current store holds in that layout.
+    const db = databaseAt(MIGRATIONS.length - 2);
     const currentDb = (current as unknown as { db: Database.Database }).db;
     for (const table of ["segment_month_totals", "segment_month_details"] as const) {
       const put = db.prepare(`INSERT INTO ${table} (country, segment_id, month, cells) VALUES (?, ?, ?, ?)`);
@@ -348,7 +383,61 @@ describe("segment-months in parts", () => {
       assert.deepEqual(query(former, MONTHS, f), query(current, MONTHS, f), JSON.stringify(f));
     }
   });
+
+  it("start from parts whose rollup entries are in the year's rollups, as stored before the totals held them", () => {
+    const cells = randomCells(new Rng(59, "parts-rollup-migration"), 900, true);
+    const january = cells.filter((c) => c.month === MONTHS[0]);
+    const current = freshStats();
+    for (let i = 0; i < 300; i += 100) current.add("li", january.slice(i, i + 100));
+    // One migration back: January's parts as they are, their rollup entries in the year's rollups, January open.
+    const db = databaseAt(MIGRATIONS.length - 1);
+    const currentDb = (current as unknown as { db: Database.Database }).db;
+    for (const table of ["segment_month_totals", "segment_month_details"]) {
+      const put = db.prepare(
+        `INSERT INTO ${table} (country, segment_id, month, level, cells) VALUES (?, ?, ?, ?, ?)`,
+      );
+      for (const row of currentDb
+        .prepare(`SELECT country, segment_id, month, level, cells FROM ${table}`)
+        .raw()
+        .all() as unknown[][])
+        put.run(...row);
+    }
+    const putRollup = db.prepare("INSERT INTO segment_year_rollups VALUES (?, ?, ?, 0, ?)");
+    for (const row of mergedPackedRows(currentDb, "segment_year_rollups")) putRollup.run(...row);
+    db.prepare("INSERT INTO segment_month_batches VALUES ('li', ?, 3, 0)").run(MONTHS[0]);
+    migrate(db);
+    const former = new SqliteSegmentStats(db);
+    assert.equal(
+      db.prepare("SELECT count(*) FROM segment_month_totals WHERE rollup IS NOT NULL").pluck().get(),
+      0,
+    );
+    // January's 4th batch merges the parts of levels 0 and 1 into level 2, then February's first compacts it.
+    const rest = cells.filter((c) => !january.slice(0, 300).includes(c));
+    for (const stats of [former, current]) {
+      stats.add("li", january.slice(300, 400));
+      stats.add(
+        "li",
+        rest.filter((c) => !january.includes(c)),
+      );
+      stats.add("li", january.slice(400));
+    }
+    for (const f of everyFilter().filter((_, i) => i % 5 === 0)) {
+      assert.deepEqual(query(former, MONTHS, f), expected(cells, MONTHS, f), JSON.stringify(f));
+      assert.deepEqual(query(former, MONTHS, f), query(current, MONTHS, f), JSON.stringify(f));
+    }
+  });
 });
+
+/** A new database migrated to `version` and no further. */
+function databaseAt(version: number): Database.Database {
+  const db = new Database(":memory:");
+  for (const m of MIGRATIONS.slice(0, version)) {
+    if (typeof m === "string") db.exec(m);
+    else m(db);
+  }
+  db.pragma(`user_version = ${version}`);
+  return db;
+}
 
 /** Two connections to one new SQLite file in WAL mode, as two processes (or a process and its threads) hold. */
 function twoConnections(prefix: string) {
@@ -434,7 +523,7 @@ describe("whole-month rollups", () => {
     assert.ok(answer.length > 0);
     // Probe: the rows removed behind the version's back. An answer from memory still has them; one read
     // again would not. Another process's API calls commit all the time without touching the tallies.
-    other.db.exec("DELETE FROM segment_year_rollups");
+    other.db.exec("DELETE FROM segment_year_rollups; UPDATE segment_month_totals SET rollup = NULL");
     other.db.exec("CREATE TABLE elsewhere (x); INSERT INTO elsewhere VALUES (1)");
     assert.deepEqual(reader.stats.query(q), answer, "the other connection's commits kept the cache");
     // A write of tallies on the other connection bumps the version: the rollups are read again (none now).

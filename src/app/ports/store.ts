@@ -322,6 +322,11 @@ export interface SegmentStatsRepo {
   add(country: string, cells: SegmentStatCell[]): Promise<void>;
   /** Adds an ingest batch's tallies: the same as `add` with its cells (`cellsOfBatch`), without a cell object each. */
   addBatch(country: string, batch: SegmentCellBatch): Promise<void>;
+  /**
+   * Tidies what batches left of the country's months before its newest (what an ingest run does at its end):
+   * the answers stay the same, reads get cheaper.
+   */
+  compact(country: string): Promise<void>;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
   query(q: SegmentStatsQuery): Promise<SegmentMonthStats[]>;
   /**

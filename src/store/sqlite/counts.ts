@@ -31,6 +31,7 @@ import {
   ChangedYears,
   eachRollupMonth,
   monthIndexByYear,
+  monthRollupBlob,
   monthsByYear,
   rollupKey,
 } from "./segment-rollups.js";
@@ -43,39 +44,62 @@ import { toCountsResult, type CountsResultRow } from "../rows.js";
 
 type Merge = (older: Uint8Array, newer: Uint8Array, arena: BlobArena) => Buffer;
 
+/** A part's BLOBs: its cells, and on the totals its rollup entries not yet in the year's rollup ("Parts"). */
+interface PartBlobs {
+  cells: Buffer;
+  rollup: Buffer | null;
+}
+
 /**
  * The statements of a table in parts ("Parts"): the packed totals and details by segment × month, the
- * rollups by segment × year; each row is one part of its segment-period.
+ * rollups by segment × year; each row is one part of its segment-period. The totals' parts carry a
+ * `rollup` column too: the month's rollup entries of what the part holds, until compaction moves them
+ * into the year's rollup.
  */
-const partedSql = (table: string, period: "month" | "year", merge: Merge, sqlFunction: string) => ({
+const partedSql = (
+  table: string,
+  period: "month" | "year",
+  merge: Merge,
+  sqlFunction: string,
+  withRollup = false,
+) => ({
   table,
   period,
   /** Two BLOBs of a segment-period as one, in JS and as the upsert's SQL function (registerTallyMerges). */
   merge,
   sqlFunction,
+  withRollup,
   // The selection's ids travel as one JSON array, so one prepared statement serves any size;
   // SQLite probes the key once per id. Periods asked are one or twelve in a row: the range is
   // read and the exact list checked in JS. A segment-period can be several rows, one per level.
   read: `SELECT segment_id, ${period}, cells FROM ${table}
          WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND ${period} BETWEEN ? AND ?`,
   /** A period's parts below a level, which a batch merges into that level. */
-  partsBelow: `SELECT segment_id, level, cells FROM ${table}
+  partsBelow: `SELECT segment_id, level, cells${withRollup ? ", rollup" : ""} FROM ${table}
          WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND ${period} = ? AND level < ?`,
   /** The parts below a level, once merged into it. */
   dropBelow: `DELETE FROM ${table}
          WHERE country = ? AND ${period} = ? AND level < ? AND segment_id IN (SELECT value FROM json_each(?))`,
   /** A period's parts, for compacting (it scans the country's keys: once a month). */
-  periodParts: `SELECT segment_id, level, cells FROM ${table} WHERE country = ? AND ${period} = ?
+  periodParts: `SELECT segment_id, level, cells${withRollup ? ", rollup" : ""} FROM ${table} WHERE country = ? AND ${period} = ?
          ORDER BY segment_id, level`,
   dropPeriodOf: `DELETE FROM ${table}
          WHERE country = ? AND ${period} = ? AND segment_id IN (SELECT value FROM json_each(?))`,
 });
 type PartedSql = ReturnType<typeof partedSql>;
-const TOTALS = partedSql("segment_month_totals", "month", mergePackedTotals, "merge_segment_totals");
+const TOTALS = partedSql("segment_month_totals", "month", mergePackedTotals, "merge_segment_totals", true);
 const DETAILS = partedSql("segment_month_details", "month", mergePackedDetails, "merge_segment_details");
-/** Whole-month rollups (segment-rollups.ts): one row per segment × year and level. */
+/** Whole-month rollups (segment-rollups.ts) of compacted months: one row per segment × year and level. */
 const ROLLUPS = partedSql("segment_year_rollups", "year", addRollups, "add_segment_rollups");
 const PARTED = [TOTALS, DETAILS, ROLLUPS];
+/** Months of a country's years whose parts still hold rollup entries: batches added to them since compaction. */
+const OPEN_MONTHS = `SELECT month FROM segment_month_batches
+  WHERE country = ? AND month >= ? AND month < ? AND batches > compacted`;
+/** The rollup entries held by some segments' parts of some months. */
+const OPEN_ROLLUPS = `SELECT segment_id, month, rollup FROM segment_month_totals
+  WHERE country = ? AND segment_id IN (SELECT value FROM json_each(?)) AND month IN (SELECT value FROM json_each(?))
+    AND rollup IS NOT NULL`;
+const BATCHES_SO_FAR = "SELECT batches FROM segment_month_batches WHERE country = ? AND month = ?";
 /** The count of batches that added to a country's month, this batch included. */
 const NEXT_BATCH = `INSERT INTO segment_month_batches (country, month, batches) VALUES (?, ?, 1)
   ON CONFLICT (country, month) DO UPDATE SET batches = batches + 1 RETURNING batches`;
@@ -103,9 +127,12 @@ const BATCH_PAGE_CACHE_KIB = 65_536;
  * hold at levels 0 to t, and their rows below t are dropped. A binary counter: a month of n batches keeps
  * at most log2(n) + 1 parts of a segment (5 for a month of daily ingests), and each cell is rewritten
  * about log2(n) times in all. Before, every batch read and rewrote the whole month so far, so daily
- * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52"). A segment-year's
- * rollup is kept in parts the same way, at the level of its month's batch; the first batch into a month
- * compacts the months before it (compactMonthsBefore).
+ * ingests stored more slowly each day of the month (docs/performance.md, "Stop 52"). Each totals part also
+ * holds the rollup entries of what it holds (its `rollup` column), merged with it; the first batch into a
+ * month compacts the months before it (compactMonthsBefore), moving their parts' rollup entries into the
+ * segment-years' rollups. A rollup read adds the entries of the months not compacted yet: writing each
+ * batch's rollups as rows of their own had cost ~40 % of a daily ingest's tallies (docs/performance.md,
+ * "Stop 53").
  */
 export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
   private readonly sql: (sql: string) => Database.Statement;
@@ -147,39 +174,55 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     const levels = this.levelsOf(country, keys);
     const totals = new PartMerge(this.sql, TOTALS, country, keys, levels, arena);
     const details = new PartMerge(this.sql, DETAILS, country, keys, levels, arena);
-    const rollups = new YearRollups(country, arena);
     for (let i = 0; i < keys.length; i++) {
       const [segmentId, month] = keys[i];
       const added = groups.pack(i);
-      totals.add(segmentId, month, added.totals);
-      details.add(segmentId, month, added.details);
-      rollups.set(segmentId, month, added.totals);
+      const rollup = monthRollupBlob(added.totals, Number(month.slice(5, 7)), arena);
+      totals.add(segmentId, month, { cells: added.totals, rollup });
+      details.add(segmentId, month, { cells: added.details, rollup: null });
     }
     totals.write();
     details.write();
-    rollups.writeParts(this.sql, levels);
     // In the same transaction: every connection that kept the former rollups drops them (rollup-cache.ts).
     this.sql(BUMP_COUNTS_VERSION).run(country);
     this.rollups.clear();
   }
 
-  /** The level each month of a batch writes ("Parts"), counting the batch; a month's first batch compacts. */
+  /**
+   * The level each month of a batch writes ("Parts"), counting the batch. A month's first batch compacts first,
+   * before any month is counted: a month compacted while this batch adds to it too must stay open for that.
+   */
   private levelsOf(country: string, keys: readonly [number, string][]): Map<string, number> {
+    const months = [...new Set(keys.map(([, month]) => month))];
+    for (const month of months)
+      if (this.sql(BATCHES_SO_FAR).get(country, month) === undefined)
+        this.compactMonthsBefore(country, month);
     const levels = new Map<string, number>();
-    for (const [, month] of keys)
-      if (!levels.has(month)) {
-        const { batches } = this.sql(NEXT_BATCH).get(country, month) as { batches: number };
-        if (batches === 1) this.compactMonthsBefore(country, month);
-        levels.set(month, trailingZeroBits(batches));
-      }
+    for (const month of months) {
+      const { batches } = this.sql(NEXT_BATCH).get(country, month) as { batches: number };
+      levels.set(month, trailingZeroBits(batches));
+    }
     return levels;
   }
 
   /**
+   * The months before the country's newest compacted ("Parts"), as the end of an ingest run asks: a run whose
+   * batches each added to several months (a year back-filled from one file) had no first batch into a later
+   * month, and would leave every month's rollup entries in its totals' parts, which each rollup read then adds.
+   */
+  compact(country: string): void {
+    const newest = this.sql("SELECT max(month) FROM segment_month_batches WHERE country = ?")
+      .pluck()
+      .get(country) as string | null;
+    if (newest !== null) this.db.transaction(() => this.compactMonthsBefore(country, newest))();
+  }
+
+  /**
    * Compaction: the first batch into a month merges each segment-month's parts into one row, in every
-   * earlier month of the country that batches added to since, and each of their years' rollups likewise.
-   * That is usually the month before, now complete, and most calls read complete months: a cells-path call
-   * over a month of daily ingests (5 parts) took ~3× the time of one over the same month in one row.
+   * earlier month of the country that batches added to since, and adds their rollup entries to their years'
+   * rollups, each merged into one row likewise. That is usually the month before, now complete, and most
+   * calls read complete months: a cells-path call over a month of daily ingests (5 parts) took ~3× the time
+   * of one over the same month in one row.
    */
   private compactMonthsBefore(country: string, month: string): void {
     const months = this.sql(
@@ -189,7 +232,11 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       .all(country, month) as string[];
     const arena = new BlobArena();
     for (const earlier of months) {
-      for (const table of [TOTALS, DETAILS]) this.compactParts(table, country, earlier, arena);
+      const rollups = new RowUpserts(this.sql, ROLLUPS, "parts");
+      for (const [segmentId, rollup] of this.compactParts(TOTALS, country, earlier, arena))
+        rollups.add([country, segmentId, earlier.slice(0, 4), COMPACTED_LEVEL], [rollup]);
+      rollups.flush();
+      this.compactParts(DETAILS, country, earlier, arena);
       this.sql("UPDATE segment_month_batches SET compacted = batches WHERE country = ? AND month = ?").run(
         country,
         earlier,
@@ -201,25 +248,35 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
 
   /**
    * A period's segment-periods merged into one row each at COMPACTED_LEVEL, which later batches' merges never
-   * reach: a year's rollup left at a low level was merged again by each month's next batches.
+   * reach: a year's rollup left at a low level was merged again by each month's next batches. Answers the
+   * rollup entries the merged totals' parts held (the compacted rows hold none: their year's rollup does).
    */
-  private compactParts(table: PartedSql, country: string, period: string, arena: BlobArena): void {
-    const rows = this.sql(table.periodParts).raw().all(country, period) as [number, number, Buffer][];
-    const merged: [segmentId: number, cells: Buffer][] = [];
+  private compactParts(
+    table: PartedSql,
+    country: string,
+    period: string,
+    arena: BlobArena,
+  ): [segmentId: number, rollup: Buffer][] {
+    const rows = this.sql(table.periodParts).raw().all(country, period) as PartRow[];
+    const merged: [segmentId: number, part: PartBlobs][] = [];
     for (let first = 0, end = 1; first < rows.length; first = end++) {
       const segmentId = rows[first][0];
       while (end < rows.length && rows[end][0] === segmentId) end++;
       if (end - first === 1 && rows[first][1] === COMPACTED_LEVEL) continue;
-      let cells = rows[end - 1][2];
-      for (let k = end - 2; k >= first; k--) cells = table.merge(cells, rows[k][2], arena);
-      merged.push([segmentId, cells]);
+      let part = blobsOf(rows[end - 1]);
+      for (let k = end - 2; k >= first; k--) part = mergeParts(table, blobsOf(rows[k]), part, arena);
+      merged.push([segmentId, part]);
     }
-    if (merged.length === 0) return;
+    if (merged.length === 0) return [];
     // Their parts go first, so the merged rows are new rows, not merged again with one of them.
     this.sql(table.dropPeriodOf).run(country, period, JSON.stringify(merged.map(([segmentId]) => segmentId)));
     const put = new RowUpserts(this.sql, table, "parts");
-    for (const [segmentId, cells] of merged) put.add([country, segmentId, period, COMPACTED_LEVEL], cells);
+    for (const [segmentId, { cells }] of merged)
+      put.add([country, segmentId, period, COMPACTED_LEVEL], valuesOf(table, { cells, rollup: null }));
     put.flush();
+    const rollups: [number, Buffer][] = [];
+    for (const [segmentId, { rollup }] of merged) if (rollup) rollups.push([segmentId, rollup]);
+    return rollups;
   }
 
   query(q: SegmentStatsQuery): SegmentMonthStats[] {
@@ -241,16 +298,23 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
     return out.done();
   }
 
-  /** The rollup rows of some segments over a range of years, as the rollup cache asks for them. */
+  /**
+   * The rollups of some segments over a range of years, as the rollup cache asks for them: the years' rows,
+   * plus the rollup entries still in the parts of months not compacted yet ("Parts").
+   */
   private readRollups(country: string) {
     return (segmentIds: number[], years: readonly string[]) => {
-      const rows = this.sql(ROLLUPS.read)
-        .raw()
-        .all(country, JSON.stringify(segmentIds), years[0], years[years.length - 1]) as [
-        number,
-        string,
-        Buffer,
-      ][];
+      const ids = JSON.stringify(segmentIds);
+      const [first, last] = [years[0], years[years.length - 1]];
+      const rows = this.sql(ROLLUPS.read).raw().all(country, ids, first, last) as [number, string, Buffer][];
+      const open = this.sql(OPEN_MONTHS)
+        .pluck()
+        .all(country, first, String(Number(last) + 1)) as string[];
+      if (open.length > 0)
+        for (const [segmentId, month, rollup] of this.sql(OPEN_ROLLUPS)
+          .raw()
+          .iterate(country, ids, JSON.stringify(open)) as Iterable<[number, string, Buffer]>)
+          rows.push([segmentId, month.slice(0, 4), rollup]);
       return mergedParts(rows, addRollups);
     };
   }
@@ -419,37 +483,16 @@ const inOrder = (stats: SegmentMonthStats[]) =>
   stats.every((s, i) => i === 0 || bySegmentAndMonth(stats[i - 1], s) < 0);
 
 /**
- * The rollups of the segment-years a batch touched: what it added to each month gathered, each year
- * written once, as a part ("Parts") that adds up with the stored ones.
+ * The rollups of segment-years, gathered from their months' totals and added to their one row each (the
+ * migration that computed them, before parts).
  */
 export class YearRollups extends ChangedYears {
-  /**
-   * The changed segment-years' new entries written at a level per year: the highest its months were written
-   * at (the months' counters: any level keeps the sum, and these stay as few as the months' parts).
-   */
-  writeParts(sql: (sql: string) => Database.Statement, monthLevels: ReadonlyMap<string, number>): void {
-    const levels = new Map<string, number>();
-    for (const [month, level] of monthLevels)
-      levels.set(month.slice(0, 4), Math.max(level, levels.get(month.slice(0, 4)) ?? 0));
-    const keys = [...this.years.values()].map(({ segmentId, year }) => [segmentId, year] as [number, string]);
-    const parts = new PartMerge(sql, ROLLUPS, this.country, keys, levels, this.arena ?? new BlobArena());
-    for (const { segmentId, year, entries } of this.rows()) parts.add(segmentId, year, entries);
-    parts.write();
-    this.years.clear();
-  }
-
-  /** The changed segment-years added to their one row each (the migration that computed them, before parts). */
   writeWhole(sql: (sql: string) => Database.Statement): void {
     const put = new RowUpserts(sql, ROLLUPS, "whole");
-    for (const { segmentId, year, entries } of this.rows()) put.add([this.country, segmentId, year], entries);
+    for (const { segmentId, year, months } of this.years.values())
+      put.add([this.country, segmentId, year], [this.replaceMonths(undefined, months)]);
     put.flush();
     this.years.clear();
-  }
-
-  /** Each changed segment-year's new entries as a rollup BLOB of their own. */
-  private *rows() {
-    for (const { segmentId, year, months } of this.years.values())
-      yield { segmentId, year, entries: this.replaceMonths(undefined, months) };
   }
 }
 
@@ -459,9 +502,31 @@ export function registerTallyMerges(db: Database.Database): void {
   const arena = new BlobArena();
   for (const { sqlFunction, merge } of PARTED)
     db.function(sqlFunction, { deterministic: true }, (older, newer) =>
-      merge(older as Buffer, newer as Buffer, arena),
+      mergeNullable(merge, older as Buffer | null, newer as Buffer | null, arena),
     );
 }
+
+/** Two BLOBs as one, either of them NULL (a totals part's rollup entries once in the year's rollup). */
+function mergeNullable(merge: Merge, older: Buffer | null, newer: Buffer | null, arena: BlobArena) {
+  return older === null ? newer : newer === null ? older : merge(older, newer, arena);
+}
+
+/** A stored part: segment id, level, cells, and on the totals its rollup entries. */
+type PartRow = [segmentId: number, level: number, cells: Buffer, rollup?: Buffer | null];
+
+const blobsOf = (row: PartRow): PartBlobs => ({ cells: row[2], rollup: row[3] ?? null });
+
+/** Two parts of a segment-period as one, their rollup entries too. */
+function mergeParts(table: PartedSql, older: PartBlobs, newer: PartBlobs, arena: BlobArena): PartBlobs {
+  return {
+    cells: table.merge(older.cells, newer.cells, arena),
+    rollup: mergeNullable(addRollups, older.rollup, newer.rollup, arena),
+  };
+}
+
+/** A part's value columns in the table's order (RowUpserts). */
+const valuesOf = (table: PartedSql, part: PartBlobs) =>
+  table.withRollup ? [part.cells, part.rollup] : [part.cells];
 
 /** Segment ids by period (month or year), for one query per period that probes each segment's key once. */
 function idsByPeriod(keys: readonly [segmentId: number, period: string][]): Map<string, number[]> {
@@ -482,7 +547,7 @@ function idsByPeriod(keys: readonly [segmentId: number, period: string][]): Map<
  */
 class PartMerge {
   /** Period → segment id → its parts below the period's level, lowest level first. */
-  private readonly stored = new Map<string, Map<number, Buffer[]>>();
+  private readonly stored = new Map<string, Map<number, PartBlobs[]>>();
   private readonly put: RowUpserts;
 
   constructor(
@@ -497,25 +562,26 @@ class PartMerge {
       if (levels.get(period) === 0) continue;
       const rows = sql(table.partsBelow)
         .raw()
-        .all(country, JSON.stringify(ids), period, levels.get(period)) as [number, number, Buffer][];
-      const bySegment = new Map<number, Buffer[]>();
-      for (const [segmentId, , cells] of rows.sort((a, b) => a[1] - b[1])) {
-        const parts = bySegment.get(segmentId);
-        if (parts) parts.push(cells);
-        else bySegment.set(segmentId, [cells]);
+        .all(country, JSON.stringify(ids), period, levels.get(period)) as PartRow[];
+      const bySegment = new Map<number, PartBlobs[]>();
+      for (const row of rows.sort((a, b) => a[1] - b[1])) {
+        const parts = bySegment.get(row[0]);
+        if (parts) parts.push(blobsOf(row));
+        else bySegment.set(row[0], [blobsOf(row)]);
       }
       this.stored.set(period, bySegment);
     }
     this.put = new RowUpserts(sql, table, "parts");
   }
 
-  /** A segment-period's BLOB of what the batch adds, merged with its stored parts (older data first). */
-  add(segmentId: number, period: string, added: Buffer): void {
+  /** A segment-period's BLOBs of what the batch adds, merged with its stored parts (older data first). */
+  add(segmentId: number, period: string, added: PartBlobs): void {
     let merged = added;
     const parts = this.stored.get(period)?.get(segmentId);
     if (parts)
-      for (let k = parts.length - 1; k >= 0; k--) merged = this.table.merge(parts[k], merged, this.arena);
-    this.put.add([this.country, segmentId, period, this.levels.get(period)!], merged);
+      for (let k = parts.length - 1; k >= 0; k--)
+        merged = mergeParts(this.table, parts[k], merged, this.arena);
+    this.put.add([this.country, segmentId, period, this.levels.get(period)!], valuesOf(this.table, merged));
   }
 
   write(): void {
@@ -537,14 +603,40 @@ const COMPACTED_LEVEL = 31;
 /** The number of trailing zero bits of n (1 ≤ n < 2^31). */
 const trailingZeroBits = (n: number) => 31 - Math.clz32(n & -n);
 
+type PackedTable = "segment_month_totals" | "segment_month_details" | "segment_year_rollups";
+type MergedRow = [country: string, segmentId: number, period: string, cells: Buffer];
+
 /**
  * Every stored row of a parted table, each segment-period's parts merged into one BLOB, in key order: what is
- * stored, however the batches fell (digests, copies into a store of one row per segment-period).
+ * stored, however the batches fell (digests, copies into a store of one row per segment-period). The rollups
+ * are those reads serve: with the entries still in the totals' parts of months not compacted yet.
  */
-export function* mergedPackedRows(
-  db: Database.Database,
-  table: "segment_month_totals" | "segment_month_details" | "segment_year_rollups",
-): Generator<[country: string, segmentId: number, period: string, cells: Buffer]> {
+export function mergedPackedRows(db: Database.Database, table: PackedTable): Iterable<MergedRow> {
+  return table === "segment_year_rollups" ? servedRollupRows(db) : foldedRows(db, table);
+}
+
+function servedRollupRows(db: Database.Database): MergedRow[] {
+  const arena = new BlobArena();
+  const byKey = new Map<string, MergedRow>();
+  const add = (row: MergedRow) => {
+    const key = `${row[0]}|${row[1]}|${row[2]}`;
+    const held = byKey.get(key);
+    if (held) held[3] = addRollups(held[3], row[3], arena);
+    else byKey.set(key, row);
+  };
+  for (const row of foldedRows(db, "segment_year_rollups")) add(row);
+  const open = db
+    .prepare("SELECT country, segment_id, month, rollup FROM segment_month_totals WHERE rollup IS NOT NULL")
+    .raw()
+    .iterate() as Iterable<MergedRow>;
+  for (const [country, segmentId, month, rollup] of open)
+    add([country, segmentId, month.slice(0, 4), rollup]);
+  const order = (a: MergedRow, b: MergedRow) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
+  return [...byKey.values()].sort(order);
+}
+
+function* foldedRows(db: Database.Database, table: PackedTable): Generator<MergedRow> {
   const { merge, period } = PARTED.find((t) => t.table === table)!;
   const arena = new BlobArena();
   const rows = db
@@ -589,6 +681,7 @@ const ROWS_PER_UPSERT = 256;
 class RowUpserts {
   private params: unknown[] = [];
   private readonly key: string[];
+  private readonly width: number;
 
   constructor(
     private readonly sql: (sql: string) => Database.Statement,
@@ -596,17 +689,19 @@ class RowUpserts {
     shape: "parts" | "whole",
   ) {
     this.key = ["country", "segment_id", table.period, ...(shape === "parts" ? ["level"] : [])];
+    this.width = this.key.length + valueColumns(table).length;
   }
 
-  add(key: readonly (string | number)[], cells: Buffer): void {
+  /** A row: its key, then its value columns (valueColumns). */
+  add(key: readonly (string | number)[], values: readonly (Buffer | null)[]): void {
     for (const value of key) this.params.push(value);
-    this.params.push(cells);
-    if (this.params.length === (this.key.length + 1) * ROWS_PER_UPSERT) this.flush();
+    for (const value of values) this.params.push(value);
+    if (this.params.length === this.width * ROWS_PER_UPSERT) this.flush();
   }
 
   /** Writes what is gathered, in statements of power-of-two row counts (so few statements are ever prepared). */
   flush(): void {
-    const width = this.key.length + 1;
+    const width = this.width;
     let from = 0;
     for (let rows = ROWS_PER_UPSERT; rows >= 1; rows >>= 1)
       for (; width * (from + rows) <= this.params.length; from += rows)
@@ -619,14 +714,22 @@ class RowUpserts {
 
 const upsertSqlCache = new Map<string, string>();
 
+/** A parted table's value columns: the cells, and on the totals the rollup entries. */
+const valueColumns = (table: PartedSql) => (table.withRollup ? ["cells", "rollup"] : ["cells"]);
+
 function upsertSql(table: PartedSql, key: readonly string[], rows: number): string {
   const cacheKey = `${table.table}|${key.length}|${rows}`;
   let sql = upsertSqlCache.get(cacheKey);
   if (!sql) {
-    const row = `(${[...key, "cells"].map(() => "?").join(", ")})`;
+    const columns = [...key, ...valueColumns(table)];
+    const row = `(${columns.map(() => "?").join(", ")})`;
     const values = Array.from({ length: rows }, () => row).join(", ");
-    sql = `INSERT INTO ${table.table} (${key.join(", ")}, cells) VALUES ${values}
-      ON CONFLICT (${key.join(", ")}) DO UPDATE SET cells = ${table.sqlFunction}(cells, excluded.cells)`;
+    const merges = valueColumns(table).map((column) => {
+      const merge = column === "rollup" ? ROLLUPS.sqlFunction : table.sqlFunction;
+      return `${column} = ${merge}(${column}, excluded.${column})`;
+    });
+    sql = `INSERT INTO ${table.table} (${columns.join(", ")}) VALUES ${values}
+      ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${merges.join(", ")}`;
     upsertSqlCache.set(cacheKey, sql);
   }
   return sql;

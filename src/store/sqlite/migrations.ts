@@ -343,6 +343,23 @@ export const MIGRATIONS: Migration[] = [
     compacted INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (country, month)
   ) WITHOUT ROWID;`,
+  // Totals parts carry the rollup entries of what they hold until compaction adds them to the year's rollup
+  // (counts.ts, "Parts"); the rows stored before hold none, as their entries are in the year's rollup already.
+  // The column goes before the cells, so reading it does not read the cells' overflow pages.
+  `CREATE TABLE segment_month_totals_rollups (
+    country TEXT NOT NULL,
+    segment_id INTEGER NOT NULL,
+    month TEXT NOT NULL,
+    level INTEGER NOT NULL DEFAULT 0,
+    rollup BLOB,
+    cells BLOB NOT NULL,
+    PRIMARY KEY (country, segment_id, month, level)
+  );
+  INSERT INTO segment_month_totals_rollups (country, segment_id, month, level, cells)
+    SELECT country, segment_id, month, level, cells FROM segment_month_totals
+    ORDER BY country, segment_id, month, level;
+  DROP TABLE segment_month_totals;
+  ALTER TABLE segment_month_totals_rollups RENAME TO segment_month_totals;`,
 ];
 
 /** A packed table rebuilt with a level in its key, its rows kept at level 0 (a rowid table, as before). */

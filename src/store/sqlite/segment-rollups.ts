@@ -114,6 +114,18 @@ export function monthRollup(totals: Uint8Array, arena?: BlobArena): MonthEntries
   return entries;
 }
 
+/**
+ * One month's rollup BLOB (month 1–12) from its totals BLOB: what a part of a segment-month adds to its
+ * year's rollup (counts.ts, "Parts").
+ */
+export function monthRollupBlob(totals: Uint8Array, month: number, arena?: BlobArena): Buffer {
+  const entries = monthRollup(totals, arena);
+  return packedRollup(entries.length / ENTRY_FIELDS, arena, (put) => {
+    for (let j = 0; j < entries.length; j += ENTRY_FIELDS)
+      put(month, entries[j], entries[j + 1], entries[j + 2], entries[j + 3]);
+  });
+}
+
 /** A segment-year whose months an ingest batch changed: their new entries by month number. */
 export interface ChangedYear {
   segmentId: number;
