@@ -323,8 +323,8 @@ export interface SegmentStatsRepo {
   /** Adds an ingest batch's tallies: the same as `add` with its cells (`cellsOfBatch`), without a cell object each. */
   addBatch(country: string, batch: SegmentCellBatch): Promise<void>;
   /**
-   * Tidies what batches left of the country's months before its newest (what an ingest run does at its end):
-   * the answers stay the same, reads get cheaper.
+   * Tidies what batches left of the country's months before the one before its newest (what an ingest run does
+   * at its end): the answers stay the same, reads get cheaper.
    */
   compact(country: string): Promise<void>;
   /** Sums per segment × month; only pairs with trips appear; ordered by segment id, month. */
