@@ -5,7 +5,8 @@
  * eleven months stored, one batch each. Wall milliseconds per batch (in-memory SQLite), and the ratio of
  * December's median to January's, leaving out each month's first batch, which compacts the months before.
  * Before rollups were kept in parts, every batch rewrote each touched segment-year's whole rollup, which
- * grows by a month's entries each month (counts.ts, "Parts").
+ * grows by a month's entries each month (counts.ts, "Parts"). Since stop 53 a batch's rollup entries ride on
+ * its totals' parts until compaction, so `rollupMB`, the year table's size, holds the compacted months only.
  */
 import Database from "better-sqlite3";
 import { loadavg } from "node:os";

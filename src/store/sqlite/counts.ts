@@ -679,7 +679,7 @@ function mergedParts(rows: [number, string, Buffer][], merge: Merge): [number, s
   return byKey.size === rows.length ? rows : [...byKey.values()];
 }
 
-/** Rows per multi-row upsert (a power of two): 5 parameters at most, far below SQLite's limit of 32,766. */
+/** Rows per multi-row upsert (a power of two): 6 parameters a row at most, far below SQLite's limit of 32,766. */
 const ROWS_PER_UPSERT = 256;
 
 /**

@@ -142,7 +142,7 @@ export class ChangedYears {
 
   constructor(
     readonly country: string,
-    protected readonly arena?: BlobArena,
+    private readonly arena?: BlobArena,
   ) {}
 
   get size(): number {
