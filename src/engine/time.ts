@@ -109,6 +109,12 @@ export function monthKey(m: { year: number; month: number }): string {
   return `${String(m.year).padStart(4, "0")}-${String(m.month).padStart(2, "0")}`;
 }
 
+/** The YYYY-MM before a YYYY-MM. */
+export function monthBefore(month: string): string {
+  const [year, m] = month.split("-").map(Number);
+  return m === 1 ? monthKey({ year: year - 1, month: 12 }) : monthKey({ year, month: m - 1 });
+}
+
 /** ISO weekday (1 = Monday … 7 = Sunday) of a calendar date given as UTC midnight or YYYY-MM-DD. */
 export function isoWeekday(day: Date | string): number {
   const d = typeof day === "string" ? new Date(`${day}T00:00:00Z`) : day;

@@ -8,7 +8,7 @@ import {
   type TripColumns,
 } from "../engine/trips/columns.js";
 import type { MatchedTrip } from "../engine/trips/types.js";
-import { monthKey } from "../engine/time.js";
+import { monthBefore, monthKey } from "../engine/time.js";
 import type { TripScanOptions } from "../app/ports/store.js";
 
 /**
@@ -84,22 +84,31 @@ export function scanFilter(options: TripScanOptions = {}) {
   };
 }
 
-/** Consecutive chunks of one month that fit together in one chunk; only runs of two or more. */
+/**
+ * Consecutive chunks of one month to merge into one chunk each; only runs of two or more. A run of a month
+ * still in progress (the newest month and the one before: a day's export holds a few trips of the next
+ * month) is merged only once it is full, the next chunk not fitting: merging the month's last chunk with each
+ * daily ingest's new one rewrote up to 10,000 trips a day to add ~1,300 (docs/performance.md, "Stop 54"), where
+ * this rewrites each trip once. A settled month's runs are merged whatever their size.
+ */
 export function mergeableRuns<T extends { month: string; trip_count: number }>(chunks: T[]): T[][] {
+  const settledBefore = chunks.length > 0 ? monthBefore(chunks[chunks.length - 1].month) : "";
   const runs: T[][] = [];
   let run: T[] = [];
   let size = 0;
+  const close = (full: boolean) => {
+    if (run.length > 1 && (full || run[0].month < settledBefore)) runs.push(run);
+    run = [];
+    size = 0;
+  };
   for (const c of chunks) {
-    if (run.length > 0 && (c.month !== run[0].month || size + c.trip_count > MAX_CHUNK_TRIPS)) {
-      runs.push(run);
-      run = [];
-      size = 0;
-    }
+    if (run.length > 0 && c.month !== run[0].month) close(false);
+    else if (run.length > 0 && size + c.trip_count > MAX_CHUNK_TRIPS) close(true);
     run.push(c);
     size += c.trip_count;
   }
-  runs.push(run);
-  return runs.filter((r) => r.length > 1);
+  close(false);
+  return runs;
 }
 
 export { dayOf, deviceKeyOf, fingerprintOf, monthOf } from "../engine/trips/prepared-append.js";

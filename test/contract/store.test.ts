@@ -264,10 +264,10 @@ for (const backend of all) {
       ]);
     });
 
-    it("trips: compacts the small chunks of each month without changing the trips", async () => {
+    it("trips: compacts the small chunks of each settled month without changing the trips", async () => {
       const store = await backend.open();
       const jan = ["a", "b", "c"].map((d) => trip(d, "2026-01-05T08:00:00Z"));
-      for (const t of [...jan, trip("d", "2026-02-05T08:00:00Z")]) await store.trips.appendTrips("de", [t]);
+      for (const t of [...jan, trip("d", "2026-03-05T08:00:00Z")]) await store.trips.appendTrips("de", [t]);
       await store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
       await store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
       const before = await tripsOf(store, "de");

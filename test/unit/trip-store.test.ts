@@ -13,7 +13,7 @@ import { encodeChunk } from "../../src/engine/trips/chunk-format.js";
 import { PreparedTrips } from "../../src/engine/trips/prepared-append.js";
 import type { MatchedTrip } from "../../src/engine/trips/types.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { MAX_CHUNK_TRIPS } from "../../src/store/trip-chunks.js";
+import { MAX_CHUNK_TRIPS, mergeableRuns } from "../../src/store/trip-chunks.js";
 import type { AppendResult } from "../../src/app/ports/store.js";
 import { twoSegmentTrip as trip } from "../helpers/two-segment-trip.js";
 
@@ -297,9 +297,9 @@ describe("SqliteTrips", () => {
     ]);
   });
 
-  it("compacts the small chunks of each month into one without changing the trips", async () => {
+  it("compacts the small chunks of each settled month into one without changing the trips", async () => {
     const jan = ["a", "b", "c"].map((d) => trip(d, "2026-01-05T08:00:00Z"));
-    const feb = trip("d", "2026-02-05T08:00:00Z");
+    const feb = trip("d", "2026-03-05T08:00:00Z");
     for (const t of [...jan, feb]) await store.trips.appendTrips("de", [t]);
     await store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
     await store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
@@ -312,6 +312,27 @@ describe("SqliteTrips", () => {
     assert.deepEqual(await allTrips(store, "de"), before);
     assert.deepEqual(await store.trips.compact("de"), { chunksBefore: 2, chunksAfter: 2 });
     assert.equal((await collect(store.trips.scan("at"))).length, 2);
+  });
+
+  it("merges a month in progress only once a run of its chunks is full, a settled month's whatever their size", () => {
+    // Daily ingests' chunks: ids in storing order, 1,300 trips each, so 7 fill a chunk and an 8th does not fit.
+    const daily = (month: string, firstId: number, days: number) =>
+      Array.from({ length: days }, (_, i) => ({ id: firstId + i, month, trip_count: 1_300 }));
+    assert.ok(7 * 1_300 <= MAX_CHUNK_TRIPS && 8 * 1_300 > MAX_CHUNK_TRIPS);
+    const runs = (...months: ReturnType<typeof daily>[]) =>
+      mergeableRuns(months.flat()).map((run) => run.map((c) => c.id));
+    // March is the newest month: January is settled, February (the month before) and March are in progress.
+    const [jan, feb, mar] = [daily("2026-01", 1, 3), daily("2026-02", 10, 9), daily("2026-03", 20, 2)];
+    assert.deepEqual(runs(jan, feb, mar), [
+      [1, 2, 3],
+      [10, 11, 12, 13, 14, 15, 16],
+    ]);
+    // With April newest, February is settled: its last two chunks merge too.
+    assert.deepEqual(runs(jan, feb, mar, daily("2026-04", 30, 1)), [
+      [1, 2, 3],
+      [10, 11, 12, 13, 14, 15, 16],
+      [17, 18],
+    ]);
   });
 
   it("records ingest runs", async () => {

@@ -36,6 +36,7 @@ import {
   rollupKey,
 } from "./segment-rollups.js";
 import { statementCache } from "./statements.js";
+import { monthBefore } from "../../engine/time.js";
 import { BlobArena } from "./blob-arena.js";
 import { decodeResultPage, encodeResultPage, EXPIRED_RESULTS_PER_SAVE } from "../result-pages.js";
 import { RollupCache } from "./rollup-cache.js";
@@ -266,8 +267,9 @@ export class SqliteSegmentStats implements Sync<SegmentStatsRepo> {
       const segmentId = rows[first][0];
       while (end < rows.length && rows[end][0] === segmentId) end++;
       if (end - first === 1 && rows[first][1] === COMPACTED_LEVEL) continue;
-      let part = blobsOf(rows[end - 1]);
-      for (let k = end - 2; k >= first; k--) part = mergeParts(table, blobsOf(rows[k]), part, arena);
+      // Lowest level first, as a batch merges (PartMerge.add).
+      let part = blobsOf(rows[first]);
+      for (let k = first + 1; k < end; k++) part = mergeParts(table, blobsOf(rows[k]), part, arena);
       merged.push([segmentId, part]);
     }
     if (merged.length === 0) return [];
@@ -577,13 +579,14 @@ class PartMerge {
     this.put = new RowUpserts(sql, table, "parts");
   }
 
-  /** A segment-period's BLOBs of what the batch adds, merged with its stored parts (older data first). */
+  /**
+   * A segment-period's BLOBs of what the batch adds, merged with its stored parts from the lowest level up: the
+   * newest and smallest first, so each merge's older side is older data and the larger parts are read once.
+   */
   add(segmentId: number, period: string, added: PartBlobs): void {
     let merged = added;
     const parts = this.stored.get(period)?.get(segmentId);
-    if (parts)
-      for (let k = parts.length - 1; k >= 0; k--)
-        merged = mergeParts(this.table, parts[k], merged, this.arena);
+    if (parts) for (const part of parts) merged = mergeParts(this.table, part, merged, this.arena);
     this.put.add([this.country, segmentId, period, this.levels.get(period)!], valuesOf(this.table, merged));
   }
 
@@ -602,12 +605,6 @@ class PartMerge {
 
 /** The level of compacted rows: a batch writes level 31 only as the 2^31-th of its period. */
 const COMPACTED_LEVEL = 31;
-
-/** The YYYY-MM before a YYYY-MM. */
-function monthBefore(month: string): string {
-  const [year, m] = month.split("-").map(Number);
-  return m === 1 ? `${year - 1}-12` : `${year}-${String(m - 1).padStart(2, "0")}`;
-}
 
 /** The number of trailing zero bits of n (1 ≤ n < 2^31). */
 const trailingZeroBits = (n: number) => 31 - Math.clz32(n & -n);
