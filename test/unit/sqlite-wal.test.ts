@@ -8,8 +8,8 @@ import Database from "better-sqlite3";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { WAL_BOUND_BYTES } from "../../src/store/sqlite/wal-checkpoints.js";
 
-/** ~10 MB in one transaction: ~2,500 WAL pages, past SQLite's default auto-checkpoint of 1,000. */
-const ROWS = 2500;
+/** ~20 MB in one transaction: ~1,250 WAL pages of 16 KB, past SQLite's default auto-checkpoint of 1,000. */
+const ROWS = 5000;
 const ROW_BYTES = 4000;
 
 async function writeLargeTransaction(store: SqliteStore, rows = ROWS): Promise<void> {
@@ -42,7 +42,7 @@ describe("SQLite WAL checkpoints", () => {
       const report = await store.walCheckpointed();
       assert.ok(report, "no checkpoint ran after the transaction");
       assert.equal(report.busy, 0);
-      assert.ok(report.log > 2000, `WAL of ${report.log} frames`);
+      assert.ok(report.log > 1000, `WAL of ${report.log} frames`);
       assert.equal(report.checkpointed, report.log, "every committed frame copied");
       assert.ok(statSync(file).size >= sizeBefore + ROWS * ROW_BYTES);
     } finally {
@@ -55,7 +55,7 @@ describe("SQLite WAL checkpoints", () => {
     try {
       const sizeBefore = statSync(file).size;
       // A batch of 20,000 trips rewrites its month's tallies, ~30 MB on Monaco; the bound was once 32 MB.
-      await writeLargeTransaction(store, 10_000);
+      await writeLargeTransaction(store, 2 * ROWS);
       assert.equal(statSync(file).size, sizeBefore, "the COMMIT copied WAL frames into the database file");
       const { log } = (await store.walCheckpointed())!;
       assert.ok(
@@ -108,6 +108,24 @@ describe("SQLite WAL checkpoints", () => {
       assert.equal(n, 2 * ROWS);
     } finally {
       await second.close();
+    }
+  });
+
+  it("creates a new store with 16 KB pages, and keeps the pages of a store created before", async () => {
+    const store = new SqliteStore(file);
+    assert.equal(pageSizeOf(store), 16_384);
+    await store.close();
+    const older = join(dir, "older.sqlite");
+    const db = new Database(older);
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE older_rows (id INTEGER PRIMARY KEY)");
+    db.close();
+    const reopened = new SqliteStore(older);
+    try {
+      assert.equal(pageSizeOf(reopened), 4096);
+      await writeLargeTransaction(reopened, 10);
+    } finally {
+      await reopened.close();
     }
   });
 
