@@ -299,8 +299,8 @@ describe("SqliteTrips", () => {
 
   it("compacts the small chunks of each settled month into one without changing the trips", async () => {
     const jan = ["a", "b", "c"].map((d) => trip(d, "2026-01-05T08:00:00Z"));
-    const feb = trip("d", "2026-03-05T08:00:00Z");
-    for (const t of [...jan, feb]) await store.trips.appendTrips("de", [t]);
+    const mar = trip("d", "2026-03-05T08:00:00Z");
+    for (const t of [...jan, mar]) await store.trips.appendTrips("de", [t]);
     await store.trips.appendTrips("at", [trip("a", "2026-01-06T08:00:00Z")]);
     await store.trips.appendTrips("at", [trip("b", "2026-01-06T08:00:00Z")]);
     const before = await allTrips(store, "de");

@@ -115,7 +115,7 @@ export class SqliteStore implements Store {
     } else {
       if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
-      // A new file's pages (an existing file keeps its own): packed segment-months spilled over 4 KB pages.
+      // Before WAL mode is set: only a file not written yet takes a page size; an existing one keeps its own.
       this.db.pragma(`page_size = ${PAGE_BYTES}`);
       this.db.pragma("journal_mode = WAL");
       if (file !== ":memory:" && options.backgroundCheckpoints !== false)
