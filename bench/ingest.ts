@@ -286,7 +286,7 @@ function* firstTrips<T>(trips: Iterable<T>, n: number): Iterable<T> {
 }
 
 /** The file's raw trips as the ingest's splitter makes them. */
-async function splitTrips(file: string): Promise<RawTrip[]> {
+export async function splitTrips(file: string): Promise<RawTrip[]> {
   const splitter = new TripSplitter({ source: "lbs", defaultVehicleClass: "personal" });
   const out: RawTrip[] = [];
   for await (const records of readTraceFile(file))

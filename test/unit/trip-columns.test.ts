@@ -18,6 +18,13 @@ import {
   type TripColumns,
 } from "../../src/engine/trips/columns.js";
 import type { MatchedTrip, RawTrip } from "../../src/engine/trips/types.js";
+import { ColumnarPathTrip } from "../../src/engine/trips/path-columns.js";
+import { SegmentCellAccumulator } from "../../src/engine/counts/segment-cells.js";
+import { Network } from "../../src/engine/network/network.js";
+import { Rng } from "../../src/engine/simulate/rng.js";
+import { LocalClock } from "../../src/engine/time.js";
+import { gridNetwork } from "../helpers/counts.js";
+import { randomTrips } from "../helpers/random-trips.js";
 
 /** What crossing a thread does: a structured clone. */
 const crossed = <T>(value: T): T => structuredClone(value);
@@ -57,9 +64,40 @@ describe("trips as columns across threads", () => {
       { matched: [matched("b", 1), withoutAttributes(matched("b", 0))] },
     ];
     const expected = structuredClone(outcomes);
-    assert.deepStrictEqual(unpackOutcomes(crossed(packOutcomes(outcomes))), expected);
+    const unpacked = unpackOutcomes(crossed(packOutcomes(outcomes)));
+    const trips = unpacked.flatMap((outcome) => ("matched" in outcome ? outcome.matched : []));
+    assert.equal(trips.length, 3);
+    // The paths stay in the columns: every trip reads its steps there.
+    for (const trip of trips) assert.ok(ColumnarPathTrip.stepsOf(trip));
+    assert.deepStrictEqual(unpacked.map(plainOutcome), expected);
+  });
+
+  it("trips back from a worker tally and pack as their step objects do, read from the columns", () => {
+    const network = new Network("li", gridNetwork());
+    const trips = randomTrips(network, new Rng(11, "trip-columns"), 400);
+    const back = unpackOutcomes(crossed(packOutcomes(trips.map((trip) => ({ matched: [trip] }))))).flatMap(
+      (outcome) => ("matched" in outcome ? outcome.matched : []),
+    );
+    assert.ok(back.every((trip) => ColumnarPathTrip.stepsOf(trip)));
+    const clock = new LocalClock("Europe/Vaduz");
+    const [objects, columns] = [
+      new SegmentCellAccumulator(network, clock),
+      new SegmentCellAccumulator(network, clock),
+    ];
+    trips.forEach((trip) => objects.addTrip(trip));
+    back.forEach((trip) => columns.addTrip(trip));
+    const cells = objects.drain();
+    assert.ok(cells.length > 1000, `${cells.length} cells`);
+    assert.deepStrictEqual(columns.drain(), cells);
+    assert.deepStrictEqual(tripsToColumns(back), tripsToColumns(trips));
   });
 });
+
+/** An outcome with its trips as plain objects, their paths made from the columns. */
+function plainOutcome(outcome: MatchOutcome): MatchOutcome {
+  if (!("matched" in outcome)) return outcome;
+  return { matched: outcome.matched.map((trip) => ({ ...trip, path: trip.path })) };
+}
 
 /**
  * Every way the code makes a chunk's columns gives an object of one shape: the same fields in the same

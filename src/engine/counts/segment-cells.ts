@@ -12,6 +12,7 @@ import { NumberIndex } from "./number-index.js";
 import { grown } from "../typed-arrays.js";
 import { isSegmentCounted, TRIP_PURPOSE_CODES } from "../trips/codes.js";
 import { TRACE_SOURCES, VEHICLE_CLASSES, type MatchedTrip } from "../trips/types.js";
+import { ColumnarPathTrip } from "../trips/path-columns.js";
 
 /** Traversals shorter than this tell nothing reliable about speed (interpolated times on tiny segments). */
 const MIN_SPEED_SAMPLE_S = 1;
@@ -161,20 +162,43 @@ export class SegmentCellAccumulator {
     this.tripPurpose[this.tripSerial] = purposeCounterOf(trip);
     this.tripIncome[this.tripSerial] = incomeCounterOf(trip);
     const serial = ++this.tripSerial;
-    for (const step of trip.path) {
-      const segment = this.segmentNoOf(step.segmentId);
-      const direction = step.forward ? 0 : 1;
-      const pass = 2 * segment + direction;
-      if (this.countedBy[pass] === serial) continue;
-      this.countedBy[pass] = serial;
-      const local = this.localHour(step.enterT);
-      if (this.passes === this.passGroup.length) this.growPasses();
-      const at = this.passes++;
-      this.passGroup[at] = this.groupOf(segment, local);
-      this.passCell[at] = (2 * local.hourOfWeek + direction) * CLASS_AND_SOURCES + classAndSource;
-      this.passKph[at] = speedKphOf(this.lengthsM[segment], (step.exitT - step.enterT) / 1000);
-      this.passTrip[at] = serial - 1;
-    }
+    const steps = ColumnarPathTrip.stepsOf(trip);
+    if (steps)
+      for (let j = steps.from; j < steps.to; j++)
+        this.addPass(
+          serial,
+          classAndSource,
+          steps.segmentId[j],
+          steps.forward[j] === 1,
+          steps.enterT[j],
+          steps.exitT[j],
+        );
+    else
+      for (const step of trip.path)
+        this.addPass(serial, classAndSource, step.segmentId, step.forward, step.enterT, step.exitT);
+  }
+
+  /** One step of trip number `serial`, unless the trip passed its segment that way already. */
+  private addPass(
+    serial: number,
+    classAndSource: number,
+    segmentId: number,
+    forward: boolean,
+    enterT: number,
+    exitT: number,
+  ): void {
+    const segment = this.segmentNoOf(segmentId);
+    const direction = forward ? 0 : 1;
+    const pass = 2 * segment + direction;
+    if (this.countedBy[pass] === serial) return;
+    this.countedBy[pass] = serial;
+    const local = this.localHour(enterT);
+    if (this.passes === this.passGroup.length) this.growPasses();
+    const at = this.passes++;
+    this.passGroup[at] = this.groupOf(segment, local);
+    this.passCell[at] = (2 * local.hourOfWeek + direction) * CLASS_AND_SOURCES + classAndSource;
+    this.passKph[at] = speedKphOf(this.lengthsM[segment], (exitT - enterT) / 1000);
+    this.passTrip[at] = serial - 1;
   }
 
   private segmentNoOf(segmentId: number): number {

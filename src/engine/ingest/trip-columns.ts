@@ -1,4 +1,4 @@
-import type { GpsPoint, MatchedTrip, PathStep, RawTrip } from "../trips/types.js";
+import type { GpsPoint, MatchedTrip, RawTrip } from "../trips/types.js";
 import type { MatchOutcome } from "./match-pool.js";
 import {
   TRACE_SOURCE_CODES,
@@ -9,6 +9,7 @@ import {
   VEHICLE_CLASS_OF_CODE,
 } from "../trips/codes.js";
 import { grown } from "../typed-arrays.js";
+import { ColumnarPathTrip } from "../trips/path-columns.js";
 
 /**
  * Trips as they cross to and from the matching workers: the points and path steps as typed-array
@@ -216,33 +217,32 @@ export function unpackOutcomes(packed: PackedOutcomes): MatchOutcome[] {
   return outcomes;
 }
 
-/** Matched trip k, fields in the order the matcher sets them. */
+/**
+ * Matched trip k, fields in the order the matcher sets them; its path stays in the columns (ColumnarPathTrip),
+ * which the trip keeps alive until it is dropped.
+ */
 function matchedTripAt(packed: PackedOutcomes, k: number): MatchedTrip {
-  const n = packed.numbers.subarray(TRIP_NUMBERS * k, TRIP_NUMBERS * (k + 1));
-  const trip: MatchedTrip = {
+  const at = TRIP_NUMBERS * k;
+  const { numbers } = packed;
+  const fields: Omit<MatchedTrip, "path"> = {
     deviceId: packed.deviceIds[k],
     vehicleClass: VEHICLE_CLASS_OF_CODE[packed.vehicleClass[k]],
     source: TRACE_SOURCE_OF_CODE[packed.source[k]],
-    path: pathAt(packed, k),
-    lengthM: n[6],
-    origin: [n[0], n[1]],
-    destination: [n[2], n[3]],
-    startT: n[4],
-    endT: n[5],
+    lengthM: numbers[at + 6],
+    origin: [numbers[at], numbers[at + 1]],
+    destination: [numbers[at + 2], numbers[at + 3]],
+    startT: numbers[at + 4],
+    endT: numbers[at + 5],
   };
-  if (packed.purpose[k] >= 0) trip.purpose = TRIP_PURPOSE_OF_CODE[packed.purpose[k]];
-  if (!Number.isNaN(packed.incomeBand[k])) trip.incomeBand = packed.incomeBand[k];
-  return trip;
-}
-
-function pathAt(packed: PackedOutcomes, k: number): PathStep[] {
-  const path: PathStep[] = [];
-  for (let j = packed.offsets[k]; j < packed.offsets[k + 1]; j++)
-    path.push({
-      segmentId: packed.segmentId[j],
-      forward: packed.forward[j] === 1,
-      enterT: packed.enterT[j],
-      exitT: packed.exitT[j],
-    });
-  return path;
+  if (packed.purpose[k] >= 0) fields.purpose = TRIP_PURPOSE_OF_CODE[packed.purpose[k]];
+  if (!Number.isNaN(packed.incomeBand[k])) fields.incomeBand = packed.incomeBand[k];
+  const { offsets, segmentId, forward, enterT, exitT } = packed;
+  return new ColumnarPathTrip(fields, {
+    from: offsets[k],
+    to: offsets[k + 1],
+    segmentId,
+    forward,
+    enterT,
+    exitT,
+  });
 }

@@ -14,6 +14,7 @@ import {
   type VehicleClass,
 } from "./types.js";
 import type { LonLat } from "../network/types.js";
+import { ColumnarPathTrip, stepCountOf } from "./path-columns.js";
 
 /** Code of an absent purpose in `purpose`; absent income band is -1 in `incomeBand`. */
 export const NO_PURPOSE = 255;
@@ -85,7 +86,7 @@ export const sourceCode = (s: TraceSource) => TRACE_SOURCE_CODES[s];
 export function tripsToColumns(trips: readonly MatchedTrip[]): TripColumns {
   const builder = new TripColumnsBuilder(
     trips.length,
-    trips.reduce((sum, t) => sum + t.path.length, 0),
+    trips.reduce((sum, t) => sum + stepCountOf(t), 0),
   );
   for (const trip of trips) builder.add(trip);
   return builder.columns();
@@ -111,8 +112,9 @@ export class TripColumnsBuilder {
 
   add(trip: MatchedTrip): void {
     const i = this.cols.count;
-    if (i + 1 >= this.cols.pathStart.length || this.steps + trip.path.length > this.cols.pathSegmentId.length)
-      this.grow(trip.path.length);
+    const stepCount = stepCountOf(trip);
+    if (i + 1 >= this.cols.pathStart.length || this.steps + stepCount > this.cols.pathSegmentId.length)
+      this.grow(stepCount);
     const cols = this.cols;
     cols.startT[i] = trip.startT;
     cols.endT[i] = trip.endT;
@@ -124,18 +126,32 @@ export class TripColumnsBuilder {
     cols.purpose[i] = trip.purpose === undefined ? NO_PURPOSE : TRIP_PURPOSE_CODES[trip.purpose];
     cols.incomeBand[i] = trip.incomeBand ?? NO_INCOME_BAND;
     cols.deviceIndex[i] = indexOfDevice(this.deviceIndex, cols.devices, trip.deviceId);
-    let k = this.steps;
-    cols.pathStart[i] = k;
-    for (const step of trip.path) {
-      cols.pathSegmentId[k] = step.segmentId;
-      cols.pathForward[k] = step.forward ? 1 : 0;
-      cols.pathEnterMs[k] = Math.round(step.enterT - trip.startT);
-      cols.pathExitMs[k] = Math.round(step.exitT - trip.startT);
-      k++;
-    }
-    this.steps = k;
+    cols.pathStart[i] = this.steps;
+    const steps = ColumnarPathTrip.stepsOf(trip);
+    if (steps)
+      for (let j = steps.from; j < steps.to; j++)
+        this.addStep(
+          trip.startT,
+          steps.segmentId[j],
+          steps.forward[j] === 1,
+          steps.enterT[j],
+          steps.exitT[j],
+        );
+    else
+      for (const step of trip.path)
+        this.addStep(trip.startT, step.segmentId, step.forward, step.enterT, step.exitT);
     cols.count = i + 1;
-    cols.pathStart[i + 1] = k;
+    cols.pathStart[i + 1] = this.steps;
+  }
+
+  /** A path step of the trip being added, which started at `startT`. */
+  private addStep(startT: number, segmentId: number, forward: boolean, enterT: number, exitT: number): void {
+    const cols = this.cols;
+    const k = this.steps++;
+    cols.pathSegmentId[k] = segmentId;
+    cols.pathForward[k] = forward ? 1 : 0;
+    cols.pathEnterMs[k] = Math.round(enterT - startT);
+    cols.pathExitMs[k] = Math.round(exitT - startT);
   }
 
   /** The trip added as number `row`, its path decoded from the columns whenever it is read. */
