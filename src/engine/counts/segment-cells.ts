@@ -162,6 +162,7 @@ export class SegmentCellAccumulator {
     this.tripPurpose[this.tripSerial] = purposeCounterOf(trip);
     this.tripIncome[this.tripSerial] = incomeCounterOf(trip);
     const serial = ++this.tripSerial;
+    // Two loops, not one visitor of both kinds of path (TripColumnsBuilder.add says why).
     const steps = ColumnarPathTrip.stepsOf(trip);
     if (steps)
       for (let j = steps.from; j < steps.to; j++)

@@ -13,8 +13,7 @@ import {
   type TripPurpose,
   type VehicleClass,
 } from "./types.js";
-import type { LonLat } from "../network/types.js";
-import { ColumnarPathTrip, stepCountOf } from "./path-columns.js";
+import { ColumnarPathTrip, stepCountOf, TripFields } from "./path-columns.js";
 
 /** Code of an absent purpose in `purpose`; absent income band is -1 in `incomeBand`. */
 export const NO_PURPOSE = 255;
@@ -127,6 +126,8 @@ export class TripColumnsBuilder {
     cols.incomeBand[i] = trip.incomeBand ?? NO_INCOME_BAND;
     cols.deviceIndex[i] = indexOfDevice(this.deviceIndex, cols.devices, trip.deviceId);
     cols.pathStart[i] = this.steps;
+    // Two loops, not one visitor of both kinds of path: called through a visitor shared with the tallies, the
+    // steps read from columns cost what the step objects did (docs/performance.md, "Stop 55").
     const steps = ColumnarPathTrip.stepsOf(trip);
     if (steps)
       for (let j = steps.from; j < steps.to; j++)
@@ -292,23 +293,12 @@ function tripFieldsAt(cols: TripColumns, i: number): Omit<MatchedTrip, "path"> {
  * A trip of a TripColumnsBuilder read back: its fields as stored, its path (a getter of the class, so every
  * such trip shares one shape) decoded whenever it is read.
  */
-class ColumnsTrip implements MatchedTrip {
-  // Declared, not defined: only the fields a trip has become properties, in tripAt's order.
-  declare readonly deviceId: string;
-  declare readonly vehicleClass: VehicleClass;
-  declare readonly source: TraceSource;
-  declare readonly origin: LonLat;
-  declare readonly destination: LonLat;
-  declare readonly startT: number;
-  declare readonly endT: number;
-  declare readonly lengthM: number;
-  declare readonly purpose?: TripPurpose;
-  declare readonly incomeBand?: number;
+class ColumnsTrip extends TripFields implements MatchedTrip {
   readonly #builder: TripColumnsBuilder;
   readonly #row: number;
 
   constructor(builder: TripColumnsBuilder, cols: TripColumns, row: number) {
-    Object.assign(this, tripFieldsAt(cols, row));
+    super(tripFieldsAt(cols, row));
     this.#builder = builder;
     this.#row = row;
   }

@@ -13,12 +13,10 @@ export interface PathColumns {
 }
 
 /**
- * A matched trip whose path stays in columns: `path` makes the step objects each time it is read, and the loops
- * that read every step of every trip (tallies, trip columns) read the columns in place (`stepsOf`). Matched on a
- * worker, a trip came back as ~50 step objects made on the ingest's thread: ~10 µs a trip, a third of that thread's
- * CPU while it kept two workers fed (docs/performance.md, "Stop 55").
+ * A matched trip's fields as own properties, given whole to the constructor; a subclass gives its `path` as a
+ * getter, so every such trip shares one shape.
  */
-export class ColumnarPathTrip implements MatchedTrip {
+export abstract class TripFields {
   // Declared, not defined: only the fields a trip has become properties, in the order given.
   declare readonly deviceId: string;
   declare readonly vehicleClass: VehicleClass;
@@ -30,10 +28,23 @@ export class ColumnarPathTrip implements MatchedTrip {
   declare readonly lengthM: number;
   declare readonly purpose?: TripPurpose;
   declare readonly incomeBand?: number;
+
+  constructor(fields: Omit<MatchedTrip, "path">) {
+    Object.assign(this, fields);
+  }
+}
+
+/**
+ * A matched trip whose path stays in columns: `path` makes the step objects each time it is read, and the loops
+ * that read every step of every trip (tallies, trip columns) read the columns in place (`stepsOf`). Matched on a
+ * worker, a trip came back as ~50 step objects made on the ingest's thread: ~10 µs a trip, a third of that thread's
+ * CPU while it kept two workers fed (docs/performance.md, "Stop 55").
+ */
+export class ColumnarPathTrip extends TripFields implements MatchedTrip {
   readonly #steps: PathColumns;
 
   constructor(fields: Omit<MatchedTrip, "path">, steps: PathColumns) {
-    Object.assign(this, fields);
+    super(fields);
     this.#steps = steps;
   }
 
