@@ -21,12 +21,12 @@ import { readOsmSegments } from "../src/engine/network/osm-import.js";
 import { Network } from "../src/engine/network/network.js";
 import { MatchPool, type MatchOutcome } from "../src/engine/ingest/match-pool.js";
 import { SegmentCellAccumulator } from "../src/engine/counts/segment-cells.js";
-import { PreparedTrips } from "../src/engine/trips/prepared-append.js";
+import { storeWorkAhead } from "../src/app/ingest.js";
 import { LocalClock } from "../src/engine/time.js";
 import { GROUP_TRIPS, GROUPS_IN_FLIGHT } from "../src/engine/ingest/groups.js";
 import { DEFAULT_BATCH_TRIPS } from "../src/engine/ingest/pipeline.js";
 import { MONACO_PBF } from "../test/helpers/bundled-data.js";
-import { benchTraceFile, median, splitTrips } from "./ingest.js";
+import { benchTraceFile, median, round, splitTrips } from "./ingest.js";
 
 const WORKLOADS = ["alu", "memory", "matcher"] as const;
 type Workload = (typeof WORKLOADS)[number] | "pool";
@@ -153,8 +153,8 @@ async function matcherStep(traces: string): Promise<() => number> {
 
 /**
  * The pool's 2 workers fed as the ingest feeds them (groups of GROUP_TRIPS, at most GROUPS_IN_FLIGHT out), the
- * file's trips over and over, and what they send back taken as the ingest takes it on this thread (into a batch's
- * tallies and trip columns, a fresh batch every DEFAULT_BATCH_TRIPS trips): the points of the groups matched in the time,
+ * file's trips over and over, and what they send back taken as the ingest takes it on this thread (`storeWorkAhead`:
+ * into a batch's tallies and trip columns): the points of the groups matched in the time,
  * the steady rate without a run's start and end.
  */
 async function poolRunner(traces: string): Promise<(ms: number) => Promise<number>> {
@@ -163,8 +163,18 @@ async function poolRunner(traces: string): Promise<(ms: number) => Promise<numbe
   const groups = Array.from({ length: Math.ceil(trips.length / GROUP_TRIPS) }, (_, g) =>
     trips.slice(g * GROUP_TRIPS, (g + 1) * GROUP_TRIPS),
   );
-  const batch = new IngestLikeBatch(network);
-  for (const outcomes of await Promise.all(groups.map(pool.match))) batch.take(outcomes);
+  const clock = new LocalClock("Europe/Monaco");
+  const ahead = storeWorkAhead(() => new SegmentCellAccumulator(network, clock));
+  let batch = ahead.open();
+  // What the ingest does with each matched trip before its batch's store; a fresh batch every DEFAULT_BATCH_TRIPS.
+  const take = (outcomes: MatchOutcome[]) => {
+    for (const outcome of outcomes)
+      if ("matched" in outcome) for (const trip of outcome.matched) ahead.add(batch, trip);
+    if (batch.trips.count < DEFAULT_BATCH_TRIPS) return;
+    batch.cells.drainBatch();
+    batch = ahead.open();
+  };
+  for (const outcomes of await Promise.all(groups.map(pool.match))) take(outcomes);
   const pointsOf = groups.map((group) => group.reduce((n, trip) => n + trip.points.length, 0));
   return async (ms) => {
     const until = performance.now() + ms;
@@ -173,7 +183,7 @@ async function poolRunner(traces: string): Promise<(ms: number) => Promise<numbe
     const feed = async (): Promise<void> => {
       while (performance.now() < until) {
         const g = next++ % groups.length;
-        batch.take(await pool.match(groups[g]));
+        take(await pool.match(groups[g]));
         if (performance.now() <= until) points += pointsOf[g];
       }
     };
@@ -183,30 +193,6 @@ async function poolRunner(traces: string): Promise<(ms: number) => Promise<numbe
   };
 }
 
-/** What an ingest batch makes of matched trips before its store (app/ingest.ts `storeWorkAhead`). */
-class IngestLikeBatch {
-  private cells: SegmentCellAccumulator;
-  private trips = new PreparedTrips();
-
-  constructor(private readonly network: Network) {
-    this.cells = new SegmentCellAccumulator(network, new LocalClock("Europe/Monaco"));
-  }
-
-  take(outcomes: MatchOutcome[]): void {
-    for (const outcome of outcomes)
-      if ("matched" in outcome)
-        for (const trip of outcome.matched) {
-          this.cells.addTrip(trip);
-          this.trips.add(trip);
-        }
-    if (this.trips.count < DEFAULT_BATCH_TRIPS) return;
-    this.cells.drainBatch();
-    this.trips = new PreparedTrips();
-  }
-}
-
 async function matcherInput(traces: string) {
   return { network: new Network("mc", await readOsmSegments(MONACO_PBF)), trips: await splitTrips(traces) };
 }
-
-const round = (x: number) => Number(x.toFixed(2));

@@ -23,6 +23,7 @@ import { tripMatcher } from "../src/engine/matching/index.js";
 import { columnsToTrips } from "../src/engine/trips/columns.js";
 import type { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import * as thisBench from "./ingest.js";
+import { round } from "./ingest.js";
 
 type Ingest = typeof ingestFiles;
 type Helpers = Pick<typeof thisBench, "runtimeWith" | "storedTalliesDigest">;
@@ -108,5 +109,3 @@ async function sortedTripsDigest(rt: AppContext): Promise<string> {
     for (const trip of columnsToTrips(chunk)) trips.push(JSON.stringify(trip));
   return `${createHash("sha1").update(trips.sort().join("\n")).digest("hex").slice(0, 12)}/${trips.length}`;
 }
-
-const round = (x: number) => Number(x.toFixed(2));

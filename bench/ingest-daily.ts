@@ -27,6 +27,7 @@ import type { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import {
   benchMonth,
   measured,
+  round,
   runtimeWith,
   storedDigest,
   storedTalliesDigest,
@@ -158,4 +159,3 @@ function weeksOf(days: number): [number, number][] {
 }
 
 const sum = <T>(items: T[], of: (item: T) => number) => items.reduce((n, item) => n + of(item), 0);
-const round = (x: number) => Number(x.toFixed(2));

@@ -376,7 +376,7 @@ function threadCpuS(): Map<number, number> {
   return new Map([...threadCpuNs()].map(([tid, ns]) => [tid, ns / 1e9]));
 }
 
-const round = (x: number) => Number(x.toFixed(2));
+export const round = (x: number) => Number(x.toFixed(2));
 
 export function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);

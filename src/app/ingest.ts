@@ -339,7 +339,7 @@ interface BatchAhead {
  * AheadOfStore): every trip, as nearly all of an ingest's are new; `storeTrips` counts them again when some
  * were stored before, and the store redoes what it needs of the prepared work.
  */
-function storeWorkAhead(openCells: () => SegmentCellAccumulator): AheadOfStore<BatchAhead> {
+export function storeWorkAhead(openCells: () => SegmentCellAccumulator): AheadOfStore<BatchAhead> {
   return {
     open: () => ({ cells: openCells(), trips: new PreparedTrips() }),
     add: (ahead, trip) => {
